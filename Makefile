@@ -1,0 +1,43 @@
+# The README's two commands: `make run` and `make test`. Both install what is missing, configure and build.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc)
+CONFIG ?= configs/default.textproto
+OUT ?= runs/default
+CMAKE_FLAGS ?=
+
+.PHONY: deps configure build run test test-asan bench format clean
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+configure: $(BUILD)/build.ninja
+
+build: deps configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/apps/troupe run $(CONFIG) --out $(OUT)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The same tests under AddressSanitizer + UndefinedBehaviorSanitizer, in a second build folder.
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTROUPE_SANITIZE=ON \
+	  -DTROUPE_CUDA=OFF -DTROUPE_BENCHMARKS=OFF $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+bench: build
+	./scripts/bench.sh
+
+format:
+	find actors apps bench emulation gpu messages scheduling tests -name '*.cpp' -o -name '*.hpp' \
+	  -o -name '*.cu' -o -name '*.cuh' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,51 @@
+// Records a run produces: one per job (jobs.csv) and one per scheduling round (rounds.csv).
+// Plain data; the metrics recorder receives them as messages and the report writer prints them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace troupe {
+
+struct JobRecord {
+  int64_t job_id = 0;
+  std::string model;
+  int32_t gpus = 0;
+  int64_t iterations = 0;
+  double arrival_s = 0;
+  double start_s = -1;  // start of the first round the job ran in; -1 if it never ran
+  double end_s = -1;    // end of the round in which it finished; -1 if unfinished
+  double jct_s = -1;    // end_s - arrival_s
+  // Seconds the job would take at its GPU-proportional share, run without queueing
+  // (iterations x iteration time): the lower bound JCT is checked against.
+  double ideal_duration_s = 0;
+  int64_t rounds_run = 0;  // rounds in which it held a lease
+  double gpu_seconds = 0;  // attained service
+  bool measured = false;   // inside the metrics window
+};
+
+struct RoundRecord {
+  int64_t round = 0;
+  double start_s = 0;
+  double end_s = 0;
+  int32_t gpus_allocated = 0;
+  double cpus_allocated = 0;
+  double memory_gb_allocated = 0;
+  int32_t jobs_running = 0;
+  int32_t jobs_queued = 0;
+  int32_t jobs_finished = 0;  // finished in this round
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, JobRecord& x) {
+  return f(x.job_id, x.model, x.gpus, x.iterations, x.arrival_s, x.start_s, x.end_s, x.jct_s,
+           x.ideal_duration_s, x.rounds_run, x.gpu_seconds, x.measured);
+}
+
+template <class Inspector>
+auto inspect(Inspector& f, RoundRecord& x) {
+  return f(x.round, x.start_s, x.end_s, x.gpus_allocated, x.cpus_allocated, x.memory_gb_allocated,
+           x.jobs_running, x.jobs_queued, x.jobs_finished);
+}
+
+}  // namespace troupe
