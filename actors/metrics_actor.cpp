@@ -1,0 +1,26 @@
+#include "actors/metrics_actor.hpp"
+
+namespace troupe {
+
+caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
+                           std::shared_ptr<std::promise<RunRecords>> handover,
+                           Telemetry* telemetry) {
+  self->state.handover = std::move(handover);
+  self->state.telemetry = telemetry;
+  return {
+      [=](JobRecord& job) { self->state.records.jobs.push_back(std::move(job)); },
+      [=](RoundRecord& round) {
+        self->state.telemetry->rounds.store(round.round + 1, std::memory_order_relaxed);
+        self->state.records.rounds.push_back(std::move(round));
+      },
+      [=](RunEnd& end) {
+        MetricsState& st = self->state;
+        st.records.end = std::move(end);
+        st.handover->set_value(std::move(st.records));
+        st.telemetry->done.store(true);
+        self->quit();
+      },
+  };
+}
+
+}  // namespace troupe

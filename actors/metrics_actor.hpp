@@ -1,0 +1,35 @@
+// The metrics recorder: receives the run's records — one per job, one per round — and, when the
+// scheduler says the run has ended, hands them over to the driver, which writes the run
+// directory. It never blocks and never reads the wall clock.
+#pragma once
+
+#include <caf/stateful_actor.hpp>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emulation/runtime/telemetry.hpp"
+#include "messages/records.hpp"
+#include "messages/run_messages.hpp"
+
+namespace troupe {
+
+struct RunRecords {
+  std::vector<JobRecord> jobs;
+  std::vector<RoundRecord> rounds;
+  RunEnd end;
+};
+
+struct MetricsState {
+  RunRecords records;
+  std::shared_ptr<std::promise<RunRecords>> handover;
+  Telemetry* telemetry = nullptr;
+  static inline const char* name = "troupe.metrics";
+};
+
+caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
+                           std::shared_ptr<std::promise<RunRecords>> handover,
+                           Telemetry* telemetry);
+
+}  // namespace troupe

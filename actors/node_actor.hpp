@@ -1,0 +1,14 @@
+// The node actor: what `troupe node --listen HOST:PORT` publishes. A run elsewhere asks it to
+// spawn server actors here (one per ServerSpec); they then take their leases over CAF's
+// middleman exactly as local servers do. The node outlives runs; a run's servers exit with it.
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+
+#include "emulation/runtime/telemetry.hpp"
+
+namespace troupe {
+
+caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry);
+
+}  // namespace troupe

@@ -1,0 +1,216 @@
+#include "actors/scheduler_actor.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/exit_reason.hpp>
+#include <cmath>
+#include <spdlog/spdlog.h>
+
+#include "emulation/runtime/counted_send.hpp"
+#include "messages/atoms.hpp"
+#include "messages/run_messages.hpp"
+
+namespace troupe {
+namespace {
+
+using Self = caf::stateful_actor<SchedulerState>;
+constexpr int64_t kWakeUp = -1;  // a round timer that starts a round instead of ending one
+
+bool IsMeasured(const SchedulerOptions& o, int64_t job_id) {
+  return o.measure_first_job < 0 || (job_id >= o.measure_first_job && job_id <= o.measure_last_job);
+}
+
+// True once every measured job has arrived and finished (only with a measurement window).
+bool MeasuredJobsDone(const SchedulerState& st) {
+  const SchedulerOptions& o = st.options;
+  if (o.measure_first_job < 0) return false;
+  const int64_t window = o.measure_last_job - o.measure_first_job + 1;
+  const bool all_arrived = st.next_arrival_s < 0 || st.measured_arrived == window;
+  return all_arrived && st.measured_finished == st.measured_arrived;
+}
+
+void Admit(Self* self, ArrivalBatch& batch) {
+  SchedulerState& st = self->state;
+  for (ArrivedJob& a : batch.jobs) {
+    TrackedJob t;
+    const JobSpec& s = a.spec;
+    t.view = scheduling::SchedJob{s.job_id,          s.arrival_s,      s.gpus,
+                                  a.iter_time_s,     s.iterations,     s.iterations,
+                                  0,                 a.ideal_cpus_per_gpu, a.ideal_memory_gb_per_gpu,
+                                  a.speedup_at_ideal};
+    t.handle = std::move(a.job);
+    t.record.job_id = s.job_id;
+    t.record.model = s.model;
+    t.record.gpus = s.gpus;
+    t.record.iterations = s.iterations;
+    t.record.arrival_s = s.arrival_s;
+    t.record.ideal_duration_s = static_cast<double>(s.iterations) * a.iter_time_s;
+    t.record.measured = IsMeasured(st.options, s.job_id);
+    if (t.record.measured) ++st.measured_arrived;
+    st.queue.push_back(s.job_id);
+    st.jobs.emplace(s.job_id, std::move(t));
+  }
+  st.next_arrival_s = batch.next_arrival_s;
+}
+
+void EndRun(Self* self, std::string reason) {
+  SchedulerState& st = self->state;
+  st.ended = true;
+  for (int64_t id : st.queue) Tell(self, st.telemetry, st.cluster.metrics, st.jobs[id].record);
+  const double end_s = st.round >= 0 ? st.current.end_s : 0;
+  Tell(self, st.telemetry, st.cluster.metrics, RunEnd{std::move(reason), end_s, st.round + 1});
+  for (int64_t id : st.queue) self->send_exit(st.jobs[id].handle, caf::exit_reason::user_shutdown);
+  for (const caf::actor& server : st.cluster.servers) {
+    self->send_exit(server, caf::exit_reason::user_shutdown);
+  }
+  self->send_exit(st.cluster.workload, caf::exit_reason::user_shutdown);
+  self->quit();
+}
+
+// Sends every server its share of the round's placements.
+void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
+  SchedulerState& st = self->state;
+  std::vector<RoundLeases> by_server(st.cluster.servers.size());
+  for (const scheduling::JobPlacement& p : placements) {
+    const TrackedJob& job = st.jobs[p.job_id];
+    const int32_t parts = static_cast<int32_t>(p.parts.size());
+    for (const scheduling::PlacementPart& part : p.parts) {
+      by_server[part.server].leases.push_back(
+          LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts});
+      st.current.gpus_allocated += part.gpus;
+      st.current.cpus_allocated += part.cpus;
+      st.current.memory_gb_allocated += part.memory_gb;
+    }
+  }
+  for (size_t s = 0; s < by_server.size(); ++s) {
+    if (by_server[s].leases.empty()) continue;
+    by_server[s].round = st.round;
+    by_server[s].start_s = st.current.start_s;
+    by_server[s].end_s = st.current.end_s;
+    Tell(self, st.telemetry, st.cluster.servers[s], std::move(by_server[s]));
+  }
+}
+
+// Nothing to run: sleep until the round in which the next job arrives, or end the run.
+void Idle(Self* self, double start_s) {
+  SchedulerState& st = self->state;
+  if (st.next_arrival_s < 0) return EndRun(self, "all jobs finished");
+  const double round_s = st.options.round_s;
+  double wake_s = std::ceil(st.next_arrival_s / round_s) * round_s;
+  if (wake_s <= start_s) wake_s = start_s + round_s;
+  TellAt(self, st.telemetry, st.clock, self, wake_s, round_end_atom::value, kWakeUp, wake_s);
+}
+
+void PlanRound(Self* self, double start_s) {
+  SchedulerState& st = self->state;
+  std::vector<const scheduling::SchedJob*> runnable;
+  runnable.reserve(st.queue.size());
+  for (int64_t id : st.queue) runnable.push_back(&st.jobs[id].view);
+  scheduling::OrderJobs(st.options.policy, start_s, runnable);
+  st.ledger->Reset();
+  std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
+  if (st.queue.empty()) return Idle(self, start_s);
+
+  ++st.round;
+  st.current = RoundRecord{};
+  st.current.round = st.round;
+  st.current.start_s = start_s;
+  st.current.end_s = start_s + st.options.round_s;
+  st.current.jobs_running = static_cast<int32_t>(placements.size());
+  st.current.jobs_queued = static_cast<int32_t>(st.queue.size() - placements.size());
+  SendLeases(self, placements);
+  st.awaiting_reports = static_cast<int32_t>(placements.size());
+  st.round_timer_fired = false;
+  st.telemetry->virtual_s.store(start_s, std::memory_order_relaxed);
+  TellAt(self, st.telemetry, st.clock, self, st.current.end_s, round_end_atom::value, st.round,
+         st.current.end_s);
+}
+
+void BeginRound(Self* self, double start_s) {
+  SchedulerState& st = self->state;
+  if (st.options.deadline_s > 0 && start_s >= st.options.deadline_s) {
+    return EndRun(self, "deadline");
+  }
+  if (st.next_arrival_s < 0 || st.next_arrival_s > start_s) return PlanRound(self, start_s);
+  st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
+  self->request(st.cluster.workload, caf::infinite, ArrivalsRequest{start_s})
+      .then([=](ArrivalBatch& batch) {
+        Admit(self, batch);
+        PlanRound(self, start_s);
+      });
+}
+
+void MaybeCloseRound(Self* self) {
+  SchedulerState& st = self->state;
+  if (!st.round_timer_fired || st.awaiting_reports > 0) return;
+  std::erase_if(st.queue, [&st](int64_t id) {
+    auto it = st.jobs.find(id);
+    if (!it->second.done) return false;
+    st.jobs.erase(it);
+    return true;
+  });
+  Tell(self, st.telemetry, st.cluster.metrics, st.current);
+  if (MeasuredJobsDone(st)) return EndRun(self, "measured jobs finished");
+  BeginRound(self, st.current.end_s);
+}
+
+void OnProgress(Self* self, const JobProgress& p) {
+  SchedulerState& st = self->state;
+  auto it = st.jobs.find(p.job_id);
+  if (it == st.jobs.end() || p.round != st.round) {
+    spdlog::warn("scheduler: stray progress of job {} for round {}", p.job_id, p.round);
+    return;
+  }
+  TrackedJob& job = it->second;
+  if (p.ran) {
+    job.view.iterations_left = p.iterations_left;
+    job.view.attained_gpu_s += p.gpus * st.options.round_s;
+    job.record.gpu_seconds += p.gpus * st.options.round_s;
+    ++job.record.rounds_run;
+    if (job.record.start_s < 0) job.record.start_s = st.current.start_s;
+  }
+  if (p.finished) {
+    job.done = true;
+    job.record.end_s = st.current.end_s;
+    job.record.jct_s = job.record.end_s - job.record.arrival_s;
+    ++st.current.jobs_finished;
+    if (job.record.measured) ++st.measured_finished;
+    st.telemetry->jobs_finished.fetch_add(1, std::memory_order_relaxed);
+    Tell(self, st.telemetry, st.cluster.metrics, job.record);
+  }
+  --st.awaiting_reports;
+  MaybeCloseRound(self);
+}
+
+}  // namespace
+
+caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandles cluster,
+                             RunClock clock, Telemetry* telemetry) {
+  SchedulerState& st = self->state;
+  std::vector<scheduling::ServerShape> shapes;
+  for (const ServerSpec& s : cluster.specs) shapes.push_back({s.gpus, s.cpus, s.memory_gb});
+  st.ledger = std::make_unique<scheduling::ClusterLedger>(std::move(shapes));
+  st.mechanism = scheduling::MakeMechanism(options.mechanism);
+  st.options = options;
+  st.cluster = std::move(cluster);
+  st.clock = clock;
+  st.telemetry = telemetry;
+  Tell(self, telemetry, self, round_end_atom::value, kWakeUp, 0.0);  // the first round, at 0
+  return {
+      [=](round_end_atom, int64_t round, double at_s) {
+        SchedulerState& st = self->state;
+        if (st.ended) return;
+        if (round == kWakeUp) return BeginRound(self, at_s);
+        if (round != st.round) return;
+        st.round_timer_fired = true;
+        MaybeCloseRound(self);
+      },
+      [=](const JobProgress& progress) { OnProgress(self, progress); },
+      [=](const LeaseRefusal& refusal) {
+        ++self->state.lease_refusals;
+        spdlog::error("scheduler: server {} refused job {} in round {}: {}", refusal.server,
+                      refusal.job_id, refusal.round, refusal.reason);
+      },
+  };
+}
+
+}  // namespace troupe

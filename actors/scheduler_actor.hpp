@@ -1,0 +1,77 @@
+// The scheduler actor: round-based, as Synergy is.
+//
+// Each round (default 300 s of virtual time) it pulls the jobs that have arrived from the
+// workload, orders the runnable ones with a policy, places them with a mechanism (both plain C++
+// in scheduling/), and sends each server its round's leases. It then waits for the round's timer
+// and for every leased job's progress report before planning the next round — a barrier that
+// makes real mode agree with emulated mode. Finished jobs are recorded (JCT = end of the round in
+// which the job finished - arrival). With nothing queued it sleeps until the round of the next
+// arrival. The run ends when the measured jobs (or all jobs) have finished, or at the deadline;
+// then it tells every actor to exit.
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <caf/stateful_actor.hpp>
+#include <memory>
+#include <vector>
+
+#include "emulation/runtime/run_clock.hpp"
+#include "emulation/runtime/telemetry.hpp"
+#include "messages/cluster_messages.hpp"
+#include "messages/records.hpp"
+#include "scheduling/cluster_ledger.hpp"
+#include "scheduling/mechanism.hpp"
+#include "scheduling/policy.hpp"
+
+namespace troupe {
+
+struct SchedulerOptions {
+  scheduling::Policy policy = scheduling::Policy::kFifo;
+  scheduling::MechanismKind mechanism = scheduling::MechanismKind::kProportional;
+  double round_s = 300;
+  int64_t measure_first_job = -1;  // -1: every job is measured
+  int64_t measure_last_job = -1;
+  double deadline_s = 0;  // 0: none
+};
+
+struct ClusterHandles {
+  std::vector<ServerSpec> specs;
+  std::vector<caf::actor> servers;  // same order as specs
+  caf::actor workload;
+  caf::actor metrics;
+};
+
+struct TrackedJob {
+  scheduling::SchedJob view;
+  caf::actor handle;
+  JobRecord record;
+  bool done = false;
+};
+
+struct SchedulerState {
+  SchedulerOptions options;
+  ClusterHandles cluster;
+  RunClock clock;
+  Telemetry* telemetry = nullptr;
+  std::unique_ptr<scheduling::Mechanism> mechanism;
+  std::unique_ptr<scheduling::ClusterLedger> ledger;
+  absl::flat_hash_map<int64_t, TrackedJob> jobs;  // looked up by id, never iterated
+  std::vector<int64_t> queue;                     // unfinished jobs, in arrival order
+  double next_arrival_s = 0;                      // -1: the workload is exhausted
+  // The round in flight.
+  int64_t round = -1;
+  RoundRecord current;
+  int32_t awaiting_reports = 0;
+  bool round_timer_fired = true;
+  // Measurement window.
+  int64_t measured_arrived = 0;
+  int64_t measured_finished = 0;
+  int64_t lease_refusals = 0;
+  bool ended = false;
+  static inline const char* name = "troupe.scheduler";
+};
+
+caf::behavior SchedulerActor(caf::stateful_actor<SchedulerState>* self, SchedulerOptions options,
+                             ClusterHandles cluster, RunClock clock, Telemetry* telemetry);
+
+}  // namespace troupe

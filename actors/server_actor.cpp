@@ -1,0 +1,64 @@
+#include "actors/server_actor.hpp"
+
+#include <caf/actor_cast.hpp>
+#include <caf/sec.hpp>
+#include <spdlog/spdlog.h>
+
+#include "emulation/runtime/counted_send.hpp"
+
+namespace troupe {
+namespace {
+
+ServerFree FreeOf(const ServerState& st) {
+  return ServerFree{st.spec.index, st.ledger->free_gpus(), st.ledger->free_cpus(),
+                    st.ledger->free_memory_gb()};
+}
+
+void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round) {
+  ServerState& st = self->state;
+  st.ledger->ExpireUntil(round.start_s);
+  auto scheduler = caf::actor_cast<caf::actor>(self->current_sender());
+  for (const LeaseOrder& order : round.leases) {
+    LeaseGrant grant{round.round, round.start_s, round.end_s,      st.spec.index, {},
+                     order.cpus,  order.memory_gb, order.parts, true};
+    Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb,
+                                round.end_s, &grant.gpu_ids);
+    if (!s.ok()) {
+      grant.granted = false;
+      ++st.refusals;
+      spdlog::warn("server {}: refused job {} in round {}: {}", st.spec.name, order.job_id,
+                   round.round, s.message());
+      if (scheduler) {
+        Tell(self, st.telemetry, scheduler,
+             LeaseRefusal{round.round, st.spec.index, order.job_id, s.message()});
+      }
+    }
+    Tell(self, st.telemetry, order.job, std::move(grant));
+  }
+}
+
+}  // namespace
+
+caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spec,
+                          Telemetry* telemetry) {
+  self->state.ledger = std::make_unique<ServerLedger>(spec.gpus, spec.cpus, spec.memory_gb);
+  self->state.spec = std::move(spec);
+  self->state.telemetry = telemetry;
+  return {
+      [=](const RoundLeases& round) { ApplyRound(self, round); },
+      [=](const LeaseResize& resize) -> caf::result<ServerFree> {
+        Status s = self->state.ledger->Resize(resize.job_id, resize.cpus, resize.memory_gb);
+        if (!s.ok()) return caf::make_error(caf::sec::invalid_argument, s.message());
+        return FreeOf(self->state);
+      },
+      [=](const LeaseRelease& release) -> caf::result<ServerFree> {
+        if (!self->state.ledger->Release(release.job_id)) {
+          return caf::make_error(caf::sec::invalid_argument, "job holds no lease here");
+        }
+        return FreeOf(self->state);
+      },
+      [=](caf::get_atom) { return FreeOf(self->state); },
+  };
+}
+
+}  // namespace troupe

@@ -1,0 +1,29 @@
+// The server actor: one machine's GPUs, CPUs and memory, and the leases on them.
+//
+// It receives a round's leases in one RoundLeases message (leases of earlier rounds have ended by
+// then), grants each part to its job with the GPU indices it gets, and refuses — to the job and,
+// with the reason, to the scheduler — any lease that would overcommit it. It also resizes and
+// releases leases on request. It keeps no clock: lease ends come with the leases.
+#pragma once
+
+#include <caf/stateful_actor.hpp>
+#include <memory>
+
+#include "emulation/runtime/telemetry.hpp"
+#include "emulation/server_ledger.hpp"
+#include "messages/cluster_messages.hpp"
+
+namespace troupe {
+
+struct ServerState {
+  ServerSpec spec;
+  std::unique_ptr<ServerLedger> ledger;
+  Telemetry* telemetry = nullptr;
+  int64_t refusals = 0;
+  static inline const char* name = "troupe.server";
+};
+
+caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spec,
+                          Telemetry* telemetry);
+
+}  // namespace troupe

@@ -1,0 +1,72 @@
+#include "emulation/runtime/actor_runtime.hpp"
+
+#include <caf/atom.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <thread>
+
+#include "messages/message_types.hpp"
+
+namespace troupe {
+namespace {
+constexpr std::chrono::milliseconds kProgressEvery{500};
+}
+
+ActorRuntime::ActorRuntime(const RuntimeOptions& options)
+    : options_(options), wall_start_(std::chrono::steady_clock::now()) {
+  config_ = std::make_unique<caf::actor_system_config>();
+  RegisterMessageTypes(*config_);
+  if (options_.emulated) {
+    config_->set("scheduler.policy", caf::atom("testing"));
+  } else if (options_.threads > 0) {
+    config_->set("scheduler.max-threads", static_cast<size_t>(options_.threads));
+  }
+  if (options_.middleman) config_->load<caf::io::middleman>();
+  system_ = std::make_unique<caf::actor_system>(*config_);
+  clock_.epoch = system_->clock().now();
+  clock_.time_scale = options_.emulated ? 1.0 : options_.time_scale;
+}
+
+ActorRuntime::~ActorRuntime() {
+  if (options_.emulated) Drain();
+  system_.reset();
+  config_.reset();
+}
+
+bool ActorRuntime::Drive(const std::function<void()>& on_progress) {
+  auto next_report = std::chrono::steady_clock::now() + kProgressEvery;
+  auto report_if_due = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_report) return;
+    next_report = now + kProgressEvery;
+    if (on_progress) on_progress();
+  };
+  if (!options_.emulated) {
+    while (!telemetry_.done.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      report_if_due();
+    }
+    return true;
+  }
+  auto& coordinator = dynamic_cast<caf::scheduler::test_coordinator&>(system_->scheduler());
+  for (uint64_t step = 0;; ++step) {
+    coordinator.run();
+    if (telemetry_.done.load(std::memory_order_relaxed)) return true;
+    if (!coordinator.trigger_timeout()) return false;
+    if ((step & 0x3fff) == 0) report_if_due();
+  }
+}
+
+void ActorRuntime::Drain() {
+  if (!options_.emulated || !system_) return;
+  auto& coordinator = dynamic_cast<caf::scheduler::test_coordinator&>(system_->scheduler());
+  do {
+    coordinator.run();
+  } while (coordinator.trigger_timeouts() > 0 || coordinator.has_job());
+}
+
+double ActorRuntime::WallSeconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+}
+
+}  // namespace troupe

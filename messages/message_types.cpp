@@ -1,0 +1,30 @@
+#include "messages/message_types.hpp"
+
+#include <caf/actor_system_config.hpp>
+
+#include "messages/cluster_messages.hpp"
+#include "messages/records.hpp"
+#include "messages/run_messages.hpp"
+
+namespace troupe {
+
+void RegisterMessageTypes(caf::actor_system_config& cfg) {
+  cfg.add_message_type<JobSpec>("troupe.JobSpec");
+  cfg.add_message_type<ServerSpec>("troupe.ServerSpec");
+  cfg.add_message_type<LeaseOrder>("troupe.LeaseOrder");
+  cfg.add_message_type<RoundLeases>("troupe.RoundLeases");
+  cfg.add_message_type<LeaseGrant>("troupe.LeaseGrant");
+  cfg.add_message_type<LeaseRefusal>("troupe.LeaseRefusal");
+  cfg.add_message_type<LeaseResize>("troupe.LeaseResize");
+  cfg.add_message_type<LeaseRelease>("troupe.LeaseRelease");
+  cfg.add_message_type<ServerFree>("troupe.ServerFree");
+  cfg.add_message_type<JobProgress>("troupe.JobProgress");
+  cfg.add_message_type<ArrivalsRequest>("troupe.ArrivalsRequest");
+  cfg.add_message_type<ArrivedJob>("troupe.ArrivedJob");
+  cfg.add_message_type<ArrivalBatch>("troupe.ArrivalBatch");
+  cfg.add_message_type<JobRecord>("troupe.JobRecord");
+  cfg.add_message_type<RoundRecord>("troupe.RoundRecord");
+  cfg.add_message_type<RunEnd>("troupe.RunEnd");
+}
+
+}  // namespace troupe

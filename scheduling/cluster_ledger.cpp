@@ -1,0 +1,66 @@
+#include "scheduling/cluster_ledger.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace troupe::scheduling {
+namespace {
+// Shares like 62.5 GB x 3 are summed and subtracted in floating point; a tolerance keeps an
+// exact fit from being refused for a rounding error.
+constexpr double kSlack = 1e-9;
+}  // namespace
+
+ClusterLedger::ClusterLedger(std::vector<ServerShape> servers) : shapes_(std::move(servers)) {
+  int32_t max_gpus = 0;
+  for (const ServerShape& s : shapes_) {
+    total_gpus_ += s.gpus;
+    max_gpus = std::max(max_gpus, s.gpus);
+  }
+  by_free_gpus_.resize(max_gpus + 1);
+  Reset();
+}
+
+void ClusterLedger::Reset() {
+  free_ = shapes_;
+  free_gpus_ = total_gpus_;
+  for (auto& bucket : by_free_gpus_) bucket.clear();
+  for (int32_t s = 0; s < server_count(); ++s) by_free_gpus_[shapes_[s].gpus].insert(s);
+}
+
+double ClusterLedger::ProportionalCpus(int32_t server, int32_t gpus) const {
+  const ServerShape& s = shapes_[server];
+  return s.cpus / s.gpus * gpus;
+}
+
+double ClusterLedger::ProportionalMemoryGb(int32_t server, int32_t gpus) const {
+  const ServerShape& s = shapes_[server];
+  return s.memory_gb / s.gpus * gpus;
+}
+
+bool ClusterLedger::Fits(int32_t server, int32_t gpus, double cpus, double memory_gb) const {
+  const ServerShape& f = free_[server];
+  return gpus <= f.gpus && cpus <= f.cpus + kSlack && memory_gb <= f.memory_gb + kSlack;
+}
+
+void ClusterLedger::Take(int32_t server, int32_t gpus, double cpus, double memory_gb) {
+  assert(Fits(server, gpus, cpus, memory_gb));
+  ServerShape& f = free_[server];
+  by_free_gpus_[f.gpus].erase(server);
+  f.gpus -= gpus;
+  f.cpus -= cpus;
+  f.memory_gb -= memory_gb;
+  free_gpus_ -= gpus;
+  by_free_gpus_[f.gpus].insert(server);
+}
+
+void ClusterLedger::Give(int32_t server, int32_t gpus, double cpus, double memory_gb) {
+  ServerShape& f = free_[server];
+  by_free_gpus_[f.gpus].erase(server);
+  f.gpus += gpus;
+  f.cpus += cpus;
+  f.memory_gb += memory_gb;
+  free_gpus_ += gpus;
+  by_free_gpus_[f.gpus].insert(server);
+}
+
+}  // namespace troupe::scheduling

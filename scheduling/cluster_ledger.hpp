@@ -1,0 +1,54 @@
+// ClusterLedger: the scheduler's planning view of what each server has free during one round.
+// Re-planned from empty every round (every lease lasts one round). Capacities never go negative:
+// Take() is only legal after Fits() said yes.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+namespace troupe::scheduling {
+
+struct ServerShape {
+  int32_t gpus = 0;
+  double cpus = 0;
+  double memory_gb = 0;
+};
+
+class ClusterLedger {
+ public:
+  explicit ClusterLedger(std::vector<ServerShape> servers);
+
+  // Frees everything: the start of a round.
+  void Reset();
+
+  int32_t server_count() const { return static_cast<int32_t>(shapes_.size()); }
+  const ServerShape& shape(int32_t server) const { return shapes_[server]; }
+  const ServerShape& free(int32_t server) const { return free_[server]; }
+  int32_t total_gpus() const { return total_gpus_; }
+  int32_t free_gpus() const { return free_gpus_; }
+
+  // CPUs and memory in proportion to `gpus` on this server (capacity / GPUs per GPU).
+  double ProportionalCpus(int32_t server, int32_t gpus) const;
+  double ProportionalMemoryGb(int32_t server, int32_t gpus) const;
+
+  int32_t max_server_gpus() const { return static_cast<int32_t>(by_free_gpus_.size()) - 1; }
+  // Servers with exactly `free_gpus` GPUs free, in index order: best-fit searches walk these
+  // buckets instead of every server.
+  const std::set<int32_t>& ServersWithFreeGpus(int32_t free_gpus) const {
+    return by_free_gpus_[free_gpus];
+  }
+
+  bool Fits(int32_t server, int32_t gpus, double cpus, double memory_gb) const;
+  void Take(int32_t server, int32_t gpus, double cpus, double memory_gb);
+  void Give(int32_t server, int32_t gpus, double cpus, double memory_gb);
+
+ private:
+  std::vector<ServerShape> shapes_;
+  std::vector<ServerShape> free_;
+  std::vector<std::set<int32_t>> by_free_gpus_;
+  int32_t total_gpus_ = 0;
+  int32_t free_gpus_ = 0;
+};
+
+}  // namespace troupe::scheduling

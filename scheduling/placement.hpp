@@ -1,0 +1,26 @@
+// Placement: where a job runs in a round — one part per server it spans, with the GPUs, CPUs and
+// memory it leases there. A gang job holds all its parts or none.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace troupe::scheduling {
+
+struct PlacementPart {
+  int32_t server = 0;
+  int32_t gpus = 0;
+  double cpus = 0;
+  double memory_gb = 0;
+};
+
+struct JobPlacement {
+  int64_t job_id = 0;
+  std::vector<PlacementPart> parts;
+
+  int32_t gpus() const;
+  double cpus() const;
+  double memory_gb() const;
+};
+
+}  // namespace troupe::scheduling

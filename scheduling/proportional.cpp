@@ -1,0 +1,24 @@
+#include "scheduling/proportional.hpp"
+
+#include "scheduling/gpu_placement.hpp"
+
+namespace troupe::scheduling {
+
+std::vector<JobPlacement> ProportionalMechanism::PlaceRound(
+    const std::vector<const SchedJob*>& ordered, ClusterLedger& ledger) {
+  const AuxDemandFn proportional = [&ledger](int32_t server, int32_t gpus) {
+    return AuxDemand{ledger.ProportionalCpus(server, gpus),
+                     ledger.ProportionalMemoryGb(server, gpus)};
+  };
+  std::vector<JobPlacement> placements;
+  for (const SchedJob* job : ordered) {
+    if (ledger.free_gpus() == 0) break;
+    std::vector<PlacementPart> parts = PlaceGpus(ledger, job->gpus, proportional);
+    if (parts.empty()) continue;  // not this round; the next job may still fit
+    for (const PlacementPart& p : parts) ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
+    placements.push_back(JobPlacement{job->id, std::move(parts)});
+  }
+  return placements;
+}
+
+}  // namespace troupe::scheduling

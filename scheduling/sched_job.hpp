@@ -1,0 +1,27 @@
+// SchedJob: what the scheduler knows of a job when it plans a round. Plain data; the job actor
+// holds the truth (iterations left) and reports it at the end of every lease.
+#pragma once
+
+#include <cstdint>
+
+namespace troupe::scheduling {
+
+struct SchedJob {
+  int64_t id = 0;
+  double arrival_s = 0;
+  int32_t gpus = 1;
+  double iter_time_s = 0;  // seconds per iteration at the GPU-proportional share
+  int64_t iterations_total = 0;
+  int64_t iterations_left = 0;
+  double attained_gpu_s = 0;  // service received so far, GPU-seconds (LAS)
+  // The job's ideal auxiliary demand per GPU and its speedup there (from profiling).
+  double ideal_cpus_per_gpu = 0;
+  double ideal_memory_gb_per_gpu = 0;
+  double speedup_at_ideal = 1;
+
+  // Remaining and ideal durations at the proportional share (SRTF, FTF).
+  double remaining_s() const { return static_cast<double>(iterations_left) * iter_time_s; }
+  double ideal_duration_s() const { return static_cast<double>(iterations_total) * iter_time_s; }
+};
+
+}  // namespace troupe::scheduling
