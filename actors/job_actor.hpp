@@ -8,6 +8,7 @@
 // it finished.
 #pragma once
 
+#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
 

@@ -3,6 +3,7 @@
 // directory. It never blocks and never reads the wall clock.
 #pragma once
 
+#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <future>
 #include <memory>

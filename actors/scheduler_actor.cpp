@@ -1,9 +1,10 @@
 #include "actors/scheduler_actor.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
 #include <cmath>
-#include <spdlog/spdlog.h>
 
 #include "emulation/runtime/counted_send.hpp"
 #include "messages/atoms.hpp"
@@ -33,9 +34,15 @@ void Admit(Self* self, ArrivalBatch& batch) {
   for (ArrivedJob& a : batch.jobs) {
     TrackedJob t;
     const JobSpec& s = a.spec;
-    t.view = scheduling::SchedJob{s.job_id,          s.arrival_s,      s.gpus,
-                                  a.iter_time_s,     s.iterations,     s.iterations,
-                                  0,                 a.ideal_cpus_per_gpu, a.ideal_memory_gb_per_gpu,
+    t.view = scheduling::SchedJob{s.job_id,
+                                  s.arrival_s,
+                                  s.gpus,
+                                  a.iter_time_s,
+                                  s.iterations,
+                                  s.iterations,
+                                  0,
+                                  a.ideal_cpus_per_gpu,
+                                  a.ideal_memory_gb_per_gpu,
                                   a.speedup_at_ideal};
     t.handle = std::move(a.job);
     t.record.job_id = s.job_id;

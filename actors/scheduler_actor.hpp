@@ -11,6 +11,8 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+
+#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
 #include <vector>

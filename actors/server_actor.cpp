@@ -1,8 +1,9 @@
 #include "actors/server_actor.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <caf/actor_cast.hpp>
 #include <caf/sec.hpp>
-#include <spdlog/spdlog.h>
 
 #include "emulation/runtime/counted_send.hpp"
 
@@ -19,10 +20,10 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
   st.ledger->ExpireUntil(round.start_s);
   auto scheduler = caf::actor_cast<caf::actor>(self->current_sender());
   for (const LeaseOrder& order : round.leases) {
-    LeaseGrant grant{round.round, round.start_s, round.end_s,      st.spec.index, {},
+    LeaseGrant grant{round.round, round.start_s,   round.end_s, st.spec.index, {},
                      order.cpus,  order.memory_gb, order.parts, true};
-    Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb,
-                                round.end_s, &grant.gpu_ids);
+    Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb, round.end_s,
+                                &grant.gpu_ids);
     if (!s.ok()) {
       grant.granted = false;
       ++st.refusals;

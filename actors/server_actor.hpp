@@ -6,6 +6,7 @@
 // releases leases on request. It keeps no clock: lease ends come with the leases.
 #pragma once
 
+#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
 

@@ -4,6 +4,7 @@
 // in the same order in emulated and real mode, whatever the wall clock does.
 #pragma once
 
+#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
 

@@ -13,6 +13,9 @@ if(NOT TROUPE_CUDA STREQUAL "OFF")
       # "native" fails on machines without a GPU; sm_90 is the H200 the GPU checks run on.
       set(CMAKE_CUDA_ARCHITECTURES 90)
     endif()
+    # CMake 3.25 knows no C++20 dialect flags for nvcc; the CUDA sources are C++17.
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     enable_language(CUDA)
     find_package(CUDAToolkit)
     if(CUDAToolkit_FOUND)

@@ -9,11 +9,11 @@ namespace troupe {
 
 struct JobSpec {
   int64_t job_id = 0;
-  std::string model;       // a name from the model catalogue
-  int32_t gpus = 1;        // fixed for the job's lifetime
-  int64_t iterations = 0;  // iterations to train
-  double arrival_s = 0;    // virtual seconds from the start of the run
-  int64_t source_line = 0; // line of the trace file it came from; 0 when generated
+  std::string model;        // a name from the model catalogue
+  int32_t gpus = 1;         // fixed for the job's lifetime
+  int64_t iterations = 0;   // iterations to train
+  double arrival_s = 0;     // virtual seconds from the start of the run
+  int64_t source_line = 0;  // line of the trace file it came from; 0 when generated
 };
 
 template <class Inspector>

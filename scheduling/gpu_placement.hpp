@@ -1,9 +1,9 @@
 // Chooses the servers for one job's GPUs, given what each part needs besides GPUs.
 //
 // A job whose GPUs fit on one server is consolidated there, on the best fit: the server with the
-// fewest free GPUs that still holds the whole part (ties: lowest index). Otherwise it is spread over
-// the fewest servers: those with the most free GPUs first. Returns no parts when the job cannot be
-// placed; the ledger is not changed (the caller takes what it accepts).
+// fewest free GPUs that still holds the whole part (ties: lowest index). Otherwise it is spread
+// over the fewest servers: those with the most free GPUs first. Returns no parts when the job
+// cannot be placed; the ledger is not changed (the caller takes what it accepts).
 #pragma once
 
 #include <functional>

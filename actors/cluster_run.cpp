@@ -1,0 +1,126 @@
+#include "actors/cluster_run.hpp"
+
+#include <caf/io/middleman.hpp>
+#include <caf/scoped_actor.hpp>
+#include <cstdio>
+#include <future>
+#include <map>
+
+#include "actors/metrics_actor.hpp"
+#include "actors/server_actor.hpp"
+#include "actors/workload_actor.hpp"
+#include "emulation/report_writer.hpp"
+#include "messages/atoms.hpp"
+
+namespace troupe {
+namespace {
+
+constexpr auto kNodeTimeout = std::chrono::seconds(10);
+
+Status ConnectNode(caf::actor_system& sys, const std::string& address, caf::actor* node) {
+  const auto colon = address.rfind(':');
+  const std::string host = address.substr(0, colon);
+  const auto port = static_cast<uint16_t>(std::stoi(address.substr(colon + 1)));
+  // The node may still be starting: retry for a while before giving up.
+  std::string why;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    auto remote = sys.middleman().remote_actor(host, port);
+    if (remote) {
+      *node = *remote;
+      return Status::Ok();
+    }
+    why = sys.render(remote.error());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return Status::IoError("node " + address + ": cannot connect: " + why);
+}
+
+Status SpawnRemoteServer(caf::actor_system& sys, const caf::actor& node, const ServerSpec& spec,
+                         const std::string& address, caf::actor* server) {
+  caf::scoped_actor self{sys};
+  Status status = Status::Ok();
+  self->request(node, kNodeTimeout, spawn_server_atom::value, spec)
+      .receive([&](caf::actor& spawned) { *server = std::move(spawned); },
+               [&](caf::error& e) {
+                 status = Status::IoError("node " + address + ": cannot spawn server " + spec.name +
+                                          ": " + sys.render(e));
+               });
+  return status;
+}
+
+Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<caf::actor>* out) {
+  std::map<std::string, caf::actor> nodes;
+  for (size_t i = 0; i < plan.servers.size(); ++i) {
+    const std::string& address = plan.server_nodes[i];
+    if (address.empty()) {
+      out->push_back(runtime.system().spawn(ServerActor, plan.servers[i], runtime.telemetry()));
+      continue;
+    }
+    if (!nodes.count(address)) {
+      if (Status s = ConnectNode(runtime.system(), address, &nodes[address]); !s.ok()) return s;
+    }
+    caf::actor server;
+    Status s =
+        SpawnRemoteServer(runtime.system(), nodes[address], plan.servers[i], address, &server);
+    if (!s.ok()) return s;
+    out->push_back(std::move(server));
+  }
+  return Status::Ok();
+}
+
+void PrintProgress(const Telemetry& t, double wall_s) {
+  std::fprintf(stderr, "\r[troupe] %.1f h virtual | round %lld | %lld jobs finished | %.1f s",
+               t.virtual_s.load() / 3600.0, static_cast<long long>(t.rounds.load()),
+               static_cast<long long>(t.jobs_finished.load()), wall_s);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result) {
+  ActorRuntime runtime(plan.runtime);
+  caf::actor_system& sys = runtime.system();
+  std::vector<caf::actor> servers;
+  if (Status s = SpawnServers(runtime, plan, &servers); !s.ok()) {
+    for (const caf::actor& server : servers) caf::anon_send_exit(server, caf::exit_reason::kill);
+    return s;
+  }
+  auto handover = std::make_shared<std::promise<RunRecords>>();
+  std::future<RunRecords> records_future = handover->get_future();
+  ClusterHandles cluster;
+  cluster.specs = plan.servers;
+  cluster.servers = std::move(servers);
+  cluster.metrics = sys.spawn(MetricsActor, handover, runtime.telemetry());
+  cluster.workload =
+      sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(), runtime.telemetry());
+  sys.spawn(SchedulerActor, plan.scheduler, std::move(cluster), runtime.clock(),
+            runtime.telemetry());
+
+  bool printed = false;
+  const bool done = runtime.Drive([&] {
+    if (!options.progress_line) return;
+    PrintProgress(*runtime.telemetry(), runtime.WallSeconds());
+    printed = true;
+  });
+  if (printed) std::fprintf(stderr, "\n");
+  if (!done) {
+    return Status::Internal("the emulation stalled at virtual time " +
+                            std::to_string(runtime.telemetry()->virtual_s.load()) + " s");
+  }
+  RunRecords records = records_future.get();
+  result->summary = plan.identity;
+  result->summary.end_reason = records.end.reason;
+  result->summary.rounds = records.end.rounds;
+  result->summary.messages = runtime.telemetry()->messages.load();
+  result->summary.events = runtime.telemetry()->timed_events.load();
+  result->summary.wall_s = runtime.WallSeconds();
+  result->summary.events_per_s =
+      result->summary.wall_s > 0 ? result->summary.messages / result->summary.wall_s : 0;
+  Summarize(records.jobs, records.rounds, plan.capacity, &result->summary);
+  result->jobs = std::move(records.jobs);
+  result->rounds = std::move(records.rounds);
+  if (plan.out_dir.empty()) return Status::Ok();
+  return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds);
+}
+
+}  // namespace troupe

@@ -1,0 +1,30 @@
+// ExecuteRun: one run of a planned cluster, start to finish.
+//
+// It starts an actor runtime in the plan's mode, spawns the metrics recorder, the servers (here,
+// or on the `troupe node` processes the placement names), the workload and the scheduler, drives
+// the actors until the scheduler ends the run, and summarises the records. When the plan names
+// an output folder it writes the run directory there (all of it or nothing).
+#pragma once
+
+#include <vector>
+
+#include "actors/run_setup.hpp"
+#include "emulation/run_summary.hpp"
+#include "emulation/status.hpp"
+#include "messages/records.hpp"
+
+namespace troupe {
+
+struct RunResult {
+  RunSummary summary;
+  std::vector<JobRecord> jobs;
+  std::vector<RoundRecord> rounds;
+};
+
+struct ExecuteOptions {
+  bool progress_line = false;  // a one-line progress report on stderr, twice a second
+};
+
+Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result);
+
+}  // namespace troupe

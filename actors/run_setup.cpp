@@ -1,0 +1,132 @@
+#include "actors/run_setup.hpp"
+
+#include <filesystem>
+
+#include "emulation/synergy_generator.hpp"
+#include "emulation/trace_reader.hpp"
+
+namespace troupe {
+namespace {
+
+Status LoadCatalog(const config::Workload& w, std::shared_ptr<const ModelCatalog>* out) {
+  if (!w.has_models_dir() || w.models_dir().empty()) {
+    // The built-in catalogue lives for the whole process.
+    *out = std::shared_ptr<const ModelCatalog>(&ModelCatalog::BuiltIn(), [](const auto*) {});
+    return Status::Ok();
+  }
+  auto catalog = std::make_shared<ModelCatalog>();
+  Status s = ModelCatalog::LoadFromDir(w.models_dir(), catalog.get());
+  *out = std::move(catalog);
+  return s;
+}
+
+void PlanServers(const config::RunConfig& cfg, RunPlan* plan) {
+  for (const config::ServerGroup& group : cfg.cluster().servers()) {
+    for (int32_t i = 0; i < group.count(); ++i) {
+      ServerSpec spec;
+      spec.index = static_cast<int32_t>(plan->servers.size());
+      spec.name = group.name() + "-" + std::to_string(i);
+      spec.gpus = group.gpus();
+      spec.cpus = group.cpus();
+      spec.memory_gb = group.memory_gb();
+      plan->capacity.gpus += spec.gpus;
+      plan->capacity.cpus += spec.cpus;
+      plan->capacity.memory_gb += spec.memory_gb;
+      plan->servers.push_back(std::move(spec));
+    }
+  }
+  plan->server_nodes.assign(plan->servers.size(), "");
+  for (const config::Placement& p : cfg.placement()) {
+    for (int32_t s = p.first_server(); s <= p.last_server(); ++s) plan->server_nodes[s] = p.node();
+  }
+}
+
+Status OpenTrace(const config::Workload& w, const std::string& config_name, RunPlan* plan) {
+  TraceOptions options;
+  options.format = static_cast<TraceFormat>(static_cast<int>(w.trace_format()));
+  options.max_jobs = w.max_jobs();
+  const config::Generator& g = w.generator();
+  options.image_percent = g.image_percent();
+  options.language_percent = g.language_percent();
+  options.speech_percent = g.speech_percent();
+  if (!std::filesystem::exists(w.trace_file())) {
+    return Status::InvalidInput(config_name + ": workload.trace_file: no such file: '" +
+                                w.trace_file() + "'");
+  }
+  std::vector<JobSpec> jobs;
+  if (Status s = ReadTrace(w.trace_file(), options, *plan->catalog, &jobs); !s.ok()) return s;
+  for (const JobSpec& job : jobs) {
+    if (job.gpus > plan->capacity.gpus) {
+      return Status::InvalidInput(w.trace_file() + ":" + std::to_string(job.source_line) +
+                                  ": job " + std::to_string(job.job_id) + " needs " +
+                                  std::to_string(job.gpus) + " GPUs; the cluster has " +
+                                  std::to_string(plan->capacity.gpus));
+    }
+  }
+  const std::string name = std::filesystem::path(w.trace_file()).filename().string();
+  plan->source = std::make_shared<VectorJobSource>(std::move(jobs), "trace " + name);
+  return Status::Ok();
+}
+
+Status OpenGenerator(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
+  const config::Generator& g = cfg.workload().generator();
+  GeneratorOptions options;
+  options.jobs_per_hour = g.jobs_per_hour();
+  options.num_jobs = g.num_jobs();
+  options.image_percent = g.image_percent();
+  options.language_percent = g.language_percent();
+  options.speech_percent = g.speech_percent();
+  options.multi_gpu = g.multi_gpu();
+  options.seed = cfg.run().seed();
+  if (Status s = ValidateGeneratorOptions(options, *plan->catalog); !s.ok()) {
+    return Status::InvalidInput(config_name + ": workload.generator: " + s.message());
+  }
+  const int32_t largest_job = options.multi_gpu ? 8 : 1;
+  if (largest_job > plan->capacity.gpus) {
+    return Status::InvalidInput(config_name + ": workload.generator.multi_gpu: jobs of " +
+                                std::to_string(largest_job) + " GPUs; the cluster has " +
+                                std::to_string(plan->capacity.gpus));
+  }
+  plan->source = std::make_shared<SynergyGenerator>(options, *plan->catalog);
+  return Status::Ok();
+}
+
+void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
+  const config::Scheduler& s = cfg.scheduler();
+  plan->scheduler.policy = static_cast<scheduling::Policy>(static_cast<int>(s.policy()));
+  plan->scheduler.mechanism =
+      static_cast<scheduling::MechanismKind>(static_cast<int>(s.mechanism()));
+  plan->scheduler.round_s = s.round_s();
+  const config::Run& r = cfg.run();
+  plan->scheduler.measure_first_job = r.measure_first_job();
+  plan->scheduler.measure_last_job = r.measure_last_job();
+  plan->scheduler.deadline_s = r.deadline_s();
+  plan->runtime.emulated = r.mode() == config::emulated;
+  plan->runtime.time_scale = r.time_scale();
+  plan->runtime.threads = r.threads();
+  plan->runtime.middleman = cfg.placement_size() > 0;
+  plan->out_dir = r.out_dir();
+  plan->identity.config_name = config_name;
+  plan->identity.mode = config::Mode_Name(r.mode());
+  plan->identity.policy = config::Policy_Name(s.policy());
+  plan->identity.mechanism = config::Mechanism_Name(s.mechanism());
+  plan->identity.seed = r.seed();
+}
+
+}  // namespace
+
+Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
+  PlanOptions(cfg, config_name, plan);
+  if (!scheduling::MakeMechanism(plan->scheduler.mechanism)) {
+    return Status::InvalidInput(config_name + ": scheduler.mechanism: '" +
+                                plan->identity.mechanism + "' is not available in this build");
+  }
+  if (Status s = LoadCatalog(cfg.workload(), &plan->catalog); !s.ok()) return s;
+  PlanServers(cfg, plan);
+  if (cfg.workload().has_trace_file() && !cfg.workload().trace_file().empty()) {
+    return OpenTrace(cfg.workload(), config_name, plan);
+  }
+  return OpenGenerator(cfg, config_name, plan);
+}
+
+}  // namespace troupe

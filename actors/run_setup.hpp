@@ -1,0 +1,37 @@
+// Run setup: turns a checked RunConfig into everything a run needs before any actor exists — the
+// model catalogue, the job source, the servers and where they live, the scheduler's and the
+// runtime's options. Input that only shows up here (a trace line, a job needing more GPUs than
+// the cluster has, a mechanism this build lacks) is reported as InvalidInput naming the file and
+// line or the field.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/scheduler_actor.hpp"
+#include "emulation/job_source.hpp"
+#include "emulation/model_catalog.hpp"
+#include "emulation/run_summary.hpp"
+#include "emulation/runtime/actor_runtime.hpp"
+#include "emulation/status.hpp"
+#include "messages/config.pb.h"
+
+namespace troupe {
+
+struct RunPlan {
+  std::shared_ptr<const ModelCatalog> catalog;
+  std::shared_ptr<JobSource> source;
+  std::vector<ServerSpec> servers;
+  std::vector<std::string> server_nodes;  // per server: "" in this process, else "host:port"
+  SchedulerOptions scheduler;
+  RuntimeOptions runtime;
+  ClusterCapacity capacity;
+  RunSummary identity;  // config name, mode, policy, mechanism, seed
+  std::string out_dir;  // "" writes nothing
+};
+
+// `config_name` names the config in messages. Precondition: ValidateConfig(cfg) is OK.
+Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan);
+
+}  // namespace troupe

@@ -1,0 +1,151 @@
+// The `troupe` command line: run, validate, node, --version.
+//
+//   troupe run [CONFIG] [--out DIR] [--seed N] [--set field=value ...]
+//   troupe validate CONFIG
+//   troupe node --listen HOST:PORT
+// Bad input prints one line naming where it is and exits with status 2, writing nothing.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <caf/io/middleman.hpp>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "actors/cluster_run.hpp"
+#include "actors/node_actor.hpp"
+#include "actors/run_setup.hpp"
+#include "emulation/config_loader.hpp"
+#include "emulation/report_writer.hpp"
+
+namespace troupe {
+namespace {
+
+constexpr char kDefaultConfig[] = "configs/default.textproto";
+
+int Fail(const Status& status) {
+  std::cerr << "troupe: " << status.message() << "\n";
+  return status.exit_code();
+}
+
+struct RunArgs {
+  std::string config = kDefaultConfig;
+  std::string out;
+  int64_t seed = -1;
+  std::vector<std::string> sets;
+  bool quiet = false;
+};
+
+Status LoadChecked(const RunArgs& args, config::RunConfig* cfg) {
+  if (Status s = LoadConfigFile(args.config, cfg); !s.ok()) return s;
+  for (const std::string& assignment : args.sets) {
+    if (Status s = ApplyOverride(assignment, cfg); !s.ok()) return s;
+  }
+  if (args.seed >= 0) cfg->mutable_run()->set_seed(static_cast<uint64_t>(args.seed));
+  if (!args.out.empty()) cfg->mutable_run()->set_out_dir(args.out);
+  return ValidateConfig(*cfg, args.config);
+}
+
+int Run(const RunArgs& args) {
+  config::RunConfig cfg;
+  if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
+  RunPlan plan;
+  if (Status s = PlanRun(cfg, args.config, &plan); !s.ok()) return Fail(s);
+  const std::string out_dir = plan.out_dir;
+  ExecuteOptions options;
+  options.progress_line = !args.quiet && isatty(STDERR_FILENO);
+  RunResult result;
+  if (Status s = ExecuteRun(std::move(plan), options, &result); !s.ok()) return Fail(s);
+  if (!args.quiet) std::cout << FormatSummaryTable(result.summary);
+  std::cout << "run directory: " << out_dir << "\n";
+  return 0;
+}
+
+int Validate(const std::string& path) {
+  RunArgs args;
+  args.config = path;
+  config::RunConfig cfg;
+  if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
+  RunPlan plan;
+  if (Status s = PlanRun(cfg, path, &plan); !s.ok()) return Fail(s);
+  std::cout << path << ": ok (" << plan.servers.size() << " servers, " << plan.capacity.gpus
+            << " GPUs, " << plan.source->Describe() << ")\n";
+  return 0;
+}
+
+int Node(const std::string& listen) {
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos) {
+    return Fail(Status::InvalidInput("--listen " + listen + ": expected HOST:PORT"));
+  }
+  const std::string host = listen.substr(0, colon);
+  int port = 0;
+  try {
+    port = std::stoi(listen.substr(colon + 1));
+  } catch (const std::exception&) {
+    port = -1;
+  }
+  if (port <= 0 || port > 65535) {
+    return Fail(Status::InvalidInput("--listen " + listen + ": bad port"));
+  }
+  // Block the signals before CAF starts its threads so that only sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  RuntimeOptions options;
+  options.emulated = false;
+  options.middleman = true;
+  ActorRuntime runtime(options);
+  auto node = runtime.system().spawn(NodeActor, runtime.telemetry());
+  auto published =
+      runtime.system().middleman().publish(node, static_cast<uint16_t>(port), host.c_str(), true);
+  if (!published) {
+    caf::anon_send_exit(node, caf::exit_reason::kill);
+    return Fail(Status::IoError("cannot listen on " + listen + ": " +
+                                runtime.system().render(published.error())));
+  }
+  std::cout << "troupe node listening on " << host << ":" << *published << std::endl;
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+  return 0;
+}
+
+}  // namespace
+}  // namespace troupe
+
+int main(int argc, char** argv) {
+  CLI::App app{"troupe: an actor-based emulator of deep-learning clusters"};
+  app.set_version_flag("--version", std::string("troupe ") + TROUPE_VERSION);
+  app.require_subcommand(1);
+
+  troupe::RunArgs run_args;
+  CLI::App* run = app.add_subcommand("run", "run an experiment and write its run directory");
+  run->add_option("config", run_args.config, "config file (protobuf text format)");
+  run->add_option("--out", run_args.out, "run directory (default: run.out_dir)");
+  run->add_option("--seed", run_args.seed, "seed of every random draw (overrides run.seed)");
+  run->add_option("--set", run_args.sets, "field.path=value, applied after the file")->take_all();
+  run->add_flag("--quiet", run_args.quiet, "no summary table, no progress line");
+
+  std::string validate_path;
+  CLI::App* validate = app.add_subcommand("validate", "check a config and its workload");
+  validate->add_option("config", validate_path, "config file")->required();
+
+  std::string listen;
+  CLI::App* node = app.add_subcommand("node", "host server actors for runs on other processes");
+  node->add_option("--listen", listen, "HOST:PORT to listen on")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  if (*run) return troupe::Run(run_args);
+  if (*validate) return troupe::Validate(validate_path);
+  return troupe::Node(listen);
+}

@@ -1,0 +1,374 @@
+#include "emulation/config_loader.hpp"
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <concepts>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace troupe {
+namespace {
+
+namespace pb = google::protobuf;
+
+// Keeps only the first error: later ones are usually consequences of it, and a Status is one line.
+class FirstErrorCollector : public pb::io::ErrorCollector {
+ public:
+  void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
+    if (!error_) error_ = Error{line, column, message};
+  }
+
+  struct Error {
+    int line;
+    int column;
+    std::string message;
+  };
+  const std::optional<Error>& error() const { return error_; }
+
+ private:
+  std::optional<Error> error_;
+};
+
+std::string Num(double value) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  return ec == std::errc() ? std::string(buf, end) : std::string("?");
+}
+
+template <std::integral T>
+std::string Num(T value) {
+  return std::to_string(value);
+}
+
+Status OverrideError(std::string_view assignment, const std::string& why) {
+  return Status::InvalidInput("--set " + std::string(assignment) + ": " + why);
+}
+
+std::string EnumNames(const pb::EnumDescriptor* type) {
+  std::string names;
+  for (int i = 0; i < type->value_count(); ++i) {
+    if (i > 0) names += ", ";
+    names += type->value(i)->name();
+  }
+  return names;
+}
+
+// Sets the singular non-message `field` of `message` from the text `value`.
+Status SetLeaf(std::string_view assignment, const std::string& value,
+               const pb::FieldDescriptor* field, pb::Message* message) {
+  const pb::Reflection* reflection = message->GetReflection();
+  switch (field->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_STRING:
+      // Taken verbatim: a path on a command line should not need text-format quoting.
+      reflection->SetString(message, field, value);
+      return Status::Ok();
+    case pb::FieldDescriptor::CPPTYPE_ENUM: {
+      const pb::EnumValueDescriptor* v = field->enum_type()->FindValueByName(value);
+      if (v == nullptr) {
+        return OverrideError(assignment, "'" + value + "' is not a value of " +
+                                             field->enum_type()->full_name() + " (" +
+                                             EnumNames(field->enum_type()) + ")");
+      }
+      reflection->SetEnum(message, field, v);
+      return Status::Ok();
+    }
+    default: {
+      // Numbers and bools go through protobuf's own text-format value parser, so `--set`
+      // accepts exactly what a config file would (range checks included).
+      pb::TextFormat::Parser parser;
+      FirstErrorCollector errors;
+      parser.RecordErrorsTo(&errors);
+      if (!parser.ParseFieldValueFromString(value, field, message)) {
+        std::string why = errors.error() ? errors.error()->message : "does not parse";
+        return OverrideError(assignment, "bad " + std::string(field->cpp_type_name()) + " value '" +
+                                             value + "' for " + field->full_name() + ": " + why);
+      }
+      return Status::Ok();
+    }
+  }
+}
+
+class DiscardErrors : public pb::io::ErrorCollector {
+ public:
+  void AddError(int, pb::io::ColumnNumber, const std::string&) override {}
+};
+
+// protobuf reports an unknown field name or enum value at the token AFTER it (it has already
+// consumed the name when it finds out), which points a user at the wrong place. Such messages quote
+// the culprit ("... has no field named \"colour\"."): when the token just before the reported
+// position is exactly one of the quoted texts, its position is the one to print. Other errors stay
+// put.
+std::pair<int, int> CulpritPosition(std::string_view text, const FirstErrorCollector::Error& e) {
+  std::vector<std::string> quoted;
+  for (size_t open = e.message.find('"'); open != std::string::npos;) {
+    size_t close = e.message.find('"', open + 1);
+    if (close == std::string::npos) break;
+    quoted.push_back(e.message.substr(open + 1, close - open - 1));
+    open = e.message.find('"', close + 1);
+  }
+  if (quoted.empty()) return {e.line, e.column};
+
+  pb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+  DiscardErrors ignore;
+  pb::io::Tokenizer tokenizer(&input, &ignore);
+  // The same settings TextFormat's parser uses, so both see the same tokens at the same columns.
+  tokenizer.set_comment_style(pb::io::Tokenizer::SH_COMMENT_STYLE);
+  tokenizer.set_allow_f_after_float(true);
+  tokenizer.set_require_space_after_number(false);
+  tokenizer.set_allow_multiline_strings(true);
+  std::optional<pb::io::Tokenizer::Token> previous;
+  while (tokenizer.Next()) {
+    const auto& t = tokenizer.current();
+    if (t.line > e.line || (t.line == e.line && t.column >= e.column)) break;
+    previous = t;
+  }
+  if (previous && std::find(quoted.begin(), quoted.end(), previous->text) != quoted.end()) {
+    return {previous->line, previous->column};
+  }
+  return {e.line, e.column};
+}
+
+}  // namespace
+
+Status ParseConfigText(std::string_view text, const std::string& name, config::RunConfig* out) {
+  if (text.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return Status::InvalidInput(name + ": file too large");
+  }
+  pb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+  pb::TextFormat::Parser parser;
+  FirstErrorCollector errors;
+  parser.RecordErrorsTo(&errors);
+  if (parser.Parse(&input, out)) return Status::Ok();
+  if (!errors.error()) return Status::InvalidInput(name + ": does not parse");
+  auto [line, column] = CulpritPosition(text, *errors.error());
+  // protobuf counts lines and columns from 0; editors and compilers count from 1.
+  return Status::InvalidInput(name + ":" + std::to_string(line + 1) + ":" +
+                              std::to_string(column + 1) + ": " + errors.error()->message);
+}
+
+Status LoadConfigFile(const std::string& path, config::RunConfig* out) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    return Status::InvalidInput(path + ": cannot read: " + std::strerror(errno));
+  }
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), file)) > 0) text.append(buf, n);
+  // A directory opens fine and only fails on read (EISDIR), so check the stream, not just fopen.
+  int read_errno = std::ferror(file) ? errno : 0;
+  std::fclose(file);
+  if (read_errno != 0) {
+    return Status::InvalidInput(path + ": cannot read: " + std::strerror(read_errno));
+  }
+  return ParseConfigText(text, path, out);
+}
+
+namespace {
+
+// Walks `assignment`'s dotted path down from `root` and sets the leaf.
+Status ApplyTo(std::string_view assignment, pb::Message* root) {
+  size_t eq = assignment.find('=');
+  if (eq == std::string_view::npos) {
+    return OverrideError(assignment, "expected field.path=value");
+  }
+  std::string_view path = assignment.substr(0, eq);
+  std::string value(assignment.substr(eq + 1));
+
+  pb::Message* message = root;
+  while (true) {
+    size_t dot = path.find('.');
+    std::string part(path.substr(0, dot));
+    const pb::Descriptor* type = message->GetDescriptor();
+    const pb::FieldDescriptor* field = type->FindFieldByName(part);
+    if (field == nullptr) {
+      return OverrideError(assignment, "no field '" + part + "' in " + type->full_name());
+    }
+    if (field->is_repeated()) {
+      return OverrideError(assignment, "'" + part + "' in " + type->full_name() +
+                                           " is a repeated field; --set cannot change it");
+    }
+    bool is_message = field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
+    if (dot == std::string_view::npos) {
+      if (is_message) {
+        return OverrideError(assignment, "'" + part + "' is a message (" +
+                                             field->message_type()->full_name() +
+                                             "); set one of its fields");
+      }
+      return SetLeaf(assignment, value, field, message);
+    }
+    if (!is_message) {
+      return OverrideError(assignment, "'" + part + "' in " + type->full_name() +
+                                           " is not a message; it has no fields");
+    }
+    message = message->GetReflection()->MutableMessage(message, field);
+    path = path.substr(dot + 1);
+  }
+}
+
+}  // namespace
+
+Status ApplyOverride(std::string_view assignment, config::RunConfig* cfg) {
+  // Works on a copy: protobuf stores the 7 of "7x" before it sees the junk, and walking the path
+  // creates sub-messages, yet a rejected override must leave the config exactly as it was.
+  config::RunConfig copy = *cfg;
+  Status status = ApplyTo(assignment, &copy);
+  if (status.ok()) cfg->Swap(&copy);
+  return status;
+}
+
+namespace {
+
+// Runs every rule but keeps only the first failure: a Status holds one line.
+class Check {
+ public:
+  explicit Check(const std::string& name) : name_(name) {}
+
+  void Fail(const std::string& field, const std::string& why) {
+    if (status_.ok()) status_ = Status::InvalidInput(name_ + ": " + field + ": " + why);
+  }
+  void AtLeast(const std::string& field, int64_t value, int64_t min) {
+    if (value < min) Fail(field, "must be >= " + Num(min) + ", got " + Num(value));
+  }
+  // Written as !(value > 0) so that NaN fails too; infinity is no usable size or rate either.
+  void Positive(const std::string& field, double value) {
+    if (!std::isfinite(value) || !(value > 0)) Fail(field, "must be > 0, got " + Num(value));
+  }
+  void NonNegative(const std::string& field, double value) {
+    if (!std::isfinite(value) || !(value >= 0)) Fail(field, "must be >= 0, got " + Num(value));
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  const std::string& name_;
+  Status status_;
+};
+
+void ValidateServers(const config::Cluster& cluster, Check& check) {
+  if (cluster.servers_size() == 0) {
+    check.Fail("cluster.servers", "at least one server group is needed");
+  }
+  for (int i = 0; i < cluster.servers_size(); ++i) {
+    const config::ServerGroup& g = cluster.servers(i);
+    std::string at = "cluster.servers[" + std::to_string(i) + "].";
+    check.AtLeast(at + "count", g.count(), 1);
+    check.AtLeast(at + "gpus", g.gpus(), 1);
+    check.Positive(at + "cpus", g.cpus());
+    check.Positive(at + "memory_gb", g.memory_gb());
+  }
+}
+
+void ValidateWorkload(const config::RunConfig& cfg, Check& check) {
+  const config::Workload& w = cfg.workload();
+  const config::Generator& g = w.generator();
+  check.AtLeast("workload.max_jobs", w.max_jobs(), 0);
+  check.Positive("workload.generator.jobs_per_hour", g.jobs_per_hour());
+  check.AtLeast("workload.generator.num_jobs", g.num_jobs(), 0);
+  check.NonNegative("workload.generator.image_percent", g.image_percent());
+  check.NonNegative("workload.generator.language_percent", g.language_percent());
+  check.NonNegative("workload.generator.speech_percent", g.speech_percent());
+  double sum = g.image_percent() + g.language_percent() + g.speech_percent();
+  if (!(sum > 0))
+    check.Fail("workload.generator", "class percents must sum to > 0, got " + Num(sum));
+  // An endless generator only stops when the measured jobs are done or the deadline passes.
+  bool uses_generator = w.trace_file().empty();
+  bool has_window = cfg.run().measure_last_job() >= 0;
+  if (uses_generator && g.num_jobs() == 0 && !has_window && cfg.run().deadline_s() == 0) {
+    check.Fail("workload.generator.num_jobs",
+               "is 0 (endless) but neither run.measure_last_job nor run.deadline_s is set, so the "
+               "run would never end");
+  }
+}
+
+void ValidateRun(const config::RunConfig& cfg, Check& check) {
+  const config::Run& r = cfg.run();
+  check.Positive("scheduler.round_s", cfg.scheduler().round_s());
+  check.Positive("run.time_scale", r.time_scale());
+  check.NonNegative("run.deadline_s", r.deadline_s());
+  check.AtLeast("run.measure_first_job", r.measure_first_job(), -1);
+  check.AtLeast("run.measure_last_job", r.measure_last_job(), -1);
+  if (r.measure_first_job() >= 0 && r.measure_last_job() >= 0 &&
+      r.measure_first_job() > r.measure_last_job()) {
+    check.Fail("run.measure_first_job", "must be <= run.measure_last_job (" +
+                                            Num(r.measure_last_job()) + "), got " +
+                                            Num(r.measure_first_job()));
+  }
+  check.AtLeast("run.threads", r.threads(), 0);
+  if (r.out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
+}
+
+// "host:port" with a non-empty host and a port in 1..65535.
+bool ValidNode(const std::string& node) {
+  size_t colon = node.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == node.size()) return false;
+  int port = 0;
+  const char* first = node.data() + colon + 1;
+  const char* last = node.data() + node.size();
+  auto [end, ec] = std::from_chars(first, last, port);
+  return ec == std::errc() && end == last && port >= 1 && port <= 65535;
+}
+
+void ValidatePlacement(const config::RunConfig& cfg, Check& check) {
+  if (cfg.placement_size() == 0) return;
+  if (cfg.run().mode() != config::real) {
+    check.Fail("placement", "needs run.mode: real (servers live on other nodes)");
+  }
+  int64_t servers = 0;
+  for (const auto& g : cfg.cluster().servers()) servers += g.count();
+  std::vector<int> order;  // placement indices, sorted by first server, to find overlaps
+  for (int i = 0; i < cfg.placement_size(); ++i) {
+    const config::Placement& p = cfg.placement(i);
+    std::string at = "placement[" + std::to_string(i) + "]";
+    if (!ValidNode(p.node())) {
+      check.Fail(at + ".node",
+                 "must be \"host:port\" with a port in 1..65535, got \"" + p.node() + "\"");
+    }
+    if (!p.has_first_server() || !p.has_last_server()) {
+      check.Fail(at, "needs both first_server and last_server");
+    } else if (p.first_server() < 0 || p.first_server() > p.last_server() ||
+               p.last_server() >= servers) {
+      check.Fail(at, "servers " + Num(p.first_server()) + ".." + Num(p.last_server()) +
+                         " are not a range inside the cluster's " + Num(servers) + " servers (0.." +
+                         Num(servers - 1) + ")");
+    }
+    order.push_back(i);
+  }
+  if (!check.status().ok()) return;  // overlaps mean nothing among malformed ranges
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return cfg.placement(a).first_server() < cfg.placement(b).first_server();
+  });
+  for (size_t k = 1; k < order.size(); ++k) {
+    const config::Placement& prev = cfg.placement(order[k - 1]);
+    const config::Placement& next = cfg.placement(order[k]);
+    if (next.first_server() <= prev.last_server()) {
+      check.Fail("placement[" + std::to_string(order[k]) + "]",
+                 "servers " + Num(next.first_server()) + ".." + Num(next.last_server()) +
+                     " overlap placement[" + std::to_string(order[k - 1]) + "] (" +
+                     Num(prev.first_server()) + ".." + Num(prev.last_server()) + ")");
+    }
+  }
+}
+
+}  // namespace
+
+Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
+  Check check(name);
+  ValidateServers(cfg.cluster(), check);
+  ValidateRun(cfg, check);
+  ValidateWorkload(cfg, check);
+  ValidatePlacement(cfg, check);
+  return check.status();
+}
+
+}  // namespace troupe

@@ -1,0 +1,36 @@
+// Config loader: turns a protobuf text-format RunConfig into a checked config::RunConfig.
+//
+// Contract:
+//  - LoadConfigFile / ParseConfigText parse only what the schema (messages/config.proto) says.
+//    An unknown field, a value of the wrong type or an unknown enum name gives InvalidInput
+//    "path:line:column: <protobuf's message>" with a 1-based line and column. A file that cannot
+//    be read gives InvalidInput "path: cannot read: <strerror>".
+//  - ApplyOverride applies one command-line `--set field.path=value` to a parsed config: singular
+//    scalar, string, bool and enum fields (enums by value name), reached through singular
+//    sub-messages. Anything else (unknown path, a value that does not parse, a message or repeated
+//    field) gives InvalidInput "--set <assignment>: <why>".
+//  - ValidateConfig checks the rules the schema cannot express (see docs/config.md). Call it after
+//    the overrides, so a `--set` cannot smuggle in a bad value. Its errors read
+//    "name: field.path: <why>".
+// All errors are a single line. Nothing here touches the file system except LoadConfigFile's read.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "emulation/status.hpp"
+#include "messages/config.pb.h"
+
+namespace troupe {
+
+Status LoadConfigFile(const std::string& path, config::RunConfig* out);
+
+// `name` stands for the text's origin (usually its path) in error messages.
+Status ParseConfigText(std::string_view text, const std::string& name, config::RunConfig* out);
+
+Status ApplyOverride(std::string_view assignment, config::RunConfig* cfg);
+
+// `name` is the config's path, used as the prefix of error messages.
+Status ValidateConfig(const config::RunConfig& cfg, const std::string& name);
+
+}  // namespace troupe

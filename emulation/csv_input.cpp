@@ -1,0 +1,155 @@
+#include "emulation/csv_input.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+namespace troupe {
+namespace {
+
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Splits on ',' into trimmed views; `fields` is cleared first.
+void SplitFields(std::string_view text, std::vector<std::string_view>* fields) {
+  fields->clear();
+  size_t start = 0;
+  while (true) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) {
+      fields->push_back(TrimField(text.substr(start)));
+      return;
+    }
+    fields->push_back(TrimField(text.substr(start, comma - start)));
+    start = comma + 1;
+  }
+}
+
+std::string Quoted(std::string_view text) {
+  std::string out = "'";
+  out.append(text);
+  out += '\'';
+  return out;
+}
+
+}  // namespace
+
+std::string_view TrimField(std::string_view field) {
+  while (!field.empty() && IsBlank(field.front())) field.remove_prefix(1);
+  while (!field.empty() && IsBlank(field.back())) field.remove_suffix(1);
+  return field;
+}
+
+Status ReadWholeFile(const std::string& path, std::string* out) {
+  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) return Status::IoError(path + ": cannot open for reading");
+  out->clear();
+  char buffer[1 << 16];
+  size_t got;
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) out->append(buffer, got);
+  if (std::ferror(file.get())) return Status::IoError(path + ": read error");
+  return Status::Ok();
+}
+
+CsvCursor::CsvCursor(std::string_view text) : text_(text) {
+  if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
+}
+
+bool CsvCursor::Next(CsvLine* line) {
+  while (pos_ < text_.size()) {
+    size_t end = text_.find('\n', pos_);
+    if (end == std::string_view::npos) end = text_.size();
+    std::string_view raw = text_.substr(pos_, end - pos_);
+    pos_ = end + 1;
+    ++line_number_;
+    std::string_view trimmed = TrimField(raw);
+    if (trimmed.empty() || trimmed.front() == '#') continue;
+    line->number = line_number_;
+    SplitFields(trimmed, &line->fields);
+    return true;
+  }
+  return false;
+}
+
+Status CsvHeader::Parse(const CsvLine& line, std::string_view file) {
+  names_.clear();
+  line_number_ = line.number;
+  for (std::string_view name : line.fields) {
+    if (Find(name) >= 0) {
+      return Status::InvalidInput(std::string(file) + ":" + std::to_string(line.number) +
+                                  ": column " + Quoted(name) + " appears twice in the header");
+    }
+    names_.emplace_back(name);
+  }
+  return Status::Ok();
+}
+
+int CsvHeader::Find(std::string_view name) const {
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (names_[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Status CsvHeader::Require(std::string_view name, std::string_view file, int* index) const {
+  *index = Find(name);
+  if (*index >= 0) return Status::Ok();
+  return Status::InvalidInput(std::string(file) + ":" + std::to_string(line_number_) +
+                              ": header has no column " + Quoted(name) + " (found: " + Joined() +
+                              ")");
+}
+
+std::string CsvHeader::Joined() const {
+  std::string out;
+  for (const std::string& name : names_) {
+    if (!out.empty()) out += ',';
+    out += name;
+  }
+  return out;
+}
+
+Status CsvHeader::CheckWidth(const CsvLine& line, std::string_view file) const {
+  if (line.fields.size() == names_.size()) return Status::Ok();
+  return Status::InvalidInput(std::string(file) + ":" + std::to_string(line.number) +
+                              ": expected " + std::to_string(names_.size()) + " columns, found " +
+                              std::to_string(line.fields.size()));
+}
+
+Status FieldError(std::string_view file, int64_t line, std::string_view column,
+                  std::string_view message) {
+  return Status::InvalidInput(std::string(file) + ":" + std::to_string(line) + ": column " +
+                              Quoted(column) + ": " + std::string(message));
+}
+
+Status ParseDoubleField(std::string_view text, std::string_view file, int64_t line,
+                        std::string_view column, double* out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(*out)) {
+    return FieldError(file, line, column, "not a number: " + Quoted(text));
+  }
+  return Status::Ok();
+}
+
+Status ParseInt64Field(std::string_view text, std::string_view file, int64_t line,
+                       std::string_view column, int64_t* out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    // "2.5" deserves a more precise complaint than "abc".
+    double as_double;
+    bool is_number = ParseDoubleField(text, file, line, column, &as_double).ok();
+    return FieldError(file, line, column,
+                      (is_number ? "not a whole number: " : "not a number: ") + Quoted(text));
+  }
+  return Status::Ok();
+}
+
+std::string FormatNumber(double value) {
+  char buffer[32];
+  auto [ptr, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  if (ec != std::errc()) return "?";
+  return std::string(buffer, ptr);
+}
+
+}  // namespace troupe

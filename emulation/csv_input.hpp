@@ -1,0 +1,78 @@
+// Reading the small comma-separated files troupe takes as input (model catalogue, traces).
+//
+// Contract: CsvCursor walks a text held in memory line by line, skipping blank lines and lines
+// whose first non-blank character is '#', and splits each remaining line on ',' (no quoting: no
+// field of troupe's inputs holds a comma). Fields come back trimmed of spaces, tabs and '\r', as
+// views into the text, so the text must outlive them. Line numbers are 1-based physical lines, so
+// an error can point at the line a user sees in an editor. CsvHeader maps column names to field
+// indices. The Parse* helpers accept exactly a whole number (no trailing junk, no inf or nan) and
+// report a one-line InvalidInput "file:line: column 'name': not a number: 'abc'".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "emulation/status.hpp"
+
+namespace troupe {
+
+// Removes leading and trailing spaces, tabs and carriage returns.
+std::string_view TrimField(std::string_view field);
+
+// Reads a whole file into *out in one go (traces are a few MB; one read beats line-wise streams).
+Status ReadWholeFile(const std::string& path, std::string* out);
+
+struct CsvLine {
+  int64_t number = 0;                    // 1-based line number in the text
+  std::vector<std::string_view> fields;  // trimmed fields, views into the text
+};
+
+class CsvCursor {
+ public:
+  // A leading UTF-8 byte-order mark (spreadsheets write one) is skipped.
+  explicit CsvCursor(std::string_view text);
+  // Fills *line with the next line that holds data; false once the text is exhausted. Reusing
+  // one CsvLine across calls keeps the field vector's allocation.
+  bool Next(CsvLine* line);
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  int64_t line_number_ = 0;
+};
+
+class CsvHeader {
+ public:
+  // Reads the column names of `line`; a repeated name is an error naming `file` and the line.
+  Status Parse(const CsvLine& line, std::string_view file);
+  // Index of the column called `name`, or -1 when the header has no such column.
+  int Find(std::string_view name) const;
+  // As Find, but a missing column is an InvalidInput error naming the file and header line.
+  Status Require(std::string_view name, std::string_view file, int* index) const;
+  size_t size() const { return names_.size(); }
+  int64_t line_number() const { return line_number_; }
+  // The header's column names, comma-separated, for error messages.
+  std::string Joined() const;
+  // A data line must have exactly as many fields as the header: "expected 5 columns, found 4".
+  Status CheckWidth(const CsvLine& line, std::string_view file) const;
+
+ private:
+  std::vector<std::string> names_;
+  int64_t line_number_ = 0;
+};
+
+// "file:line: column 'name': message" as an InvalidInput Status.
+Status FieldError(std::string_view file, int64_t line, std::string_view column,
+                  std::string_view message);
+
+Status ParseDoubleField(std::string_view text, std::string_view file, int64_t line,
+                        std::string_view column, double* out);
+Status ParseInt64Field(std::string_view text, std::string_view file, int64_t line,
+                       std::string_view column, int64_t* out);
+
+// Shortest decimal text that reads back as `value` ("62.5", "20.83", "3"), for messages.
+std::string FormatNumber(double value);
+
+}  // namespace troupe

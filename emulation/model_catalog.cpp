@@ -1,0 +1,300 @@
+#include "emulation/model_catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include "emulation/csv_input.hpp"
+
+namespace troupe {
+namespace builtin {
+extern const char* const kModelsCsv;
+extern const char* const kSensitivityCsv;
+}  // namespace builtin
+
+namespace {
+
+std::string Where(std::string_view file, int64_t line) {
+  return std::string(file) + ":" + std::to_string(line);
+}
+
+// Where `x` falls on `grid`: the cell's lower index and the fraction of the way to the next
+// point, clamped to the edges (a NaN clamps to the lower edge rather than reading past the end).
+void Locate(const std::vector<double>& grid, double x, size_t* index, double* fraction) {
+  *index = 0;
+  *fraction = 0;
+  if (grid.size() < 2 || !(x > grid.front())) return;
+  if (x >= grid.back()) {
+    *index = grid.size() - 2;
+    *fraction = 1;
+    return;
+  }
+  size_t upper = std::upper_bound(grid.begin(), grid.end(), x) - grid.begin();
+  *index = upper - 1;
+  *fraction = (x - grid[*index]) / (grid[upper] - grid[*index]);
+}
+
+// Reads the header line of `file`; an empty file is an error.
+Status ReadHeader(CsvCursor* cursor, std::string_view file, CsvHeader* header) {
+  CsvLine line;
+  if (!cursor->Next(&line)) return Status::InvalidInput(std::string(file) + ": empty file");
+  return header->Parse(line, file);
+}
+
+// The columns synergy_models.csv must have, in ModelProfile's field order.
+constexpr const char* kModelColumns[] = {"model",
+                                         "class",
+                                         "iter_time_s_at_proportional",
+                                         "batch_size",
+                                         "ideal_cpus_per_gpu",
+                                         "ideal_mem_gb_per_gpu",
+                                         "speedup_at_ideal"};
+
+// A positive number from `field`, or an error naming the column.
+Status ParsePositive(std::string_view field, std::string_view file, int64_t line,
+                     std::string_view column, double* out) {
+  Status status = ParseDoubleField(field, file, line, column, out);
+  if (status.ok() && !(*out > 0)) {
+    return FieldError(file, line, column, "must be positive, got " + std::string(field));
+  }
+  return status;
+}
+
+Status ParseModelRow(const CsvLine& line, const int* col, std::string_view file,
+                     ModelProfile* model) {
+  const auto& f = line.fields;
+  model->name = std::string(f[col[0]]);
+  model->model_class = std::string(f[col[1]]);
+  if (model->name.empty()) return FieldError(file, line.number, kModelColumns[0], "empty name");
+  if (model->model_class != "image" && model->model_class != "language" &&
+      model->model_class != "speech") {
+    return FieldError(file, line.number, kModelColumns[1],
+                      "must be image, language or speech, got '" + model->model_class + "'");
+  }
+  int64_t batch = 0;
+  Status status =
+      ParsePositive(f[col[2]], file, line.number, kModelColumns[2], &model->iter_time_s);
+  if (status.ok()) status = ParseInt64Field(f[col[3]], file, line.number, kModelColumns[3], &batch);
+  if (status.ok() && (batch < 1 || batch > std::numeric_limits<int>::max())) {
+    status = FieldError(file, line.number, kModelColumns[3], "must be at least 1");
+  }
+  model->batch_size = static_cast<int>(batch);
+  if (status.ok()) {
+    status =
+        ParsePositive(f[col[4]], file, line.number, kModelColumns[4], &model->ideal_cpus_per_gpu);
+  }
+  if (status.ok()) {
+    status = ParsePositive(f[col[5]], file, line.number, kModelColumns[5],
+                           &model->ideal_memory_gb_per_gpu);
+  }
+  if (status.ok()) {
+    status =
+        ParsePositive(f[col[6]], file, line.number, kModelColumns[6], &model->speedup_at_ideal);
+  }
+  return status;
+}
+
+Status ParseModels(std::string_view text, std::string_view file,
+                   std::vector<ModelProfile>* models) {
+  CsvCursor cursor(text);
+  CsvHeader header;
+  Status status = ReadHeader(&cursor, file, &header);
+  int col[std::size(kModelColumns)];
+  for (size_t i = 0; status.ok() && i < std::size(kModelColumns); ++i) {
+    status = header.Require(kModelColumns[i], file, &col[i]);
+  }
+  CsvLine line;
+  while (status.ok() && cursor.Next(&line)) {
+    status = header.CheckWidth(line, file);
+    ModelProfile model;
+    if (status.ok()) status = ParseModelRow(line, col, file, &model);
+    if (!status.ok()) break;
+    for (const ModelProfile& other : *models) {
+      if (other.name == model.name) {
+        return FieldError(file, line.number, "model", "'" + model.name + "' is listed twice");
+      }
+    }
+    models->push_back(std::move(model));
+  }
+  if (status.ok() && models->empty()) {
+    return Status::InvalidInput(std::string(file) + ": no models");
+  }
+  return status;
+}
+
+struct SensitivityRow {
+  size_t model = 0;
+  double cpus = 0, memory = 0, throughput = 0;
+  int64_t line = 0;
+};
+
+Status ParseSensitivityRows(std::string_view text, std::string_view file,
+                            const std::vector<ModelProfile>& models,
+                            std::vector<SensitivityRow>* rows) {
+  static constexpr const char* kColumns[] = {"model", "cpus_per_gpu", "mem_gb_per_gpu",
+                                             "throughput_vs_proportional"};
+  CsvCursor cursor(text);
+  CsvHeader header;
+  Status status = ReadHeader(&cursor, file, &header);
+  int col[4];
+  for (size_t i = 0; status.ok() && i < 4; ++i) status = header.Require(kColumns[i], file, &col[i]);
+  CsvLine line;
+  while (status.ok() && cursor.Next(&line)) {
+    status = header.CheckWidth(line, file);
+    if (!status.ok()) break;
+    SensitivityRow row;
+    row.line = line.number;
+    std::string_view name = line.fields[col[0]];
+    auto it = std::find_if(models.begin(), models.end(),
+                           [&](const ModelProfile& m) { return m.name == name; });
+    if (it == models.end()) {
+      return FieldError(file, line.number, kColumns[0],
+                        "unknown model '" + std::string(name) + "'");
+    }
+    row.model = it - models.begin();
+    status = ParsePositive(line.fields[col[1]], file, line.number, kColumns[1], &row.cpus);
+    if (status.ok()) {
+      status = ParsePositive(line.fields[col[2]], file, line.number, kColumns[2], &row.memory);
+    }
+    if (status.ok()) {
+      status =
+          ParseDoubleField(line.fields[col[3]], file, line.number, kColumns[3], &row.throughput);
+    }
+    if (status.ok() && row.throughput < 0) {
+      status = FieldError(file, line.number, kColumns[3], "must not be negative");
+    }
+    rows->push_back(row);
+  }
+  return status;
+}
+
+std::vector<double> SortedUnique(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+std::string PointText(double cpus, double memory) {
+  return "(cpus_per_gpu " + FormatNumber(cpus) + ", mem_gb_per_gpu " + FormatNumber(memory) + ")";
+}
+
+// Lays the rows out on the grid spanned by every CPU and memory value the file mentions; every
+// model must have every point exactly once, or a scheduler would interpolate across a hole.
+Status FillGrids(const std::vector<SensitivityRow>& rows, std::string_view file,
+                 std::vector<ModelProfile>* models) {
+  std::vector<double> cpus, memory;
+  for (const SensitivityRow& row : rows) {
+    cpus.push_back(row.cpus);
+    memory.push_back(row.memory);
+  }
+  cpus = SortedUnique(std::move(cpus));
+  memory = SortedUnique(std::move(memory));
+  const double kHole = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::vector<int64_t>> seen_at(models->size(),
+                                            std::vector<int64_t>(cpus.size() * memory.size(), 0));
+  for (ModelProfile& model : *models) {
+    model.cpu_grid = cpus;
+    model.memory_grid = memory;
+    model.throughput.assign(cpus.size() * memory.size(), kHole);
+  }
+  for (const SensitivityRow& row : rows) {
+    size_t c = std::lower_bound(cpus.begin(), cpus.end(), row.cpus) - cpus.begin();
+    size_t m = std::lower_bound(memory.begin(), memory.end(), row.memory) - memory.begin();
+    size_t cell = c * memory.size() + m;
+    ModelProfile& model = (*models)[row.model];
+    if (seen_at[row.model][cell] != 0) {
+      return Status::InvalidInput(Where(file, row.line) + ": model '" + model.name + "': point " +
+                                  PointText(row.cpus, row.memory) + " repeats line " +
+                                  std::to_string(seen_at[row.model][cell]));
+    }
+    seen_at[row.model][cell] = row.line;
+    model.throughput[cell] = row.throughput;
+  }
+  for (const ModelProfile& model : *models) {
+    for (size_t cell = 0; cell < model.throughput.size(); ++cell) {
+      if (std::isnan(model.throughput[cell])) {
+        return Status::InvalidInput(
+            std::string(file) + ": model '" + model.name + "': missing grid point " +
+            PointText(cpus[cell / memory.size()], memory[cell % memory.size()]));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+double ModelProfile::Speedup(double cpus_per_gpu, double memory_gb_per_gpu) const {
+  if (throughput.empty()) return 1;
+  size_t c, m;
+  double tc, tm;
+  Locate(cpu_grid, cpus_per_gpu, &c, &tc);
+  Locate(memory_grid, memory_gb_per_gpu, &m, &tm);
+  size_t c1 = std::min(c + 1, cpu_grid.size() - 1);
+  size_t m1 = std::min(m + 1, memory_grid.size() - 1);
+  auto at = [&](size_t ci, size_t mi) { return throughput[ci * memory_grid.size() + mi]; };
+  // Written so that a zero fraction reproduces the grid value exactly.
+  double low = at(c, m) * (1 - tm) + at(c, m1) * tm;
+  double high = at(c1, m) * (1 - tm) + at(c1, m1) * tm;
+  return low * (1 - tc) + high * tc;
+}
+
+Status ModelCatalog::Parse(std::string_view models_csv, std::string_view models_name,
+                           std::string_view sensitivity_csv, std::string_view sensitivity_name,
+                           ModelCatalog* out) {
+  std::vector<ModelProfile> models;
+  Status status = ParseModels(models_csv, models_name, &models);
+  std::vector<SensitivityRow> rows;
+  if (status.ok()) status = ParseSensitivityRows(sensitivity_csv, sensitivity_name, models, &rows);
+  if (status.ok() && rows.empty()) {
+    status = Status::InvalidInput(std::string(sensitivity_name) + ": no sensitivity rows");
+  }
+  if (status.ok()) status = FillGrids(rows, sensitivity_name, &models);
+  if (status.ok()) out->models_ = std::move(models);
+  return status;
+}
+
+Status ModelCatalog::LoadFromDir(const std::string& dir, ModelCatalog* out) {
+  std::string models_path = dir + "/synergy_models.csv";
+  std::string sensitivity_path = dir + "/synergy_sensitivity.csv";
+  std::string models_csv, sensitivity_csv;
+  Status status = ReadWholeFile(models_path, &models_csv);
+  if (status.ok()) status = ReadWholeFile(sensitivity_path, &sensitivity_csv);
+  if (!status.ok()) return status;
+  return Parse(models_csv, models_path, sensitivity_csv, sensitivity_path, out);
+}
+
+const ModelCatalog& ModelCatalog::BuiltIn() {
+  static const ModelCatalog catalog = [] {
+    ModelCatalog parsed;
+    Status status =
+        Parse(builtin::kModelsCsv, "configs/models/synergy_models.csv", builtin::kSensitivityCsv,
+              "configs/models/synergy_sensitivity.csv", &parsed);
+    if (!status.ok()) {
+      std::fprintf(stderr, "troupe: built-in model catalogue is broken: %s\n",
+                   status.message().c_str());
+      std::abort();
+    }
+    return parsed;
+  }();
+  return catalog;
+}
+
+const ModelProfile* ModelCatalog::Find(std::string_view name) const {
+  for (const ModelProfile& model : models_) {
+    if (model.name == name) return &model;
+  }
+  return nullptr;
+}
+
+std::vector<const ModelProfile*> ModelCatalog::ModelsOfClass(std::string_view model_class) const {
+  std::vector<const ModelProfile*> out;
+  for (const ModelProfile& model : models_) {
+    if (model.model_class == model_class) out.push_back(&model);
+  }
+  return out;
+}
+
+}  // namespace troupe

@@ -1,0 +1,58 @@
+// ModelCatalog: the models a job can train and how their speed depends on CPUs and memory.
+//
+// Contract: a catalogue is built from two CSVs (configs/models/): synergy_models.csv, one row per
+// model (class, iteration time at the GPU-proportional share, batch size, ideal CPUs and memory
+// per GPU, speedup at the ideal), and synergy_sensitivity.csv, each model's throughput at every
+// point of a CPUs-per-GPU × memory-per-GPU grid, 1.0 being the GPU-proportional share (3 CPUs and
+// 62.5 GB per GPU on Synergy's 8-GPU, 24-CPU, 500 GB servers). Columns are found by name. Parse
+// refuses a catalogue that a scheduler could misread: a model without every grid point, a model
+// listed twice, a sensitivity row for a model it does not know, a number that does not parse.
+// Errors are one InvalidInput line naming the file and line (or the model and grid point).
+// A catalogue is immutable once built; the built-in one lives for the whole process.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "emulation/status.hpp"
+
+namespace troupe {
+
+struct ModelProfile {
+  std::string name, model_class;  // class: image | language | speech
+  double iter_time_s = 0;         // seconds per iteration at the GPU-proportional share
+  int batch_size = 0;
+  double ideal_cpus_per_gpu = 0, ideal_memory_gb_per_gpu = 0, speedup_at_ideal = 1;
+  std::vector<double> cpu_grid;     // CPUs per GPU, ascending {1,2,3,4,5,6,9,12,24}
+  std::vector<double> memory_grid;  // GB per GPU, ascending {20.83,62.5,125,187.5,250}
+  std::vector<double> throughput;   // row-major [cpu][memory], 1.0 = proportional share
+
+  // Throughput relative to the proportional share at this allocation per GPU: bilinear
+  // interpolation inside the grid, clamped to the grid's edges outside it. Exact at grid points.
+  double Speedup(double cpus_per_gpu, double memory_gb_per_gpu) const;
+};
+
+class ModelCatalog {
+ public:
+  // The catalogue compiled into the binary (configs/models/*.csv, embedded by CMake as
+  // troupe::builtin::kModelsCsv and kSensitivityCsv). Those files are checked by the unit tests,
+  // so a failure to parse them is a build defect: it is reported on stderr and aborts.
+  static const ModelCatalog& BuiltIn();
+  // Reads dir/synergy_models.csv and dir/synergy_sensitivity.csv.
+  static Status LoadFromDir(const std::string& dir, ModelCatalog* out);
+  // Builds a catalogue from the two CSV texts; the names are used in error messages.
+  static Status Parse(std::string_view models_csv, std::string_view models_name,
+                      std::string_view sensitivity_csv, std::string_view sensitivity_name,
+                      ModelCatalog* out);
+
+  const ModelProfile* Find(std::string_view name) const;               // nullptr if unknown
+  const std::vector<ModelProfile>& models() const { return models_; }  // in the CSV's order
+  // The models of one class, in catalogue order (empty for an unknown class).
+  std::vector<const ModelProfile*> ModelsOfClass(std::string_view model_class) const;
+
+ private:
+  std::vector<ModelProfile> models_;
+};
+
+}  // namespace troupe

@@ -1,0 +1,253 @@
+#include "emulation/report_writer.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+namespace troupe {
+namespace {
+
+namespace fs = std::filesystem;
+
+// std::to_chars ignores the locale, unlike printf, so a German locale cannot turn "1.5" into
+// "1,5" and break the CSV or the byte-for-byte comparison of two runs.
+std::string Fixed(double value, int decimals) {
+  char buf[400];  // the longest double in fixed notation has 309 integer digits
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value + 0.0,  // + 0.0: no "-0.000"
+                                 std::chars_format::fixed, decimals);
+  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+}
+
+std::string Seconds(double value) { return Fixed(value, 3); }
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string JsonString(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// JSON has no NaN or infinity.
+std::string JsonNumber(double value, int decimals) {
+  return std::isfinite(value) ? Fixed(value, decimals) : "null";
+}
+
+// Builds a flat JSON object, one member a line, in the order the members are added.
+class JsonObject {
+ public:
+  void Add(const char* key, const std::string& raw_value) {
+    body_ += body_.empty() ? "{\n" : ",\n";
+    body_ += "  " + JsonString(key) + ": " + raw_value;
+  }
+  void Str(const char* key, const std::string& value) { Add(key, JsonString(value)); }
+  void Int(const char* key, int64_t value) { Add(key, std::to_string(value)); }
+  void UInt(const char* key, uint64_t value) { Add(key, std::to_string(value)); }
+  void Num(const char* key, double value, int decimals) { Add(key, JsonNumber(value, decimals)); }
+  std::string Finish() const { return (body_.empty() ? "{" : body_ + "\n") + "}\n"; }
+
+ private:
+  std::string body_;
+};
+
+Status WriteFile(const fs::path& path, const std::string& content) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    return Status::IoError(path.string() + ": cannot write: " + std::strerror(errno));
+  }
+  size_t written = std::fwrite(content.data(), 1, content.size(), file);
+  int write_errno = written == content.size() ? 0 : errno;
+  // fclose flushes, so a full disk may only show up here.
+  if (std::fclose(file) != 0 && write_errno == 0) write_errno = errno;
+  if (write_errno != 0) {
+    return Status::IoError(path.string() + ": cannot write: " + std::strerror(write_errno));
+  }
+  return Status::Ok();
+}
+
+// Moves `staging` onto `target`, replacing a folder already there. The old folder is set aside
+// first and restored if the second rename fails, so target is never lost on error.
+Status Replace(const fs::path& staging, const fs::path& target) {
+  std::error_code ec;
+  fs::file_status existing = fs::symlink_status(target, ec);
+  if (fs::exists(existing)) {
+    if (!fs::is_directory(existing)) {
+      return Status::IoError(target.string() + ": exists and is not a folder; not replacing it");
+    }
+    fs::path old = target;
+    old += ".old-" + std::to_string(::getpid());
+    fs::remove_all(old, ec);
+    fs::rename(target, old, ec);
+    if (ec) return Status::IoError(target.string() + ": cannot move aside: " + ec.message());
+    fs::rename(staging, target, ec);
+    if (ec) {
+      std::error_code restore_ec;
+      fs::rename(old, target, restore_ec);
+      return Status::IoError(target.string() + ": cannot replace: " + ec.message());
+    }
+    fs::remove_all(old, ec);  // the new results are in place; a leftover is only litter
+    return Status::Ok();
+  }
+  fs::rename(staging, target, ec);
+  if (ec) return Status::IoError(target.string() + ": cannot create: " + ec.message());
+  return Status::Ok();
+}
+
+Status WriteStaged(const fs::path& staging, const RunSummary& summary,
+                   const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds) {
+  std::error_code ec;
+  fs::remove_all(staging, ec);  // a leftover of an earlier crashed run with the same pid
+  if (!fs::create_directory(staging, ec)) {
+    return Status::IoError(staging.string() + ": cannot create folder: " +
+                           (ec ? ec.message() : std::string("already exists")));
+  }
+  if (Status s = WriteFile(staging / "summary.json", SummaryJson(summary)); !s.ok()) return s;
+  if (Status s = WriteFile(staging / "jobs.csv", JobsCsv(jobs)); !s.ok()) return s;
+  return WriteFile(staging / "rounds.csv", RoundsCsv(rounds));
+}
+
+}  // namespace
+
+std::string SummaryJson(const RunSummary& s) {
+  JsonObject json;
+  json.Str("config_name", s.config_name);
+  json.Str("mode", s.mode);
+  json.Str("policy", s.policy);
+  json.Str("mechanism", s.mechanism);
+  json.Str("end_reason", s.end_reason);
+  json.UInt("seed", s.seed);
+  json.Int("jobs_total", s.jobs_total);
+  json.Int("jobs_finished", s.jobs_finished);
+  json.Int("jobs_measured", s.jobs_measured);
+  json.Int("jobs_measured_finished", s.jobs_measured_finished);
+  json.Int("rounds", s.rounds);
+  json.Num("jct_mean_s", s.jct_mean_s, 3);
+  json.Num("jct_median_s", s.jct_median_s, 3);
+  json.Num("jct_p95_s", s.jct_p95_s, 3);
+  json.Num("jct_p99_s", s.jct_p99_s, 3);
+  json.Num("makespan_s", s.makespan_s, 3);
+  json.Num("gpu_utilisation", s.gpu_utilisation, 6);
+  json.Num("cpu_utilisation", s.cpu_utilisation, 6);
+  json.Num("memory_utilisation", s.memory_utilisation, 6);
+  json.UInt("events", s.events);
+  json.UInt("messages", s.messages);
+  json.Num("wall_s", s.wall_s, 3);
+  json.Num("events_per_s", s.events_per_s, 1);
+  return json.Finish();
+}
+
+std::string JobsCsv(const std::vector<JobRecord>& jobs) {
+  std::vector<const JobRecord*> sorted;
+  sorted.reserve(jobs.size());
+  for (const JobRecord& job : jobs) sorted.push_back(&job);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const JobRecord* a, const JobRecord* b) { return a->job_id < b->job_id; });
+  std::string out = std::string(kJobsCsvHeader) + "\n";
+  for (const JobRecord* j : sorted) {
+    out += std::to_string(j->job_id) + "," + CsvField(j->model) + "," + std::to_string(j->gpus) +
+           "," + std::to_string(j->iterations) + "," + Seconds(j->arrival_s) + "," +
+           Seconds(j->start_s) + "," + Seconds(j->end_s) + "," + Seconds(j->jct_s) + "," +
+           Seconds(j->ideal_duration_s) + "," + std::to_string(j->rounds_run) + "," +
+           Seconds(j->gpu_seconds) + "," + (j->measured ? "1" : "0") + "\n";
+  }
+  return out;
+}
+
+std::string RoundsCsv(const std::vector<RoundRecord>& rounds) {
+  std::string out = std::string(kRoundsCsvHeader) + "\n";
+  for (const RoundRecord& r : rounds) {
+    out += std::to_string(r.round) + "," + Seconds(r.start_s) + "," + Seconds(r.end_s) + "," +
+           std::to_string(r.gpus_allocated) + "," + Fixed(r.cpus_allocated, 3) + "," +
+           Fixed(r.memory_gb_allocated, 3) + "," + std::to_string(r.jobs_running) + "," +
+           std::to_string(r.jobs_queued) + "," + std::to_string(r.jobs_finished) + "\n";
+  }
+  return out;
+}
+
+Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
+                         const std::vector<JobRecord>& jobs,
+                         const std::vector<RoundRecord>& rounds) {
+  fs::path target(out_dir);
+  // "runs/x/" names the folder runs/x; std::filesystem would see an empty last component.
+  if (!target.has_filename() && target.has_parent_path()) target = target.parent_path();
+  std::string leaf = target.filename().string();
+  if (leaf.empty() || leaf == "." || leaf == "..") {
+    return Status::InvalidInput("out_dir \"" + out_dir + "\": must name a folder");
+  }
+  std::error_code ec;
+  fs::path parent = target.parent_path();
+  if (!parent.empty()) {
+    fs::create_directories(parent, ec);
+    if (ec) return Status::IoError(parent.string() + ": cannot create folder: " + ec.message());
+  }
+  fs::path staging = target;
+  staging += ".tmp-" + std::to_string(::getpid());
+  Status status = WriteStaged(staging, summary, jobs, rounds);
+  if (status.ok()) status = Replace(staging, target);
+  if (!status.ok()) fs::remove_all(staging, ec);
+  return status;
+}
+
+std::string FormatSummaryTable(const RunSummary& s) {
+  auto hours = [](double seconds) { return Fixed(seconds / 3600, 2); };
+  auto percent = [](double fraction) { return Fixed(fraction * 100, 1) + "%"; };
+  std::string t;
+  t += "run          " + s.config_name + " (" + s.mode + ", seed " + std::to_string(s.seed) + ")\n";
+  t += "scheduler    " + s.policy + " + " + s.mechanism + "; ended: " + s.end_reason + "\n";
+  t += "JCT (h)      mean " + hours(s.jct_mean_s) + "  median " + hours(s.jct_median_s) + "  p95 " +
+       hours(s.jct_p95_s) + "  p99 " + hours(s.jct_p99_s) + "\n";
+  t += "makespan     " + hours(s.makespan_s) + " h\n";
+  t += "utilisation  GPU " + percent(s.gpu_utilisation) + "  CPU " + percent(s.cpu_utilisation) +
+       "  memory " + percent(s.memory_utilisation) + "\n";
+  t += "jobs         " + std::to_string(s.jobs_total) + " total, " +
+       std::to_string(s.jobs_finished) + " finished, " + std::to_string(s.jobs_measured) +
+       " measured (" + std::to_string(s.jobs_measured_finished) + " finished)\n";
+  t += "rounds       " + std::to_string(s.rounds) + "\n";
+  t += "events       " + std::to_string(s.events) + ", messages " + std::to_string(s.messages) +
+       "\n";
+  t += "wall         " + Fixed(s.wall_s, 3) + " s, " + Fixed(s.events_per_s, 0) + " events/s\n";
+  return t;
+}
+
+}  // namespace troupe

@@ -1,0 +1,47 @@
+// Report writer: turns a finished run's records into its run directory and a stdout table.
+//
+// Contract:
+//  - WriteRunDirectory writes summary.json, jobs.csv (one row a job, sorted by job_id) and
+//    rounds.csv (one row a round, in the given order) into out_dir. It is atomic: the files go into
+//    a sibling staging folder `<out_dir>.tmp-<pid>` that is renamed onto out_dir only once all of
+//    them are written, replacing an existing out_dir folder (never a regular file). On failure it
+//    returns IoError naming the path, removes the staging folder and leaves out_dir as it was, so a
+//    failed run never leaves something that looks like a result. Missing parent folders are made.
+//  - Output is deterministic: numbers are printed in fixed formats independent of the locale
+//    (seconds and resource amounts with 3 decimals, utilisations with 6), so the same records
+//    give the same bytes. The wall-clock fields (wall_s, events_per_s) appear only in
+//    summary.json, so jobs.csv and rounds.csv of two identical emulated runs compare equal.
+//  - summary.json is one JSON object holding every RunSummary field under its own name;
+//    non-finite numbers are written as null.
+//  - FormatSummaryTable renders a summary as a short human-readable table (JCT in hours,
+//    utilisations in percent) for stdout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "emulation/run_summary.hpp"
+#include "emulation/status.hpp"
+#include "messages/records.hpp"
+
+namespace troupe {
+
+inline constexpr char kJobsCsvHeader[] =
+    "job_id,model,gpus,iterations,arrival_s,start_s,end_s,jct_s,ideal_duration_s,rounds_run,"
+    "gpu_seconds,measured";
+inline constexpr char kRoundsCsvHeader[] =
+    "round,start_s,end_s,gpus_allocated,cpus_allocated,memory_gb_allocated,jobs_running,"
+    "jobs_queued,jobs_finished";
+
+Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
+                         const std::vector<JobRecord>& jobs,
+                         const std::vector<RoundRecord>& rounds);
+
+// The three files' contents, as WriteRunDirectory writes them.
+std::string SummaryJson(const RunSummary& summary);
+std::string JobsCsv(const std::vector<JobRecord>& jobs);
+std::string RoundsCsv(const std::vector<RoundRecord>& rounds);
+
+std::string FormatSummaryTable(const RunSummary& summary);
+
+}  // namespace troupe

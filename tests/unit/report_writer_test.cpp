@@ -1,0 +1,253 @@
+// The run directory is the only thing plots and comparisons read: its statistics must be right,
+// its bytes reproducible, and a failed write must leave nothing that looks like a result.
+#include "emulation/report_writer.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "emulation/run_summary.hpp"
+
+namespace troupe {
+namespace {
+
+namespace fs = std::filesystem;
+
+JobRecord Job(int64_t id, double arrival, double end, bool measured) {
+  JobRecord j;
+  j.job_id = id;
+  j.model = "res18";
+  j.gpus = 1;
+  j.iterations = 1000;
+  j.arrival_s = arrival;
+  j.start_s = end < 0 ? -1 : arrival;
+  j.end_s = end;
+  j.jct_s = end < 0 ? -1 : end - arrival;
+  j.measured = measured;
+  return j;
+}
+
+RoundRecord Round(int64_t index, double start, double end, int gpus, double cpus, double mem) {
+  RoundRecord r;
+  r.round = index;
+  r.start_s = start;
+  r.end_s = end;
+  r.gpus_allocated = gpus;
+  r.cpus_allocated = cpus;
+  r.memory_gb_allocated = mem;
+  return r;
+}
+
+// Measured finished JCTs 100, 200, ..., 1000 (given out of order), plus jobs that must not count.
+std::vector<JobRecord> SampleJobs() {
+  std::vector<JobRecord> jobs;
+  const int order[] = {7, 2, 9, 0, 5, 1, 8, 3, 6, 4};
+  for (int k : order) jobs.push_back(Job(10 + k, 50.0 * k, 50.0 * k + 100.0 * (k + 1), true));
+  jobs.push_back(Job(3, 0, 99999, false));  // finished, not measured
+  jobs.push_back(Job(25, 10, -1, true));    // measured, unfinished
+  return jobs;
+}
+
+std::vector<RoundRecord> SampleRounds() {
+  // 0..300 s with 4 GPUs, 300..600 s with 8 GPUs on an 8-GPU cluster: 75% GPU utilisation.
+  return {Round(0, 0, 300, 4, 12, 100), Round(1, 300, 600, 8, 6, 400)};
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path FreshDir(const std::string& name) {
+  fs::path dir =
+      fs::temp_directory_path() / ("troupe_report_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+bool HasStagingLeftover(const fs::path& dir) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string().find(".tmp-") != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(RunSummary, QuantileMatchesNumpysLinearInterpolation) {
+  std::vector<double> x = {1, 2, 3, 4};
+  EXPECT_DOUBLE_EQ(Quantile(x, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(Quantile(x, 0.95), 3.85);  // numpy.percentile([1,2,3,4], 95)
+  EXPECT_DOUBLE_EQ(Quantile(x, 1.0), 4);
+  EXPECT_DOUBLE_EQ(Quantile({7}, 0.99), 7);
+  EXPECT_DOUBLE_EQ(Quantile({}, 0.5), 0);
+}
+
+TEST(RunSummary, StatisticsComeFromMeasuredFinishedJobsAndRounds) {
+  RunSummary s;
+  s.config_name = "t";
+  s.events = 42;
+  Summarize(SampleJobs(), SampleRounds(), ClusterCapacity{8, 24, 500}, &s);
+  EXPECT_EQ(s.jobs_total, 12);
+  EXPECT_EQ(s.jobs_finished, 11);
+  EXPECT_EQ(s.jobs_measured, 11);
+  EXPECT_EQ(s.jobs_measured_finished, 10);
+  EXPECT_EQ(s.rounds, 2);
+  EXPECT_DOUBLE_EQ(s.jct_mean_s, 550);
+  EXPECT_DOUBLE_EQ(s.jct_median_s, 550);
+  EXPECT_DOUBLE_EQ(s.jct_p95_s, 955);  // h = 9 * 0.95 = 8.55: 900 + 0.55 * 100
+  EXPECT_DOUBLE_EQ(s.jct_p99_s, 991);
+  EXPECT_DOUBLE_EQ(s.makespan_s, 600);
+  EXPECT_DOUBLE_EQ(s.gpu_utilisation, (4 * 300 + 8 * 300) / (8.0 * 600));
+  EXPECT_DOUBLE_EQ(s.cpu_utilisation, (12 * 300 + 6 * 300) / (24.0 * 600));
+  EXPECT_DOUBLE_EQ(s.memory_utilisation, (100 * 300 + 400 * 300) / (500.0 * 600));
+  // Identity and counters are the caller's.
+  EXPECT_EQ(s.config_name, "t");
+  EXPECT_EQ(s.events, 42u);
+}
+
+TEST(RunSummary, NothingMeasuredGivesZeros) {
+  RunSummary s;
+  Summarize({}, {}, ClusterCapacity{8, 24, 500}, &s);
+  EXPECT_EQ(s.jobs_total, 0);
+  EXPECT_EQ(s.jct_mean_s, 0);
+  EXPECT_EQ(s.jct_p99_s, 0);
+  EXPECT_EQ(s.gpu_utilisation, 0);
+}
+
+TEST(ReportWriter, WritesThreeFilesWithExactHeadersAndSortedRows) {
+  fs::path dir = FreshDir("three");
+  RunSummary s;
+  s.config_name = "say \"hi\"\\\n";
+  Summarize(SampleJobs(), SampleRounds(), ClusterCapacity{8, 24, 500}, &s);
+  s.wall_s = 1.25;
+  s.events_per_s = 1234.5;
+  Status st = WriteRunDirectory((dir / "out").string(), s, SampleJobs(), SampleRounds());
+  ASSERT_TRUE(st.ok()) << st.message();
+
+  std::string jobs = ReadFile(dir / "out" / "jobs.csv");
+  std::string header = jobs.substr(0, jobs.find('\n'));
+  EXPECT_EQ(header,
+            "job_id,model,gpus,iterations,arrival_s,start_s,end_s,jct_s,ideal_duration_s,"
+            "rounds_run,gpu_seconds,measured");
+  std::istringstream lines(jobs);
+  std::string line;
+  std::getline(lines, line);
+  int64_t previous = -1, rows = 0;
+  while (std::getline(lines, line)) {
+    int64_t id = std::stoll(line.substr(0, line.find(',')));
+    EXPECT_LT(previous, id);
+    previous = id;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 12);
+  EXPECT_NE(jobs.find("\n3,res18,1,1000,0.000,0.000,99999.000,99999.000,0.000,0,0.000,0\n"),
+            std::string::npos);
+  EXPECT_NE(jobs.find("\n25,res18,1,1000,10.000,-1.000,-1.000,-1.000,0.000,0,0.000,1\n"),
+            std::string::npos);
+
+  std::string rounds = ReadFile(dir / "out" / "rounds.csv");
+  EXPECT_EQ(rounds,
+            "round,start_s,end_s,gpus_allocated,cpus_allocated,memory_gb_allocated,jobs_running,"
+            "jobs_queued,jobs_finished\n"
+            "0,0.000,300.000,4,12.000,100.000,0,0,0\n"
+            "1,300.000,600.000,8,6.000,400.000,0,0,0\n");
+
+  std::string json = ReadFile(dir / "out" / "summary.json");
+  EXPECT_NE(json.find("\"config_name\": \"say \\\"hi\\\"\\\\\\n\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"jct_p95_s\": 955.000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"gpu_utilisation\": 0.750000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"wall_s\": 1.250"), std::string::npos) << json;
+  for (const char* key :
+       {"mode", "policy", "mechanism", "end_reason", "seed", "jobs_total", "jobs_finished",
+        "jobs_measured", "jobs_measured_finished", "rounds", "jct_mean_s", "jct_median_s",
+        "jct_p99_s", "makespan_s", "cpu_utilisation", "memory_utilisation", "events", "messages",
+        "events_per_s"}) {
+    EXPECT_NE(json.find("\"" + std::string(key) + "\": "), std::string::npos) << key;
+  }
+  // Wall-clock figures only in the summary.
+  EXPECT_EQ((jobs + rounds).find("1.250"), std::string::npos);
+  EXPECT_FALSE(HasStagingLeftover(dir));
+  fs::remove_all(dir);
+}
+
+TEST(ReportWriter, SameRecordsGiveSameBytes) {
+  fs::path dir = FreshDir("same");
+  RunSummary s;
+  Summarize(SampleJobs(), SampleRounds(), ClusterCapacity{8, 24, 500}, &s);
+  std::vector<JobRecord> shuffled = SampleJobs();
+  std::swap(shuffled.front(), shuffled.back());
+  ASSERT_TRUE(WriteRunDirectory((dir / "a").string(), s, SampleJobs(), SampleRounds()).ok());
+  ASSERT_TRUE(WriteRunDirectory((dir / "b").string(), s, shuffled, SampleRounds()).ok());
+  for (const char* file : {"summary.json", "jobs.csv", "rounds.csv"}) {
+    EXPECT_EQ(ReadFile(dir / "a" / file), ReadFile(dir / "b" / file)) << file;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ReportWriter, ExistingOutDirIsReplacedWhole) {
+  fs::path dir = FreshDir("replace");
+  fs::create_directories(dir / "out");
+  std::ofstream(dir / "out" / "stale.txt") << "old run";
+  std::ofstream(dir / "out" / "jobs.csv") << "old";
+  RunSummary s;
+  // A trailing slash still names the same folder.
+  ASSERT_TRUE(WriteRunDirectory((dir / "out").string() + "/", s, SampleJobs(), {}).ok());
+  EXPECT_FALSE(fs::exists(dir / "out" / "stale.txt"));
+  EXPECT_EQ(ReadFile(dir / "out" / "jobs.csv"), JobsCsv(SampleJobs()));
+  EXPECT_EQ(ReadFile(dir / "out" / "rounds.csv"), std::string(kRoundsCsvHeader) + "\n");
+  EXPECT_FALSE(HasStagingLeftover(dir));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  fs::remove_all(dir);
+}
+
+TEST(ReportWriter, ParentThatIsAFileFailsAndLeavesNothing) {
+  fs::path dir = FreshDir("parentfile");
+  std::ofstream(dir / "file") << "x";
+  RunSummary s;
+  Status st = WriteRunDirectory((dir / "file" / "out").string(), s, SampleJobs(), SampleRounds());
+  EXPECT_EQ(st.code(), Status::Code::kIoError);
+  EXPECT_NE(st.message().find("file"), std::string::npos) << st.message();
+  EXPECT_FALSE(fs::exists(dir / "file" / "out"));
+  EXPECT_FALSE(HasStagingLeftover(dir));
+  EXPECT_EQ(ReadFile(dir / "file"), "x");
+  fs::remove_all(dir);
+}
+
+TEST(ReportWriter, FailureAfterStagingRemovesTheStagingFolder) {
+  // out_dir is an existing regular file: all files get written, then the final rename is refused.
+  fs::path dir = FreshDir("outfile");
+  std::ofstream(dir / "out") << "not a run";
+  RunSummary s;
+  Status st = WriteRunDirectory((dir / "out").string(), s, SampleJobs(), SampleRounds());
+  EXPECT_EQ(st.code(), Status::Code::kIoError);
+  EXPECT_NE(st.message().find("not a folder"), std::string::npos) << st.message();
+  EXPECT_EQ(ReadFile(dir / "out"), "not a run");
+  EXPECT_FALSE(HasStagingLeftover(dir));
+  fs::remove_all(dir);
+}
+
+TEST(ReportWriter, SummaryTableShowsHoursAndPercents) {
+  RunSummary s;
+  s.config_name = "default";
+  s.jct_mean_s = 81.09 * 3600;
+  s.jct_p99_s = 214.6 * 3600;
+  s.gpu_utilisation = 0.853;
+  s.events = 1000;
+  s.wall_s = 2;
+  s.events_per_s = 500;
+  std::string t = FormatSummaryTable(s);
+  EXPECT_NE(t.find("mean 81.09"), std::string::npos) << t;
+  EXPECT_NE(t.find("p99 214.60"), std::string::npos) << t;
+  EXPECT_NE(t.find("GPU 85.3%"), std::string::npos) << t;
+  EXPECT_NE(t.find("500 events/s"), std::string::npos) << t;
+  EXPECT_LE(std::count(t.begin(), t.end(), '\n'), 24);
+}
+
+}  // namespace
+}  // namespace troupe
