@@ -119,8 +119,10 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   Summarize(records.jobs, records.rounds, plan.capacity, &result->summary);
   result->jobs = std::move(records.jobs);
   result->rounds = std::move(records.rounds);
+  result->leases = std::move(records.leases);
   if (plan.out_dir.empty()) return Status::Ok();
-  return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds);
+  return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds,
+                           plan.scheduler.lease_log ? &result->leases : nullptr);
 }
 
 }  // namespace troupe

@@ -19,6 +19,7 @@ struct RunResult {
   RunSummary summary;
   std::vector<JobRecord> jobs;
   std::vector<RoundRecord> rounds;
+  std::vector<LeaseRecord> leases;  // with run.lease_log
 };
 
 struct ExecuteOptions {

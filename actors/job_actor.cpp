@@ -20,14 +20,13 @@ void StartLeasePart(JobActorState& st, const LeaseGrant& grant) {
     st.lease_round = grant.round;
     st.parts_seen = 0;
     st.refused = false;
-    st.gpus = 0;
-    st.cpus = st.memory_gb = 0;
+    st.parts.clear();
   }
   ++st.parts_seen;
   st.refused = st.refused || !grant.granted;
-  st.gpus += static_cast<int32_t>(grant.gpu_ids.size());
-  st.cpus += grant.cpus;
-  st.memory_gb += grant.memory_gb;
+  if (grant.granted) {
+    st.parts.push_back(LeasePart{grant.server, grant.gpu_ids, grant.cpus, grant.memory_gb});
+  }
 }
 
 JobProgress RunLease(JobActorState& st, const LeaseGrant& grant) {
@@ -35,13 +34,16 @@ JobProgress RunLease(JobActorState& st, const LeaseGrant& grant) {
   p.job_id = st.spec.job_id;
   p.round = grant.round;
   p.iterations_left = st.iterations_left;
+  for (const LeasePart& part : st.parts) {
+    p.gpus += static_cast<int32_t>(part.gpu_ids.size());
+    p.cpus += part.cpus;
+    p.memory_gb += part.memory_gb;
+  }
+  p.parts = std::move(st.parts);
   // A gang job runs on all of its GPUs or not at all.
-  if (st.refused || st.gpus != st.spec.gpus) return p;
+  if (st.refused || p.gpus != st.spec.gpus) return p;
   p.ran = true;
-  p.gpus = st.gpus;
-  p.cpus = st.cpus;
-  p.memory_gb = st.memory_gb;
-  p.speedup = st.profile->Speedup(st.cpus / st.gpus, st.memory_gb / st.gpus);
+  p.speedup = st.profile->Speedup(p.cpus / p.gpus, p.memory_gb / p.gpus);
   const int64_t possible =
       IterationsIn(grant.end_s - grant.start_s, st.profile->iter_time_s, p.speedup);
   p.iterations_done = std::min(possible, st.iterations_left);

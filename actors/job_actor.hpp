@@ -31,9 +31,7 @@ struct JobActorState {
   int64_t lease_round = -1;
   int32_t parts_seen = 0;
   bool refused = false;
-  int32_t gpus = 0;
-  double cpus = 0;
-  double memory_gb = 0;
+  std::vector<LeasePart> parts;
   static inline const char* name = "troupe.job";
 };
 

@@ -13,6 +13,11 @@ caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
         self->state.telemetry->rounds.store(round.round + 1, std::memory_order_relaxed);
         self->state.records.rounds.push_back(std::move(round));
       },
+      [=](LeaseBatch& batch) {
+        auto& leases = self->state.records.leases;
+        leases.insert(leases.end(), std::make_move_iterator(batch.leases.begin()),
+                      std::make_move_iterator(batch.leases.end()));
+      },
       [=](RunEnd& end) {
         MetricsState& st = self->state;
         st.records.end = std::move(end);

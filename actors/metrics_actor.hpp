@@ -19,6 +19,7 @@ namespace troupe {
 struct RunRecords {
   std::vector<JobRecord> jobs;
   std::vector<RoundRecord> rounds;
+  std::vector<LeaseRecord> leases;
   RunEnd end;
 };
 

@@ -101,6 +101,7 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
   plan->scheduler.measure_first_job = r.measure_first_job();
   plan->scheduler.measure_last_job = r.measure_last_job();
   plan->scheduler.deadline_s = r.deadline_s();
+  plan->scheduler.lease_log = r.lease_log();
   plan->runtime.emulated = r.mode() == config::emulated;
   plan->runtime.time_scale = r.time_scale();
   plan->runtime.threads = r.threads();

@@ -2,9 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
 #include <cmath>
+#include <tuple>
 
 #include "emulation/runtime/counted_send.hpp"
 #include "messages/atoms.hpp"
@@ -155,6 +157,15 @@ void MaybeCloseRound(Self* self) {
     st.jobs.erase(it);
     return true;
   });
+  if (st.options.lease_log) {
+    // Reports arrive in any order in real mode; the log is sorted so both modes write the same.
+    std::sort(st.round_leases.begin(), st.round_leases.end(),
+              [](const LeaseRecord& a, const LeaseRecord& b) {
+                return std::tie(a.job_id, a.server) < std::tie(b.job_id, b.server);
+              });
+    Tell(self, st.telemetry, st.cluster.metrics, LeaseBatch{std::move(st.round_leases)});
+    st.round_leases.clear();
+  }
   Tell(self, st.telemetry, st.cluster.metrics, st.current);
   if (MeasuredJobsDone(st)) return EndRun(self, "measured jobs finished");
   BeginRound(self, st.current.end_s);
@@ -168,6 +179,12 @@ void OnProgress(Self* self, const JobProgress& p) {
     return;
   }
   TrackedJob& job = it->second;
+  if (st.options.lease_log) {
+    for (const LeasePart& part : p.parts) {
+      st.round_leases.push_back(
+          LeaseRecord{p.round, p.job_id, part.server, part.gpu_ids, part.cpus, part.memory_gb});
+    }
+  }
   if (p.ran) {
     job.view.iterations_left = p.iterations_left;
     job.view.attained_gpu_s += p.gpus * st.options.round_s;

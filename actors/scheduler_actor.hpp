@@ -33,7 +33,8 @@ struct SchedulerOptions {
   double round_s = 300;
   int64_t measure_first_job = -1;  // -1: every job is measured
   int64_t measure_last_job = -1;
-  double deadline_s = 0;  // 0: none
+  double deadline_s = 0;   // 0: none
+  bool lease_log = false;  // forward every lease part to the metrics recorder
 };
 
 struct ClusterHandles {
@@ -63,6 +64,7 @@ struct SchedulerState {
   // The round in flight.
   int64_t round = -1;
   RoundRecord current;
+  std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;
   bool round_timer_fired = true;
   // Measurement window.

@@ -135,7 +135,8 @@ Status Replace(const fs::path& staging, const fs::path& target) {
 }
 
 Status WriteStaged(const fs::path& staging, const RunSummary& summary,
-                   const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds) {
+                   const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
+                   const std::vector<LeaseRecord>* leases) {
   std::error_code ec;
   fs::remove_all(staging, ec);  // a leftover of an earlier crashed run with the same pid
   if (!fs::create_directory(staging, ec)) {
@@ -144,6 +145,9 @@ Status WriteStaged(const fs::path& staging, const RunSummary& summary,
   }
   if (Status s = WriteFile(staging / "summary.json", SummaryJson(summary)); !s.ok()) return s;
   if (Status s = WriteFile(staging / "jobs.csv", JobsCsv(jobs)); !s.ok()) return s;
+  if (leases) {
+    if (Status s = WriteFile(staging / "leases.csv", LeasesCsv(*leases)); !s.ok()) return s;
+  }
   return WriteFile(staging / "rounds.csv", RoundsCsv(rounds));
 }
 
@@ -205,9 +209,24 @@ std::string RoundsCsv(const std::vector<RoundRecord>& rounds) {
   return out;
 }
 
+std::string LeasesCsv(const std::vector<LeaseRecord>& leases) {
+  std::string out = std::string(kLeasesCsvHeader) + "\n";
+  for (const LeaseRecord& l : leases) {
+    std::string gpu_ids;
+    for (int32_t g : l.gpu_ids) {
+      if (!gpu_ids.empty()) gpu_ids += ';';
+      gpu_ids += std::to_string(g);
+    }
+    out += std::to_string(l.round) + "," + std::to_string(l.job_id) + "," +
+           std::to_string(l.server) + "," + gpu_ids + "," + Fixed(l.cpus, 3) + "," +
+           Fixed(l.memory_gb, 3) + "\n";
+  }
+  return out;
+}
+
 Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
-                         const std::vector<JobRecord>& jobs,
-                         const std::vector<RoundRecord>& rounds) {
+                         const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
+                         const std::vector<LeaseRecord>* leases) {
   fs::path target(out_dir);
   // "runs/x/" names the folder runs/x; std::filesystem would see an empty last component.
   if (!target.has_filename() && target.has_parent_path()) target = target.parent_path();
@@ -223,7 +242,7 @@ Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
   }
   fs::path staging = target;
   staging += ".tmp-" + std::to_string(::getpid());
-  Status status = WriteStaged(staging, summary, jobs, rounds);
+  Status status = WriteStaged(staging, summary, jobs, rounds, leases);
   if (status.ok()) status = Replace(staging, target);
   if (!status.ok()) fs::remove_all(staging, ec);
   return status;

@@ -88,6 +88,14 @@ struct ServerFree {
   double memory_gb = 0;
 };
 
+// One part of a lease as the job holds it: the server, its GPU indices there, CPUs, memory.
+struct LeasePart {
+  int32_t server = 0;
+  std::vector<int32_t> gpu_ids;
+  double cpus = 0;
+  double memory_gb = 0;
+};
+
 // A job's report at the end of a lease.
 struct JobProgress {
   int64_t job_id = 0;
@@ -99,7 +107,8 @@ struct JobProgress {
   int32_t gpus = 0;
   double cpus = 0;
   double memory_gb = 0;
-  double speedup = 0;  // throughput relative to the proportional share this lease
+  double speedup = 0;            // throughput relative to the proportional share this lease
+  std::vector<LeasePart> parts;  // what the servers granted it this round
 };
 
 // The scheduler asks the workload for every job arriving up to until_s.
@@ -156,9 +165,13 @@ auto inspect(Inspector& f, ServerFree& x) {
   return f(x.server, x.gpus, x.cpus, x.memory_gb);
 }
 template <class Inspector>
+auto inspect(Inspector& f, LeasePart& x) {
+  return f(x.server, x.gpu_ids, x.cpus, x.memory_gb);
+}
+template <class Inspector>
 auto inspect(Inspector& f, JobProgress& x) {
   return f(x.job_id, x.round, x.ran, x.iterations_done, x.iterations_left, x.finished, x.gpus,
-           x.cpus, x.memory_gb, x.speedup);
+           x.cpus, x.memory_gb, x.speedup, x.parts);
 }
 template <class Inspector>
 auto inspect(Inspector& f, ArrivalsRequest& x) {

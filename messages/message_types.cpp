@@ -24,6 +24,9 @@ void RegisterMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<ArrivalBatch>("troupe.ArrivalBatch");
   cfg.add_message_type<JobRecord>("troupe.JobRecord");
   cfg.add_message_type<RoundRecord>("troupe.RoundRecord");
+  cfg.add_message_type<LeaseRecord>("troupe.LeaseRecord");
+  cfg.add_message_type<LeaseBatch>("troupe.LeaseBatch");
+  cfg.add_message_type<LeasePart>("troupe.LeasePart");
   cfg.add_message_type<RunEnd>("troupe.RunEnd");
 }
 

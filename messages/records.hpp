@@ -1,9 +1,11 @@
-// Records a run produces: one per job (jobs.csv) and one per scheduling round (rounds.csv).
+// Records a run produces: one per job (jobs.csv), one per scheduling round (rounds.csv) and,
+// when asked for, one per lease part (leases.csv).
 // Plain data; the metrics recorder receives them as messages and the report writer prints them.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace troupe {
 
@@ -35,6 +37,31 @@ struct RoundRecord {
   int32_t jobs_queued = 0;
   int32_t jobs_finished = 0;  // finished in this round
 };
+
+// One part of one job's lease in one round, as the job received it from the server.
+struct LeaseRecord {
+  int64_t round = 0;
+  int64_t job_id = 0;
+  int32_t server = 0;
+  std::vector<int32_t> gpu_ids;
+  double cpus = 0;
+  double memory_gb = 0;
+};
+
+// The lease parts of one round, sent to the metrics recorder in one message.
+struct LeaseBatch {
+  std::vector<LeaseRecord> leases;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, LeaseRecord& x) {
+  return f(x.round, x.job_id, x.server, x.gpu_ids, x.cpus, x.memory_gb);
+}
+
+template <class Inspector>
+auto inspect(Inspector& f, LeaseBatch& x) {
+  return f(x.leases);
+}
 
 template <class Inspector>
 auto inspect(Inspector& f, JobRecord& x) {

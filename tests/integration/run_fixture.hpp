@@ -1,0 +1,41 @@
+// Helpers the integration tests share: run a config in this process (the same path `troupe run`
+// takes), run the troupe binary as a child process, and read a run directory back.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "actors/cluster_run.hpp"
+
+namespace troupe::testing {
+
+// Parses `textproto`, applies `sets`, validates, plans and executes it. Fails the calling test
+// (ADD_FAILURE) and returns an empty result on any error.
+RunResult RunConfigText(const std::string& textproto, const std::vector<std::string>& sets = {});
+
+// Same, for a config file of the repository (path relative to the source tree).
+RunResult RunRepoConfig(const std::string& relative_path,
+                        const std::vector<std::string>& sets = {});
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs the troupe binary with `args` (no shell interpretation of the arguments).
+ProcessResult RunTroupe(const std::vector<std::string>& args);
+
+// A fresh, empty folder under the test's temporary directory.
+std::string FreshDir(const std::string& name);
+std::string ReadFile(const std::string& path);
+void WriteFile(const std::string& path, const std::string& content);
+
+// Parses a CSV with a header into rows of column -> value.
+std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path);
+
+std::string SourcePath(const std::string& relative);  // a path inside the repository
+std::string SharedDataPath(const std::string& name);  // ../shared/data/<name>
+
+}  // namespace troupe::testing

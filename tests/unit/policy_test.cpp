@@ -1,0 +1,170 @@
+// Scheduling policies (scheduling/policy.hpp): the order in which a round offers GPUs to jobs.
+//
+// Contract checked here, on hand-made jobs with exact expected orders:
+//   FIFO by arrival; SRTF by remaining time at the proportional share (shortest first); LAS by
+//   attained GPU-seconds (least first); FTF by finish-time fairness rho, largest first.
+//   Every tie is broken by arrival, then job id, so the order is total: the same set of jobs
+//   comes out in the same order whatever order it went in (a run's determinism depends on it).
+#include "scheduling/policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <tuple>
+#include <vector>
+
+namespace troupe::scheduling {
+namespace {
+
+SchedJob Job(int64_t id, double arrival_s) {
+  SchedJob j;
+  j.id = id;
+  j.arrival_s = arrival_s;
+  j.iter_time_s = 1;
+  j.iterations_total = 100;
+  j.iterations_left = 100;
+  return j;
+}
+
+std::vector<int64_t> Order(Policy policy, double now_s, const std::vector<SchedJob>& jobs) {
+  std::vector<const SchedJob*> ptrs;
+  for (const SchedJob& j : jobs) ptrs.push_back(&j);
+  OrderJobs(policy, now_s, ptrs);
+  std::vector<int64_t> ids;
+  for (const SchedJob* j : ptrs) ids.push_back(j->id);
+  return ids;
+}
+
+// Finish-time fairness as the policy defines it: how much longer than its ideal the job will
+// have taken if it ran from now on.
+double Rho(const SchedJob& j, double now_s) {
+  return (now_s - j.arrival_s + j.remaining_s()) / j.ideal_duration_s();
+}
+
+TEST(PolicyTest, NamesAreTheConfigSpellings) {
+  EXPECT_EQ(PolicyName(Policy::kFifo), "fifo");
+  EXPECT_EQ(PolicyName(Policy::kSrtf), "srtf");
+  EXPECT_EQ(PolicyName(Policy::kLas), "las");
+  EXPECT_EQ(PolicyName(Policy::kFtf), "ftf");
+}
+
+TEST(PolicyTest, FifoOrdersByArrivalThenId) {
+  // Job 4 and job 2 arrive together: the lower id goes first.
+  std::vector<SchedJob> jobs = {Job(1, 30), Job(4, 10), Job(3, 20), Job(2, 10), Job(5, 0)};
+  EXPECT_EQ(Order(Policy::kFifo, 100, jobs), (std::vector<int64_t>{5, 2, 4, 3, 1}));
+}
+
+TEST(PolicyTest, FifoIgnoresRemainingAndAttainedService) {
+  std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 1)};
+  jobs[0].iterations_left = 1'000'000;
+  jobs[0].attained_gpu_s = 1e9;
+  EXPECT_EQ(Order(Policy::kFifo, 100, jobs), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(PolicyTest, SrtfOrdersByRemainingTimeShortestFirst) {
+  // remaining_s = iterations_left * iter_time_s: 100, 20, 20, 5, 20.
+  std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 5), Job(3, 1), Job(4, 9), Job(5, 1)};
+  jobs[0].iterations_left = 100;
+  jobs[1].iterations_left = 10, jobs[1].iter_time_s = 2;
+  jobs[2].iterations_left = 40, jobs[2].iter_time_s = 0.5;
+  jobs[3].iterations_left = 5;
+  jobs[4].iterations_left = 20;
+  // The three 20 s jobs: arrival 1 (ids 3, 5) before arrival 5 (id 2).
+  EXPECT_EQ(Order(Policy::kSrtf, 100, jobs), (std::vector<int64_t>{4, 3, 5, 2, 1}));
+}
+
+TEST(PolicyTest, SrtfUsesRemainingNotTotalWork) {
+  // Job 1 was long but is nearly done; job 2 is short but has not started.
+  std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 0)};
+  jobs[0].iterations_total = 10'000, jobs[0].iterations_left = 3;
+  jobs[1].iterations_total = 50, jobs[1].iterations_left = 50;
+  EXPECT_EQ(Order(Policy::kSrtf, 0, jobs), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(PolicyTest, LasOrdersByAttainedServiceLeastFirst) {
+  std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 1), Job(3, 2), Job(4, 3), Job(5, 2)};
+  jobs[0].attained_gpu_s = 600;
+  jobs[1].attained_gpu_s = 0;
+  jobs[2].attained_gpu_s = 300;
+  jobs[3].attained_gpu_s = 0;
+  jobs[4].attained_gpu_s = 300;
+  EXPECT_EQ(Order(Policy::kLas, 100, jobs), (std::vector<int64_t>{2, 4, 3, 5, 1}));
+}
+
+TEST(PolicyTest, FtfOrdersByLargestRho) {
+  // rho = (now - arrival + remaining) / ideal, now = 1000:
+  //   job 1: (1000 -   0 + 100) / 100 = 11
+  //   job 2: (1000 - 900 + 100) / 100 =  2
+  //   job 3: (1000 - 500 +  50) / 200 =  2.75
+  //   job 4: (1000 -   0 + 900) / 950 =  2
+  std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 900), Job(3, 500), Job(4, 0)};
+  jobs[2].iterations_total = 200, jobs[2].iterations_left = 50;
+  jobs[3].iterations_total = 950, jobs[3].iterations_left = 900;
+  // Jobs 2 and 4 tie at rho 2: job 4 arrived first.
+  EXPECT_EQ(Order(Policy::kFtf, 1000, jobs), (std::vector<int64_t>{1, 3, 4, 2}));
+}
+
+TEST(PolicyTest, FtfDependsOnNow) {
+  // Job 1: ideal and remaining 1000 s, arrived at 0. Jobs 2 and 3: ideal and remaining 10 s,
+  // arrived at 90 and 9'995. Waiting weighs more the shorter the job, so job 3 overtakes job 1
+  // once it has waited long enough.
+  std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 90), Job(3, 9'995)};
+  jobs[0].iterations_total = jobs[0].iterations_left = 1000;
+  jobs[1].iterations_total = jobs[1].iterations_left = 10;
+  jobs[2].iterations_total = jobs[2].iterations_left = 10;
+  // now = 10'000: rho1 = 11'000 / 1000 = 11, rho2 = 9'920 / 10 = 992, rho3 = 15 / 10 = 1.5.
+  EXPECT_EQ(Order(Policy::kFtf, 10'000, jobs), (std::vector<int64_t>{2, 1, 3}));
+  // now = 20'000: rho1 = 21, rho2 = 1'992, rho3 = 10'015 / 10 = 1'001.5.
+  EXPECT_EQ(Order(Policy::kFtf, 20'000, jobs), (std::vector<int64_t>{2, 3, 1}));
+}
+
+TEST(PolicyTest, EqualKeysFallBackToArrivalThenId) {
+  // Identical work and service, different arrivals: FIFO, SRTF and LAS all give the FIFO order.
+  std::vector<SchedJob> jobs = {Job(9, 5), Job(7, 5), Job(8, 1), Job(1, 7)};
+  const std::vector<int64_t> fifo = {8, 7, 9, 1};
+  for (Policy p : {Policy::kFifo, Policy::kSrtf, Policy::kLas}) {
+    EXPECT_EQ(Order(p, 100, jobs), fifo) << PolicyName(p);
+  }
+  // FTF's rho grows with waiting, so it ties only for the same arrival: then the id decides.
+  std::vector<SchedJob> same = {Job(9, 5), Job(7, 5), Job(8, 5)};
+  EXPECT_EQ(Order(Policy::kFtf, 100, same), (std::vector<int64_t>{7, 8, 9}));
+}
+
+// Many jobs with few distinct keys (so ties are common): the output order must not depend on the
+// input order, and must be sorted by (key, arrival, id).
+TEST(PolicyTest, OrderIsTotalWhateverTheInputOrder) {
+  std::mt19937_64 rng(20261129);
+  std::uniform_int_distribution<int> small(0, 3);
+  std::vector<SchedJob> jobs;
+  for (int64_t id = 0; id < 200; ++id) {
+    SchedJob j = Job(id, 10.0 * small(rng));
+    j.iterations_total = 100 * (1 + small(rng));
+    j.iterations_left = j.iterations_total / (1 + small(rng));
+    j.attained_gpu_s = 300.0 * small(rng);
+    jobs.push_back(j);
+  }
+  for (Policy p : {Policy::kFifo, Policy::kSrtf, Policy::kLas, Policy::kFtf}) {
+    const std::vector<int64_t> first = Order(p, 1000, jobs);
+    for (int shuffle = 0; shuffle < 5; ++shuffle) {
+      std::vector<SchedJob> copy = jobs;
+      std::shuffle(copy.begin(), copy.end(), rng);
+      EXPECT_EQ(Order(p, 1000, copy), first) << PolicyName(p);
+    }
+    // Adjacent pairs respect the tie-breaks: equal primary key => (arrival, id) ascending.
+    for (size_t i = 1; i < first.size(); ++i) {
+      const SchedJob& a = jobs[first[i - 1]];
+      const SchedJob& b = jobs[first[i]];
+      if (p == Policy::kLas && a.attained_gpu_s == b.attained_gpu_s) {
+        EXPECT_TRUE(std::tie(a.arrival_s, a.id) < std::tie(b.arrival_s, b.id));
+      }
+      if (p == Policy::kFifo) EXPECT_LE(a.arrival_s, b.arrival_s);
+      if (p == Policy::kSrtf) EXPECT_LE(a.remaining_s(), b.remaining_s());
+      if (p == Policy::kLas) EXPECT_LE(a.attained_gpu_s, b.attained_gpu_s);
+      if (p == Policy::kFtf) EXPECT_GE(Rho(a, 1000), Rho(b, 1000));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace troupe::scheduling
