@@ -85,7 +85,7 @@ int Node(const std::string& listen) {
   } catch (const std::exception&) {
     port = -1;
   }
-  if (port <= 0 || port > 65535) {
+  if (port < 0 || port > 65535) {  // 0: an ephemeral port, printed below
     return Fail(Status::InvalidInput("--listen " + listen + ": bad port"));
   }
   // Block the signals before CAF starts its threads so that only sigwait below receives them.
