@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,6 +26,11 @@ RunResult RunConfigText(const std::string& textproto, const std::vector<std::str
   if (s.ok()) s = ValidateConfig(cfg, "test.textproto");
   RunPlan plan;
   if (s.ok()) s = PlanRun(cfg, "test.textproto", &plan);
+  // Tests read the records in memory; a run directory is written only when a test names one.
+  const bool wants_out_dir = std::any_of(sets.begin(), sets.end(), [](const std::string& set) {
+    return set.rfind("run.out_dir=", 0) == 0;
+  });
+  if (!wants_out_dir) plan.out_dir.clear();
   if (s.ok()) s = ExecuteRun(std::move(plan), ExecuteOptions{}, &result);
   if (!s.ok()) ADD_FAILURE() << "run failed: " << s.message();
   return result;

@@ -11,7 +11,8 @@
 namespace troupe::testing {
 
 // Parses `textproto`, applies `sets`, validates, plans and executes it. Fails the calling test
-// (ADD_FAILURE) and returns an empty result on any error.
+// (ADD_FAILURE) and returns an empty result on any error. Writes a run directory only when `sets`
+// name one (run.out_dir=...).
 RunResult RunConfigText(const std::string& textproto, const std::vector<std::string>& sets = {});
 
 // Same, for a config file of the repository (path relative to the source tree).
