@@ -114,8 +114,10 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   result->summary.messages = runtime.telemetry()->messages.load();
   result->summary.events = runtime.telemetry()->timed_events.load();
   result->summary.wall_s = runtime.WallSeconds();
-  result->summary.events_per_s =
-      result->summary.wall_s > 0 ? result->summary.messages / result->summary.wall_s : 0;
+  if (result->summary.wall_s > 0) {
+    result->summary.events_per_s = result->summary.events / result->summary.wall_s;
+    result->summary.messages_per_s = result->summary.messages / result->summary.wall_s;
+  }
   Summarize(records.jobs, records.rounds, plan.capacity, &result->summary);
   result->jobs = std::move(records.jobs);
   result->rounds = std::move(records.rounds);

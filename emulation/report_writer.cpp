@@ -178,6 +178,7 @@ std::string SummaryJson(const RunSummary& s) {
   json.UInt("messages", s.messages);
   json.Num("wall_s", s.wall_s, 3);
   json.Num("events_per_s", s.events_per_s, 1);
+  json.Num("messages_per_s", s.messages_per_s, 1);
   return json.Finish();
 }
 
@@ -265,7 +266,8 @@ std::string FormatSummaryTable(const RunSummary& s) {
   t += "rounds       " + std::to_string(s.rounds) + "\n";
   t += "events       " + std::to_string(s.events) + ", messages " + std::to_string(s.messages) +
        "\n";
-  t += "wall         " + Fixed(s.wall_s, 3) + " s, " + Fixed(s.events_per_s, 0) + " events/s\n";
+  t += "wall         " + Fixed(s.wall_s, 3) + " s, " + Fixed(s.events_per_s, 0) + " events/s, " +
+       Fixed(s.messages_per_s, 0) + " messages/s\n";
   return t;
 }
 

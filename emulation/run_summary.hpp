@@ -31,9 +31,12 @@ struct RunSummary {
   double jct_mean_s = 0, jct_median_s = 0, jct_p95_s = 0, jct_p99_s = 0;
   double makespan_s = 0;
   double gpu_utilisation = 0, cpu_utilisation = 0, memory_utilisation = 0;  // fractions, 0..1
+  // events: timed events (delayed messages; the virtual clock jumps from one to the next);
+  // messages: every message the run's actors sent, timed or not.
   uint64_t events = 0, messages = 0;
   double wall_s = 0;
   double events_per_s = 0;
+  double messages_per_s = 0;
 };
 
 void Summarize(const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
