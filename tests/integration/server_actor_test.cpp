@@ -1,0 +1,113 @@
+// The server actor on the virtual clock: it grants GPU indices, refuses — to the job and, with the
+// reason, to the scheduler — a lease that would overcommit it, drops a round's leases when the
+// next round's arrive, and resizes and releases leases on request.
+#include "actors/server_actor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include "emulation/runtime/actor_runtime.hpp"
+
+namespace troupe::testing {
+namespace {
+
+// Everything a probe actor received; the emulated runtime is single-threaded, so the test reads
+// it between steps.
+struct Inbox {
+  std::vector<LeaseGrant> grants;
+  std::vector<LeaseRefusal> refusals;
+  std::vector<ServerFree> frees;
+  std::vector<std::string> errors;
+};
+
+// Records what it receives; asked to, it sends a request to a server and records the answer.
+caf::behavior Probe(caf::event_based_actor* self, Inbox* inbox) {
+  auto ask = [=](const caf::actor& server, auto request) {
+    self->request(server, caf::infinite, request)
+        .then([=](const ServerFree& f) { inbox->frees.push_back(f); },
+              [=](caf::error& e) { inbox->errors.push_back(self->system().render(e)); });
+  };
+  return {[=](const LeaseGrant& g) { inbox->grants.push_back(g); },
+          [=](const LeaseRefusal& r) { inbox->refusals.push_back(r); },
+          [=](const caf::actor& server, const LeaseResize& r) { ask(server, r); },
+          [=](const caf::actor& server, const LeaseRelease& r) { ask(server, r); }};
+}
+
+class ServerActorTest : public ::testing::Test {
+ protected:
+  ServerActorTest() : runtime_(RuntimeOptions{}) {
+    server_ =
+        runtime_.system().spawn(ServerActor, ServerSpec{0, "s0", 8, 24, 500}, runtime_.telemetry());
+    job_ = runtime_.system().spawn(Probe, &job_inbox_);
+    scheduler_ = runtime_.system().spawn(Probe, &scheduler_inbox_);
+  }
+  ~ServerActorTest() override {
+    for (auto& a : {server_, job_, scheduler_}) caf::anon_send_exit(a, caf::exit_reason::kill);
+  }
+  void Step() {
+    auto& coordinator =
+        dynamic_cast<caf::scheduler::test_coordinator&>(runtime_.system().scheduler());
+    coordinator.run();
+  }
+  // Sends `leases` as if from the scheduler probe.
+  void SendRound(int64_t round, std::vector<LeaseOrder> leases) {
+    caf::send_as(scheduler_, server_,
+                 RoundLeases{round, round * 300.0, round * 300.0 + 300, std::move(leases)});
+    Step();
+  }
+  LeaseOrder Order(int64_t job, int32_t gpus, double cpus, double memory) {
+    return LeaseOrder{job, job_, gpus, cpus, memory, 1};
+  }
+
+  ActorRuntime runtime_;
+  Inbox job_inbox_, scheduler_inbox_;
+  caf::actor server_, job_, scheduler_;
+};
+
+TEST_F(ServerActorTest, GrantsLowestFreeGpuIndices) {
+  SendRound(0, {Order(1, 2, 6, 125), Order(2, 4, 12, 250)});
+  ASSERT_EQ(job_inbox_.grants.size(), 2u);
+  EXPECT_EQ(job_inbox_.grants[0].gpu_ids, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(job_inbox_.grants[1].gpu_ids, (std::vector<int32_t>{2, 3, 4, 5}));
+  EXPECT_TRUE(job_inbox_.grants[1].granted);
+  EXPECT_TRUE(scheduler_inbox_.refusals.empty());
+}
+
+TEST_F(ServerActorTest, RefusesAnOvercommittingLeaseToJobAndScheduler) {
+  SendRound(0, {Order(1, 4, 20, 100), Order(2, 2, 6, 100)});  // 26 CPUs > 24
+  ASSERT_EQ(job_inbox_.grants.size(), 2u);
+  EXPECT_TRUE(job_inbox_.grants[0].granted);
+  EXPECT_FALSE(job_inbox_.grants[1].granted);
+  ASSERT_EQ(scheduler_inbox_.refusals.size(), 1u);
+  EXPECT_EQ(scheduler_inbox_.refusals[0].job_id, 2);
+  EXPECT_NE(scheduler_inbox_.refusals[0].reason.find("CPUs"), std::string::npos);
+}
+
+TEST_F(ServerActorTest, NextRoundsLeasesReplaceThePreviousOnes) {
+  SendRound(0, {Order(1, 8, 24, 500)});
+  SendRound(1, {Order(2, 8, 24, 500)});  // would overcommit if round 0's lease were still held
+  ASSERT_EQ(job_inbox_.grants.size(), 2u);
+  EXPECT_TRUE(job_inbox_.grants[1].granted);
+  EXPECT_TRUE(scheduler_inbox_.refusals.empty());
+}
+
+TEST_F(ServerActorTest, ResizesAndReleasesOnRequest) {
+  SendRound(0, {Order(1, 4, 12, 250)});
+  caf::anon_send(scheduler_, server_, LeaseResize{1, 20, 250});
+  Step();
+  ASSERT_EQ(scheduler_inbox_.frees.size(), 1u);
+  EXPECT_DOUBLE_EQ(scheduler_inbox_.frees[0].cpus, 4);
+  caf::anon_send(scheduler_, server_, LeaseResize{1, 30, 250});  // 30 > 24 CPUs
+  Step();
+  ASSERT_EQ(scheduler_inbox_.errors.size(), 1u);
+  caf::anon_send(scheduler_, server_, LeaseRelease{1});
+  Step();
+  ASSERT_EQ(scheduler_inbox_.frees.size(), 2u);
+  EXPECT_EQ(scheduler_inbox_.frees[1].gpus, 8);
+  EXPECT_DOUBLE_EQ(scheduler_inbox_.frees[1].cpus, 24);
+}
+
+}  // namespace
+}  // namespace troupe::testing
