@@ -299,7 +299,9 @@ void ExpectEveryDecisionJustified(const RandomCase& c, const std::vector<JobPlac
     if (!placed) {
       EXPECT_TRUE(PlaceGpus(replay, job.gpus, demand).empty()) << "job " << job.id;
       EXPECT_EQ(BestSingleServer(replay, job.gpus, demand), -1) << "job " << job.id;
-      if (proportional) EXPECT_LT(MostPlaceable(replay, demand), job.gpus) << "job " << job.id;
+      if (proportional) {
+        EXPECT_LT(MostPlaceable(replay, demand), job.gpus) << "job " << job.id;
+      }
       continue;
     }
     const std::vector<PlacementPart>& parts = placements[next++].parts;

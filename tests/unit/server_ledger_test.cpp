@@ -1,0 +1,232 @@
+// ServerLedger (emulation/server_ledger.hpp): one server's authoritative books of leases.
+//
+// Contract checked here: a grant gets the lowest free GPU indices; a lease that would overcommit
+// GPUs, CPUs or memory is refused as invalid input with a message naming that resource, and the
+// books are left unchanged; a second lease for the same job is refused; ExpireUntil(t) frees the
+// leases that ended by t and keeps the rest; Resize grows and shrinks a lease's CPUs and memory
+// and refuses growth beyond what is free; Release ends a lease once. A seeded random sequence of
+// all of these never uses more than capacity, keeps GPU ids disjoint across leases, and grants
+// exactly the requests a brute-force check says fit.
+#include "emulation/server_ledger.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace troupe {
+namespace {
+
+using Ids = std::vector<int32_t>;
+
+TEST(ServerLedgerTest, GrantsTheLowestFreeGpuIndices) {
+  ServerLedger ledger(8, 24, 500);
+  Ids a, b, c;
+  ASSERT_TRUE(ledger.Grant(1, 3, 9, 187.5, 300, &a).ok());
+  ASSERT_TRUE(ledger.Grant(2, 2, 6, 125, 300, &b).ok());
+  EXPECT_EQ(a, (Ids{0, 1, 2}));
+  EXPECT_EQ(b, (Ids{3, 4}));
+  ASSERT_TRUE(ledger.Release(1));
+  // The freed 0-2 come before 5.
+  ASSERT_TRUE(ledger.Grant(3, 4, 12, 250, 600, &c).ok());
+  EXPECT_EQ(c, (Ids{0, 1, 2, 5}));
+  EXPECT_EQ(ledger.free_gpus(), 2);
+  EXPECT_DOUBLE_EQ(ledger.free_cpus(), 6);
+  EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 125);
+  ASSERT_EQ(ledger.leases().size(), 2u);
+  EXPECT_EQ(ledger.leases().at(3).gpu_ids, c);
+  EXPECT_DOUBLE_EQ(ledger.leases().at(3).end_s, 600);
+}
+
+TEST(ServerLedgerTest, EightProportionalSharesFillTheServerExactly) {
+  ServerLedger ledger(8, 24, 500);
+  for (int64_t job = 0; job < 8; ++job) {
+    Ids ids;
+    ASSERT_TRUE(ledger.Grant(job, 1, 3, 62.5, 300, &ids).ok()) << "job " << job;
+    EXPECT_EQ(ids, (Ids{static_cast<int32_t>(job)}));
+  }
+  EXPECT_EQ(ledger.free_gpus(), 0);
+  EXPECT_NEAR(ledger.free_memory_gb(), 0, 1e-9);
+}
+
+// Expects a grant to be refused for `resource`, leaving the books as they were.
+void ExpectRefused(ServerLedger& ledger, int32_t gpus, double cpus, double memory_gb,
+                   const std::string& resource) {
+  const int32_t free_gpus = ledger.free_gpus();
+  const double free_cpus = ledger.free_cpus();
+  const double free_memory = ledger.free_memory_gb();
+  const size_t leases = ledger.leases().size();
+  Ids ids;
+  const Status s = ledger.Grant(99, gpus, cpus, memory_gb, 300, &ids);
+  ASSERT_FALSE(s.ok()) << resource;
+  EXPECT_EQ(s.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(s.message().find(resource), std::string::npos) << s.message();
+  EXPECT_EQ(ledger.free_gpus(), free_gpus);
+  EXPECT_DOUBLE_EQ(ledger.free_cpus(), free_cpus);
+  EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), free_memory);
+  EXPECT_EQ(ledger.leases().size(), leases);
+  EXPECT_EQ(ledger.leases().count(99), 0u);
+}
+
+TEST(ServerLedgerTest, RefusesOvercommitNamingTheShortResource) {
+  ServerLedger ledger(8, 24, 500);
+  Ids ids;
+  ASSERT_TRUE(ledger.Grant(1, 6, 18, 375, 300, &ids).ok());
+  ExpectRefused(ledger, 3, 3, 62.5, "GPUs");              // 2 GPUs free
+  ExpectRefused(ledger, 2, 6.5, 125, "CPUs");             // 6 CPUs free
+  ExpectRefused(ledger, 2, 6, 125.5, "memory");           // 125 GB free
+  EXPECT_TRUE(ledger.Grant(2, 2, 6, 0, 300, &ids).ok());  // the last GPUs and CPUs, exactly
+  ExpectRefused(ledger, 0, 0.1, 0, "CPUs");               // none left
+  ExpectRefused(ledger, 0, 0, 125.01, "memory");
+}
+
+TEST(ServerLedgerTest, RefusesASecondLeaseForTheSameJobAndNegativeDemands) {
+  ServerLedger ledger(8, 24, 500);
+  Ids ids;
+  ASSERT_TRUE(ledger.Grant(7, 1, 3, 62.5, 300, &ids).ok());
+  const Status twice = ledger.Grant(7, 1, 3, 62.5, 300, &ids);
+  EXPECT_EQ(twice.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(twice.message().find("already"), std::string::npos) << twice.message();
+  EXPECT_EQ(ledger.free_gpus(), 7);
+  EXPECT_FALSE(ledger.Grant(8, -1, 0, 0, 300, &ids).ok());
+  EXPECT_FALSE(ledger.Grant(8, 1, -3, 0, 300, &ids).ok());
+  EXPECT_FALSE(ledger.Grant(8, 1, 3, -1, 300, &ids).ok());
+  EXPECT_EQ(ledger.leases().size(), 1u);
+}
+
+TEST(ServerLedgerTest, ExpireUntilFreesTheLeasesEndedByThen) {
+  ServerLedger ledger(8, 24, 500);
+  Ids ids;
+  ASSERT_TRUE(ledger.Grant(1, 2, 6, 125, 300, &ids).ok());
+  ASSERT_TRUE(ledger.Grant(2, 4, 12, 250, 600, &ids).ok());
+  ledger.ExpireUntil(299.5);
+  EXPECT_EQ(ledger.leases().size(), 2u);
+  // A lease ending at 300 has ended at 300: the next round's leases start then.
+  ledger.ExpireUntil(300);
+  ASSERT_EQ(ledger.leases().size(), 1u);
+  EXPECT_EQ(ledger.leases().count(2), 1u);
+  EXPECT_EQ(ledger.free_gpus(), 4);
+  EXPECT_DOUBLE_EQ(ledger.free_cpus(), 12);
+  EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 250);
+  // Job 1's GPUs 0-1 are free again and are the lowest.
+  ASSERT_TRUE(ledger.Grant(3, 3, 3, 3, 900, &ids).ok());
+  EXPECT_EQ(ids, (Ids{0, 1, 6}));
+  ledger.ExpireUntil(10'000);
+  EXPECT_TRUE(ledger.leases().empty());
+  EXPECT_EQ(ledger.free_gpus(), 8);
+  EXPECT_DOUBLE_EQ(ledger.free_cpus(), 24);
+  EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 500);
+}
+
+TEST(ServerLedgerTest, ResizeGrowsAndShrinksWithinWhatIsFree) {
+  ServerLedger ledger(8, 24, 500);
+  Ids ids;
+  ASSERT_TRUE(ledger.Grant(1, 2, 6, 125, 300, &ids).ok());
+  ASSERT_TRUE(ledger.Grant(2, 2, 6, 125, 300, &ids).ok());
+  ASSERT_TRUE(ledger.Resize(1, 16, 300).ok());  // grows by 10 of the 12 free CPUs
+  EXPECT_DOUBLE_EQ(ledger.free_cpus(), 2);
+  EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 75);
+  EXPECT_DOUBLE_EQ(ledger.leases().at(1).cpus, 16);
+  EXPECT_EQ(ledger.leases().at(1).gpu_ids, (Ids{0, 1}));  // GPUs are not touched
+  const Status cpus = ledger.Resize(2, 8.5, 125);
+  EXPECT_EQ(cpus.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(cpus.message().find("CPUs"), std::string::npos) << cpus.message();
+  const Status memory = ledger.Resize(2, 6, 201);
+  EXPECT_NE(memory.message().find("memory"), std::string::npos) << memory.message();
+  EXPECT_DOUBLE_EQ(ledger.leases().at(2).cpus, 6);  // refusals change nothing
+  EXPECT_DOUBLE_EQ(ledger.leases().at(2).memory_gb, 125);
+  ASSERT_TRUE(ledger.Resize(1, 1, 10).ok());  // shrinks, freeing the rest
+  EXPECT_DOUBLE_EQ(ledger.free_cpus(), 17);
+  EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 365);
+  EXPECT_FALSE(ledger.Resize(3, 1, 1).ok());  // no such lease
+  EXPECT_FALSE(ledger.Resize(1, -1, 1).ok());
+}
+
+TEST(ServerLedgerTest, ReleaseEndsALeaseOnce) {
+  ServerLedger ledger(4, 12, 250);
+  Ids ids;
+  ASSERT_TRUE(ledger.Grant(5, 4, 12, 250, 300, &ids).ok());
+  EXPECT_TRUE(ledger.Release(5));
+  EXPECT_FALSE(ledger.Release(5));
+  EXPECT_FALSE(ledger.Release(6));
+  EXPECT_EQ(ledger.free_gpus(), 4);
+  EXPECT_DOUBLE_EQ(ledger.free_cpus(), 12);
+  EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 250);
+  EXPECT_TRUE(ledger.leases().empty());
+}
+
+// Checks the books against their leases: used within capacity, GPU ids disjoint and in range,
+// free figures equal to capacity minus the leases.
+void ExpectConsistent(const ServerLedger& ledger, int32_t gpus, double cpus, double memory) {
+  std::set<int32_t> taken;
+  double used_cpus = 0, used_memory = 0;
+  for (const auto& [job, lease] : ledger.leases()) {
+    ASSERT_EQ(lease.job_id, job);
+    for (int32_t g : lease.gpu_ids) {
+      ASSERT_TRUE(g >= 0 && g < gpus) << "GPU " << g;
+      ASSERT_TRUE(taken.insert(g).second) << "GPU " << g << " leased twice";
+    }
+    used_cpus += lease.cpus;
+    used_memory += lease.memory_gb;
+  }
+  ASSERT_EQ(ledger.free_gpus(), gpus - static_cast<int32_t>(taken.size()));
+  ASSERT_LE(used_cpus, cpus + 1e-6);
+  ASSERT_LE(used_memory, memory + 1e-6);
+  ASSERT_NEAR(ledger.free_cpus(), cpus - used_cpus, 1e-6);
+  ASSERT_NEAR(ledger.free_memory_gb(), memory - used_memory, 1e-6);
+}
+
+TEST(ServerLedgerTest, RandomOperationsNeverOvercommit) {
+  std::mt19937_64 rng(1129);
+  const int32_t gpus = 8;
+  const double cpus = 24, memory = 500;
+  ServerLedger ledger(gpus, cpus, memory);
+  std::uniform_int_distribution<int> op(0, 9), job(0, 11), gpu_count(0, 5);
+  std::uniform_real_distribution<double> share(0, 1);
+  double now = 0;
+  int granted = 0, refused = 0;
+  for (int step = 0; step < 5000; ++step) {
+    const int64_t id = job(rng);
+    const int o = op(rng);
+    if (o < 5) {
+      const int32_t g = gpu_count(rng);
+      const double c = share(rng) * 12, m = share(rng) * 250;
+      // Brute force: the grant must succeed exactly when nothing would be overcommitted.
+      const bool fits = !ledger.leases().count(id) && g <= ledger.free_gpus() &&
+                        c <= ledger.free_cpus() + 1e-9 && m <= ledger.free_memory_gb() + 1e-9;
+      Ids ids;
+      const Status s = ledger.Grant(id, g, c, m, now + 300 * (1 + op(rng) % 3), &ids);
+      ASSERT_EQ(s.ok(), fits) << "step " << step << ": " << s.message();
+      if (s.ok()) {
+        ++granted;
+        ASSERT_EQ(ids.size(), static_cast<size_t>(g));
+      } else {
+        ++refused;
+      }
+    } else if (o < 7) {
+      const double c = share(rng) * 12, m = share(rng) * 250;
+      const auto it = ledger.leases().find(id);
+      const bool fits = it != ledger.leases().end() &&
+                        c - it->second.cpus <= ledger.free_cpus() + 1e-9 &&
+                        m - it->second.memory_gb <= ledger.free_memory_gb() + 1e-9;
+      ASSERT_EQ(ledger.Resize(id, c, m).ok(), fits) << "step " << step;
+    } else if (o < 8) {
+      const bool held = ledger.leases().count(id) > 0;
+      ASSERT_EQ(ledger.Release(id), held);
+    } else {
+      now += 100;
+      ledger.ExpireUntil(now);
+      for (const auto& [j, lease] : ledger.leases()) ASSERT_GT(lease.end_s, now) << "job " << j;
+    }
+    ExpectConsistent(ledger, gpus, cpus, memory);
+  }
+  // The sequence exercised both answers, or it proved nothing.
+  EXPECT_GT(granted, 100);
+  EXPECT_GT(refused, 100);
+}
+
+}  // namespace
+}  // namespace troupe
