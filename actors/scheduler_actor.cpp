@@ -36,16 +36,16 @@ void Admit(Self* self, ArrivalBatch& batch) {
   for (ArrivedJob& a : batch.jobs) {
     TrackedJob t;
     const JobSpec& s = a.spec;
-    t.view = scheduling::SchedJob{s.job_id,
-                                  s.arrival_s,
-                                  s.gpus,
-                                  a.iter_time_s,
-                                  s.iterations,
-                                  s.iterations,
-                                  0,
-                                  a.ideal_cpus_per_gpu,
-                                  a.ideal_memory_gb_per_gpu,
-                                  a.speedup_at_ideal};
+    scheduling::SchedJob& v = t.view;
+    v.id = s.job_id;
+    v.arrival_s = s.arrival_s;
+    v.gpus = s.gpus;
+    v.iter_time_s = a.iter_time_s;
+    v.iterations_total = v.iterations_left = s.iterations;
+    v.ideal_cpus_per_gpu = a.ideal_cpus_per_gpu;
+    v.ideal_memory_gb_per_gpu = a.ideal_memory_gb_per_gpu;
+    v.speedup_at_ideal = a.speedup_at_ideal;
+    v.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(a.sensitivity));
     t.handle = std::move(a.job);
     t.record.job_id = s.job_id;
     t.record.model = s.model;

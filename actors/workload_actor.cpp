@@ -19,6 +19,7 @@ ArrivalBatch TakeArrivals(caf::stateful_actor<WorkloadState>* self, double until
     arrived.ideal_cpus_per_gpu = profile->ideal_cpus_per_gpu;
     arrived.ideal_memory_gb_per_gpu = profile->ideal_memory_gb_per_gpu;
     arrived.speedup_at_ideal = profile->speedup_at_ideal;
+    arrived.sensitivity = profile->sensitivity;  // oracle profiling: the true matrix
     arrived.job = self->spawn(JobActor, spec, st.catalog, scheduler, st.clock, st.telemetry);
     arrived.spec = std::move(spec);
     batch.jobs.push_back(std::move(arrived));

@@ -20,22 +20,6 @@ std::string Where(std::string_view file, int64_t line) {
   return std::string(file) + ":" + std::to_string(line);
 }
 
-// Where `x` falls on `grid`: the cell's lower index and the fraction of the way to the next
-// point, clamped to the edges (a NaN clamps to the lower edge rather than reading past the end).
-void Locate(const std::vector<double>& grid, double x, size_t* index, double* fraction) {
-  *index = 0;
-  *fraction = 0;
-  if (grid.size() < 2 || !(x > grid.front())) return;
-  if (x >= grid.back()) {
-    *index = grid.size() - 2;
-    *fraction = 1;
-    return;
-  }
-  size_t upper = std::upper_bound(grid.begin(), grid.end(), x) - grid.begin();
-  *index = upper - 1;
-  *fraction = (x - grid[*index]) / (grid[upper] - grid[*index]);
-}
-
 // Reads the header line of `file`; an empty file is an error.
 Status ReadHeader(CsvCursor* cursor, std::string_view file, CsvHeader* header) {
   CsvLine line;
@@ -60,6 +44,26 @@ Status ParsePositive(std::string_view field, std::string_view file, int64_t line
     return FieldError(file, line, column, "must be positive, got " + std::string(field));
   }
   return status;
+}
+
+// Optional columns of synergy_models.csv (the analytic memory model): 0 when absent.
+constexpr const char* kOptionalModelColumns[] = {"dataset_gb_per_gpu", "storage_throughput",
+                                                 "min_mem_gb_per_gpu", "thrash_throughput"};
+
+Status ParseOptionalColumns(const CsvLine& line, const int* col, std::string_view file,
+                            ModelProfile* model) {
+  double* fields[] = {&model->dataset_gb_per_gpu, &model->storage_throughput,
+                      &model->min_memory_gb_per_gpu, &model->thrash_throughput};
+  for (size_t i = 0; i < std::size(kOptionalModelColumns); ++i) {
+    if (col[i] < 0) continue;
+    Status status = ParseDoubleField(line.fields[col[i]], file, line.number,
+                                     kOptionalModelColumns[i], fields[i]);
+    if (status.ok() && *fields[i] < 0) {
+      status = FieldError(file, line.number, kOptionalModelColumns[i], "must not be negative");
+    }
+    if (!status.ok()) return status;
+  }
+  return Status::Ok();
 }
 
 Status ParseModelRow(const CsvLine& line, const int* col, std::string_view file,
@@ -105,11 +109,16 @@ Status ParseModels(std::string_view text, std::string_view file,
   for (size_t i = 0; status.ok() && i < std::size(kModelColumns); ++i) {
     status = header.Require(kModelColumns[i], file, &col[i]);
   }
+  int optional[std::size(kOptionalModelColumns)];
+  for (size_t i = 0; i < std::size(kOptionalModelColumns); ++i) {
+    optional[i] = header.Find(kOptionalModelColumns[i]);
+  }
   CsvLine line;
   while (status.ok() && cursor.Next(&line)) {
     status = header.CheckWidth(line, file);
     ModelProfile model;
     if (status.ok()) status = ParseModelRow(line, col, file, &model);
+    if (status.ok()) status = ParseOptionalColumns(line, optional, file, &model);
     if (!status.ok()) break;
     for (const ModelProfile& other : *models) {
       if (other.name == model.name) {
@@ -195,9 +204,9 @@ Status FillGrids(const std::vector<SensitivityRow>& rows, std::string_view file,
   std::vector<std::vector<int64_t>> seen_at(models->size(),
                                             std::vector<int64_t>(cpus.size() * memory.size(), 0));
   for (ModelProfile& model : *models) {
-    model.cpu_grid = cpus;
-    model.memory_grid = memory;
-    model.throughput.assign(cpus.size() * memory.size(), kHole);
+    model.sensitivity.cpu_grid = cpus;
+    model.sensitivity.memory_grid = memory;
+    model.sensitivity.values.assign(cpus.size() * memory.size(), kHole);
   }
   for (const SensitivityRow& row : rows) {
     size_t c = std::lower_bound(cpus.begin(), cpus.end(), row.cpus) - cpus.begin();
@@ -210,11 +219,11 @@ Status FillGrids(const std::vector<SensitivityRow>& rows, std::string_view file,
                                   std::to_string(seen_at[row.model][cell]));
     }
     seen_at[row.model][cell] = row.line;
-    model.throughput[cell] = row.throughput;
+    model.sensitivity.values[cell] = row.throughput;
   }
   for (const ModelProfile& model : *models) {
-    for (size_t cell = 0; cell < model.throughput.size(); ++cell) {
-      if (std::isnan(model.throughput[cell])) {
+    for (size_t cell = 0; cell < model.sensitivity.values.size(); ++cell) {
+      if (std::isnan(model.sensitivity.values[cell])) {
         return Status::InvalidInput(
             std::string(file) + ": model '" + model.name + "': missing grid point " +
             PointText(cpus[cell / memory.size()], memory[cell % memory.size()]));
@@ -227,18 +236,7 @@ Status FillGrids(const std::vector<SensitivityRow>& rows, std::string_view file,
 }  // namespace
 
 double ModelProfile::Speedup(double cpus_per_gpu, double memory_gb_per_gpu) const {
-  if (throughput.empty()) return 1;
-  size_t c, m;
-  double tc, tm;
-  Locate(cpu_grid, cpus_per_gpu, &c, &tc);
-  Locate(memory_grid, memory_gb_per_gpu, &m, &tm);
-  size_t c1 = std::min(c + 1, cpu_grid.size() - 1);
-  size_t m1 = std::min(m + 1, memory_grid.size() - 1);
-  auto at = [&](size_t ci, size_t mi) { return throughput[ci * memory_grid.size() + mi]; };
-  // Written so that a zero fraction reproduces the grid value exactly.
-  double low = at(c, m) * (1 - tm) + at(c, m1) * tm;
-  double high = at(c1, m) * (1 - tm) + at(c1, m1) * tm;
-  return low * (1 - tc) + high * tc;
+  return sensitivity.At(cpus_per_gpu, memory_gb_per_gpu);
 }
 
 Status ModelCatalog::Parse(std::string_view models_csv, std::string_view models_name,

@@ -2,7 +2,9 @@
 //
 // Contract: a catalogue is built from two CSVs (configs/models/): synergy_models.csv, one row per
 // model (class, iteration time at the GPU-proportional share, batch size, ideal CPUs and memory
-// per GPU, speedup at the ideal), and synergy_sensitivity.csv, each model's throughput at every
+// per GPU, speedup at the ideal; optionally the memory model's dataset_gb_per_gpu,
+// storage_throughput, min_mem_gb_per_gpu and thrash_throughput, 0 when absent, never negative),
+// and synergy_sensitivity.csv, each model's throughput at every
 // point of a CPUs-per-GPU × memory-per-GPU grid, 1.0 being the GPU-proportional share (3 CPUs and
 // 62.5 GB per GPU on Synergy's 8-GPU, 24-CPU, 500 GB servers). Columns are found by name. Parse
 // refuses a catalogue that a scheduler could misread: a model without every grid point, a model
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "emulation/status.hpp"
+#include "messages/sensitivity.hpp"
 
 namespace troupe {
 
@@ -24,9 +27,14 @@ struct ModelProfile {
   double iter_time_s = 0;         // seconds per iteration at the GPU-proportional share
   int batch_size = 0;
   double ideal_cpus_per_gpu = 0, ideal_memory_gb_per_gpu = 0, speedup_at_ideal = 1;
-  std::vector<double> cpu_grid;     // CPUs per GPU, ascending {1,2,3,4,5,6,9,12,24}
-  std::vector<double> memory_grid;  // GB per GPU, ascending {20.83,62.5,125,187.5,250}
-  std::vector<double> throughput;   // row-major [cpu][memory], 1.0 = proportional share
+  // The analytic memory model's inputs (scheduling::DatasetModel, docs/profiling.md), derived
+  // from the same profiles: optional columns dataset_gb_per_gpu, storage_throughput,
+  // min_mem_gb_per_gpu and thrash_throughput; absent = 0 = memory-insensitive.
+  double dataset_gb_per_gpu = 0, storage_throughput = 0;
+  double min_memory_gb_per_gpu = 0, thrash_throughput = 0;
+  // CPUs per GPU {1,2,3,4,5,6,9,12,24} x GB per GPU {20.83,62.5,125,187.5,250}; 1.0 at the
+  // proportional share.
+  SensitivityMatrix sensitivity;
 
   // Throughput relative to the proportional share at this allocation per GPU: bilinear
   // interpolation inside the grid, clamped to the grid's edges outside it. Exact at grid points.

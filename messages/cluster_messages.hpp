@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "messages/job_spec.hpp"
+#include "messages/sensitivity.hpp"
 
 namespace troupe {
 
@@ -116,7 +117,8 @@ struct ArrivalsRequest {
   double until_s = 0;
 };
 
-// A job that arrived, its actor, and the model facts the scheduler plans with.
+// A job that arrived, its actor, and the model facts the scheduler plans with: its demand and
+// sensitivity as profiling estimated them.
 struct ArrivedJob {
   JobSpec spec;
   caf::actor job;
@@ -124,6 +126,7 @@ struct ArrivedJob {
   double ideal_cpus_per_gpu = 0;
   double ideal_memory_gb_per_gpu = 0;
   double speedup_at_ideal = 1;
+  SensitivityMatrix sensitivity;
 };
 
 struct ArrivalBatch {
@@ -180,7 +183,7 @@ auto inspect(Inspector& f, ArrivalsRequest& x) {
 template <class Inspector>
 auto inspect(Inspector& f, ArrivedJob& x) {
   return f(x.spec, x.job, x.iter_time_s, x.ideal_cpus_per_gpu, x.ideal_memory_gb_per_gpu,
-           x.speedup_at_ideal);
+           x.speedup_at_ideal, x.sensitivity);
 }
 template <class Inspector>
 auto inspect(Inspector& f, ArrivalBatch& x) {

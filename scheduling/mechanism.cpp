@@ -1,5 +1,6 @@
 #include "scheduling/mechanism.hpp"
 
+#include "scheduling/opt.hpp"
 #include "scheduling/proportional.hpp"
 
 namespace troupe::scheduling {
@@ -19,12 +20,18 @@ std::string_view MechanismName(MechanismKind kind) {
 }
 
 std::unique_ptr<Mechanism> MakeMechanism(MechanismKind kind) {
+  // Each case returns its mechanism; nullptr where this build does not have it.
   switch (kind) {
     case MechanismKind::kProportional:
       return std::make_unique<ProportionalMechanism>();
-    default:
+    case MechanismKind::kGreedy:
       return nullptr;
+    case MechanismKind::kTune:
+      return nullptr;
+    case MechanismKind::kOpt:
+      return std::make_unique<OptMechanism>();
   }
+  return nullptr;
 }
 
 }  // namespace troupe::scheduling

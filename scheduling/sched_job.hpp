@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+
+#include "messages/sensitivity.hpp"
 
 namespace troupe::scheduling {
 
@@ -14,10 +17,13 @@ struct SchedJob {
   int64_t iterations_total = 0;
   int64_t iterations_left = 0;
   double attained_gpu_s = 0;  // service received so far, GPU-seconds (LAS)
-  // The job's ideal auxiliary demand per GPU and its speedup there (from profiling).
+  // The job's ideal auxiliary demand per GPU and its speedup there, and its sensitivity matrix
+  // W_j: as profiling estimated them (the job advances by its true matrix, which the scheduler
+  // never sees). A null matrix means throughput 1 everywhere.
   double ideal_cpus_per_gpu = 0;
   double ideal_memory_gb_per_gpu = 0;
   double speedup_at_ideal = 1;
+  std::shared_ptr<const SensitivityMatrix> sensitivity;
 
   // Remaining and ideal durations at the proportional share (SRTF, FTF).
   double remaining_s() const { return static_cast<double>(iterations_left) * iter_time_s; }

@@ -76,8 +76,8 @@ TEST(ModelCatalogTest, ProportionalShareIsOneForEveryModel) {
 
 TEST(ModelCatalogTest, MidwayBetweenGridPointsIsTheMean) {
   for (const ModelProfile& model : ModelCatalog::BuiltIn().models()) {
-    const auto& cpus = model.cpu_grid;
-    const auto& memory = model.memory_grid;
+    const auto& cpus = model.sensitivity.cpu_grid;
+    const auto& memory = model.sensitivity.memory_grid;
     for (size_t c = 0; c + 1 < cpus.size(); ++c) {
       for (size_t m = 0; m + 1 < memory.size(); ++m) {
         double a = model.Speedup(cpus[c], memory[m]), b = model.Speedup(cpus[c + 1], memory[m]);
