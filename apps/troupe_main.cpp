@@ -1,6 +1,7 @@
-// The `troupe` command line: run, validate, node, --version.
+// The `troupe` command line: run, sweep, validate, node, --version.
 //
 //   troupe run [CONFIG] [--out DIR] [--seed N] [--set field=value ...]
+//   troupe sweep [CONFIG] --over field=v1,v2 [--seeds 1-5] [--set ...] [--out DIR] [--jobs N]
 //   troupe validate CONFIG
 //   troupe node --listen HOST:PORT
 // Bad input prints one line naming where it is and exits with status 2, writing nothing.
@@ -11,10 +12,12 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include "actors/cluster_run.hpp"
 #include "actors/node_actor.hpp"
 #include "actors/run_setup.hpp"
+#include "apps/sweep.hpp"
 #include "emulation/config_loader.hpp"
 #include "emulation/report_writer.hpp"
 
@@ -58,6 +61,36 @@ int Run(const RunArgs& args) {
   if (Status s = ExecuteRun(std::move(plan), options, &result); !s.ok()) return Fail(s);
   if (!args.quiet) std::cout << FormatSummaryTable(result.summary);
   std::cout << "run directory: " << out_dir << "\n";
+  return 0;
+}
+
+struct SweepArgs {
+  std::string config = kDefaultConfig;
+  std::vector<std::string> over;
+  std::string seeds;
+  std::vector<std::string> sets;
+  std::string out;
+  int jobs = 0;
+};
+
+int Sweep(const SweepArgs& args) {
+  SweepSpec spec;
+  spec.config = args.config;
+  spec.sets = args.sets;
+  spec.out_dir = args.out;
+  spec.parallel = args.jobs > 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+  for (const std::string& over : args.over) {
+    SweepAxis axis;
+    if (Status s = ParseSweepAxis(over, &axis); !s.ok()) return Fail(s);
+    spec.axes.push_back(std::move(axis));
+  }
+  if (!args.seeds.empty()) {
+    if (Status s = ParseSeeds(args.seeds, &spec.seeds); !s.ok()) return Fail(s);
+  }
+  std::vector<SweepRow> rows;
+  if (Status s = RunSweep(spec, &rows); !s.ok()) return Fail(s);
+  std::cout << FormatSweepTable(spec.axes, rows);
+  if (!spec.out_dir.empty()) std::cout << "sweep: " << spec.out_dir << "/sweep.csv\n";
   return 0;
 }
 
@@ -129,6 +162,16 @@ int main(int argc, char** argv) {
   run->add_option("--set", run_args.sets, "field.path=value, applied after the file")->take_all();
   run->add_flag("--quiet", run_args.quiet, "no summary table, no progress line");
 
+  troupe::SweepArgs sweep_args;
+  CLI::App* sweep = app.add_subcommand("sweep", "run a config over a grid of values and seeds");
+  sweep->add_option("config", sweep_args.config, "config file (protobuf text format)");
+  sweep->add_option("--over", sweep_args.over, "field.path=value1,value2,... (repeatable)")
+      ->take_all();
+  sweep->add_option("--seeds", sweep_args.seeds, "seeds: A-B or A,B,C (overrides run.seed)");
+  sweep->add_option("--set", sweep_args.sets, "field.path=value, applied to every run")->take_all();
+  sweep->add_option("--out", sweep_args.out, "folder for sweep.csv and every run's directory");
+  sweep->add_option("--jobs", sweep_args.jobs, "runs in parallel (default: one per core)");
+
   std::string validate_path;
   CLI::App* validate = app.add_subcommand("validate", "check a config and its workload");
   validate->add_option("config", validate_path, "config file")->required();
@@ -146,6 +189,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (*run) return troupe::Run(run_args);
+  if (*sweep) return troupe::Sweep(sweep_args);
   if (*validate) return troupe::Validate(validate_path);
   return troupe::Node(listen);
 }

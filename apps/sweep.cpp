@@ -1,0 +1,181 @@
+#include "apps/sweep.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "actors/cluster_run.hpp"
+#include "emulation/config_loader.hpp"
+
+namespace troupe {
+namespace {
+
+struct Combination {
+  std::vector<std::string> values;
+  uint64_t seed = 0;
+  RunPlan plan;
+};
+
+std::string Fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+// A folder name for one run: field leaves and values, e.g. "mechanism-tune_seed-3".
+std::string RunName(const std::vector<SweepAxis>& axes, const Combination& c) {
+  std::string name;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const std::string& field = axes[i].field;
+    name += field.substr(field.rfind('.') + 1) + "-" + c.values[i] + "_";
+  }
+  return name + "seed-" + std::to_string(c.seed);
+}
+
+Status PlanCombination(const SweepSpec& spec, Combination* c) {
+  config::RunConfig cfg;
+  if (Status s = LoadConfigFile(spec.config, &cfg); !s.ok()) return s;
+  for (const std::string& set : spec.sets) {
+    if (Status s = ApplyOverride(set, &cfg); !s.ok()) return s;
+  }
+  for (size_t i = 0; i < spec.axes.size(); ++i) {
+    Status s = ApplyOverride(spec.axes[i].field + "=" + c->values[i], &cfg);
+    if (!s.ok()) return s;
+  }
+  if (spec.seeds.empty()) {
+    c->seed = cfg.run().seed();
+  } else {
+    cfg.mutable_run()->set_seed(c->seed);
+  }
+  if (Status s = ValidateConfig(cfg, spec.config); !s.ok()) return s;
+  if (Status s = PlanRun(cfg, spec.config, &c->plan); !s.ok()) return s;
+  c->plan.out_dir = spec.out_dir.empty() ? "" : spec.out_dir + "/" + RunName(spec.axes, *c);
+  return Status::Ok();
+}
+
+// Every combination of axis values (last axis fastest), each with every seed.
+std::vector<Combination> Grid(const SweepSpec& spec) {
+  std::vector<std::vector<std::string>> tuples = {{}};
+  for (const SweepAxis& axis : spec.axes) {
+    std::vector<std::vector<std::string>> next;
+    for (const auto& tuple : tuples) {
+      for (const std::string& v : axis.values) {
+        next.push_back(tuple);
+        next.back().push_back(v);
+      }
+    }
+    tuples = std::move(next);
+  }
+  const std::vector<uint64_t> seeds = spec.seeds.empty() ? std::vector<uint64_t>{0} : spec.seeds;
+  std::vector<Combination> grid;
+  for (const auto& tuple : tuples) {
+    for (uint64_t seed : seeds) grid.push_back(Combination{tuple, seed, {}});
+  }
+  return grid;
+}
+
+}  // namespace
+
+Status ParseSweepAxis(const std::string& text, SweepAxis* axis) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    return Status::InvalidInput("--over " + text + ": expected field=value1,value2,...");
+  }
+  axis->field = text.substr(0, eq);
+  axis->values.clear();
+  size_t start = eq + 1;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    if (comma == start) return Status::InvalidInput("--over " + text + ": empty value");
+    axis->values.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return Status::Ok();
+}
+
+Status ParseSeeds(const std::string& text, std::vector<uint64_t>* seeds) {
+  seeds->clear();
+  try {
+    const auto dash = text.find('-');
+    if (dash != std::string::npos && text.find(',') == std::string::npos) {
+      const uint64_t first = std::stoull(text.substr(0, dash));
+      const uint64_t last = std::stoull(text.substr(dash + 1));
+      if (last < first || last - first > 10000) throw std::invalid_argument("range");
+      for (uint64_t s = first; s <= last; ++s) seeds->push_back(s);
+      return Status::Ok();
+    }
+    size_t start = 0;
+    while (start <= text.size()) {
+      const size_t comma = std::min(text.find(',', start), text.size());
+      size_t used = 0;
+      const std::string item = text.substr(start, comma - start);
+      seeds->push_back(std::stoull(item, &used));
+      if (used != item.size()) throw std::invalid_argument("junk");
+      start = comma + 1;
+    }
+  } catch (const std::exception&) {
+    return Status::InvalidInput("--seeds " + text + ": expected A-B or A,B,C (whole numbers)");
+  }
+  return Status::Ok();
+}
+
+Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
+  std::vector<Combination> grid = Grid(spec);
+  for (Combination& c : grid) {
+    if (Status s = PlanCombination(spec, &c); !s.ok()) return s;
+  }
+  rows->assign(grid.size(), SweepRow{});
+  std::atomic<size_t> next{0};
+  std::mutex failure_mutex;
+  Status failure = Status::Ok();
+  auto worker = [&] {
+    for (size_t i = next++; i < grid.size(); i = next++) {
+      RunResult result;
+      Status s = ExecuteRun(std::move(grid[i].plan), ExecuteOptions{}, &result);
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (failure.ok()) failure = s;
+        continue;
+      }
+      (*rows)[i] = SweepRow{grid[i].values, grid[i].seed, std::move(result.summary)};
+    }
+  };
+  std::vector<std::thread> threads;
+  const int parallel = std::max(1, std::min<int>(spec.parallel, static_cast<int>(grid.size())));
+  for (int t = 0; t < parallel; ++t) threads.emplace_back(worker);
+  for (std::thread& t : threads) t.join();
+  if (!failure.ok()) return failure;
+  if (spec.out_dir.empty()) return Status::Ok();
+  const std::string csv_path = spec.out_dir + "/sweep.csv";
+  std::ofstream(csv_path + ".tmp") << SweepCsv(spec.axes, *rows);
+  std::error_code ec;
+  std::filesystem::rename(csv_path + ".tmp", csv_path, ec);
+  if (ec) return Status::IoError(csv_path + ": cannot write: " + ec.message());
+  return Status::Ok();
+}
+
+std::string SweepCsv(const std::vector<SweepAxis>& axes, const std::vector<SweepRow>& rows) {
+  std::string out;
+  for (const SweepAxis& axis : axes) out += axis.field + ",";
+  out +=
+      "seed,jct_mean_s,jct_median_s,jct_p95_s,jct_p99_s,makespan_s,gpu_utilisation,"
+      "cpu_utilisation,memory_utilisation,jobs_measured_finished,rounds,wall_s\n";
+  for (const SweepRow& r : rows) {
+    for (const std::string& v : r.values) out += v + ",";
+    const RunSummary& s = r.summary;
+    out += std::to_string(r.seed) + "," + Fixed(s.jct_mean_s, 3) + "," + Fixed(s.jct_median_s, 3) +
+           "," + Fixed(s.jct_p95_s, 3) + "," + Fixed(s.jct_p99_s, 3) + "," +
+           Fixed(s.makespan_s, 3) + "," + Fixed(s.gpu_utilisation, 6) + "," +
+           Fixed(s.cpu_utilisation, 6) + "," + Fixed(s.memory_utilisation, 6) + "," +
+           std::to_string(s.jobs_measured_finished) + "," + std::to_string(s.rounds) + "," +
+           Fixed(s.wall_s, 3) + "\n";
+  }
+  return out;
+}
+
+}  // namespace troupe

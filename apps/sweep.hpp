@@ -1,0 +1,53 @@
+// Sweeps: one config run over a grid of field values and seeds — the way experiments compare
+// mechanisms, policies or loads side by side.
+//
+//   troupe sweep [CONFIG] --over scheduler.mechanism=proportional,tune --seeds 1-5 [--out DIR]
+// Every combination is checked (config, overrides, workload) before any is run, so bad input
+// fails fast with exit status 2 and no output. Runs are independent actor systems and run in
+// parallel (emulated runs are single-threaded and deterministic, so the results do not depend on
+// the parallelism). With --out, DIR/sweep.csv holds one row a run and DIR/<combination>/ each
+// run's directory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emulation/run_summary.hpp"
+#include "emulation/status.hpp"
+
+namespace troupe {
+
+struct SweepAxis {
+  std::string field;  // a --set path, e.g. scheduler.mechanism
+  std::vector<std::string> values;
+};
+
+struct SweepSpec {
+  std::string config;
+  std::vector<std::string> sets;  // applied to every run before the axes
+  std::vector<SweepAxis> axes;
+  std::vector<uint64_t> seeds;  // empty: the config's seed
+  std::string out_dir;          // "" writes no files
+  int parallel = 1;
+};
+
+struct SweepRow {
+  std::vector<std::string> values;  // one per axis
+  uint64_t seed = 0;
+  RunSummary summary;
+};
+
+// "field=v1,v2,..." -> axis; "1-5" or "1,3,7" -> seeds.
+Status ParseSweepAxis(const std::string& text, SweepAxis* axis);
+Status ParseSeeds(const std::string& text, std::vector<uint64_t>* seeds);
+
+// Runs every combination; rows come back in grid order (axes in order, last axis fastest, then
+// seeds), whatever order they ran in.
+Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows);
+
+// A table of every run, then — with several seeds — the mean over seeds of each combination.
+std::string FormatSweepTable(const std::vector<SweepAxis>& axes, const std::vector<SweepRow>& rows);
+std::string SweepCsv(const std::vector<SweepAxis>& axes, const std::vector<SweepRow>& rows);
+
+}  // namespace troupe
