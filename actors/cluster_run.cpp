@@ -7,6 +7,7 @@
 #include <map>
 
 #include "actors/metrics_actor.hpp"
+#include "actors/profiler_actor.hpp"
 #include "actors/server_actor.hpp"
 #include "actors/workload_actor.hpp"
 #include "emulation/report_writer.hpp"
@@ -93,6 +94,9 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   cluster.metrics = sys.spawn(MetricsActor, handover, runtime.telemetry());
   cluster.workload =
       sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(), runtime.telemetry());
+  if (plan.profile_jobs) {
+    cluster.profiler = sys.spawn(ProfilerActor, plan.profiler, plan.catalog, runtime.telemetry());
+  }
   sys.spawn(SchedulerActor, plan.scheduler, std::move(cluster), runtime.clock(),
             runtime.telemetry());
 

@@ -102,6 +102,14 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
   plan->scheduler.measure_last_job = r.measure_last_job();
   plan->scheduler.deadline_s = r.deadline_s();
   plan->scheduler.lease_log = r.lease_log();
+  plan->profile_jobs = s.profiling() != config::oracle;
+  scheduling::ProfilingOptions& p = plan->profiler.options;
+  p.mode = static_cast<scheduling::ProfilingMode>(static_cast<int>(s.profiling()));
+  p.seconds_per_point = s.profiler().seconds_per_point();
+  p.noise_stddev = s.profiler().noise_stddev();
+  p.improvement_threshold = s.profiler().improvement_threshold();
+  plan->profiler.servers = s.profiler().servers();
+  plan->profiler.seed = r.seed();
   plan->runtime.emulated = r.mode() == config::emulated;
   plan->runtime.time_scale = r.time_scale();
   plan->runtime.threads = r.threads();

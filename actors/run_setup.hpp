@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/profiler_actor.hpp"
 #include "actors/scheduler_actor.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
@@ -25,6 +26,8 @@ struct RunPlan {
   std::vector<ServerSpec> servers;
   std::vector<std::string> server_nodes;  // per server: "" in this process, else "host:port"
   SchedulerOptions scheduler;
+  bool profile_jobs = false;  // spawn a profiler (profiling other than oracle)
+  ProfilerConfig profiler;
   RuntimeOptions runtime;
   ClusterCapacity capacity;
   RunSummary identity;  // config name, mode, policy, mechanism, seed

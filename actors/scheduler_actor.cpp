@@ -10,6 +10,7 @@
 
 #include "emulation/runtime/counted_send.hpp"
 #include "messages/atoms.hpp"
+#include "messages/profiling_messages.hpp"
 #include "messages/run_messages.hpp"
 
 namespace troupe {
@@ -31,9 +32,13 @@ bool MeasuredJobsDone(const SchedulerState& st) {
   return all_arrived && st.measured_finished == st.measured_arrived;
 }
 
-void Admit(Self* self, ArrivalBatch& batch) {
+// Tracks the arrived jobs; returns what the profiler must measure of them.
+std::vector<ProfileAsk> Admit(Self* self, ArrivalBatch& batch) {
   SchedulerState& st = self->state;
+  std::vector<ProfileAsk> asks;
   for (ArrivedJob& a : batch.jobs) {
+    if (st.cluster.profiler)
+      asks.push_back(ProfileAsk{a.spec.job_id, a.spec.model, a.spec.arrival_s});
     TrackedJob t;
     const JobSpec& s = a.spec;
     scheduling::SchedJob& v = t.view;
@@ -59,6 +64,21 @@ void Admit(Self* self, ArrivalBatch& batch) {
     st.jobs.emplace(s.job_id, std::move(t));
   }
   st.next_arrival_s = batch.next_arrival_s;
+  return asks;
+}
+
+void ApplyProfiles(Self* self, ProfileBatch& batch) {
+  SchedulerState& st = self->state;
+  for (JobProfile& p : batch.profiles) {
+    TrackedJob& job = st.jobs[p.job_id];
+    job.view.ideal_cpus_per_gpu = p.ideal_cpus_per_gpu;
+    job.view.ideal_memory_gb_per_gpu = p.ideal_memory_gb_per_gpu;
+    job.view.speedup_at_ideal = p.speedup_at_ideal;
+    job.view.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(p.estimated));
+    job.ready_at_s = p.ready_at_s;
+    job.record.profiling_points = p.points_profiled;
+    job.record.profiling_s = p.profiling_s;
+  }
 }
 
 void EndRun(Self* self, std::string reason) {
@@ -72,6 +92,7 @@ void EndRun(Self* self, std::string reason) {
     self->send_exit(server, caf::exit_reason::user_shutdown);
   }
   self->send_exit(st.cluster.workload, caf::exit_reason::user_shutdown);
+  if (st.cluster.profiler) self->send_exit(st.cluster.profiler, caf::exit_reason::user_shutdown);
   self->quit();
 }
 
@@ -113,7 +134,10 @@ void PlanRound(Self* self, double start_s) {
   SchedulerState& st = self->state;
   std::vector<const scheduling::SchedJob*> runnable;
   runnable.reserve(st.queue.size());
-  for (int64_t id : st.queue) runnable.push_back(&st.jobs[id].view);
+  for (int64_t id : st.queue) {
+    const TrackedJob& job = st.jobs[id];
+    if (job.ready_at_s <= start_s) runnable.push_back(&job.view);
+  }
   scheduling::OrderJobs(st.options.policy, start_s, runnable);
   st.ledger->Reset();
   std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
@@ -143,8 +167,15 @@ void BeginRound(Self* self, double start_s) {
   st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
   self->request(st.cluster.workload, caf::infinite, ArrivalsRequest{start_s})
       .then([=](ArrivalBatch& batch) {
-        Admit(self, batch);
-        PlanRound(self, start_s);
+        std::vector<ProfileAsk> asks = Admit(self, batch);
+        if (asks.empty()) return PlanRound(self, start_s);
+        SchedulerState& st = self->state;
+        st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
+        self->request(st.cluster.profiler, caf::infinite, ProfileRequest{std::move(asks)})
+            .then([=](ProfileBatch& profiles) {
+              ApplyProfiles(self, profiles);
+              PlanRound(self, start_s);
+            });
       });
 }
 

@@ -1,13 +1,14 @@
 // The scheduler actor: round-based, as Synergy is.
 //
 // Each round (default 300 s of virtual time) it pulls the jobs that have arrived from the
-// workload, orders the runnable ones with a policy, places them with a mechanism (both plain C++
-// in scheduling/), and sends each server its round's leases. It then waits for the round's timer
-// and for every leased job's progress report before planning the next round — a barrier that
-// makes real mode agree with emulated mode. Finished jobs are recorded (JCT = end of the round in
-// which the job finished - arrival). With nothing queued it sleeps until the round of the next
-// arrival. The run ends when the measured jobs (or all jobs) have finished, or at the deadline;
-// then it tells every actor to exit.
+// workload (and, unless profiling is oracle, has the profiler estimate their sensitivity; a job
+// runs once its profile is ready), orders the runnable ones with a policy, places them with a
+// mechanism (both plain C++ in scheduling/), and sends each server its round's leases. It then
+// waits for the round's timer and for every leased job's progress report before planning the next
+// round — a barrier that makes real mode agree with emulated mode. Finished jobs are recorded (JCT
+// = end of the round in which the job finished - arrival). With nothing queued it sleeps until the
+// round of the next arrival. The run ends when the measured jobs (or all jobs) have finished, or at
+// the deadline; then it tells every actor to exit.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -42,12 +43,14 @@ struct ClusterHandles {
   std::vector<caf::actor> servers;  // same order as specs
   caf::actor workload;
   caf::actor metrics;
+  caf::actor profiler;  // none with oracle profiling: the workload's matrices are the truth
 };
 
 struct TrackedJob {
   scheduling::SchedJob view;
   caf::actor handle;
   JobRecord record;
+  double ready_at_s = 0;  // its profile is ready then; it may run from the next round start
   bool done = false;
 };
 

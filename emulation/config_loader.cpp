@@ -294,6 +294,12 @@ void ValidateWorkload(const config::RunConfig& cfg, Check& check) {
 void ValidateRun(const config::RunConfig& cfg, Check& check) {
   const config::Run& r = cfg.run();
   check.Positive("scheduler.round_s", cfg.scheduler().round_s());
+  const config::Profiler& profiler = cfg.scheduler().profiler();
+  check.NonNegative("scheduler.profiler.seconds_per_point", profiler.seconds_per_point());
+  check.NonNegative("scheduler.profiler.noise_stddev", profiler.noise_stddev());
+  check.NonNegative("scheduler.profiler.improvement_threshold",
+                    profiler.improvement_threshold());
+  check.AtLeast("scheduler.profiler.servers", profiler.servers(), 0);
   check.Positive("run.time_scale", r.time_scale());
   check.NonNegative("run.deadline_s", r.deadline_s());
   check.AtLeast("run.measure_first_job", r.measure_first_job(), -1);

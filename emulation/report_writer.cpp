@@ -194,7 +194,8 @@ std::string JobsCsv(const std::vector<JobRecord>& jobs) {
            "," + std::to_string(j->iterations) + "," + Seconds(j->arrival_s) + "," +
            Seconds(j->start_s) + "," + Seconds(j->end_s) + "," + Seconds(j->jct_s) + "," +
            Seconds(j->ideal_duration_s) + "," + std::to_string(j->rounds_run) + "," +
-           Seconds(j->gpu_seconds) + "," + (j->measured ? "1" : "0") + "\n";
+           Seconds(j->gpu_seconds) + "," + (j->measured ? "1" : "0") + "," +
+           std::to_string(j->profiling_points) + "," + Seconds(j->profiling_s) + "\n";
   }
   return out;
 }

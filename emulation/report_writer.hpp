@@ -28,7 +28,7 @@ namespace troupe {
 
 inline constexpr char kJobsCsvHeader[] =
     "job_id,model,gpus,iterations,arrival_s,start_s,end_s,jct_s,ideal_duration_s,rounds_run,"
-    "gpu_seconds,measured";
+    "gpu_seconds,measured,profiling_points,profiling_s";
 inline constexpr char kLeasesCsvHeader[] = "round,job_id,server,gpu_ids,cpus,memory_gb";
 inline constexpr char kRoundsCsvHeader[] =
     "round,start_s,end_s,gpus_allocated,cpus_allocated,memory_gb_allocated,jobs_running,"

@@ -3,6 +3,7 @@
 #include <caf/actor_system_config.hpp>
 
 #include "messages/cluster_messages.hpp"
+#include "messages/profiling_messages.hpp"
 #include "messages/records.hpp"
 #include "messages/run_messages.hpp"
 
@@ -28,6 +29,11 @@ void RegisterMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<LeaseBatch>("troupe.LeaseBatch");
   cfg.add_message_type<LeasePart>("troupe.LeasePart");
   cfg.add_message_type<RunEnd>("troupe.RunEnd");
+  cfg.add_message_type<SensitivityMatrix>("troupe.SensitivityMatrix");
+  cfg.add_message_type<ProfileAsk>("troupe.ProfileAsk");
+  cfg.add_message_type<ProfileRequest>("troupe.ProfileRequest");
+  cfg.add_message_type<JobProfile>("troupe.JobProfile");
+  cfg.add_message_type<ProfileBatch>("troupe.ProfileBatch");
 }
 
 }  // namespace troupe

@@ -21,9 +21,11 @@ struct JobRecord {
   // Seconds the job would take at its GPU-proportional share, run without queueing
   // (iterations x iteration time): the lower bound JCT is checked against.
   double ideal_duration_s = 0;
-  int64_t rounds_run = 0;  // rounds in which it held a lease
-  double gpu_seconds = 0;  // attained service
-  bool measured = false;   // inside the metrics window
+  int64_t rounds_run = 0;        // rounds in which it held a lease
+  double gpu_seconds = 0;        // attained service
+  bool measured = false;         // inside the metrics window
+  int32_t profiling_points = 0;  // points the profiler measured (0 with oracle profiling)
+  double profiling_s = 0;        // virtual time profiling took
 };
 
 struct RoundRecord {
@@ -66,7 +68,8 @@ auto inspect(Inspector& f, LeaseBatch& x) {
 template <class Inspector>
 auto inspect(Inspector& f, JobRecord& x) {
   return f(x.job_id, x.model, x.gpus, x.iterations, x.arrival_s, x.start_s, x.end_s, x.jct_s,
-           x.ideal_duration_s, x.rounds_run, x.gpu_seconds, x.measured);
+           x.ideal_duration_s, x.rounds_run, x.gpu_seconds, x.measured, x.profiling_points,
+           x.profiling_s);
 }
 
 template <class Inspector>

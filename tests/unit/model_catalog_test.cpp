@@ -204,6 +204,44 @@ TEST(ModelCatalogParseTest, MissingHeaderColumnAndBadClassAreRefused) {
   ExpectInvalid(ParseSmall("", kGrid, &catalog), {"m.csv", "empty"});
 }
 
+TEST(ModelCatalogTest, BuiltInCarriesTheMemoryModelColumns) {
+  const ModelCatalog& catalog = ModelCatalog::BuiltIn();
+  auto rows = ReadRows("synergy_models.csv");  // columns 7..10: the memory model
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ModelProfile& model = catalog.models()[i];
+    ASSERT_EQ(rows[i].size(), 11u) << model.name;
+    EXPECT_DOUBLE_EQ(model.dataset_gb_per_gpu, std::stod(rows[i][7])) << model.name;
+    EXPECT_DOUBLE_EQ(model.storage_throughput, std::stod(rows[i][8])) << model.name;
+    EXPECT_DOUBLE_EQ(model.min_memory_gb_per_gpu, std::stod(rows[i][9])) << model.name;
+    EXPECT_DOUBLE_EQ(model.thrash_throughput, std::stod(rows[i][10])) << model.name;
+  }
+  EXPECT_EQ(catalog.Find("alexnet")->dataset_gb_per_gpu, 125);
+  EXPECT_EQ(catalog.Find("gnmt")->dataset_gb_per_gpu, 0);
+}
+
+TEST(ModelCatalogParseTest, MemoryModelColumnsAreOptionalAndNonNegative) {
+  ModelCatalog catalog;
+  ASSERT_TRUE(ParseSmall(kModels, kGrid, &catalog).ok());
+  EXPECT_EQ(catalog.Find("a")->dataset_gb_per_gpu, 0);
+  EXPECT_EQ(catalog.Find("a")->thrash_throughput, 0);
+  std::string models =
+      "model,class,iter_time_s_at_proportional,batch_size,ideal_cpus_per_gpu,"
+      "ideal_mem_gb_per_gpu,speedup_at_ideal,storage_throughput,dataset_gb_per_gpu\n"
+      "a,image,0.5,64,6,125,2,1.5,100\n"
+      "b,speech,0.25,32,3,62.5,1,0,0\n";
+  ASSERT_TRUE(ParseSmall(models, kGrid, &catalog).ok());
+  EXPECT_EQ(catalog.Find("a")->dataset_gb_per_gpu, 100);
+  EXPECT_EQ(catalog.Find("a")->storage_throughput, 1.5);
+  EXPECT_EQ(catalog.Find("a")->min_memory_gb_per_gpu, 0);
+  std::string negative = models;
+  negative.replace(negative.find("1.5,100"), 7, "1.5,-1");
+  ExpectInvalid(ParseSmall(negative, kGrid, &catalog),
+                {"m.csv:2", "'dataset_gb_per_gpu'", "negative"});
+  std::string junk = models;
+  junk.replace(junk.find("1.5,100"), 7, "fast,100");
+  ExpectInvalid(ParseSmall(junk, kGrid, &catalog), {"m.csv:2", "'storage_throughput'", "'fast'"});
+}
+
 TEST(ModelCatalogParseTest, AFailedParseLeavesTheOutputUntouched) {
   ModelCatalog catalog;
   ASSERT_TRUE(ParseSmall(kModels, kGrid, &catalog).ok());
