@@ -1,7 +1,8 @@
-// The `troupe` command line: run, sweep, validate, node, --version.
+// The `troupe` command line: run, sweep, report, validate, node, --version.
 //
 //   troupe run [CONFIG] [--out DIR] [--seed N] [--set field=value ...]
 //   troupe sweep [CONFIG] --over field=v1,v2 [--seeds 1-5] [--set ...] [--out DIR] [--jobs N]
+//   troupe report RUN_DIR... [--out DIR]
 //   troupe validate CONFIG
 //   troupe node --listen HOST:PORT
 // Bad input prints one line naming where it is and exits with status 2, writing nothing.
@@ -17,6 +18,7 @@
 #include "actors/cluster_run.hpp"
 #include "actors/node_actor.hpp"
 #include "actors/run_setup.hpp"
+#include "apps/report_command.hpp"
 #include "apps/sweep.hpp"
 #include "emulation/config_loader.hpp"
 #include "emulation/report_writer.hpp"
@@ -172,6 +174,14 @@ int main(int argc, char** argv) {
   sweep->add_option("--out", sweep_args.out, "folder for sweep.csv and every run's directory");
   sweep->add_option("--jobs", sweep_args.jobs, "runs in parallel (default: one per core)");
 
+  std::vector<std::string> report_dirs;
+  std::string report_out;
+  CLI::App* report =
+      app.add_subcommand("report", "draw figures and report.html from run directories");
+  report->add_option("run_dirs", report_dirs, "run directories (their JCT CDFs share one plot)")
+      ->required();
+  report->add_option("--out", report_out, "report folder (default: <first run dir>/report)");
+
   std::string validate_path;
   CLI::App* validate = app.add_subcommand("validate", "check a config and its workload");
   validate->add_option("config", validate_path, "config file")->required();
@@ -190,6 +200,7 @@ int main(int argc, char** argv) {
   }
   if (*run) return troupe::Run(run_args);
   if (*sweep) return troupe::Sweep(sweep_args);
+  if (*report) return troupe::RunReport(report_dirs, report_out);
   if (*validate) return troupe::Validate(validate_path);
   return troupe::Node(listen);
 }

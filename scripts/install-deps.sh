@@ -6,6 +6,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev libasio-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
+  libglpk-dev librocksdb-dev
+  python3-matplotlib python3-pandas
 )
 
 missing=()

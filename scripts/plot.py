@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Figures and one self-contained report.html from troupe run directories.
+
+    python3 scripts/plot.py RUN_DIR [RUN_DIR ...] [--out DIR]      (what `troupe report` runs)
+
+Writes DIR (default RUN_DIR/report, the first run's) with jct_cdf.png (every run's JCT CDF on one
+axis), per run NAME-allocation.png (GPUs, CPUs, memory in percent of capacity and the queue over
+virtual time) and NAME-gpu-timeline.png or, from 2000 jobs on, NAME-gpu-heatmap.png (from
+leases.csv), and report.html showing them with each run's summary. Output is deterministic.
+
+Exit status: 0 written; 2 bad input (a missing, truncated or malformed run directory, or an output
+path it must not replace): one line on stderr naming the file and line, nothing written; 1 other
+failures (matplotlib or pandas missing, cannot write). Needs Debian's python3-matplotlib and
+python3-pandas (scripts/install-deps.sh installs them).
+"""
+
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import os  # noqa: E402
+
+PROG = "troupe report"
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories to show")
+    parser.add_argument("--out", metavar="DIR", help="report folder (default: RUN_DIR/report)")
+    return parser.parse_args(argv)
+
+
+def main(argv):
+    args = parse_args(argv)  # usage errors: argparse prints them and exits with 2
+    missing = [name for name in ("matplotlib", "pandas") if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"{PROG}: {sys.executable} has no {' or '.join(missing)}: install python3-matplotlib "
+              "and python3-pandas (scripts/install-deps.sh)", file=sys.stderr)
+        return 1
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from troupe_plots.errors import InputError
+    from troupe_plots.report import build
+
+    out_dir = args.out or os.path.join(os.path.normpath(args.runs[0]), "report")
+    try:
+        _, notes = build(args.runs, out_dir)
+    except InputError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"{PROG}: {error.filename or out_dir}: {error.strerror}", file=sys.stderr)
+        return 1
+    for note in notes:
+        print(f"note: {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

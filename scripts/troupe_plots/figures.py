@@ -1,0 +1,104 @@
+"""The JCT CDF (every run on one axis) and the allocation-over-time figure (one per run).
+
+Each function draws one figure, saves it as a PNG at `path` and returns a caption (or None when
+there was nothing to draw, with the reason in the caption instead).
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
+
+from . import series
+
+DPI = 100
+RUN_COLOURS = plt.get_cmap("tab10").colors
+RESOURCE_COLOURS = {"GPUs": "#1f77b4", "CPUs": "#ff7f0e", "memory": "#2ca02c"}
+
+plt.rcParams.update({
+    "font.size": 11, "axes.titlesize": 13, "axes.labelsize": 11, "legend.fontsize": 10,
+    "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
+    "path.simplify": True,
+})
+
+
+def save(figure, path):
+    # No "Software" tag: the bytes depend on the inputs only, not on the matplotlib version.
+    figure.savefig(path, dpi=DPI, metadata={"Software": None})
+    plt.close(figure)
+
+
+def measured_jct_hours(run):
+    """JCTs of the measured jobs that finished (the jobs summary.json's statistics are over)."""
+    jobs = run.jobs
+    done = jobs[(jobs["measured"] == 1) & (jobs["end_s"] >= 0)]
+    return np.sort(done["jct_s"].to_numpy(dtype=float)) / 3600
+
+
+def plain_number(value, _position):
+    return f"{value:g}"
+
+
+def jct_cdf(runs, path):
+    """One ECDF line per run; log-scaled hours when JCTs span more than two decades."""
+    figure, axis = plt.subplots(figsize=(10, 5.6), layout="constrained")
+    spans = []
+    for index, run in enumerate(runs):
+        hours = measured_jct_hours(run)
+        if len(hours) == 0:
+            continue
+        fraction = np.arange(1, len(hours) + 1) / len(hours)
+        axis.step(np.concatenate([[hours[0]], hours]), np.concatenate([[0.0], fraction]),
+                  where="post", linewidth=2, color=RUN_COLOURS[index % len(RUN_COLOURS)],
+                  label=f"{run.label}: {len(hours)} jobs, median {np.median(hours):.1f} h")
+        spans.append((hours[0], hours[-1]))
+    if not spans:
+        plt.close(figure)
+        return None
+    low, high = min(s[0] for s in spans), max(s[1] for s in spans)
+    logarithmic = low > 0 and high / low > 100
+    if logarithmic:
+        axis.set_xscale("log")
+        axis.xaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+        axis.xaxis.set_major_formatter(FuncFormatter(plain_number))
+    axis.set_xlabel("job completion time (hours" + (", log scale)" if logarithmic else ")"))
+    axis.set_ylabel("fraction of measured jobs")
+    axis.set_ylim(0, 1.02)
+    axis.set_title("JCT CDF: fraction of jobs finished within a given time")
+    axis.legend(loc="lower right", frameon=True)
+    save(figure, path)
+    return "JCT CDF of the measured jobs that finished (the jobs of summary.json's JCT figures)."
+
+
+def allocation(run, capacity, path):
+    """GPUs, CPUs and memory allocated (percent of capacity) and jobs queued over virtual time."""
+    figure, axes = plt.subplots(4, 1, figsize=(11, 8.8), sharex=True, layout="constrained")
+    bin_s = 0.0
+    for axis, (name, column, _, unit) in zip(axes, series.RESOURCES):
+        steps = series.rebinned(series.round_steps(run.rounds, column))
+        bin_s = steps.bin_s
+        values, ylabel = steps.values, f"{unit} allocated"
+        top = 1.05 * max(1.0, float(values.max(initial=0)))
+        if capacity[name]:
+            values, ylabel = 100 * values / capacity[name], f"{name} allocated\n(% of capacity)"
+            top = 105
+        axis.set_ylim(0, top)
+        axis.stairs(values, steps.edges / 3600, fill=True, alpha=0.35,
+                    color=RESOURCE_COLOURS[name], linewidth=0)
+        axis.stairs(values, steps.edges / 3600, color=RESOURCE_COLOURS[name], linewidth=1)
+        axis.set_ylabel(ylabel)
+    queued = series.rebinned(series.round_steps(run.rounds, "jobs_queued"))
+    axes[3].stairs(queued.values, queued.edges / 3600, color="#7f7f7f", fill=True, alpha=0.5)
+    axes[3].set_ylabel("jobs queued\n(waiting for GPUs)")
+    axes[3].set_ylim(0, max(1.0, 1.05 * float(queued.values.max(initial=0))))
+    axes[3].yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[3].set_xlabel("virtual time (hours)")
+    axes[3].set_xlim(0, max(run.summary["makespan_s"], queued.edges[-1]) / 3600)
+    how = f"mean over {series.hours_label(bin_s)} bins" if bin_s else "per round"
+    figure.suptitle(f"{run.label}: allocation and queue over time ({how})")
+    for axis in axes:
+        axis.label_outer()
+    save(figure, path)
+    known = ", ".join(f"{value:g} {unit}" for (name, _, _, unit), value in
+                      ((r, capacity[r[0]]) for r in series.RESOURCES) if value)
+    return (f"Resources allocated ({how}); capacity derived from utilisation x makespan in "
+            f"summary.json: {known or 'unknown (nothing allocated)'}.")

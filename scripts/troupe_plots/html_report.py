@@ -1,0 +1,112 @@
+"""report.html: one self-contained page, every image embedded as a base64 data URI."""
+
+import base64
+import html
+import os
+
+from .series import RESOURCES
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1240px; margin: 2em auto; padding: 0 1em;
+       color: #222; }
+h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.92em; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.7em; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f3f3f3; }
+figure { margin: 1.5em 0; } figure img { max-width: 100%; height: auto; }
+figcaption { color: #555; font-size: 0.9em; }
+.note { background: #fff6d6; border-left: 4px solid #e0b000; padding: 0.5em 1em; }
+code { background: #f3f3f3; padding: 0 0.2em; }
+"""
+
+# Rows of the table comparing runs: (title, summary field, format).
+COMPARISON = [("JCT mean", "jct_mean_s", "hours"), ("JCT median", "jct_median_s", "hours"),
+              ("JCT p95", "jct_p95_s", "hours"), ("JCT p99", "jct_p99_s", "hours"),
+              ("makespan", "makespan_s", "hours"), ("GPU utilisation", "gpu_utilisation", "percent"),
+              ("CPU utilisation", "cpu_utilisation", "percent"),
+              ("memory utilisation", "memory_utilisation", "percent"),
+              ("measured jobs finished", "jobs_measured_finished", "plain")]
+
+
+def esc(value):
+    return html.escape(str(value), quote=True)
+
+
+def format_value(key, value):
+    if value is None:
+        return "null"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if key.endswith("utilisation"):
+        return f"{100 * value:.1f} %"
+    if key.startswith("jct_") or key == "makespan_s":
+        return f"{value / 3600:.2f} h ({value:,.0f} s)"
+    if key == "wall_s":
+        return f"{value:.3f} s"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+
+
+def comparison_format(kind, value):
+    if value is None:
+        return "–"
+    return {"hours": f"{value / 3600:.2f} h", "percent": f"{100 * value:.1f} %",
+            "plain": f"{value}"}[kind]
+
+
+def image(folder, figure):
+    with open(os.path.join(folder, figure["file"]), "rb") as file:
+        data = base64.b64encode(file.read()).decode("ascii")
+    return (f'<figure><img src="data:image/png;base64,{data}" alt="{esc(figure["alt"])}">'
+            f'<figcaption>{esc(figure["caption"])} <code>{esc(figure["file"])}</code>'
+            "</figcaption></figure>")
+
+
+def note(text):
+    return f'<p class="note">{esc(text)}</p>'
+
+
+def summary_table(run, capacity):
+    rows = [f"<tr><th>{esc(key)}</th><td>{esc(format_value(key, value))}</td></tr>"
+            for key, value in run.summary.items()]
+    if capacity is not None:
+        derived = ", ".join(f"{capacity[name]:g} {unit}" if capacity[name] else f"? {unit}"
+                            for name, _, _, unit in RESOURCES)
+        rows.append(f"<tr><th>capacity (derived)</th><td>{esc(derived)}</td></tr>")
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def comparison_table(runs):
+    head = "".join(f"<th>{esc(run.label)}</th>" for run in runs)
+    rows = []
+    for title, key, kind in COMPARISON:
+        cells = "".join(f'<td class="num">{esc(comparison_format(kind, run.summary.get(key)))}</td>'
+                        for run in runs)
+        rows.append(f"<tr><th>{esc(title)}</th>{cells}</tr>")
+    return f"<table><tr><th></th>{head}</tr>{''.join(rows)}</table>"
+
+
+def page(folder, runs, sections, overview, notes):
+    """sections: per run, {"capacity", "figures": [...], "notes": [...]}; overview: the CDF's
+    figure dict or None; notes: report-wide notes."""
+    scheduler_runs = [run for run, section in zip(runs, sections) if section is not None]
+    body = ["<h1>troupe report</h1>", "<p>Runs: " + ", ".join(
+        f"<b>{esc(run.name)}</b> (<code>{esc(run.path)}</code>)" for run in runs) + "</p>"]
+    body += [note(text) for text in notes]
+    body.append("<h2>Job completion times</h2>")
+    body.append(image(folder, overview) if overview else note("No measured job finished."))
+    if scheduler_runs:
+        body.append(comparison_table(scheduler_runs))
+    for run, section in zip(runs, sections):
+        body.append(f"<h2>{esc(run.label)}</h2>")
+        if section is None:
+            body.append(note(f"Skipped: {run.kind}; this report knows scheduler runs "
+                             "(summary.json, jobs.csv, rounds.csv)."))
+            continue
+        body.append(summary_table(run, section["capacity"]))
+        body += [image(folder, figure) for figure in section["figures"]]
+        body += [note(text) for text in section["notes"]]
+    title = "troupe report: " + ", ".join(run.name for run in runs)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{esc(title)}</title><style>{STYLE}</style></head>\n<body>\n"
+            + "\n".join(body) + "\n</body></html>\n")

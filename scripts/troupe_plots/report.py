@@ -1,0 +1,120 @@
+"""Puts a report together: check every run, draw into a staging folder, rename it into place.
+
+Every run is read and checked before anything is written, and the figures and report.html go
+into a hidden sibling folder that replaces the output folder only once all of it is written, so
+bad input or a failure leaves no partial report (and an earlier report stays as it was).
+"""
+
+import os
+import re
+import shutil
+import tempfile
+
+from . import figures, gpu_figures, html_report, rundir, series
+from .errors import InputError
+
+CDF_FILE = "jct_cdf.png"
+
+
+def build(run_paths, out_dir):
+    """Writes out_dir/report.html and the PNGs; returns (report path, notes for the terminal)."""
+    runs = rundir.load_runs(run_paths)
+    out_dir = os.path.normpath(out_dir)
+    check_output(out_dir, run_paths)
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix="." + os.path.basename(out_dir) + ".tmp-", dir=parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(staging, 0o777 & ~umask)  # mkdtemp's folder is private; a report need not be
+    try:
+        notes = draw(runs, staging)
+        replace(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return os.path.join(out_dir, "report.html"), notes
+
+
+def check_output(out_dir, run_paths):
+    """Refuses an output path that is a file, holds a run, or is a folder other than a report."""
+    if os.path.basename(out_dir) in ("", ".", ".."):
+        raise InputError(out_dir, None, "must name a folder")
+    target = os.path.realpath(out_dir)
+    for path in run_paths:
+        run = os.path.realpath(path)
+        if run == target or run.startswith(target + os.sep):
+            raise InputError(out_dir, None, "is (or holds) a run directory; not replacing it")
+    if os.path.lexists(out_dir):
+        if not os.path.isdir(out_dir) or os.path.islink(out_dir):
+            raise InputError(out_dir, None, "exists and is not a folder; not replacing it")
+        if os.listdir(out_dir) and not os.path.exists(os.path.join(out_dir, "report.html")):
+            raise InputError(out_dir, None, "exists and is not a report folder; not replacing it")
+
+
+def replace(staging, out_dir):
+    """Moves staging onto out_dir, replacing an earlier report; restores it if that fails."""
+    if not os.path.exists(out_dir):
+        os.rename(staging, out_dir)
+        return
+    old = tempfile.mkdtemp(prefix="." + os.path.basename(out_dir) + ".old-",
+                           dir=os.path.dirname(os.path.abspath(out_dir)))
+    os.rmdir(old)
+    os.rename(out_dir, old)
+    try:
+        os.rename(staging, out_dir)
+    except OSError:
+        os.rename(old, out_dir)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def file_stem(name):
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+def draw(runs, folder):
+    """Draws every figure into folder and writes report.html; returns the notes."""
+    notes, sections = [], []
+    scheduler_runs = [run for run in runs if run.kind == rundir.SCHEDULER]
+    for run in runs:
+        if run.kind not in SECTIONS:
+            notes.append(f"{run.path}: skipped: {run.kind}")
+            sections.append(None)
+            continue
+        sections.append(SECTIONS[run.kind](run, folder))
+        notes += [f"{run.path}: {text}" for text in sections[-1]["notes"]]
+    overview = None
+    caption = figures.jct_cdf(scheduler_runs, os.path.join(folder, CDF_FILE))
+    if caption:
+        overview = {"file": CDF_FILE, "alt": "JCT CDF", "caption": caption}
+    page = html_report.page(folder, runs, sections, overview, [])
+    with open(os.path.join(folder, "report.html"), "w", encoding="utf-8") as file:
+        file.write(page)
+    return notes
+
+
+def run_section(run, folder):
+    capacity = series.derive_capacity(run.summary, run.rounds)
+    stem = file_stem(run.name)
+    section = {"capacity": capacity, "figures": [], "notes": []}
+    if run.rounds.empty:
+        section["notes"].append("No figures: rounds.csv holds no round.")
+        return section
+    allocation_file = f"{stem}-allocation.png"
+    caption = figures.allocation(run, capacity, os.path.join(folder, allocation_file))
+    section["figures"].append({"file": allocation_file, "alt": f"{run.name}: allocation",
+                               "caption": caption})
+    kind = gpu_figures.figure_kind(run)
+    if kind is None:
+        section["notes"].append(gpu_figures.missing_note(run))
+        return section
+    gpu_file = f"{stem}-gpu-{kind}.png"
+    caption = gpu_figures.gpu_figure(run, kind, capacity, os.path.join(folder, gpu_file))
+    section["figures"].append({"file": gpu_file, "alt": f"{run.name}: GPU {kind}",
+                               "caption": caption})
+    return section
+
+
+# What each run type shows in its own section (the JCT CDF takes scheduler runs only).
+SECTIONS = {rundir.SCHEDULER: run_section}

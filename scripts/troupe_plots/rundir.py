@@ -1,0 +1,254 @@
+"""Reading and checking a run directory.
+
+A run's type is detected from what is in its folder. Today there is one: "scheduler" (a round-based
+cluster run: summary.json, jobs.csv, rounds.csv and, with run.lease_log, leases.csv). Anything else
+that has a readable summary.json is of an unknown type: it is loaded with its summary only and the
+report skips it with a note. Every check raises InputError naming the file and, where it can, the
+line; nothing here draws.
+"""
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+SCHEDULER = "scheduler"
+
+# Columns the report reads ("int", "float" or "str"); other columns are allowed and ignored.
+JOBS_COLUMNS = {"job_id": "int", "model": "str", "gpus": "int", "arrival_s": "float",
+                "start_s": "float", "end_s": "float", "jct_s": "float", "measured": "int"}
+ROUNDS_COLUMNS = {"round": "int", "start_s": "float", "end_s": "float", "gpus_allocated": "int",
+                  "cpus_allocated": "float", "memory_gb_allocated": "float",
+                  "jobs_running": "int", "jobs_queued": "int"}
+LEASES_COLUMNS = {"round": "int", "job_id": "int", "server": "int", "gpu_ids": "str",
+                  "cpus": "float", "memory_gb": "float"}
+# summary.json fields of a scheduler run: (type, may be null).
+SUMMARY_FIELDS = {"policy": (str, False), "mechanism": (str, False), "jobs_total": (int, False),
+                  "makespan_s": (float, False), "gpu_utilisation": (float, True),
+                  "cpu_utilisation": (float, True), "memory_utilisation": (float, True)}
+
+
+@dataclass
+class Run:
+    path: str  # as given on the command line
+    name: str  # the folder's name, made unique among the runs of one report
+    kind: str  # SCHEDULER, or the detected description of an unknown type
+    summary: dict
+    jobs: pd.DataFrame = None
+    rounds: pd.DataFrame = None
+    leases: pd.DataFrame = None  # None: the run was made without run.lease_log
+    notes: list = field(default_factory=list)
+
+    @property
+    def label(self):
+        if self.kind != SCHEDULER:
+            return self.name
+        return f"{self.name} ({self.summary['policy']} + {self.summary['mechanism']})"
+
+
+def load_runs(paths):
+    """Loads and checks every run; names are the folders' names, suffixed -2, -3 if repeated."""
+    runs, seen = [], {}
+    for path in paths:
+        base = os.path.basename(os.path.normpath(os.path.abspath(path))) or "run"
+        seen[base] = seen.get(base, 0) + 1
+        name = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        runs.append(load_run(path, name))
+    return runs
+
+
+def load_run(path, name):
+    if not os.path.isdir(path):
+        raise InputError(path, None, "not a run directory (no such folder)")
+    summary = read_summary(os.path.join(path, "summary.json"))
+    kind = detect_kind(path, summary)
+    if kind not in LOADERS:
+        return Run(path, name, kind, summary)
+    return LOADERS[kind](path, name, summary)
+
+
+def load_scheduler_run(path, name, summary):
+    check_summary_fields(os.path.join(path, "summary.json"), summary)
+    jobs = read_csv(os.path.join(path, "jobs.csv"), JOBS_COLUMNS)
+    rounds = read_csv(os.path.join(path, "rounds.csv"), ROUNDS_COLUMNS)
+    check_rounds(os.path.join(path, "rounds.csv"), rounds)
+    check_row_count(os.path.join(path, "jobs.csv"), jobs, summary, "jobs_total")
+    check_row_count(os.path.join(path, "rounds.csv"), rounds, summary, "rounds")
+    leases = None
+    leases_path = os.path.join(path, "leases.csv")
+    if os.path.exists(leases_path):
+        leases = read_csv(leases_path, LEASES_COLUMNS)
+        leases = parse_leases(leases_path, leases, rounds)
+        check_last_round(leases_path, leases, rounds)
+    return Run(path, name, SCHEDULER, summary, jobs, rounds, leases)
+
+
+# Run types, tried in order: (type, test on the folder's file names and its summary). A new type
+# (parameter server, OASiS) adds a line here, a loader below and a section in report.py.
+RUN_TYPES = [
+    (SCHEDULER, lambda files, summary: bool({"jobs.csv", "rounds.csv"} & files)
+     or "mechanism" in summary),
+]
+
+
+def detect_kind(path, summary):
+    """The run's type: summary.json's "run_type" where it has one, else the first of RUN_TYPES
+    that matches; otherwise a short description of what was found, for the note that skips it."""
+    files = set(os.listdir(path))
+    declared = summary.get("run_type")
+    if declared is None:
+        declared = next((kind for kind, test in RUN_TYPES if test(files, summary)), None)
+    if isinstance(declared, str) and declared in LOADERS:
+        return declared
+    found = ", ".join(sorted(files))
+    return f"unknown run type {json.dumps(declared)} (files: {found})" if declared else \
+        f"unknown run type (files: {found})"
+
+
+def read_summary(path):
+    if not os.path.isfile(path):
+        raise InputError(path, None, "missing: not a run directory")
+    text = read_text(path)
+    try:
+        summary = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(path, error.lineno, f"invalid or truncated JSON: {error.msg}") from None
+    if not isinstance(summary, dict):
+        raise InputError(path, 1, "expected a JSON object")
+    return summary
+
+
+def check_summary_fields(path, summary):
+    for key, (kind, nullable) in SUMMARY_FIELDS.items():
+        if key not in summary:
+            raise InputError(path, None, f"missing field \"{key}\"")
+        value = summary[key]
+        if value is None and nullable:
+            continue
+        ok = isinstance(value, str) if kind is str else (
+            isinstance(value, (int, float)) and not isinstance(value, bool))
+        if kind is int and isinstance(value, float):
+            ok = False
+        if not ok:
+            what = {str: "a string", int: "a whole number", float: "a number"}[kind]
+            raise InputError(path, json_line(path, key), f"field \"{key}\": expected {what}")
+
+
+def json_line(path, key):
+    """The line of summary.json on which `key` is defined, or None."""
+    pattern = re.compile(r'"' + re.escape(key) + r'"\s*:')
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if pattern.search(line):
+            return number
+    return None
+
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not UTF-8 text") from None
+    except OSError as error:
+        raise InputError(path, None, f"cannot read: {error.strerror}") from None
+
+
+def read_csv(path, columns):
+    """Reads a CSV with a header; checks that `columns` are there and their values parse."""
+    if not os.path.isfile(path):
+        raise InputError(path, None, "missing")
+    try:
+        frame = pd.read_csv(path, dtype=str, na_filter=False, skip_blank_lines=False)
+    except pd.errors.EmptyDataError:
+        raise InputError(path, 1, "empty: no header line") from None
+    except pd.errors.ParserError as error:
+        match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error))
+        if not match:
+            raise InputError(path, None, f"not CSV: {error}") from None
+        expected, line, saw = match.groups()
+        raise InputError(path, int(line), f"{saw} fields; the header has {expected}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not UTF-8 text") from None
+    except OSError as error:
+        raise InputError(path, None, f"cannot read: {error.strerror}") from None
+    for column, kind in columns.items():
+        if column not in frame.columns:
+            raise InputError(path, 1, f"missing column \"{column}\"")
+        if kind != "str":
+            frame[column] = parse_numbers(path, frame[column], column, kind)
+    return frame
+
+
+def parse_numbers(path, raw, column, kind):
+    values = pd.to_numeric(raw, errors="coerce").astype(float)
+    bad = ~np.isfinite(values.to_numpy())
+    if kind == "int":
+        bad |= values.to_numpy() != np.round(values.to_numpy())
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        text = raw.iloc[row]
+        if text == "":
+            what = "empty (a short or truncated line?)"
+        else:
+            what = f"\"{text}\" is not a {'whole number' if kind == 'int' else 'finite number'}"
+        raise InputError(path, row + 2, f"column \"{column}\": {what}")
+    return values.astype(np.int64) if kind == "int" else values
+
+
+def check_rounds(path, rounds):
+    start, end = rounds["start_s"].to_numpy(), rounds["end_s"].to_numpy()
+    problems = [(end < start, "ends before it starts"),
+                (np.concatenate([[False], start[1:] < end[:-1]]),
+                 "starts before the previous round ends"),
+                (rounds["round"].duplicated().to_numpy(), "repeats a round number")]
+    for bad, what in problems:
+        if bad.any():
+            raise InputError(path, int(np.flatnonzero(bad)[0]) + 2, f"the round {what}")
+
+
+def check_row_count(path, frame, summary, key):
+    """A CSV cut at a line boundary parses; its row count against summary.json's shows it."""
+    expected = summary.get(key)
+    if isinstance(expected, int) and not isinstance(expected, bool) and expected != len(frame):
+        raise InputError(path, len(frame) + 2, f"{len(frame)} rows, but summary.json's {key} "
+                                               f"is {expected} (truncated?)")
+
+
+def check_last_round(path, leases, rounds):
+    """leases.csv cut at a line boundary: its last round must hold all that round's GPUs."""
+    allocated = rounds[rounds["gpus_allocated"] > 0]
+    if allocated.empty:
+        return
+    last = allocated.iloc[-1]
+    held = int((leases["round"] == last["round"]).sum())
+    if held != last["gpus_allocated"]:
+        raise InputError(path, None, f"{held} GPUs leased in round {last['round']}, but "
+                                     f"rounds.csv allocates {last['gpus_allocated']} (truncated?)")
+
+
+def parse_leases(path, leases, rounds):
+    """One row per (lease, GPU): round, job_id, server, gpu; rows without GPUs are dropped."""
+    unknown = ~leases["round"].isin(rounds["round"]).to_numpy()
+    if unknown.any():
+        row = int(np.flatnonzero(unknown)[0])
+        raise InputError(path, row + 2,
+                         f"round {leases['round'].iloc[row]} is not in rounds.csv")
+    ids = leases["gpu_ids"].str.split(";").explode()
+    ids = ids[ids != ""]
+    gpus = pd.to_numeric(ids, errors="coerce")
+    bad = ~np.isfinite(gpus.to_numpy(dtype=float)) | (gpus.to_numpy(dtype=float) < 0)
+    if bad.any():
+        row = int(ids.index[np.flatnonzero(bad)[0]])
+        raise InputError(path, row + 2, f"column \"gpu_ids\": \"{leases['gpu_ids'].iloc[row]}\" "
+                                        "is not a ';'-separated list of GPU indices")
+    expanded = leases.loc[ids.index, ["round", "job_id", "server"]].copy()
+    expanded["gpu"] = gpus.astype(np.int64).to_numpy()
+    return expanded.reset_index(drop=True)
+
+
+LOADERS = {SCHEDULER: load_scheduler_run}

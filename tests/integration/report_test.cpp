@@ -1,0 +1,290 @@
+// `troupe report` (apps/report_command.hpp, scripts/plot.py) on the committed run directory
+// tests/data/run-small (300 jobs, 128 GPUs, with leases.csv; docs/report.md says how it was made):
+// every figure is a real PNG, report.html embeds them all, two runs share one JCT CDF, output is
+// deterministic, and a malformed run directory gets one line naming the file, exit status 2 and no
+// report. Skipped where python3 with matplotlib and pandas is missing.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <sstream>
+
+#include "tests/integration/run_fixture.hpp"
+
+extern char** environ;
+
+namespace troupe::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The interpreter `troupe report` runs (apps/report_command.hpp): $TROUPE_PYTHON, else
+// /usr/bin/python3, else python3 on PATH. Returns why it cannot draw, or "" when it can.
+std::string WhyPlottingIsMissing() {
+  std::string python = "python3";
+  if (const char* chosen = std::getenv("TROUPE_PYTHON"); chosen != nullptr && *chosen != '\0') {
+    python = chosen;
+  } else if (::access("/usr/bin/python3", X_OK) == 0) {
+    python = "/usr/bin/python3";
+  }
+  std::vector<std::string> argv_strings = {python, "-c", "import matplotlib, pandas"};
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int status = 0;
+  const bool ran = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0 &&
+                   ::waitpid(pid, &status, 0) == pid;
+  posix_spawn_file_actions_destroy(&actions);
+  if (ran && WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  return python + " cannot import matplotlib and pandas (scripts/install-deps.sh installs " +
+         "python3-matplotlib and python3-pandas)";
+}
+
+std::string Base64(const std::string& bytes) {
+  static constexpr char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t chunk = static_cast<uint8_t>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) chunk |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) chunk |= static_cast<uint8_t>(bytes[i + 2]);
+    for (size_t k = 0; k < 4; ++k) {
+      out += i + k <= bytes.size() ? kDigits[(chunk >> (18 - 6 * k)) & 63] : '=';
+    }
+  }
+  return out;
+}
+
+uint32_t BigEndian32(const std::string& bytes, size_t at) {
+  uint32_t value = 0;
+  for (size_t i = 0; i < 4; ++i) value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
+  return value;
+}
+
+// A PNG of sensible size: the signature, an IHDR chunk first, width and height in range.
+void ExpectGoodPng(const std::string& path) {
+  SCOPED_TRACE(path);
+  const std::string bytes = ReadFile(path);
+  ASSERT_GT(bytes.size(), 10u * 1024) << "a near-empty figure";
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(bytes.substr(12, 4), "IHDR");
+  const uint32_t width = BigEndian32(bytes, 16), height = BigEndian32(bytes, 20);
+  EXPECT_GE(width, 600u);
+  EXPECT_LE(width, 3000u);
+  EXPECT_GE(height, 300u);
+  EXPECT_LE(height, 3000u);
+}
+
+std::vector<std::string> Pngs(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".png") names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// `text` without the column at `index` on every line (a CSV with no quoted commas).
+std::string DropColumn(const std::string& text, size_t index) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::istringstream split(line);
+    for (std::string field; std::getline(split, field, ',');) fields.push_back(field);
+    fields.erase(fields.begin() + static_cast<std::ptrdiff_t>(index));
+    for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + fields[i];
+    out += "\n";
+  }
+  return out;
+}
+
+// `text` with its line `number` (1-based) replaced.
+std::string ReplaceLine(const std::string& text, size_t number, const std::string& line) {
+  size_t begin = 0;
+  for (size_t i = 1; i < number; ++i) begin = text.find('\n', begin) + 1;
+  return text.substr(0, begin) + line + text.substr(text.find('\n', begin));
+}
+
+class Report : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string why = WhyPlottingIsMissing(); !why.empty()) GTEST_SKIP() << why;
+    dir_ = FreshDir("report");
+  }
+
+  // A copy of the committed run under the test's folder, so that reports never land in the
+  // source tree.
+  std::string CopyRun(const std::string& name) {
+    const std::string copy = dir_ + "/" + name;
+    fs::copy(SourcePath("tests/data/run-small"), copy, fs::copy_options::recursive);
+    return copy;
+  }
+
+  // Changes one file of a fresh copy (nullopt: removes it) and checks the bad-input contract;
+  // returns stderr.
+  std::string ReportOnBrokenRun(
+      const std::string& file,
+      const std::function<std::optional<std::string>(const std::string&)>& change) {
+    const std::string run = CopyRun("broken-" + std::to_string(++broken_));
+    const std::string path = run + "/" + file;
+    if (std::optional<std::string> changed = change(ReadFile(path))) {
+      WriteFile(path, *changed);
+    } else {
+      fs::remove(path);
+    }
+    ProcessResult r = RunTroupe({"report", run});
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(Count(r.err, "\n"), 1u) << r.err;
+    EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(path), std::string::npos) << "the error names " << path << ": " << r.err;
+    EXPECT_FALSE(fs::exists(run + "/report")) << "bad input left a report";
+    for (const auto& entry : fs::directory_iterator(run)) {
+      EXPECT_EQ(entry.path().filename().string().find(".report"), std::string::npos)
+          << "a staging folder was left behind: " << entry.path();
+    }
+    return r.err;
+  }
+
+  std::string dir_;
+  int broken_ = 0;
+};
+
+TEST_F(Report, DrawsEveryFigureAndEmbedsThemInOneHtmlPage) {
+  const std::string run = CopyRun("run-small");
+  ProcessResult r = RunTroupe({"report", run});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string out = run + "/report";
+  EXPECT_NE(r.out.find("report: " + out + "/report.html"), std::string::npos) << r.out;
+  const std::vector<std::string> expected = {"jct_cdf.png", "run-small-allocation.png",
+                                             "run-small-gpu-timeline.png"};
+  ASSERT_EQ(Pngs(out), expected);
+  const std::string html = ReadFile(out + "/report.html");
+  EXPECT_EQ(Count(html, "src=\"data:image/png;base64,"), expected.size());
+  for (const std::string& png : expected) {
+    ExpectGoodPng(out + "/" + png);
+    EXPECT_NE(html.find("base64," + Base64(ReadFile(out + "/" + png)) + "\""), std::string::npos)
+        << png << " is not embedded";
+  }
+  EXPECT_EQ(html.find("src=\"" + expected[0]), std::string::npos) << "links, not embeds";
+  EXPECT_NE(html.find("run-small (fifo + proportional)"), std::string::npos);
+  EXPECT_NE(html.find("<th>jobs_total</th><td>300</td>"), std::string::npos) << "summary table";
+  EXPECT_NE(html.find("128 GPUs, 384 CPUs, 8000 GB"), std::string::npos) << "derived capacity";
+}
+
+TEST_F(Report, TwoRunsShareOneCdfAndTheOutputIsDeterministic) {
+  const std::string first = CopyRun("proportional"), second = CopyRun("again");
+  for (const std::string& out : {dir_ + "/one", dir_ + "/two"}) {
+    ProcessResult r = RunTroupe({"report", first, second, "--out", out});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+  const std::vector<std::string> expected = {"again-allocation.png", "again-gpu-timeline.png",
+                                             "jct_cdf.png", "proportional-allocation.png",
+                                             "proportional-gpu-timeline.png"};
+  ASSERT_EQ(Pngs(dir_ + "/one"), expected);
+  for (const std::string& png : expected) {
+    ExpectGoodPng(dir_ + "/one/" + png);
+    EXPECT_EQ(ReadFile(dir_ + "/one/" + png), ReadFile(dir_ + "/two/" + png)) << png;
+  }
+  const std::string html = ReadFile(dir_ + "/one/report.html");
+  EXPECT_EQ(html, ReadFile(dir_ + "/two/report.html"));
+  EXPECT_EQ(Count(html, "src=\"data:image/png;base64,"), expected.size());
+  // Both runs are in the comparison table under the CDF and have their own sections.
+  EXPECT_EQ(Count(html, "proportional (fifo + proportional)"), 2u) << "table header and h2";
+  EXPECT_EQ(Count(html, "again (fifo + proportional)"), 2u);
+}
+
+TEST_F(Report, ReplacesAnEarlierReportButNeverARunDirectory) {
+  const std::string run = CopyRun("run-small");
+  ASSERT_EQ(RunTroupe({"report", run}).exit_code, 0);
+  WriteFile(run + "/report/stale.png", "old");
+  ProcessResult r = RunTroupe({"report", run});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(run + "/report/stale.png"));
+  r = RunTroupe({"report", run, "--out", run});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("run directory"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(run + "/jobs.csv"));
+}
+
+TEST_F(Report, WithoutLeasesCsvItSaysWhyThereIsNoTimeline) {
+  const std::string run = CopyRun("no-leases");
+  fs::remove(run + "/leases.csv");
+  ProcessResult r = RunTroupe({"report", run});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Pngs(run + "/report"),
+            (std::vector<std::string>{"jct_cdf.png", "no-leases-allocation.png"}));
+  const std::string note = "leases.csv is absent (the run was made without run.lease_log";
+  EXPECT_NE(ReadFile(run + "/report/report.html").find(note), std::string::npos);
+  EXPECT_NE(r.out.find(note), std::string::npos) << r.out;
+}
+
+TEST_F(Report, SkipsARunOfAnUnknownTypeWithANote) {
+  const std::string run = CopyRun("run-small"), other = dir_ + "/ps";
+  fs::create_directories(other);
+  WriteFile(other + "/summary.json", "{\"run_type\": \"paramserver\"}\n");
+  ProcessResult r = RunTroupe({"report", run, other, "--out", dir_ + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ReadFile(dir_ + "/out/report.html").find("Skipped: unknown run type"),
+            std::string::npos);
+  EXPECT_EQ(Pngs(dir_ + "/out").size(), 3u);
+}
+
+TEST_F(Report, MissingFileIsNamed) {
+  auto remove = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  ReportOnBrokenRun("rounds.csv", remove);
+  ReportOnBrokenRun("summary.json", remove);
+  ReportOnBrokenRun("jobs.csv", remove);
+}
+
+TEST_F(Report, TruncatedJsonIsNamedWithItsLine) {
+  const std::string err = ReportOnBrokenRun(
+      "summary.json", [](const std::string& text) { return text.substr(0, 200); });
+  EXPECT_NE(err.find("summary.json:"), std::string::npos) << err;
+}
+
+TEST_F(Report, CsvWithAMissingColumnIsNamed) {
+  const std::string err = ReportOnBrokenRun(
+      "jobs.csv", [](const std::string& text) { return DropColumn(text, 7); });  // jct_s
+  EXPECT_NE(err.find("jobs.csv:1: missing column \"jct_s\""), std::string::npos) << err;
+}
+
+TEST_F(Report, NonNumberIsNamedWithItsLine) {
+  const std::string err = ReportOnBrokenRun("rounds.csv", [](const std::string& text) {
+    return ReplaceLine(text, 5, "3,10800.000,14400.000,lots,0.000,0.000,0,0,0");
+  });
+  EXPECT_NE(err.find("rounds.csv:5: column \"gpus_allocated\""), std::string::npos) << err;
+}
+
+TEST_F(Report, TruncatedCsvIsNamed) {
+  // Cut inside a line, and cut at a line boundary (only the row count against summary.json's
+  // shows that one).
+  ReportOnBrokenRun("leases.csv",
+                    [](const std::string& text) { return text.substr(0, text.size() / 2); });
+  const std::string err = ReportOnBrokenRun("jobs.csv", [](const std::string& text) {
+    return text.substr(0, text.rfind('\n', text.size() / 2) + 1);
+  });
+  EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace troupe::testing
