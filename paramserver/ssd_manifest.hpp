@@ -1,0 +1,43 @@
+// The SSD-PS manifest: which parameter files make up a store (paramserver/ssd_store.hpp).
+//
+// One file, MANIFEST, in the store's directory. It is replaced atomically — written to
+// MANIFEST.tmp, fsynced, renamed over MANIFEST, then the directory fsynced — so after a crash it
+// is either the old or the new list, never a mix. A parameter file not in it is unacknowledged
+// (a Put or a compaction that crashed before its manifest) and is deleted when the store opens.
+// Layout (native little-endian): magic "TRPSSDM1", u32 version, u32 floats, u64 next_seq,
+// u64 files, then per file u64 seq, u64 count, u64 bytes; last a u32 CRC32C of all before it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "paramserver/ps_status.hpp"
+
+namespace troupe::paramserver::ssd {
+
+inline constexpr char kManifestName[] = "MANIFEST";
+inline constexpr char kManifestTempName[] = "MANIFEST.tmp";
+
+struct ManifestFile {
+  uint64_t seq = 0;    // the file's sequence number (its name, FileName(seq))
+  uint64_t count = 0;  // rows in it
+  uint64_t bytes = 0;  // its exact size
+};
+
+struct Manifest {
+  int32_t floats = 0;     // floats per row (ValueLayout::floats()) of every file
+  uint64_t next_seq = 1;  // the next file's sequence number; above every listed seq
+  std::vector<ManifestFile> files;
+};
+
+// Replaces dir/MANIFEST with `manifest` (temp file, fdatasync, rename, fsync dir; without `sync`
+// no fdatasync or fsync: still atomic, and durable against a killed process but not power loss).
+// When it returns OK the new list survives a crash; on error the old MANIFEST (if any) stays.
+PsStatus WriteManifest(const std::string& dir, const Manifest& manifest, bool sync);
+
+// Reads dir/MANIFEST. *found is false (and OK returned) when there is none; a manifest that is
+// truncated, has a bad magic or fails its checksum is kCorrupt naming the file.
+PsStatus ReadManifest(const std::string& dir, Manifest* manifest, bool* found);
+
+}  // namespace troupe::paramserver::ssd

@@ -1,0 +1,233 @@
+#include "paramserver/ssd_store.hpp"
+
+#include <absl/container/flat_hash_set.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+namespace troupe::paramserver {
+
+namespace fs = std::filesystem;
+
+SsdStore::SsdStore(std::string dir, const SsdStoreOptions& options)
+    : dir_(std::move(dir)), options_(options) {}
+
+PsStatus SsdStore::Open(const std::string& dir, const SsdStoreOptions& options,
+                        std::unique_ptr<SsdStore>* store) {
+  store->reset();
+  if (options.layout.floats() <= 0 || options.file_bytes == 0 || !(options.stale_fraction > 0) ||
+      options.stale_fraction > 1) {
+    return PsStatus::InvalidArgument(dir +
+                                     ": bad SsdStore options (layout floats, file_bytes "
+                                     "or stale_fraction)");
+  }
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) return PsStatus::IoError(dir + ": create directory: " + error.message());
+  std::unique_ptr<SsdStore> opened(new SsdStore(dir, options));
+  PsStatus status = opened->Recover();
+  if (!status.ok()) return status;
+  *store = std::move(opened);
+  return PsStatus::Ok();
+}
+
+PsStatus SsdStore::Recover() {
+  ssd::Manifest manifest;
+  bool found = false;
+  PsStatus status = ssd::ReadManifest(dir_, &manifest, &found);
+  if (!status.ok()) return status;
+  if (found && manifest.floats != options_.layout.floats()) {
+    return PsStatus::InvalidArgument(dir_ + "/" + ssd::kManifestName + ": rows of " +
+                                     std::to_string(manifest.floats) + " floats, options say " +
+                                     std::to_string(options_.layout.floats()));
+  }
+  if (found) next_seq_ = manifest.next_seq;
+  std::sort(manifest.files.begin(), manifest.files.end(),
+            [](const ssd::ManifestFile& a, const ssd::ManifestFile& b) { return a.seq < b.seq; });
+  std::vector<Written> files(1);
+  for (const ssd::ManifestFile& f : manifest.files) {
+    files[0].seq = f.seq;
+    status = ssd::ReadParamKeys(FilePath(f.seq), f.seq, f.bytes, manifest.floats, &files[0].keys);
+    if (!status.ok()) return status;
+    Install(files);
+  }
+  return RemoveOrphans();
+}
+
+PsStatus SsdStore::RemoveOrphans() {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir_, error)) {
+    const std::string name = entry.path().filename().string();
+    uint64_t seq = 0;
+    const bool orphan = ssd::ParseFileName(name, &seq) && !files_.contains(seq);
+    if (orphan || name == ssd::kManifestTempName) {
+      if (::unlink(entry.path().c_str()) != 0) return ssd::ErrnoStatus("unlink", entry.path());
+    }
+  }
+  if (error) return PsStatus::IoError(dir_ + ": list directory: " + error.message());
+  return PsStatus::Ok();
+}
+
+size_t SsdStore::RowsPerFile() const {
+  const uint64_t row_bytes =
+      ssd::ParamFileBytes(1, options_.layout.floats()) - ssd::kFileHeaderBytes;
+  const uint64_t room =
+      options_.file_bytes > ssd::kFileHeaderBytes ? options_.file_bytes - ssd::kFileHeaderBytes : 0;
+  return static_cast<size_t>(std::max<uint64_t>(1, room / row_bytes));
+}
+
+PsStatus SsdStore::WriteFile(std::span<const Key> keys, std::span<const float> values,
+                             std::vector<Written>* written) {
+  const uint64_t seq = next_seq_++;
+  PsStatus status = ssd::WriteParamFile(FilePath(seq), seq, keys, values, options_.layout.floats(),
+                                        options_.sync);
+  if (!status.ok()) return status;
+  written->push_back({seq, std::vector<Key>(keys.begin(), keys.end())});
+  return PsStatus::Ok();
+}
+
+PsStatus SsdStore::CommitManifest(const std::vector<Written>& written,
+                                  const std::vector<uint64_t>& dropped) const {
+  ssd::Manifest manifest;
+  manifest.floats = options_.layout.floats();
+  manifest.next_seq = next_seq_;
+  manifest.files.reserve(files_.size() + written.size());
+  for (const auto& [seq, info] : files_) {
+    if (std::find(dropped.begin(), dropped.end(), seq) != dropped.end()) continue;
+    manifest.files.push_back({seq, info.count, info.bytes});
+  }
+  for (const Written& w : written) {
+    manifest.files.push_back(
+        {w.seq, w.keys.size(), ssd::ParamFileBytes(w.keys.size(), options_.layout.floats())});
+  }
+  return ssd::WriteManifest(dir_, manifest, options_.sync);
+}
+
+void SsdStore::Install(const std::vector<Written>& written) {
+  for (const Written& w : written) {
+    const uint64_t bytes = ssd::ParamFileBytes(w.keys.size(), options_.layout.floats());
+    files_[w.seq] = {w.keys.size(), bytes, w.keys.size()};
+    disk_bytes_ += bytes;
+    stored_rows_ += w.keys.size();
+    for (uint32_t slot = 0; slot < w.keys.size(); ++slot) {
+      auto [it, inserted] = index_.try_emplace(w.keys[slot], Location{w.seq, slot});
+      if (inserted) continue;
+      FileInfo& older = files_[it->second.seq];
+      --older.live;
+      it->second = {w.seq, slot};
+    }
+  }
+}
+
+PsStatus SsdStore::Put(const RowBatch& batch) {
+  const size_t floats = static_cast<size_t>(options_.layout.floats());
+  if (batch.values.size() != batch.keys.size() * floats) {
+    return PsStatus::InvalidArgument(dir_ + ": Put batch has " +
+                                     std::to_string(batch.values.size()) + " floats for " +
+                                     std::to_string(batch.keys.size()) + " keys");
+  }
+  if (batch.keys.empty()) return PsStatus::Ok();
+  // The last occurrence of each key wins; `rows` lists the winners in batch order.
+  std::vector<uint32_t> rows;
+  rows.reserve(batch.keys.size());
+  absl::flat_hash_set<Key> seen;
+  seen.reserve(batch.keys.size());
+  for (size_t i = batch.keys.size(); i-- > 0;) {
+    if (seen.insert(batch.keys[i]).second) rows.push_back(static_cast<uint32_t>(i));
+  }
+  std::reverse(rows.begin(), rows.end());
+  const size_t per_file = RowsPerFile();
+  std::vector<Written> written;
+  std::vector<Key> keys;
+  std::vector<float> values;
+  for (size_t begin = 0; begin < rows.size(); begin += per_file) {
+    const size_t end = std::min(rows.size(), begin + per_file);
+    keys.resize(end - begin);
+    values.resize((end - begin) * floats);
+    for (size_t i = begin; i < end; ++i) {
+      keys[i - begin] = batch.keys[rows[i]];
+      std::memcpy(values.data() + (i - begin) * floats, batch.values.data() + rows[i] * floats,
+                  floats * sizeof(float));
+    }
+    PsStatus status = WriteFile(keys, values, &written);
+    if (!status.ok()) return status;
+  }
+  PsStatus status = CommitManifest(written, {});
+  if (!status.ok()) return status;
+  Install(written);
+  return PsStatus::Ok();
+}
+
+PsStatus SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats) {
+  out->keys.clear();
+  out->values.clear();
+  struct Want {
+    uint64_t seq;
+    uint32_t slot;
+    uint32_t row;
+  };
+  std::vector<Want> wants;
+  wants.reserve(keys.size());
+  out->keys.reserve(keys.size());
+  int64_t missing = 0;
+  for (Key key : keys) {
+    const auto it = index_.find(key);
+    if (it == index_.end()) {
+      ++missing;
+      continue;
+    }
+    wants.push_back({it->second.seq, it->second.slot, static_cast<uint32_t>(out->keys.size())});
+    out->keys.push_back(key);
+  }
+  const size_t floats = static_cast<size_t>(options_.layout.floats());
+  out->values.resize(out->keys.size() * floats);
+  std::sort(wants.begin(), wants.end(), [](const Want& a, const Want& b) {
+    return a.seq != b.seq ? a.seq < b.seq : a.slot < b.slot;
+  });
+  GetStats local;
+  for (size_t i = 0; i < wants.size();) {
+    const uint64_t seq = wants[i].seq;
+    const std::string path = FilePath(seq);
+    PsStatus status = read_buffer_.Read(path, seq, files_.at(seq).bytes, options_.layout.floats());
+    for (; status.ok() && i < wants.size() && wants[i].seq == seq; ++i) {
+      if (read_buffer_.key(wants[i].slot) != out->keys[wants[i].row]) {
+        status = PsStatus::Corrupt(path + ": key at slot " + std::to_string(wants[i].slot) +
+                                   " is not the indexed key");
+        break;
+      }
+      read_buffer_.CopyRow(wants[i].slot, out->values.data() + wants[i].row * floats);
+    }
+    if (!status.ok()) {
+      out->keys.clear();
+      out->values.clear();
+      return status;
+    }
+    ++local.files_read;
+    local.bytes_read += static_cast<int64_t>(read_buffer_.bytes());
+  }
+  if (stats != nullptr) {
+    stats->files_read += local.files_read;
+    stats->bytes_read += local.bytes_read;
+    stats->keys_found += static_cast<int64_t>(out->keys.size());
+    stats->keys_missing += missing;
+  }
+  return PsStatus::Ok();
+}
+
+double SsdStore::stale_fraction() const {
+  if (stored_rows_ == 0) return 0;
+  return static_cast<double>(stored_rows_ - index_.size()) / static_cast<double>(stored_rows_);
+}
+
+std::vector<uint64_t> SsdStore::FileSeqs() const {
+  std::vector<uint64_t> seqs;
+  seqs.reserve(files_.size());
+  for (const auto& entry : files_) seqs.push_back(entry.first);
+  return seqs;
+}
+
+}  // namespace troupe::paramserver

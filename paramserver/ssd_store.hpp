@@ -1,0 +1,158 @@
+// SsdStore: SSD-PS, the SSD tier of the hierarchical parameter server (seed 003, §6 and App. E).
+//
+// One store per node, in one directory. Parameters live in parameter files of about
+// options.file_bytes each (paramserver/ssd_file.hpp); memory holds only the key -> (file, slot)
+// map and per-file counts. The seed's design, and this class's contract:
+//  - Reads are whole files, the I/O unit: Get groups its keys by file and reads each needed file
+//    once per call, checks its checksums, then copies the wanted rows out. GetStats says how many
+//    files and bytes that took (bytes read is always a sum of whole file sizes).
+//  - Writes never update in place: Put writes its batch as one or more new files, sequentially,
+//    each with the next sequence number, then the manifest. The latest write of a key wins (the
+//    higher sequence number; within one batch, the last occurrence). Older copies become stale.
+//  - Durability: Put and Compact fdatasync their new files, then replace the manifest atomically
+//    (paramserver/ssd_manifest.hpp) and fsync the directory. A Put that returned OK is
+//    acknowledged: it survives a crash (kill -9; power loss with honest fsync). Open recovers
+//    from the manifest and deletes files it does not list (unacknowledged writes).
+//  - Compaction: Compact merges the live rows of every file whose stale share is at least
+//    options.stale_fraction into new files, then drops those files; MaybeCompact does that only
+//    once disk_bytes() passes options.compaction_threshold. Both are synchronous: "background"
+//    means the owner (e.g. the SSD-PS actor) calls MaybeCompact between batches, off the batch's
+//    critical path. Compaction never loses the latest value of a key, and a crash during it
+//    leaves either the old or the new files in the manifest.
+//  - Bad input: a corrupt or truncated parameter file or manifest fails its checks and the call
+//    returns PsStatus kCorrupt naming the file; no parameter read from it is returned.
+// Not thread-safe: one owner calls it (an actor, a pipeline stage). Values are raw floats of
+// options.layout (embedding then optimizer state); the store never interprets them.
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "paramserver/ps_status.hpp"
+#include "paramserver/ssd_file.hpp"
+#include "paramserver/ssd_manifest.hpp"
+#include "paramserver/types.hpp"
+
+namespace troupe::paramserver {
+
+struct SsdStoreOptions {
+  uint64_t file_bytes = 4ull << 20;  // target file size; a Put of more rows writes several files
+  ValueLayout layout;                // every row's floats; must match an existing store's
+  uint64_t compaction_threshold = 1ull << 30;  // disk bytes above which MaybeCompact compacts
+  double stale_fraction = 0.5;  // a file is merged when stale rows / rows >= this, in (0, 1]
+  // false: no fdatasync/fsync. Writes stay atomic and survive a killed process (the page cache
+  // keeps them) but not a power loss. For tests of the logic; production keeps true.
+  bool sync = true;
+};
+
+// Added to (not reset) by each Get.
+struct GetStats {
+  int64_t files_read = 0;
+  int64_t bytes_read = 0;  // whole files
+  int64_t keys_found = 0;
+  int64_t keys_missing = 0;
+};
+
+// Added to (not reset) by each Compact.
+struct CompactionStats {
+  int64_t files_merged = 0;   // old files dropped
+  int64_t files_written = 0;  // new files of their live rows
+  int64_t rows_moved = 0;
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+  int64_t bytes_reclaimed = 0;  // disk_bytes() before minus after
+};
+
+class SsdStore {
+ public:
+  // Opens (creating if needed) the store in dir and recovers it from its manifest: every file it
+  // lists is checked (header and keys) and indexed; unlisted parameter files are deleted. Errors:
+  // kCorrupt naming the manifest or file, kInvalidArgument for bad options or a layout that
+  // differs from the store's, kIoError for the filesystem.
+  static PsStatus Open(const std::string& dir, const SsdStoreOptions& options,
+                       std::unique_ptr<SsdStore>* store);
+
+  SsdStore(const SsdStore&) = delete;
+  SsdStore& operator=(const SsdStore&) = delete;
+
+  // Writes batch (rows of options.layout) as new files and returns once they and the manifest
+  // are durable. On error nothing of the batch is visible (its files, if any, are orphans the
+  // next Open deletes). An empty batch is a no-op.
+  PsStatus Put(const RowBatch& batch);
+
+  // Replaces *out with one row per key found, in the order of keys (a repeated key repeats);
+  // keys not in the store are left out (compare out->keys) and counted in stats->keys_missing.
+  // Reads each file holding a wanted key once, whole. On error *out is empty. stats may be null.
+  PsStatus Get(std::span<const Key> keys, RowBatch* out, GetStats* stats);
+
+  // Merges every file whose stale share >= options.stale_fraction (see above). stats may be null.
+  PsStatus Compact(CompactionStats* stats = nullptr);
+  // Compact() if disk_bytes() > options.compaction_threshold; *compacted says whether it ran.
+  PsStatus MaybeCompact(bool* compacted = nullptr, CompactionStats* stats = nullptr);
+
+  bool Contains(Key key) const { return index_.contains(key); }
+  size_t size() const { return index_.size(); }        // distinct keys
+  uint64_t disk_bytes() const { return disk_bytes_; }  // sum of live files' sizes
+  size_t file_count() const { return files_.size(); }
+  uint64_t stored_rows() const { return stored_rows_; }  // rows in all files, stale included
+  double stale_fraction() const;                         // stale rows / stored rows (0 if none)
+  const std::string& dir() const { return dir_; }
+  const SsdStoreOptions& options() const { return options_; }
+  // Path of the file with sequence number seq, and the files' sequence numbers, oldest first.
+  std::string FilePath(uint64_t seq) const { return dir_ + "/" + ssd::FileName(seq); }
+  std::vector<uint64_t> FileSeqs() const;
+
+ private:
+  struct Location {
+    uint64_t seq = 0;
+    uint32_t slot = 0;
+  };
+  struct FileInfo {
+    uint64_t count = 0;
+    uint64_t bytes = 0;
+    uint64_t live = 0;  // rows that are still their key's latest value
+  };
+  struct Written {  // a file a Put or Compact wrote, not yet in the manifest
+    uint64_t seq = 0;
+    std::vector<Key> keys;
+  };
+
+  SsdStore(std::string dir, const SsdStoreOptions& options);
+  PsStatus Recover();
+  PsStatus RemoveOrphans();  // deletes parameter files the manifest does not list
+  size_t RowsPerFile() const;
+  // Writes keys/values as file next_seq_ (advancing it) and remembers it in *written.
+  PsStatus WriteFile(std::span<const Key> keys, std::span<const float> values,
+                     std::vector<Written>* written);
+  // Manifest of the current files minus `dropped`, plus `written`; durably replaces MANIFEST.
+  PsStatus CommitManifest(const std::vector<Written>& written,
+                          const std::vector<uint64_t>& dropped) const;
+  // After CommitManifest: points keys at the written files (older copies turn stale).
+  void Install(const std::vector<Written>& written);
+  // Compaction (ssd_compaction.cpp): the files to merge; appends seq's live rows to keys and
+  // values; writes staged rows as whole files (all of them if `all`), keeping the remainder;
+  // forgets files the manifest no longer lists and deletes them.
+  std::vector<uint64_t> CompactionVictims() const;
+  PsStatus ReadLiveRows(uint64_t seq, ssd::ParamFile* file, std::vector<Key>* keys,
+                        std::vector<float>* values, CompactionStats* stats);
+  PsStatus FlushStaged(bool all, std::vector<Key>* keys, std::vector<float>* values,
+                       std::vector<Written>* written);
+  void DropFiles(const std::vector<uint64_t>& seqs);
+
+  std::string dir_;
+  SsdStoreOptions options_;
+  absl::flat_hash_map<Key, Location> index_;
+  std::map<uint64_t, FileInfo> files_;  // by sequence number
+  uint64_t next_seq_ = 1;
+  uint64_t disk_bytes_ = 0;
+  uint64_t stored_rows_ = 0;
+  ssd::ParamFile read_buffer_;  // reused by Get and Compact
+};
+
+}  // namespace troupe::paramserver
