@@ -1,7 +1,9 @@
 #include "scheduling/mechanism.hpp"
 
+#include "scheduling/greedy.hpp"
 #include "scheduling/opt.hpp"
 #include "scheduling/proportional.hpp"
+#include "scheduling/tune.hpp"
 
 namespace troupe::scheduling {
 
@@ -25,9 +27,9 @@ std::unique_ptr<Mechanism> MakeMechanism(MechanismKind kind) {
     case MechanismKind::kProportional:
       return std::make_unique<ProportionalMechanism>();
     case MechanismKind::kGreedy:
-      return nullptr;
+      return std::make_unique<GreedyMechanism>();
     case MechanismKind::kTune:
-      return nullptr;
+      return std::make_unique<TuneMechanism>();
     case MechanismKind::kOpt:
       return std::make_unique<OptMechanism>();
   }

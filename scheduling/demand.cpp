@@ -1,0 +1,214 @@
+#include "scheduling/demand.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace troupe::scheduling {
+namespace {
+
+constexpr size_t kMaxShapeClasses = 64;  // one bit each in RoundDemands::Job::ideal_ok
+
+bool SameShape(const ServerShape& a, const ServerShape& b) {
+  return a.gpus == b.gpus && a.cpus == b.cpus && a.memory_gb == b.memory_gb;
+}
+
+// gpus x the ideal per GPU, capped at the server's capacity; proportional where there is none.
+AuxDemand CappedIdeal(const SchedJob& job, const ServerShape& shape, const AuxDemand& share,
+                      int32_t gpus) {
+  const double cpus =
+      job.ideal_cpus_per_gpu > 0 ? std::min(gpus * job.ideal_cpus_per_gpu, shape.cpus) : share.cpus;
+  const double memory = job.ideal_memory_gb_per_gpu > 0
+                            ? std::min(gpus * job.ideal_memory_gb_per_gpu, shape.memory_gb)
+                            : share.memory_gb;
+  return AuxDemand{cpus, memory};
+}
+
+double Throughput(const SchedJob& job, const AuxDemand& aux, int32_t gpus) {
+  if (!job.sensitivity || job.sensitivity->empty() || gpus <= 0) return 1;
+  return job.sensitivity->At(aux.cpus / gpus, aux.memory_gb / gpus);
+}
+
+// Whether the ideal buys at least the throughput of the proportional share.
+bool IdealPays(const SchedJob& job, const AuxDemand& ideal, const AuxDemand& share, int32_t gpus) {
+  if (!job.sensitivity || job.sensitivity->empty()) return true;
+  return Throughput(job, ideal, gpus) >= Throughput(job, share, gpus) - 1e-12;
+}
+
+}  // namespace
+
+AuxDemand ProportionalDemand(const ClusterLedger& ledger, int32_t server, int32_t gpus) {
+  return AuxDemand{ledger.ProportionalCpus(server, gpus),
+                   ledger.ProportionalMemoryGb(server, gpus)};
+}
+
+AuxDemand IdealDemand(const SchedJob& job, const ClusterLedger& ledger, int32_t server,
+                      int32_t gpus) {
+  const AuxDemand share = ProportionalDemand(ledger, server, gpus);
+  const AuxDemand ideal = CappedIdeal(job, ledger.shape(server), share, gpus);
+  return IdealPays(job, ideal, share, gpus) ? ideal : share;
+}
+
+AuxDemand FallbackDemand(const SchedJob& job, const ClusterLedger& ledger, int32_t server,
+                         int32_t gpus) {
+  const AuxDemand share = ProportionalDemand(ledger, server, gpus);
+  const AuxDemand ideal = IdealDemand(job, ledger, server, gpus);
+  return AboveShare(ideal, share) ? share : ideal;
+}
+
+bool AboveShare(const AuxDemand& demand, const AuxDemand& share) {
+  return demand.cpus > share.cpus + kDemandSlack ||
+         demand.memory_gb > share.memory_gb + kDemandSlack;
+}
+
+double PartThroughput(const SchedJob& job, const PlacementPart& part) {
+  return Throughput(job, AuxDemand{part.cpus, part.memory_gb}, part.gpus);
+}
+
+double PlacementThroughput(const SchedJob& job, const JobPlacement& placement) {
+  if (placement.parts.empty()) return 0;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (const PlacementPart& p : placement.parts)
+    slowest = std::min(slowest, PartThroughput(job, p));
+  return slowest;
+}
+
+double ProportionalThroughput(const SchedJob& job, const ClusterLedger& ledger,
+                              const JobPlacement& placement) {
+  if (placement.parts.empty()) return 0;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (const PlacementPart& p : placement.parts) {
+    slowest =
+        std::min(slowest, Throughput(job, ProportionalDemand(ledger, p.server, p.gpus), p.gpus));
+  }
+  return slowest;
+}
+
+int32_t BestFitGpus(const ClusterLedger& ledger, int32_t gpus) {
+  if (gpus <= 0) return -1;
+  for (int32_t free = gpus; free <= ledger.max_server_gpus(); ++free) {
+    const std::set<int32_t>& bucket = ledger.ServersWithFreeGpus(free);
+    if (!bucket.empty()) return *bucket.begin();
+  }
+  return -1;
+}
+
+std::vector<PlacementPart> SpreadGpus(const ClusterLedger& ledger, int32_t gpus) {
+  std::vector<PlacementPart> parts;
+  if (gpus <= 0 || gpus > ledger.free_gpus()) return parts;
+  int32_t left = gpus;
+  for (int32_t free = ledger.max_server_gpus(); free >= 1 && left > 0; --free) {
+    for (int32_t server : ledger.ServersWithFreeGpus(free)) {
+      const int32_t take = std::min(free, left);
+      parts.push_back(PlacementPart{server, take, 0, 0});
+      left -= take;
+      if (left == 0) break;
+    }
+  }
+  return parts;
+}
+
+RoundDemands::RoundDemands(const ClusterLedger& ledger) : ledger_(ledger) {
+  class_of_.assign(ledger.server_count(), -1);
+  for (int32_t s = 0; s < ledger.server_count(); ++s) {
+    for (size_t c = 0; c < class_model_.size(); ++c) {
+      if (SameShape(ledger.shape(class_model_[c]), ledger.shape(s))) {
+        class_of_[s] = static_cast<int32_t>(c);
+        break;
+      }
+    }
+    if (class_of_[s] < 0 && class_model_.size() < kMaxShapeClasses) {
+      class_of_[s] = static_cast<int32_t>(class_model_.size());
+      class_model_.push_back(s);
+    }
+    if (class_of_[s] < 0) overflow_ = true;
+  }
+}
+
+RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
+  Job out;
+  out.job = &job;
+  out.gpus = job.gpus;
+  for (size_t c = 0; c < class_model_.size(); ++c) {
+    const int32_t model = class_model_[c];
+    const AuxDemand share = ProportionalDemand(ledger_, model, job.gpus);
+    const AuxDemand capped = CappedIdeal(job, ledger_.shape(model), share, job.gpus);
+    const bool pays = IdealPays(job, capped, share, job.gpus);
+    if (pays) out.ideal_ok |= uint64_t{1} << c;
+    if (pays && AboveShare(capped, share)) out.above = true;
+  }
+  if (overflow_) out.above = true;  // servers beyond the classes: not known, so try
+  return out;
+}
+
+AuxDemand RoundDemands::Ideal(const Job& job, int32_t server, int32_t gpus) const {
+  const int32_t c = class_of_[server];
+  if (gpus != job.gpus || c < 0) return IdealDemand(*job.job, ledger_, server, gpus);
+  const AuxDemand share = Proportional(server, gpus);
+  if ((job.ideal_ok >> c & 1) == 0) return share;
+  return CappedIdeal(*job.job, ledger_.shape(server), share, gpus);
+}
+
+AuxDemand RoundDemands::Fallback(const Job& job, int32_t server, int32_t gpus) const {
+  const AuxDemand ideal = Ideal(job, server, gpus);
+  const AuxDemand share = Proportional(server, gpus);
+  return AboveShare(ideal, share) ? share : ideal;
+}
+
+AuxDemand RoundDemands::IdealBound(const Job& job) const {
+  if (overflow_ || class_model_.empty()) return AuxDemand{0, 0};
+  AuxDemand bound = Ideal(job, class_model_[0], job.gpus);
+  for (size_t c = 1; c < class_model_.size(); ++c) {
+    const AuxDemand d = Ideal(job, class_model_[c], job.gpus);
+    bound = AuxDemand{std::min(bound.cpus, d.cpus), std::min(bound.memory_gb, d.memory_gb)};
+  }
+  return bound;
+}
+
+AuxDemand RoundDemands::FallbackBound(const Job& job) const {
+  if (overflow_ || class_model_.empty()) return AuxDemand{0, 0};
+  AuxDemand bound = Fallback(job, class_model_[0], job.gpus);
+  for (size_t c = 1; c < class_model_.size(); ++c) {
+    const AuxDemand d = Fallback(job, class_model_[c], job.gpus);
+    bound = AuxDemand{std::min(bound.cpus, d.cpus), std::min(bound.memory_gb, d.memory_gb)};
+  }
+  return bound;
+}
+
+void FitIndex::Reset(const ClusterLedger& ledger) {
+  stride_ = 1;
+  while (stride_ < static_cast<size_t>(ledger.server_count())) stride_ *= 2;
+  leaves_ = 1;
+  while (leaves_ < static_cast<size_t>(std::max(1, ledger.max_server_gpus())) * stride_) {
+    leaves_ *= 2;
+  }
+  tree_.assign(2 * leaves_, Free{});
+  placed_.assign(ledger.server_count(), -1);
+  for (int32_t s = 0; s < ledger.server_count(); ++s) {
+    const ServerShape& f = ledger.free(s);
+    if (f.gpus <= 0) continue;
+    placed_[s] = static_cast<int64_t>((f.gpus - 1) * stride_ + s);
+    tree_[leaves_ + placed_[s]] = Free{f.cpus, f.memory_gb};
+  }
+  for (size_t i = leaves_ - 1; i >= 1; --i) {
+    tree_[i] = Free{std::max(tree_[2 * i].cpus, tree_[2 * i + 1].cpus),
+                    std::max(tree_[2 * i].memory_gb, tree_[2 * i + 1].memory_gb)};
+  }
+}
+
+void FitIndex::Update(const ClusterLedger& ledger, int32_t server) {
+  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), Free{});
+  const ServerShape& f = ledger.free(server);
+  placed_[server] = f.gpus > 0 ? static_cast<int64_t>((f.gpus - 1) * stride_ + server) : -1;
+  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), Free{f.cpus, f.memory_gb});
+}
+
+void FitIndex::Set(size_t position, Free value) {
+  size_t i = leaves_ + position;
+  tree_[i] = value;
+  for (i /= 2; i >= 1; i /= 2) {
+    tree_[i] = Free{std::max(tree_[2 * i].cpus, tree_[2 * i + 1].cpus),
+                    std::max(tree_[2 * i].memory_gb, tree_[2 * i + 1].memory_gb)};
+  }
+}
+
+}  // namespace troupe::scheduling

@@ -1,0 +1,146 @@
+// Per-part CPU and memory demands of a job, the throughput they buy, and the placement searches
+// the Synergy mechanisms (greedy.hpp, tune.hpp) share.
+//
+// Demands of a part of `gpus` GPUs on `server`:
+//   proportional  the server's capacity / GPUs, times `gpus` (ClusterLedger::Proportional*).
+//   ideal         gpus x the job's ideal CPUs / memory per GPU, each capped at the server's whole
+//                 capacity; a dimension the job has no ideal for (<= 0) takes the proportional
+//                 value. Where the job's matrix says the ideal buys less throughput than the
+//                 proportional share on that server, the ideal is the proportional share
+//                 (matrices are taken to be monotone: only an ideal below the share in some
+//                 dimension is looked up).
+//   fallback      the ideal where it is at or below proportional in both dimensions (it frees
+//                 resources for others), else the proportional share.
+// The estimated throughput of a part is W_j(cpus/gpu, memory/gpu) (1 for a null matrix); a job
+// spread over several servers runs at its slowest part.
+//
+// Placement searches: the best fit for a consolidated part is the server with the fewest free
+// GPUs that holds the part (ties: lowest index); a job no server holds is spread over the fewest
+// servers, most free GPUs first (ties: lowest index), by GPUs alone. FitIndex answers best-fit
+// searches without rescanning full servers for every job of a full queue.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scheduling/cluster_ledger.hpp"
+#include "scheduling/gpu_placement.hpp"
+#include "scheduling/placement.hpp"
+#include "scheduling/sched_job.hpp"
+
+namespace troupe::scheduling {
+
+// Tolerance for comparing a demand against a share or a free amount (the ledger's own slack).
+inline constexpr double kDemandSlack = 1e-9;
+
+AuxDemand ProportionalDemand(const ClusterLedger& ledger, int32_t server, int32_t gpus);
+AuxDemand IdealDemand(const SchedJob& job, const ClusterLedger& ledger, int32_t server,
+                      int32_t gpus);
+AuxDemand FallbackDemand(const SchedJob& job, const ClusterLedger& ledger, int32_t server,
+                         int32_t gpus);
+// True where `demand` holds more than `share` in CPUs or in memory.
+bool AboveShare(const AuxDemand& demand, const AuxDemand& share);
+
+// Estimated throughput (relative to the proportional share) of one part, of a whole placement
+// (its slowest part), and of the same parts at their proportional share.
+double PartThroughput(const SchedJob& job, const PlacementPart& part);
+double PlacementThroughput(const SchedJob& job, const JobPlacement& placement);
+double ProportionalThroughput(const SchedJob& job, const ClusterLedger& ledger,
+                              const JobPlacement& placement);
+
+// The best-fit server for all `gpus` GPUs by GPUs alone, or -1 if no server has that many free.
+int32_t BestFitGpus(const ClusterLedger& ledger, int32_t gpus);
+// The fewest-servers split of `gpus` GPUs (parts with no CPUs or memory yet), or empty if the
+// cluster has fewer free.
+std::vector<PlacementPart> SpreadGpus(const ClusterLedger& ledger, int32_t gpus);
+
+// One job's demands for one round, with the guard on its ideal precomputed once per distinct
+// server shape (so a search over many servers reads no matrix).
+class RoundDemands {
+ public:
+  struct Job {
+    const SchedJob* job = nullptr;
+    int32_t gpus = 0;
+    uint64_t ideal_ok = 0;  // bit per shape class: the ideal buys at least the share there
+    bool above = false;     // the ideal exceeds the proportional share on some shape
+  };
+
+  explicit RoundDemands(const ClusterLedger& ledger);
+  Job Prepare(const SchedJob& job) const;
+  // Demands of a part of `gpus` GPUs on `server` (cheap for the job's own GPU count).
+  AuxDemand Ideal(const Job& job, int32_t server, int32_t gpus) const;
+  AuxDemand Fallback(const Job& job, int32_t server, int32_t gpus) const;
+  AuxDemand Proportional(int32_t server, int32_t gpus) const {
+    return ProportionalDemand(ledger_, server, gpus);
+  }
+  // At most the ideal (or fallback) demand of the job's whole GPUs on any server.
+  AuxDemand IdealBound(const Job& job) const;
+  AuxDemand FallbackBound(const Job& job) const;
+  // Every server has the same shape: the bounds are the demands on every server.
+  bool uniform() const { return class_model_.size() == 1 && !overflow_; }
+
+ private:
+  const ClusterLedger& ledger_;
+  std::vector<int32_t> class_of_;     // per server
+  std::vector<int32_t> class_model_;  // one server of each shape class
+  bool overflow_ = false;             // some server is in no class
+};
+
+// Best-fit search for a consolidated part: the first server in (free GPUs, index) order with
+// enough free GPUs whose part at `demand` fits. A max-tree over (free GPUs, index) positions
+// holding each server's free CPUs and memory skips every run of servers that cannot hold a
+// lower bound of the demand, so a round does not rescan full servers for every job. The caller
+// calls Update after every Take or Give on a server.
+class FitIndex {
+ public:
+  void Reset(const ClusterLedger& ledger);
+  void Update(const ClusterLedger& ledger, int32_t server);
+
+  // `bound` must be at most demand(s, gpus) on every server s.
+  template <class DemandFn>
+  int32_t Find(const ClusterLedger& ledger, int32_t gpus, const AuxDemand& bound,
+               const DemandFn& demand) const;
+
+ private:
+  struct Free {
+    double cpus = -1, memory_gb = -1;  // -1: no server at this position
+  };
+  void Set(size_t position, Free value);
+  template <class DemandFn>
+  int32_t Descend(const ClusterLedger& ledger, size_t node, size_t begin, size_t end, size_t from,
+                  int32_t gpus, const AuxDemand& bound, const DemandFn& demand) const;
+
+  size_t stride_ = 1;            // positions per free-GPU count: servers, rounded up to 2^k
+  size_t leaves_ = 1;            // 2^k >= max_server_gpus * stride_
+  std::vector<Free> tree_;       // heap order: node i has children 2i, 2i+1; leaves from leaves_
+  std::vector<int64_t> placed_;  // per server: its position, or -1 with no GPU free
+};
+
+template <class DemandFn>
+int32_t FitIndex::Find(const ClusterLedger& ledger, int32_t gpus, const AuxDemand& bound,
+                       const DemandFn& demand) const {
+  if (gpus <= 0 || gpus > ledger.max_server_gpus()) return -1;
+  return Descend(ledger, 1, 0, leaves_, (gpus - 1) * stride_, gpus, bound, demand);
+}
+
+template <class DemandFn>
+int32_t FitIndex::Descend(const ClusterLedger& ledger, size_t node, size_t begin, size_t end,
+                          size_t from, int32_t gpus, const AuxDemand& bound,
+                          const DemandFn& demand) const {
+  const Free& f = tree_[node];
+  if (end <= from || f.cpus < bound.cpus - kDemandSlack ||
+      f.memory_gb < bound.memory_gb - kDemandSlack) {
+    return -1;
+  }
+  if (end - begin == 1) {
+    const auto server = static_cast<int32_t>(begin % stride_);
+    const AuxDemand aux = demand(server, gpus);
+    return ledger.Fits(server, gpus, aux.cpus, aux.memory_gb) ? server : -1;
+  }
+  const size_t mid = begin + (end - begin) / 2;
+  const int32_t left = Descend(ledger, 2 * node, begin, mid, from, gpus, bound, demand);
+  if (left >= 0) return left;
+  return Descend(ledger, 2 * node + 1, mid, end, from, gpus, bound, demand);
+}
+
+}  // namespace troupe::scheduling

@@ -1,0 +1,54 @@
+#include "scheduling/greedy.hpp"
+
+namespace troupe::scheduling {
+
+std::vector<JobPlacement> GreedyMechanism::PlaceRound(const std::vector<const SchedJob*>& ordered,
+                                                      ClusterLedger& ledger) {
+  index_.Reset(ledger);
+  failed_.clear();
+  const RoundDemands demands(ledger);
+  std::vector<JobPlacement> placements;
+  for (const SchedJob* queued : ordered) {
+    if (ledger.free_gpus() == 0) break;
+    const SchedJob& job = *queued;
+    if (job.gpus <= 0 || job.gpus > ledger.free_gpus()) continue;
+    std::vector<PlacementPart> parts = Fit(demands, demands.Prepare(job), ledger);
+    if (parts.empty()) continue;  // skipped this round; a later job may still fit
+    for (const PlacementPart& p : parts) {
+      ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
+      index_.Update(ledger, p.server);
+    }
+    placements.push_back(JobPlacement{job.id, std::move(parts)});
+  }
+  return placements;
+}
+
+std::vector<PlacementPart> GreedyMechanism::Fit(const RoundDemands& demands,
+                                                const RoundDemands::Job& job,
+                                                const ClusterLedger& ledger) {
+  const auto ideal = [&](int32_t server, int32_t gpus) { return demands.Ideal(job, server, gpus); };
+  const int32_t gpus = job.gpus;
+  if (BestFitGpus(ledger, gpus) >= 0) {
+    const AuxDemand bound = demands.IdealBound(job);
+    for (const PlacementPart& f : failed_) {
+      if (f.gpus <= gpus && f.cpus <= bound.cpus && f.memory_gb <= bound.memory_gb) return {};
+    }
+    const int32_t server = index_.Find(ledger, gpus, bound, ideal);
+    if (server < 0) {
+      if (demands.uniform()) failed_.push_back({-1, gpus, bound.cpus, bound.memory_gb});
+      return {};
+    }
+    const AuxDemand aux = ideal(server, gpus);
+    return {PlacementPart{server, gpus, aux.cpus, aux.memory_gb}};
+  }
+  std::vector<PlacementPart> parts = SpreadGpus(ledger, gpus);
+  for (PlacementPart& p : parts) {
+    const AuxDemand aux = ideal(p.server, p.gpus);
+    if (!ledger.Fits(p.server, p.gpus, aux.cpus, aux.memory_gb)) return {};
+    p.cpus = aux.cpus;
+    p.memory_gb = aux.memory_gb;
+  }
+  return parts;
+}
+
+}  // namespace troupe::scheduling

@@ -1,0 +1,192 @@
+#include "scheduling/tune.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace troupe::scheduling {
+namespace {
+
+// Place in order: GPUs, then CPUs, then memory per GPU, largest first; then the policy's order.
+// A job without an ideal in a dimension ranks by the proportional share of server 0.
+struct Rank {
+  int32_t gpus = 0;
+  double cpus = 0, memory_gb = 0;
+  size_t order = 0;
+};
+
+Rank RankOf(const SchedJob& j, size_t order, const ClusterLedger& ledger) {
+  const double cpus =
+      j.ideal_cpus_per_gpu > 0 ? j.ideal_cpus_per_gpu : ledger.ProportionalCpus(0, 1);
+  const double memory =
+      j.ideal_memory_gb_per_gpu > 0 ? j.ideal_memory_gb_per_gpu : ledger.ProportionalMemoryGb(0, 1);
+  return Rank{j.gpus, cpus, memory, order};
+}
+
+bool PlacedBefore(const Rank& a, const Rank& b) {
+  return std::tie(b.gpus, b.cpus, b.memory_gb, a.order) <
+         std::tie(a.gpus, a.cpus, a.memory_gb, b.order);
+}
+
+}  // namespace
+
+std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const SchedJob*>& ordered,
+                                                    ClusterLedger& ledger) {
+  index_.Reset(ledger);
+  placements_.clear();
+  refs_.clear();
+  head_.assign(ledger.server_count(), -1);
+  if (ledger.server_count() == 0) return {};
+  const RoundDemands demands(ledger);
+  // The runnable set: GPUs only, skip-and-continue, in the policy's order.
+  std::vector<Rank> runnable;
+  int32_t gpus_left = ledger.free_gpus();
+  for (size_t i = 0; i < ordered.size() && gpus_left > 0; ++i) {
+    const SchedJob& job = *ordered[i];
+    if (job.gpus <= 0 || job.gpus > gpus_left) continue;
+    gpus_left -= job.gpus;
+    runnable.push_back(RankOf(job, i, ledger));
+  }
+  std::sort(runnable.begin(), runnable.end(), PlacedBefore);
+  for (const Rank& r : runnable) PlaceJob(demands, demands.Prepare(*ordered[r.order]), ledger);
+  return std::move(placements_);
+}
+
+void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job,
+                             ClusterLedger& ledger) {
+  JobPlacement placement{job.job->id, {}};
+  if (BestFitGpus(ledger, job.gpus) >= 0) {
+    placement.parts.push_back(Consolidate(demands, job, ledger));
+  } else {
+    placement.parts = Spread(demands, job, ledger);
+  }
+  Record(std::move(placement), ledger);
+}
+
+PlacementPart TuneMechanism::Consolidate(const RoundDemands& demands, const RoundDemands::Job& job,
+                                         ClusterLedger& ledger) {
+  const int32_t gpus = job.gpus;
+  const auto ideal = [&](int32_t s, int32_t g) { return demands.Ideal(job, s, g); };
+  const auto fallback = [&](int32_t s, int32_t g) { return demands.Fallback(job, s, g); };
+  int32_t server = index_.Find(ledger, gpus, demands.IdealBound(job), ideal);
+  if (server >= 0) {
+    const AuxDemand aux = ideal(server, gpus);
+    return PlacementPart{server, gpus, aux.cpus, aux.memory_gb};
+  }
+  if (job.above) server = index_.Find(ledger, gpus, demands.FallbackBound(job), fallback);
+  if (server < 0) {
+    server = BestFitGpus(ledger, gpus);
+    MakeRoom(demands, server, gpus, fallback(server, gpus), ledger);
+  }
+  const AuxDemand aux = fallback(server, gpus);
+  return PlacementPart{server, gpus, aux.cpus, aux.memory_gb};
+}
+
+std::vector<PlacementPart> TuneMechanism::Spread(const RoundDemands& demands,
+                                                 const RoundDemands::Job& job,
+                                                 ClusterLedger& ledger) {
+  std::vector<PlacementPart> parts = SpreadGpus(ledger, job.gpus);
+  bool ideal_fits = true;
+  for (PlacementPart& p : parts) {
+    const AuxDemand aux = demands.Ideal(job, p.server, p.gpus);
+    p.cpus = aux.cpus;
+    p.memory_gb = aux.memory_gb;
+    ideal_fits = ideal_fits && ledger.Fits(p.server, p.gpus, p.cpus, p.memory_gb);
+  }
+  if (ideal_fits) return parts;
+  // The job runs at its slowest part: all parts fall back together.
+  for (PlacementPart& p : parts) {
+    const AuxDemand aux = demands.Fallback(job, p.server, p.gpus);
+    p.cpus = aux.cpus;
+    p.memory_gb = aux.memory_gb;
+    if (!ledger.Fits(p.server, p.gpus, p.cpus, p.memory_gb)) {
+      MakeRoom(demands, p.server, p.gpus, aux, ledger);
+    }
+  }
+  return parts;
+}
+
+void TuneMechanism::MakeRoom(const RoundDemands& demands, int32_t server, int32_t gpus,
+                             const AuxDemand& need, ClusterLedger& ledger) {
+  struct Candidate {
+    PlacementPart* part;
+    AuxDemand share;
+    size_t spans;
+    int32_t placement;
+  };
+  std::vector<Candidate> candidates;
+  for (int32_t r = head_[server]; r >= 0; r = refs_[r].next) {
+    JobPlacement& holder = placements_[refs_[r].placement];
+    PlacementPart& part = holder.parts[refs_[r].part];
+    const AuxDemand share = demands.Proportional(server, part.gpus);
+    if (AboveShare(AuxDemand{part.cpus, part.memory_gb}, share)) {
+      candidates.push_back({&part, share, holder.parts.size(), refs_[r].placement});
+    }
+  }
+  const auto key = [](const Candidate& c) {
+    return std::make_tuple(c.spans, -c.part->cpus / c.part->gpus, -c.part->memory_gb / c.part->gpus,
+                           c.placement);
+  };
+  std::sort(candidates.begin(), candidates.end(),
+            [&key](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
+  // Chooses, in that order, the parts whose excess helps a dimension still short, until the job
+  // fits; a part above in one dimension may be below in the other, so this can take passes.
+  double free_cpus = ledger.free(server).cpus;
+  double free_memory = ledger.free(server).memory_gb;
+  const auto short_cpus = [&] { return need.cpus > free_cpus + kDemandSlack; };
+  const auto short_memory = [&] { return need.memory_gb > free_memory + kDemandSlack; };
+  std::vector<char> chosen(candidates.size(), 0);
+  for (bool progress = true; (short_cpus() || short_memory()) && progress;) {
+    progress = false;
+    for (size_t i = 0; i < candidates.size() && (short_cpus() || short_memory()); ++i) {
+      const Candidate& c = candidates[i];
+      const bool helps = (short_cpus() && c.part->cpus > c.share.cpus + kDemandSlack) ||
+                         (short_memory() && c.part->memory_gb > c.share.memory_gb + kDemandSlack);
+      if (chosen[i] || !helps) continue;
+      chosen[i] = 1;
+      progress = true;
+      free_cpus += c.part->cpus - c.share.cpus;
+      free_memory += c.part->memory_gb - c.share.memory_gb;
+    }
+  }
+  // Every part from the ledger at once, then its share, so a part above in one dimension and
+  // below in the other never overdraws the server in between.
+  const auto revert = [&] {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const PlacementPart& p = *candidates[i].part;
+      if (chosen[i] && AboveShare(AuxDemand{p.cpus, p.memory_gb}, candidates[i].share)) {
+        ledger.Give(server, 0, p.cpus, p.memory_gb);
+      }
+    }
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      PlacementPart& p = *candidates[i].part;
+      if (chosen[i] && AboveShare(AuxDemand{p.cpus, p.memory_gb}, candidates[i].share)) {
+        ledger.Take(server, 0, candidates[i].share.cpus, candidates[i].share.memory_gb);
+        p.cpus = candidates[i].share.cpus;
+        p.memory_gb = candidates[i].share.memory_gb;
+      }
+    }
+  };
+  // All of them where that was not enough (or a rounding error says so): every part at most at
+  // its share leaves the share of every free GPU.
+  if (short_cpus() || short_memory()) std::fill(chosen.begin(), chosen.end(), 1);
+  revert();
+  if (!ledger.Fits(server, gpus, need.cpus, need.memory_gb)) {
+    std::fill(chosen.begin(), chosen.end(), 1);
+    revert();
+  }
+  index_.Update(ledger, server);
+}
+
+void TuneMechanism::Record(JobPlacement placement, ClusterLedger& ledger) {
+  const auto index = static_cast<int32_t>(placements_.size());
+  for (size_t k = 0; k < placement.parts.size(); ++k) {
+    const PlacementPart& p = placement.parts[k];
+    ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
+    index_.Update(ledger, p.server);
+    refs_.push_back(PartRef{index, static_cast<int32_t>(k), head_[p.server]});
+    head_[p.server] = static_cast<int32_t>(refs_.size()) - 1;
+  }
+  placements_.push_back(std::move(placement));
+}
+
+}  // namespace troupe::scheduling

@@ -1,0 +1,62 @@
+// Synergy-TUNE: the deployed heuristic of the Synergy paper (OSDI '22, section 4).
+//
+// Runnable set: jobs in the policy's order whose GPUs still fit the cluster's free GPUs (CPUs and
+// memory are ignored here), skipping a job that does not and going on: the same jobs the
+// GPU-proportional mechanism places. They are then placed largest first: by GPUs, then ideal
+// CPUs, then ideal memory per GPU, all descending (ties: policy order). For each job:
+//   1. its ideal demand (demand.hpp) on the best fit: the server with the fewest free GPUs that
+//      holds the whole part; a job whose GPUs fit no single server is spread over the fewest
+//      servers (most free GPUs first) and takes its ideal on every part if every part fits;
+//   2. else, where the ideal was above the proportional share, its fallback demand (the share,
+//      or an ideal below it) on the best fit that holds it;
+//   3. else the best fit by GPUs alone (every part, for a spread job) at the fallback demand,
+//      making room by reverting co-resident parts that hold more than their proportional share
+//      to exactly that share, just enough of them: parts of jobs on fewest servers first, then
+//      most CPUs per GPU, then most memory per GPU.
+// Step 3 always succeeds (the runnable GPUs fit, and a server whose parts are all at or below
+// their share has the share of every free GPU), so no runnable job is left out. Every part holds
+// its ideal (never below the proportional share's estimated throughput), its fallback or the
+// share, so no job is estimated slower than at the proportional share; if every job falls back
+// the round is the proportional baseline. Deterministic; the ledger ends holding exactly the
+// returned placements, which are in placement order (not the policy's).
+#pragma once
+
+#include "scheduling/demand.hpp"
+#include "scheduling/mechanism.hpp"
+
+namespace troupe::scheduling {
+
+class TuneMechanism : public Mechanism {
+ public:
+  MechanismKind kind() const override { return MechanismKind::kTune; }
+  std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
+                                       ClusterLedger& ledger) override;
+
+ private:
+  // One placed part in the per-server list: placements_[placement].parts[part].
+  struct PartRef {
+    int32_t placement = 0;
+    int32_t part = 0;
+    int32_t next = -1;  // next part on the same server, or -1
+  };
+
+  void PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, ClusterLedger& ledger);
+  // The consolidated part of steps 1-3.
+  PlacementPart Consolidate(const RoundDemands& demands, const RoundDemands::Job& job,
+                            ClusterLedger& ledger);
+  // The parts of a job no server holds.
+  std::vector<PlacementPart> Spread(const RoundDemands& demands, const RoundDemands::Job& job,
+                                    ClusterLedger& ledger);
+  // Reverts co-resident parts on `server` to their share until `need` and `gpus` fit there.
+  void MakeRoom(const RoundDemands& demands, int32_t server, int32_t gpus, const AuxDemand& need,
+                ClusterLedger& ledger);
+  // Takes the parts from the ledger and files them under their servers.
+  void Record(JobPlacement placement, ClusterLedger& ledger);
+
+  FitIndex index_;
+  std::vector<JobPlacement> placements_;
+  std::vector<int32_t> head_;  // per server: its first PartRef, or -1
+  std::vector<PartRef> refs_;
+};
+
+}  // namespace troupe::scheduling
