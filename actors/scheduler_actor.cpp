@@ -244,7 +244,7 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
   std::vector<scheduling::ServerShape> shapes;
   for (const ServerSpec& s : cluster.specs) shapes.push_back({s.gpus, s.cpus, s.memory_gb});
   st.ledger = std::make_unique<scheduling::ClusterLedger>(std::move(shapes));
-  st.mechanism = scheduling::MakeMechanism(options.mechanism);
+  st.mechanism = scheduling::MakeMechanism(options.mechanism, options.mechanism_options);
   st.options = options;
   st.cluster = std::move(cluster);
   st.clock = clock;

@@ -31,6 +31,7 @@ namespace troupe {
 struct SchedulerOptions {
   scheduling::Policy policy = scheduling::Policy::kFifo;
   scheduling::MechanismKind mechanism = scheduling::MechanismKind::kProportional;
+  scheduling::MechanismOptions mechanism_options;
   double round_s = 300;
   int64_t measure_first_job = -1;  // -1: every job is measured
   int64_t measure_last_job = -1;

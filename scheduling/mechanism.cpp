@@ -21,7 +21,7 @@ std::string_view MechanismName(MechanismKind kind) {
   return "?";
 }
 
-std::unique_ptr<Mechanism> MakeMechanism(MechanismKind kind) {
+std::unique_ptr<Mechanism> MakeMechanism(MechanismKind kind, const MechanismOptions& options) {
   // Each case returns its mechanism; nullptr where this build does not have it.
   switch (kind) {
     case MechanismKind::kProportional:
@@ -29,7 +29,7 @@ std::unique_ptr<Mechanism> MakeMechanism(MechanismKind kind) {
     case MechanismKind::kGreedy:
       return std::make_unique<GreedyMechanism>();
     case MechanismKind::kTune:
-      return std::make_unique<TuneMechanism>();
+      return std::make_unique<TuneMechanism>(options.tune_sort_by_demand);
     case MechanismKind::kOpt:
       return std::make_unique<OptMechanism>();
   }

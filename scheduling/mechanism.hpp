@@ -26,7 +26,12 @@ class Mechanism {
                                                ClusterLedger& ledger) = 0;
 };
 
+struct MechanismOptions {
+  // TUNE: place by (GPUs, CPUs, memory) demand, largest first, instead of the policy's order.
+  bool tune_sort_by_demand = false;
+};
+
 // The mechanism of that kind, or nullptr where troupe does not have it yet.
-std::unique_ptr<Mechanism> MakeMechanism(MechanismKind kind);
+std::unique_ptr<Mechanism> MakeMechanism(MechanismKind kind, const MechanismOptions& options = {});
 
 }  // namespace troupe::scheduling

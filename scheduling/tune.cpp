@@ -46,7 +46,7 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
     gpus_left -= job.gpus;
     runnable.push_back(RankOf(job, i, ledger));
   }
-  std::sort(runnable.begin(), runnable.end(), PlacedBefore);
+  if (sort_by_demand_) std::sort(runnable.begin(), runnable.end(), PlacedBefore);
   for (const Rank& r : runnable) PlaceJob(demands, demands.Prepare(*ordered[r.order]), ledger);
   return std::move(placements_);
 }

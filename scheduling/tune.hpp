@@ -2,8 +2,11 @@
 //
 // Runnable set: jobs in the policy's order whose GPUs still fit the cluster's free GPUs (CPUs and
 // memory are ignored here), skipping a job that does not and going on: the same jobs the
-// GPU-proportional mechanism places. They are then placed largest first: by GPUs, then ideal
-// CPUs, then ideal memory per GPU, all descending (ties: policy order). For each job:
+// GPU-proportional mechanism places. They are placed in the policy's order, as Synergy's
+// simulator does (its FIFO and SRTF schedulers do not re-sort), or — with sort_by_demand, as the
+// paper's text describes — largest first: by GPUs, then ideal CPUs, then ideal memory per GPU,
+// all descending (ties: policy order). On Synergy's workload the simulator's order is the one
+// that reproduces the published JCTs (docs/synergy.md). For each job:
 //   1. its ideal demand (demand.hpp) on the best fit: the server with the fewest free GPUs that
 //      holds the whole part; a job whose GPUs fit no single server is spread over the fewest
 //      servers (most free GPUs first) and takes its ideal on every part if every part fits;
@@ -28,6 +31,7 @@ namespace troupe::scheduling {
 
 class TuneMechanism : public Mechanism {
  public:
+  explicit TuneMechanism(bool sort_by_demand = false) : sort_by_demand_(sort_by_demand) {}
   MechanismKind kind() const override { return MechanismKind::kTune; }
   std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                        ClusterLedger& ledger) override;
@@ -53,6 +57,7 @@ class TuneMechanism : public Mechanism {
   // Takes the parts from the ledger and files them under their servers.
   void Record(JobPlacement placement, ClusterLedger& ledger);
 
+  bool sort_by_demand_;
   FitIndex index_;
   std::vector<JobPlacement> placements_;
   std::vector<int32_t> head_;  // per server: its first PartRef, or -1

@@ -161,7 +161,8 @@ TEST(GreedyMechanismTest, ConsolidatesWhenTheGpusFitOneServerRatherThanSpread) {
   ExpectPart(Find(ps, 1), 0, 4, 20, 250);
   ExpectPart(Find(ps, 2), 1, 4, 20, 250);
   ledger.Reset();
-  const std::vector<JobPlacement> tuned = TuneMechanism().PlaceRound(Queue(jobs), ledger);
+  const std::vector<JobPlacement> tuned =
+      TuneMechanism(/*sort_by_demand=*/true).PlaceRound(Queue(jobs), ledger);
   ASSERT_EQ(tuned.size(), 3u);
   ExpectPart(Find(tuned, 1), 0, 4, 12, 250);  // reverted to make room on server 0
   ExpectPart(Find(tuned, 2), 1, 4, 20, 250);
@@ -175,7 +176,7 @@ TEST(TuneMechanismTest, AJobAboveItsShareFallsBackToItElsewhereBeforeRevertingOt
   // the most GPUs, then the most CPUs, first.
   ClusterLedger ledger({kSynergy, kSynergy});
   const std::vector<SchedJob> jobs = {Job(3, 2, 4.5, 62.5), Job(2, 2, 8, 62.5), Job(1, 4, 12, 125)};
-  TuneMechanism tune;
+  TuneMechanism tune(/*sort_by_demand=*/true);
   EXPECT_EQ(tune.kind(), MechanismKind::kTune);
   const std::vector<JobPlacement> ps = tune.PlaceRound(Queue(jobs), ledger);
   ASSERT_EQ(ps.size(), 3u);
@@ -191,7 +192,8 @@ TEST(TuneMechanismTest, RevertsJustEnoughCoResidentsMostCpusPerGpuFirst) {
   // A (11 CPUs) and B (10) leave 3 free; X wants its 6-CPU share. Reverting A frees 5: enough.
   ClusterLedger ledger({kSynergy});
   const std::vector<SchedJob> jobs = {Job(1, 2, 5.5, 62.5), Job(2, 2, 5, 62.5), Job(3, 2, 3, 62.5)};
-  const std::vector<JobPlacement> ps = TuneMechanism().PlaceRound(Queue(jobs), ledger);
+  const std::vector<JobPlacement> ps =
+      TuneMechanism(/*sort_by_demand=*/true).PlaceRound(Queue(jobs), ledger);
   ASSERT_EQ(ps.size(), 3u);
   ExpectPart(Find(ps, 1), 0, 2, 6, 125);
   ExpectPart(Find(ps, 2), 0, 2, 10, 125);
@@ -205,7 +207,8 @@ TEST(TuneMechanismTest, ABelowShareJobKeepsItsSmallDemand) {
   // so alexnet's CPUs revert to its share and gnmt keeps its small demand, not the share.
   ClusterLedger ledger({kSynergy});
   const std::vector<SchedJob> jobs = {Model(1, 4, "gnmt"), Model(2, 4, "alexnet")};
-  const std::vector<JobPlacement> ps = TuneMechanism().PlaceRound(Queue(jobs), ledger);
+  const std::vector<JobPlacement> ps =
+      TuneMechanism(/*sort_by_demand=*/true).PlaceRound(Queue(jobs), ledger);
   ASSERT_EQ(ps.size(), 2u);
   ExpectPart(Find(ps, 2), 0, 4, 12, 250);
   ExpectPart(Find(ps, 1), 0, 4, 4, 80);
@@ -219,7 +222,8 @@ TEST(TuneMechanismTest, AJobNoServerHoldsIsSpreadOverTheFewestServers) {
   // 12 GPUs of alexnet over two 8-GPU servers: 8 + 4, the ideal on both (capped at each server).
   ClusterLedger ledger({kSynergy, kSynergy});
   const std::vector<SchedJob> jobs = {Model(1, 12, "alexnet"), Model(2, 4, "res50")};
-  const std::vector<JobPlacement> ps = TuneMechanism().PlaceRound(Queue(jobs), ledger);
+  const std::vector<JobPlacement> ps =
+      TuneMechanism(/*sort_by_demand=*/true).PlaceRound(Queue(jobs), ledger);
   ASSERT_EQ(ps.size(), 2u);
   const JobPlacement* big = Find(ps, 1);
   ASSERT_EQ(big->parts.size(), 2u);
@@ -237,7 +241,8 @@ TEST(TuneMechanismTest, AllProportionalDemandsReproduceTheProportionalMechanism)
   // 2 finds only one GPU free and is skipped, 1 -> server 1.
   const std::vector<SchedJob> jobs = {Job(1, 8, 0, 0),    Job(2, 5, 0, 0), Job(3, 4, 0, 0),
                                       Job(4, 2, 3, 62.5), Job(5, 2, 0, 0), Job(6, 1, 0, 0)};
-  const std::vector<JobPlacement> tuned = TuneMechanism().PlaceRound(Queue(jobs), a);
+  const std::vector<JobPlacement> tuned =
+      TuneMechanism(/*sort_by_demand=*/true).PlaceRound(Queue(jobs), a);
   const std::vector<JobPlacement> prop = ProportionalMechanism().PlaceRound(Queue(jobs), b);
   ASSERT_EQ(tuned.size(), 5u);
   EXPECT_EQ(Find(tuned, 5), nullptr);
@@ -334,13 +339,17 @@ void ExpectConsolidatedOrFewest(const RandomRound& r, const std::vector<JobPlace
   }
 }
 
-TEST(TuneMechanismTest, RandomRoundsPlaceTheProportionalJobsAtNoLessThanTheirShare) {
+// Both placement orders: the policy's (Synergy's simulator) and by demand (the paper's text).
+class TuneBothOrders : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(Orders, TuneBothOrders, ::testing::Values(false, true));
+
+TEST_P(TuneBothOrders, RandomRoundsPlaceTheProportionalJobsAtNoLessThanTheirShare) {
   std::mt19937_64 rng(2022);
   int reverted_rounds = 0;
   for (int round = 0; round < 400; ++round) {
     const RandomRound r = MakeRound(rng, false);
     ClusterLedger tl(r.shapes), pl(r.shapes);
-    const std::vector<JobPlacement> tuned = TuneMechanism().PlaceRound(Queue(r.jobs), tl);
+    const std::vector<JobPlacement> tuned = TuneMechanism(GetParam()).PlaceRound(Queue(r.jobs), tl);
     const std::vector<JobPlacement> prop = ProportionalMechanism().PlaceRound(Queue(r.jobs), pl);
     ExpectSound(r, tuned, tl);
     ExpectConsolidatedOrFewest(r, tuned);
@@ -363,15 +372,18 @@ TEST(TuneMechanismTest, RandomRoundsPlaceTheProportionalJobsAtNoLessThanTheirSha
   EXPECT_GT(reverted_rounds, 50);  // the fallbacks were exercised
 }
 
-TEST(TuneMechanismTest, RandomAllProportionalRoundsEqualTheProportionalMechanism) {
+TEST_P(TuneBothOrders, RandomAllProportionalRoundsEqualTheProportionalMechanism) {
   std::mt19937_64 rng(7);
   for (int round = 0; round < 400; ++round) {
     RandomRound r = MakeRound(rng, true);
-    // In TUNE's own order (most GPUs first), the two must agree part for part.
-    std::stable_sort(r.jobs.begin(), r.jobs.end(),
-                     [](const SchedJob& a, const SchedJob& b) { return a.gpus > b.gpus; });
+    // In TUNE's own order (most GPUs first when sorting by demand), the two must agree part for
+    // part.
+    if (GetParam()) {
+      std::stable_sort(r.jobs.begin(), r.jobs.end(),
+                       [](const SchedJob& a, const SchedJob& b) { return a.gpus > b.gpus; });
+    }
     ClusterLedger tl(r.shapes), pl(r.shapes);
-    const std::vector<JobPlacement> tuned = TuneMechanism().PlaceRound(Queue(r.jobs), tl);
+    const std::vector<JobPlacement> tuned = TuneMechanism(GetParam()).PlaceRound(Queue(r.jobs), tl);
     const std::vector<JobPlacement> prop = ProportionalMechanism().PlaceRound(Queue(r.jobs), pl);
     ExpectSamePlacements(tuned, prop);
     ASSERT_FALSE(HasFailure()) << "round " << round;
@@ -435,6 +447,31 @@ TEST(GreedyMechanismTest, RandomRoundsSkipOnlyJobsThatDidNotFitAtTheirTurn) {
     ASSERT_EQ(next, ps.size());
   }
   EXPECT_GT(skipped_with_free_gpus, 50);  // skips that left GPUs idle were exercised
+}
+
+// In the policy's order (the default, Synergy's simulator), the first job in the queue is placed
+// first and takes its ideal even when a larger demand comes after it.
+TEST(TuneMechanismTest, DefaultOrderIsThePolicysOrder) {
+  ClusterLedger ledger({{8, 24, 500}});
+  std::vector<SchedJob> jobs;
+  SchedJob small;
+  small.id = 1;
+  small.gpus = 1;
+  small.ideal_cpus_per_gpu = 20;
+  small.ideal_memory_gb_per_gpu = 62.5;
+  small.speedup_at_ideal = 1.5;
+  SchedJob big = small;
+  big.id = 2;
+  big.gpus = 4;
+  big.ideal_cpus_per_gpu = 5;
+  jobs = {small, big};
+  const std::vector<JobPlacement> ps = TuneMechanism().PlaceRound(Queue(jobs), ledger);
+  ASSERT_EQ(ps.size(), 2u);
+  EXPECT_EQ(ps[0].job_id, 1);
+  ClusterLedger other({{8, 24, 500}});
+  const std::vector<JobPlacement> sorted =
+      TuneMechanism(/*sort_by_demand=*/true).PlaceRound(Queue(jobs), other);
+  EXPECT_EQ(sorted[0].job_id, 2);  // 4 GPUs before 1
 }
 
 }  // namespace
