@@ -19,8 +19,12 @@ configure: $(BUILD)/build.ninja
 build: deps configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Synergy's experiment under each mechanism (one seed), the comparison table, then the report.
+MECHANISMS ?= proportional,greedy,tune,opt
 run: build
-	./$(BUILD)/apps/troupe run $(CONFIG) --out $(OUT)
+	./$(BUILD)/apps/troupe sweep $(CONFIG) --over scheduler.mechanism=$(MECHANISMS) \
+	  --set run.lease_log=true --out $(OUT)
+	./$(BUILD)/apps/troupe report $(OUT)/mechanism-*_seed-* --out $(OUT)/report
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
