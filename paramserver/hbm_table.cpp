@@ -1,0 +1,251 @@
+#include "paramserver/hbm_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace troupe::paramserver {
+namespace {
+
+class SgdOptimizer final : public Optimizer {
+ public:
+  explicit SgdOptimizer(float learning_rate) : lr_(learning_rate) {}
+  void Apply(std::span<float> row, std::span<const float> gradient) const override {
+    for (size_t f = 0; f < gradient.size(); ++f) row[f] -= lr_ * gradient[f];
+  }
+
+ private:
+  float lr_;
+};
+
+class AdagradOptimizer final : public Optimizer {
+ public:
+  AdagradOptimizer(float learning_rate, float epsilon) : lr_(learning_rate), eps_(epsilon) {}
+  void Apply(std::span<float> row, std::span<const float> gradient) const override {
+    const size_t dim = gradient.size();
+    float* acc = row.data() + dim;
+    for (size_t f = 0; f < dim; ++f) {
+      acc[f] += gradient[f] * gradient[f];
+      row[f] -= lr_ * gradient[f] / std::sqrt(acc[f] + eps_);
+    }
+  }
+
+ private:
+  float lr_;
+  float eps_;
+};
+
+// Keys whose flag is 0, in input order.
+std::vector<Key> Unflagged(std::span<const Key> keys, const std::vector<uint8_t>& flags) {
+  std::vector<Key> out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!flags[i]) out.push_back(keys[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Optimizer> MakeOptimizer(const OptimizerConfig& config, const ValueLayout& layout) {
+  switch (config.kind) {
+    case OptimizerKind::kSgd:
+      return std::make_unique<SgdOptimizer>(config.learning_rate);
+    case OptimizerKind::kAdagrad:
+      if (layout.optimizer_floats < layout.dim) {
+        throw std::invalid_argument("Adagrad needs optimizer_floats >= dim");
+      }
+      return std::make_unique<AdagradOptimizer>(config.learning_rate, config.epsilon);
+  }
+  throw std::invalid_argument("unknown optimizer");
+}
+
+CpuHbmTable::CpuHbmTable(const HbmConfig& config)
+    : config_(config),
+      width_(static_cast<size_t>(config.layout.floats())),
+      capacity_(config.bytes_per_gpu / RowCost(config.layout)),
+      optimizer_(MakeOptimizer(config.optimizer, config.layout)) {
+  if (config_.layout.dim < 1 || config_.layout.optimizer_floats < 0) {
+    throw std::invalid_argument("CpuHbmTable: bad value layout");
+  }
+  if (config_.nodes < 1 || config_.gpus_per_node < 1) {
+    throw std::invalid_argument("CpuHbmTable: nodes and gpus_per_node must be >= 1");
+  }
+  if (capacity_ >= std::numeric_limits<uint32_t>::max()) {
+    throw std::invalid_argument("CpuHbmTable: a shard's budget holds too many rows");
+  }
+  shards_.resize(static_cast<size_t>(config_.gpus_per_node));
+}
+
+int64_t CpuHbmTable::AllocateSlot(Shard& shard) {
+  if (shard.index.size() >= capacity_) return -1;
+  if (!shard.free_slots.empty()) {
+    const uint32_t slot = shard.free_slots.back();
+    shard.free_slots.pop_back();
+    return slot;
+  }
+  const auto slot = static_cast<uint32_t>(shard.slot_keys.size());
+  shard.slot_keys.push_back(0);
+  shard.in_use.push_back(0);
+  shard.arena.resize(shard.arena.size() + width_);
+  return slot;
+}
+
+InsertResult CpuHbmTable::Insert(const RowBatch& rows) {
+  if (rows.values.size() != rows.keys.size() * width_) {
+    throw std::invalid_argument("CpuHbmTable::Insert: rows do not match the layout");
+  }
+  PartitionByGpuInto(rows.keys, config_.nodes, config_.gpus_per_node, &partition_);
+  InsertResult result;
+  found_.assign(rows.keys.size(), 1);  // cleared for the rows that do not fit
+  for (size_t p = 0; p < shards_.size(); ++p) {
+    Shard& shard = shards_[p];
+    for (size_t j = 0; j < partition_.keys[p].size(); ++j) {
+      const Key key = partition_.keys[p][j];
+      const uint32_t position = partition_.positions[p][j];
+      uint32_t slot;
+      if (const auto it = shard.index.find(key); it != shard.index.end()) {
+        slot = it->second;
+        ++result.overwritten;
+      } else if (const int64_t fresh = AllocateSlot(shard); fresh >= 0) {
+        slot = static_cast<uint32_t>(fresh);
+        shard.index.emplace(key, slot);
+        shard.slot_keys[slot] = key;
+        shard.in_use[slot] = 1;
+        ++result.inserted;
+      } else {
+        found_[position] = 0;
+        continue;
+      }
+      std::copy_n(rows.values.data() + position * width_, width_, RowOf(shard, slot));
+    }
+  }
+  result.rejected = Unflagged(rows.keys, found_);
+  return result;
+}
+
+void CpuHbmTable::FindSlots(const Shard& shard, std::span<const Key> keys) {
+  slots_.resize(keys.size());
+  for (size_t j = 0; j < keys.size(); ++j) {
+    if (j + kPrefetchDistance < keys.size()) shard.index.prefetch(keys[j + kPrefetchDistance]);
+    const auto it = shard.index.find(keys[j]);
+    slots_[j] = it == shard.index.end() ? kAbsent : it->second;
+  }
+}
+
+void CpuHbmTable::PrefetchRow(const Shard& shard, size_t j) const {
+  if (j < slots_.size() && slots_[j] != kAbsent) {
+    __builtin_prefetch(shard.arena.data() + slots_[j] * width_, 1);
+  }
+}
+
+std::vector<Key> CpuHbmTable::Get(std::span<const Key> keys, RowBatch* out, RowPart part) {
+  const size_t out_width =
+      part == RowPart::kFull ? width_ : static_cast<size_t>(config_.layout.dim);
+  PartitionByGpuInto(keys, config_.nodes, config_.gpus_per_node, &partition_);
+  out->keys.assign(keys.begin(), keys.end());
+  out->values.resize(keys.size() * out_width);
+  found_.assign(keys.size(), 0);
+  size_t found_count = 0;
+  for (size_t p = 0; p < shards_.size(); ++p) {
+    Shard& shard = shards_[p];
+    FindSlots(shard, partition_.keys[p]);
+    for (size_t j = 0; j < slots_.size(); ++j) {
+      PrefetchRow(shard, j + kPrefetchDistance);
+      if (slots_[j] == kAbsent) continue;
+      const uint32_t position = partition_.positions[p][j];
+      std::copy_n(RowOf(shard, slots_[j]), out_width, out->values.data() + position * out_width);
+      found_[position] = 1;
+      ++found_count;
+    }
+  }
+  if (found_count == keys.size()) return {};
+  size_t kept = 0;  // compact the present rows, keeping input order
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!found_[i]) continue;
+    out->keys[kept] = keys[i];
+    std::copy_n(out->values.data() + i * out_width, out_width,
+                out->values.data() + kept * out_width);
+    ++kept;
+  }
+  out->keys.resize(kept);
+  out->values.resize(kept * out_width);
+  return Unflagged(keys, found_);
+}
+
+std::vector<Key> CpuHbmTable::Accumulate(std::span<const Key> keys,
+                                         std::span<const float> gradients) {
+  const auto dim = static_cast<size_t>(config_.layout.dim);
+  if (gradients.size() != keys.size() * dim) {
+    throw std::invalid_argument("CpuHbmTable::Accumulate: gradients do not match the keys");
+  }
+  PartitionByGpuInto(keys, config_.nodes, config_.gpus_per_node, &partition_);
+  found_.assign(keys.size(), 0);
+  size_t found_count = 0;
+  for (size_t p = 0; p < shards_.size(); ++p) {
+    Shard& shard = shards_[p];
+    FindSlots(shard, partition_.keys[p]);
+    for (size_t j = 0; j < slots_.size(); ++j) {
+      PrefetchRow(shard, j + kPrefetchDistance);
+      if (slots_[j] == kAbsent) continue;
+      const uint32_t position = partition_.positions[p][j];
+      optimizer_->Apply({RowOf(shard, slots_[j]), width_}, gradients.subspan(position * dim, dim));
+      found_[position] = 1;
+      ++found_count;
+    }
+  }
+  if (found_count == keys.size()) return {};
+  return Unflagged(keys, found_);
+}
+
+size_t CpuHbmTable::Erase(std::span<const Key> keys) {
+  PartitionByGpuInto(keys, config_.nodes, config_.gpus_per_node, &partition_);
+  size_t erased = 0;
+  for (size_t p = 0; p < shards_.size(); ++p) {
+    Shard& shard = shards_[p];
+    for (const Key key : partition_.keys[p]) {
+      const auto it = shard.index.find(key);
+      if (it == shard.index.end()) continue;
+      shard.in_use[it->second] = 0;
+      shard.free_slots.push_back(it->second);
+      shard.index.erase(it);
+      ++erased;
+    }
+  }
+  return erased;
+}
+
+RowBatch CpuHbmTable::Drain() {
+  RowBatch out;
+  out.keys.reserve(size());
+  out.values.reserve(size() * width_);
+  for (Shard& shard : shards_) {
+    for (uint32_t slot = 0; slot < shard.slot_keys.size(); ++slot) {
+      if (!shard.in_use[slot]) continue;
+      out.keys.push_back(shard.slot_keys[slot]);
+      const float* row = RowOf(shard, slot);
+      out.values.insert(out.values.end(), row, row + width_);
+    }
+    shard = Shard{};
+  }
+  return out;
+}
+
+size_t CpuHbmTable::size() const {
+  size_t rows = 0;
+  for (const Shard& shard : shards_) rows += shard.index.size();
+  return rows;
+}
+
+HbmTable::HbmTable(const HbmConfig& config) {
+  switch (config.backend) {
+    case HbmBackendKind::kCpu:
+      backend_ = std::make_unique<CpuHbmTable>(config);
+      return;
+    case HbmBackendKind::kCuda:
+      throw std::invalid_argument("HbmTable: the CUDA backend is not built yet (gpu/)");
+  }
+  throw std::invalid_argument("HbmTable: unknown backend");
+}
+
+}  // namespace troupe::paramserver
