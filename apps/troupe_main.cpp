@@ -17,6 +17,8 @@
 
 #include "actors/cluster_run.hpp"
 #include "actors/node_actor.hpp"
+#include "actors/ps/ps_report.hpp"
+#include "actors/ps/ps_run.hpp"
 #include "actors/run_setup.hpp"
 #include "apps/report_command.hpp"
 #include "apps/sweep.hpp"
@@ -51,9 +53,24 @@ Status LoadChecked(const RunArgs& args, config::RunConfig* cfg) {
   return ValidateConfig(*cfg, args.config);
 }
 
+// A parameter-server CTR training (RunConfig.paramserver): actors/ps/ps_run.hpp.
+int RunParamServer(const RunArgs& args, const config::RunConfig& cfg) {
+  PsPlan plan;
+  if (Status s = PlanPsRun(cfg, args.config, &plan); !s.ok()) return Fail(s);
+  const std::string out_dir = plan.out_dir;
+  ExecuteOptions options;
+  options.progress_line = !args.quiet && isatty(STDERR_FILENO);
+  PsRunResult result;
+  if (Status s = ExecutePsRun(std::move(plan), options, &result); !s.ok()) return Fail(s);
+  if (!args.quiet) std::cout << FormatPsSummaryTable(result.summary);
+  std::cout << "run directory: " << out_dir << "\n";
+  return 0;
+}
+
 int Run(const RunArgs& args) {
   config::RunConfig cfg;
   if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
+  if (cfg.has_paramserver()) return RunParamServer(args, cfg);
   RunPlan plan;
   if (Status s = PlanRun(cfg, args.config, &plan); !s.ok()) return Fail(s);
   const std::string out_dir = plan.out_dir;
@@ -101,6 +118,13 @@ int Validate(const std::string& path) {
   args.config = path;
   config::RunConfig cfg;
   if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
+  if (cfg.has_paramserver()) {
+    PsPlan ps_plan;
+    if (Status s = PlanPsRun(cfg, path, &ps_plan); !s.ok()) return Fail(s);
+    std::cout << path << ": ok (parameter server, " << ps_plan.options.nodes << " nodes, "
+              << ps_plan.options.batches << " steps, " << ps_plan.data << ")\n";
+    return 0;
+  }
   RunPlan plan;
   if (Status s = PlanRun(cfg, path, &plan); !s.ok()) return Fail(s);
   std::cout << path << ": ok (" << plan.servers.size() << " servers, " << plan.capacity.gpus

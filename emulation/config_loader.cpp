@@ -366,10 +366,51 @@ void ValidatePlacement(const config::RunConfig& cfg, Check& check) {
   }
 }
 
+// A parameter-server run (RunConfig.paramserver): its own fields instead of cluster/workload.
+void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
+  const config::ParamServer& p = cfg.paramserver();
+  const std::string at = "paramserver.";
+  check.AtLeast(at + "nodes", p.nodes(), 1);
+  check.AtLeast(at + "gpus_per_node", p.gpus_per_node(), 1);
+  check.AtLeast(at + "dim", p.dim(), 1);
+  const int64_t hbm_row = 8 + 8 * int64_t{std::max(p.dim(), 1)};  // key + weights + Adagrad
+  check.AtLeast(at + "hbm_bytes_per_gpu", p.hbm_bytes_per_gpu(), hbm_row);
+  check.AtLeast(at + "mem_bytes_per_node", p.mem_bytes_per_node(), 0);
+  check.AtLeast(at + "ssd_file_bytes", p.ssd_file_bytes(), 4096);
+  check.AtLeast(at + "ssd_compaction_threshold_bytes", p.ssd_compaction_threshold_bytes(), 1);
+  for (int i = 0; i < p.hidden_size(); ++i) {
+    check.AtLeast(at + "hidden[" + std::to_string(i) + "]", p.hidden(i), 1);
+  }
+  check.Positive(at + "lr_dense", p.lr_dense());
+  check.Positive(at + "lr_embedding", p.lr_embedding());
+  check.AtLeast(at + "batch_size", p.batch_size(), 1);
+  check.AtLeast(at + "batches", p.batches(), 1);
+  check.AtLeast(at + "prefetch", p.prefetch(), 1);
+  check.Positive(at + "zipf_skew", p.zipf_skew());
+  check.AtLeast(at + "keys_per_field", p.keys_per_field(), 1);
+  if (p.keys_per_field() > (int64_t{1} << 32)) {
+    check.Fail(at + "keys_per_field", "must be <= 2^32, got " + Num(p.keys_per_field()));
+  }
+  check.AtLeast(at + "holdout_examples", p.holdout_examples(), 0);
+  check.Positive(at + "gpu_flops", p.gpu_flops());
+  check.Positive(at + "hbm_bytes_per_s", p.hbm_bytes_per_s());
+  check.Positive(at + "network_bytes_per_s", p.network_bytes_per_s());
+  check.Positive(at + "ssd_bytes_per_s", p.ssd_bytes_per_s());
+  check.Positive(at + "disk_bytes_per_s", p.disk_bytes_per_s());
+  check.Positive("run.time_scale", cfg.run().time_scale());
+  check.AtLeast("run.threads", cfg.run().threads(), 0);
+  if (cfg.run().out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
+  if (cfg.placement_size() > 0) check.Fail("placement", "a paramserver run has no placement");
+}
+
 }  // namespace
 
 Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
   Check check(name);
+  if (cfg.has_paramserver()) {
+    ValidateParamServer(cfg, check);
+    return check.status();
+  }
   ValidateServers(cfg.cluster(), check);
   ValidateRun(cfg, check);
   ValidateWorkload(cfg, check);

@@ -4,6 +4,7 @@
 
 #include "messages/cluster_messages.hpp"
 #include "messages/profiling_messages.hpp"
+#include "messages/ps_messages.hpp"
 #include "messages/records.hpp"
 #include "messages/run_messages.hpp"
 
@@ -34,6 +35,23 @@ void RegisterMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<ProfileRequest>("troupe.ProfileRequest");
   cfg.add_message_type<JobProfile>("troupe.JobProfile");
   cfg.add_message_type<ProfileBatch>("troupe.ProfileBatch");
+  cfg.add_message_type<PsExamples>("troupe.PsExamples");
+  cfg.add_message_type<PsPrepare>("troupe.PsPrepare");
+  cfg.add_message_type<PsReady>("troupe.PsReady");
+  cfg.add_message_type<PsPull>("troupe.PsPull");
+  cfg.add_message_type<PsRows>("troupe.PsRows");
+  cfg.add_message_type<PsPush>("troupe.PsPush");
+  cfg.add_message_type<PsExchange>("troupe.PsExchange");
+  cfg.add_message_type<PsCredit>("troupe.PsCredit");
+  cfg.add_message_type<PsStepDone>("troupe.PsStepDone");
+  cfg.add_message_type<PsPeers>("troupe.PsPeers");
+  cfg.add_message_type<PsStart>("troupe.PsStart");
+  cfg.add_message_type<PsStageReport>("troupe.PsStageReport");
+  cfg.add_message_type<PsShardReport>("troupe.PsShardReport");
+  cfg.add_message_type<PsTrainerReport>("troupe.PsTrainerReport");
+  cfg.add_message_type<PsShardFinal>("troupe.PsShardFinal");
+  cfg.add_message_type<PsTrainerFinal>("troupe.PsTrainerFinal");
+  cfg.add_message_type<PsFailure>("troupe.PsFailure");
 }
 
 }  // namespace troupe

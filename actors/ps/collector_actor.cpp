@@ -1,0 +1,56 @@
+#include "actors/ps/collector_actor.hpp"
+
+namespace troupe {
+namespace {
+
+using Self = caf::stateful_actor<CollectorState>;
+
+void HandOver(Self* self) {
+  CollectorState& st = self->state;
+  if (st.handed_over) return;
+  st.handed_over = true;
+  st.handover->set_value(std::move(st.records));
+  st.telemetry->done.store(true);
+  self->quit();
+}
+
+void MaybeDone(Self* self) {
+  const PsRecords& r = self->state.records;
+  const auto n = static_cast<size_t>(self->state.nodes);
+  if (r.shard_finals.size() == n && r.trainer_finals.size() == n) HandOver(self);
+}
+
+}  // namespace
+
+caf::behavior CollectorActor(caf::stateful_actor<CollectorState>* self, int32_t nodes,
+                             std::shared_ptr<std::promise<PsRecords>> handover,
+                             Telemetry* telemetry) {
+  self->state.nodes = nodes;
+  self->state.handover = std::move(handover);
+  self->state.telemetry = telemetry;
+  return {
+      [=](PsStageReport& r) { self->state.records.stages.push_back(std::move(r)); },
+      [=](PsShardReport& r) { self->state.records.shards.push_back(std::move(r)); },
+      [=](PsTrainerReport& r) {
+        if (r.node == 0) {
+          self->state.telemetry->rounds.store(r.step + 1, std::memory_order_relaxed);
+          self->state.telemetry->virtual_s.store(r.end_s, std::memory_order_relaxed);
+        }
+        self->state.records.trainers.push_back(std::move(r));
+      },
+      [=](PsShardFinal& f) {
+        self->state.records.shard_finals.push_back(std::move(f));
+        MaybeDone(self);
+      },
+      [=](PsTrainerFinal& f) {
+        self->state.records.trainer_finals.push_back(std::move(f));
+        MaybeDone(self);
+      },
+      [=](PsFailure& f) {
+        self->state.records.failure = std::move(f.message);
+        HandOver(self);
+      },
+  };
+}
+
+}  // namespace troupe

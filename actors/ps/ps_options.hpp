@@ -1,0 +1,42 @@
+// What every actor of a parameter-server run is configured with (from RunConfig.paramserver,
+// actors/ps/ps_run.hpp): the cluster's shape and budgets, the model, the pipeline and the device
+// rates of the timing model. Plain data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "paramserver/ctr_model.hpp"
+
+namespace troupe {
+
+// The timing model's rates: GPU and HBM per GPU, the rest per node.
+struct PsRates {
+  double gpu_flops = 14e12;
+  double hbm_bytes_per_s = 900e9;
+  double network_bytes_per_s = 12.5e9;
+  double ssd_bytes_per_s = 3e9;
+  double disk_bytes_per_s = 2e9;
+};
+
+// Bytes one example occupies when read (label, 13 dense floats, 26 keys): stage 1's unit.
+inline constexpr int64_t kPsExampleBytes = 4 + 13 * 4 + 26 * 8;
+inline constexpr int64_t kPsKeyBytes = 8;
+
+struct PsOptions {
+  int32_t nodes = 4;
+  int32_t gpus_per_node = 2;
+  int64_t hbm_bytes_per_gpu = 4 << 20;
+  int64_t mem_bytes_per_node = 1 << 20;
+  int64_t ssd_file_bytes = 16 << 10;
+  int64_t ssd_compaction_threshold = 256 << 20;
+  bool ssd_sync = false;
+  std::string ssd_dir;  // node m's SSD-PS lives in <ssd_dir>/node-<m>
+  paramserver::CtrModelConfig model;
+  int32_t batch_size = 512;  // per node
+  int64_t batches = 120;     // global steps
+  int32_t prefetch = 4;      // batches stages 1-3 may run ahead of stage 4
+  PsRates rates;
+};
+
+}  // namespace troupe

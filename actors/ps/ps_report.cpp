@@ -1,0 +1,238 @@
+#include "actors/ps/ps_report.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace troupe {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string G(double x) {
+  if (!std::isfinite(x)) return "null";
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.9g", x);
+  return buf;
+}
+
+std::string I(int64_t x) { return std::to_string(x); }
+
+std::string Fixed(double x, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, x);
+  return buf;
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+Status WriteFile(const fs::path& path, const std::string& content) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    return Status::IoError(path.string() + ": cannot write: " + std::strerror(errno));
+  }
+  const size_t written = std::fwrite(content.data(), 1, content.size(), file);
+  int error = written == content.size() ? 0 : errno;
+  if (std::fclose(file) != 0 && error == 0) error = errno;
+  if (error != 0) return Status::IoError(path.string() + ": cannot write: " + std::strerror(error));
+  return Status::Ok();
+}
+
+// Moves staging onto target, replacing a folder there (set aside first, restored on failure).
+Status Replace(const fs::path& staging, const fs::path& target) {
+  std::error_code ec;
+  const fs::file_status existing = fs::symlink_status(target, ec);
+  if (!fs::exists(existing)) {
+    fs::rename(staging, target, ec);
+    return ec ? Status::IoError(target.string() + ": cannot create: " + ec.message())
+              : Status::Ok();
+  }
+  if (!fs::is_directory(existing)) {
+    return Status::IoError(target.string() + ": exists and is not a folder; not replacing it");
+  }
+  fs::path old = target;
+  old += ".old-" + std::to_string(::getpid());
+  fs::remove_all(old, ec);
+  fs::rename(target, old, ec);
+  if (ec) return Status::IoError(target.string() + ": cannot move aside: " + ec.message());
+  fs::rename(staging, target, ec);
+  if (ec) {
+    std::error_code restore;
+    fs::rename(old, target, restore);
+    return Status::IoError(target.string() + ": cannot replace: " + ec.message());
+  }
+  fs::remove_all(old, ec);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string PsBatchesCsv(const std::vector<PsBatchRecord>& batches) {
+  std::string out = std::string(kPsBatchesCsvHeader) + "\n";
+  for (const PsBatchRecord& b : batches) {
+    const std::string fields[] = {I(b.batch),
+                                  G(b.loss),
+                                  G(b.batch_time_s),
+                                  G(b.end_s),
+                                  G(b.read_s),
+                                  G(b.partition_s),
+                                  G(b.ssd_s),
+                                  G(b.train_s),
+                                  G(b.pull_s),
+                                  G(b.gpu_s),
+                                  G(b.push_s),
+                                  G(b.allreduce_s),
+                                  I(b.keys),
+                                  I(b.hbm_hits),
+                                  I(b.mem_keys),
+                                  I(b.mem_hits),
+                                  G(b.mem_hit_rate),
+                                  G(b.cache_hit_rate),
+                                  I(b.ssd_rows_read),
+                                  I(b.rows_created),
+                                  I(b.disk_bytes),
+                                  I(b.net_bytes),
+                                  I(b.ssd_bytes_read),
+                                  I(b.ssd_bytes_written),
+                                  I(b.compaction_bytes),
+                                  I(b.bytes_moved),
+                                  I(b.mem_rows),
+                                  I(b.ssd_keys)};
+    for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
+    out += "\n";
+  }
+  return out;
+}
+
+std::string PsSummaryJson(const PsSummary& s) {
+  const std::pair<const char*, std::string> fields[] = {
+      {"config_name", Quote(s.config_name)},
+      {"mode", Quote(s.mode)},
+      {"data", Quote(s.data)},
+      {"seed", std::to_string(s.seed)},
+      {"nodes", I(s.nodes)},
+      {"gpus_per_node", I(s.gpus_per_node)},
+      {"batch_size", I(s.batch_size)},
+      {"batches", I(s.batches)},
+      {"examples", I(s.examples)},
+      {"emulated_s", G(s.emulated_s)},
+      {"wall_s", G(s.wall_s)},
+      {"examples_per_s", G(s.examples_per_s)},
+      {"examples_per_s_wall", G(s.examples_per_s_wall)},
+      {"auc", G(s.auc)},
+      {"first_loss", G(s.first_loss)},
+      {"final_loss", G(s.final_loss)},
+      {"steady_from", I(s.steady_from)},
+      {"read_s", G(s.read_s)},
+      {"partition_s", G(s.partition_s)},
+      {"ssd_s", G(s.ssd_s)},
+      {"train_s", G(s.train_s)},
+      {"slowest_stage", Quote(s.slowest_stage)},
+      {"slowest_stage_s", G(s.slowest_stage_s)},
+      {"batch_time_s", G(s.batch_time_s)},
+      {"stage_sum_s", G(s.stage_sum_s)},
+      {"hbm_hit_rate", G(s.hbm_hit_rate)},
+      {"mem_hit_rate", G(s.mem_hit_rate)},
+      {"mem_hit_rate_first_100", G(s.mem_hit_rate_first_100)},
+      {"cache_hit_rate", G(s.cache_hit_rate)},
+      {"cache_hit_rate_first_100", G(s.cache_hit_rate_first_100)},
+      {"ssd_rows_read", I(s.ssd_rows_read)},
+      {"rows_created", I(s.rows_created)},
+      {"disk_bytes", I(s.disk_bytes)},
+      {"net_bytes", I(s.net_bytes)},
+      {"ssd_bytes_read", I(s.ssd_bytes_read)},
+      {"ssd_bytes_written", I(s.ssd_bytes_written)},
+      {"compaction_bytes", I(s.compaction_bytes)},
+      {"bytes_moved", I(s.bytes_moved)},
+      {"parameters", I(s.parameters)},
+      {"ssd_keys", I(s.ssd_keys)},
+      {"mem_rows", I(s.mem_rows)},
+      {"mem_capacity_rows", I(s.mem_capacity_rows)},
+      {"ssd_disk_bytes", I(s.ssd_disk_bytes)},
+      {"ssd_files", I(s.ssd_files)},
+      {"compactions", I(s.compactions)},
+      {"replicas_identical", s.replicas_identical ? "true" : "false"},
+      {"messages", std::to_string(s.messages)},
+      {"events", std::to_string(s.events)}};
+  std::string out = "{\n";
+  for (size_t i = 0; i < std::size(fields); ++i) {
+    out += std::string("  \"") + fields[i].first + "\": " + fields[i].second;
+    out += i + 1 < std::size(fields) ? ",\n" : "\n";
+  }
+  return out + "}\n";
+}
+
+std::string PsStagingDir(const std::string& out_dir) {
+  fs::path staging = fs::path(out_dir).lexically_normal();
+  staging += ".tmp-" + std::to_string(::getpid());
+  return staging.string();
+}
+
+Status CheckPsOutDir(const std::string& out_dir) {
+  const std::string leaf = fs::path(out_dir).lexically_normal().filename().string();
+  if (leaf.empty() || leaf == "." || leaf == "..") {
+    return Status::InvalidInput("out_dir \"" + out_dir + "\": must name a folder");
+  }
+  return Status::Ok();
+}
+
+Status WritePsRunDirectory(const std::string& out_dir, const PsSummary& summary,
+                           const std::vector<PsBatchRecord>& batches) {
+  if (Status s = CheckPsOutDir(out_dir); !s.ok()) return s;
+  const fs::path target = fs::path(out_dir).lexically_normal();
+  std::error_code ec;
+  const fs::path staging = PsStagingDir(out_dir);
+  fs::create_directories(staging, ec);
+  if (ec) return Status::IoError(staging.string() + ": cannot create folder: " + ec.message());
+  Status status = WriteFile(staging / "summary.json", PsSummaryJson(summary));
+  if (status.ok()) status = WriteFile(staging / "batches.csv", PsBatchesCsv(batches));
+  if (status.ok()) status = Replace(staging, target);
+  if (!status.ok()) fs::remove_all(staging, ec);
+  return status;
+}
+
+std::string FormatPsSummaryTable(const PsSummary& s) {
+  auto pct = [](double x) { return Fixed(100 * x, 1) + "%"; };
+  auto ms = [](double x) { return Fixed(1e3 * x, 3) + " ms"; };
+  auto mb = [](int64_t x) { return Fixed(static_cast<double>(x) / 1e6, 1) + " MB"; };
+  std::string t;
+  t += "run          " + s.config_name + " (" + s.mode + ", seed " + std::to_string(s.seed) + ", " +
+       s.data + ")\n";
+  t += "cluster      " + I(s.nodes) + " nodes x " + I(s.gpus_per_node) + " GPUs, " +
+       I(s.batch_size) + " examples per node batch, " + I(s.batches) + " steps\n";
+  t += "examples/s   " + Fixed(s.examples_per_s, 0) + " emulated, " +
+       Fixed(s.examples_per_s_wall, 0) + " wall (" + I(s.examples) + " examples, " +
+       Fixed(s.emulated_s, 4) + " s emulated, " + Fixed(s.wall_s, 2) + " s wall)\n";
+  t += "AUC          " + Fixed(s.auc, 4) + " held out; loss " + Fixed(s.first_loss, 4) +
+       " first batch, " + Fixed(s.final_loss, 4) + " last tenth\n";
+  t += "hit rates    HBM-PS " + pct(s.hbm_hit_rate) + ", MEM-PS " + pct(s.mem_hit_rate) +
+       " of the rest: from memory " + pct(s.cache_hit_rate) + " (first 100 batches " +
+       pct(s.cache_hit_rate_first_100) + "); SSD-PS " + I(s.ssd_rows_read) + " rows read, " +
+       I(s.rows_created) + " created\n";
+  t += "tiers        " + I(s.parameters) + " parameters: " + I(s.ssd_keys) + " on SSD-PS (" +
+       pct(s.parameters > 0 ? static_cast<double>(s.ssd_keys) / s.parameters : 0) + "), " +
+       I(s.mem_rows) + " in MEM-PS (capacity " + I(s.mem_capacity_rows) + ")\n";
+  t += "bytes moved  " + mb(s.bytes_moved) + ": disk " + mb(s.disk_bytes) + ", network " +
+       mb(s.net_bytes) + ", SSD read " + mb(s.ssd_bytes_read) + ", written " +
+       mb(s.ssd_bytes_written) + ", compaction " + mb(s.compaction_bytes) + "\n";
+  t += "stages       read " + ms(s.read_s) + "  partition " + ms(s.partition_s) + "  ssd " +
+       ms(s.ssd_s) + "  train " + ms(s.train_s) + " (per batch, slowest node)\n";
+  t += "batch time   " + ms(s.batch_time_s) + " vs slowest stage (" + s.slowest_stage + ") " +
+       ms(s.slowest_stage_s) + ", sum of stages " + ms(s.stage_sum_s) + "\n";
+  t += "events       " + std::to_string(s.events) + ", messages " + std::to_string(s.messages) +
+       (s.replicas_identical ? "; dense replicas identical\n" : "; DENSE REPLICAS DIFFER\n");
+  return t;
+}
+
+}  // namespace troupe

@@ -1,0 +1,44 @@
+// The run directory and the stdout table of a parameter-server run (ps_run.hpp).
+//
+//  - WritePsRunDirectory writes summary.json (every PsSummary field under its own name) and
+//    batches.csv (one row a global step, header kPsBatchesCsvHeader) into out_dir, atomically:
+//    into the sibling staging folder `<out_dir>.tmp-<pid>`, renamed onto out_dir (replacing a
+//    folder there) only once both are written. On failure: IoError naming the path, the staging
+//    folder removed, out_dir as it was.
+//  - Numbers are printed locale-independently with 9 significant digits, so the same records give
+//    the same bytes; the wall-clock fields (wall_s, examples_per_s_wall) appear only in
+//    summary.json, so batches.csv of two identical emulated runs compare equal.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "actors/ps/ps_run.hpp"
+#include "emulation/status.hpp"
+
+namespace troupe {
+
+inline constexpr char kPsBatchesCsvHeader[] =
+    "batch,loss,batch_time_s,end_s,read_s,partition_s,ssd_s,train_s,pull_s,gpu_s,push_s,"
+    "allreduce_s,keys,hbm_hits,mem_keys,mem_hits,mem_hit_rate,cache_hit_rate,ssd_rows_read,"
+    "rows_created,"
+    "disk_bytes,net_bytes,ssd_bytes_read,ssd_bytes_written,compaction_bytes,bytes_moved,mem_rows,"
+    "ssd_keys";
+
+// OK if out_dir names a folder WritePsRunDirectory can write (not "", ".", ".." or ending in
+// '/'): InvalidInput otherwise. A run checks it before it starts.
+Status CheckPsOutDir(const std::string& out_dir);
+
+// The staging folder WritePsRunDirectory writes into: `<out_dir>.tmp-<pid>`.
+std::string PsStagingDir(const std::string& out_dir);
+
+Status WritePsRunDirectory(const std::string& out_dir, const PsSummary& summary,
+                           const std::vector<PsBatchRecord>& batches);
+
+std::string PsBatchesCsv(const std::vector<PsBatchRecord>& batches);
+std::string PsSummaryJson(const PsSummary& summary);
+
+// A short table for stdout: throughput, AUC, loss, hit rates per tier, bytes moved, stage times.
+std::string FormatPsSummaryTable(const PsSummary& summary);
+
+}  // namespace troupe

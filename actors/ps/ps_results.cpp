@@ -1,0 +1,240 @@
+#include "actors/ps/ps_results.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "paramserver/auc.hpp"
+
+namespace troupe {
+namespace {
+
+namespace ps = paramserver;
+
+// Stage 4's busy time: pull, GPU, then the push and the all-reduce side by side.
+double TrainBusy(const PsTrainerReport& r) {
+  return r.pull_s + r.gpu_s + std::max(r.push_s, r.allreduce_s);
+}
+
+void AddStages(const PsRecords& records, std::vector<PsBatchRecord>* batches) {
+  for (const PsStageReport& r : records.stages) {
+    PsBatchRecord& b = (*batches)[r.step];
+    if (r.stage == 1) {
+      b.read_s = std::max(b.read_s, r.busy_s);
+      b.disk_bytes += r.bytes;
+    } else {
+      b.partition_s = std::max(b.partition_s, r.busy_s);
+      b.net_bytes += r.bytes;
+    }
+  }
+  for (const PsShardReport& r : records.shards) {
+    PsBatchRecord& b = (*batches)[r.step];
+    b.ssd_s = std::max(b.ssd_s, r.busy_s);
+    b.keys += r.keys;
+    b.hbm_hits += r.hbm_hits;
+    b.mem_keys += r.mem_keys;
+    b.mem_hits += r.mem_hits;
+    b.ssd_rows_read += r.ssd_rows_read;
+    b.rows_created += r.rows_created;
+    b.ssd_bytes_read += r.ssd_bytes_read;
+    b.ssd_bytes_written += r.ssd_bytes_written;
+    b.compaction_bytes += r.compaction_bytes;
+    b.mem_rows += r.mem_rows;
+    b.ssd_keys += r.ssd_keys;
+  }
+  for (const PsTrainerReport& r : records.trainers) {
+    PsBatchRecord& b = (*batches)[r.step];
+    if (r.node == 0) b.loss = r.loss;
+    b.end_s = std::max(b.end_s, r.end_s);
+    b.train_s = std::max(b.train_s, TrainBusy(r));
+    b.pull_s = std::max(b.pull_s, r.pull_s);
+    b.gpu_s = std::max(b.gpu_s, r.gpu_s);
+    b.push_s = std::max(b.push_s, r.push_s);
+    b.allreduce_s = std::max(b.allreduce_s, r.allreduce_s);
+    b.net_bytes += r.net_bytes;
+  }
+}
+
+std::vector<PsBatchRecord> BuildBatches(const PsOptions& o, const PsRecords& records) {
+  std::vector<PsBatchRecord> batches(static_cast<size_t>(o.batches));
+  for (size_t s = 0; s < batches.size(); ++s) batches[s].batch = static_cast<int64_t>(s);
+  AddStages(records, &batches);
+  double previous = 0;
+  for (PsBatchRecord& b : batches) {
+    b.batch_time_s = b.end_s - previous;
+    previous = b.end_s;
+    b.mem_hit_rate = b.mem_keys > 0 ? static_cast<double>(b.mem_hits) / b.mem_keys : 0;
+    b.cache_hit_rate = b.keys > 0 ? static_cast<double>(b.hbm_hits + b.mem_hits) / b.keys : 0;
+    b.bytes_moved =
+        b.disk_bytes + b.net_bytes + b.ssd_bytes_read + b.ssd_bytes_written + b.compaction_bytes;
+  }
+  return batches;
+}
+
+ps::CtrParameters Assemble(PsRecords& records, bool* identical) {
+  ps::CtrParameters p;
+  std::sort(records.trainer_finals.begin(), records.trainer_finals.end(),
+            [](const auto& a, const auto& b) { return a.node < b.node; });
+  p.dense = records.trainer_finals.front().dense;
+  p.dense_state = records.trainer_finals.front().dense_state;
+  *identical = std::all_of(records.trainer_finals.begin(), records.trainer_finals.end(),
+                           [&](const PsTrainerFinal& f) {
+                             return f.dense == p.dense && f.dense_state == p.dense_state;
+                           });
+  std::vector<std::pair<uint64_t, const float*>> rows;
+  size_t width = 0;
+  for (const PsShardFinal& f : records.shard_finals) {
+    if (!f.keys.empty()) width = f.values.size() / f.keys.size();
+    for (size_t i = 0; i < f.keys.size(); ++i) {
+      rows.emplace_back(f.keys[i], f.values.data() + i * (f.values.size() / f.keys.size()));
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  for (const auto& [key, row] : rows) {
+    p.embeddings.keys.push_back(key);
+    p.embeddings.values.insert(p.embeddings.values.end(), row, row + width);
+  }
+  return p;
+}
+
+// The mean of f over batches [from, to).
+template <class F>
+double Mean(const std::vector<PsBatchRecord>& b, size_t from, size_t to, F f) {
+  double sum = 0;
+  for (size_t i = from; i < to; ++i) sum += f(b[i]);
+  return to > from ? sum / static_cast<double>(to - from) : 0;
+}
+
+// Per stage, the slowest node's mean busy time over the steady batches.
+void StageMeans(const PsRecords& records, const PsOptions& o, int64_t from, PsSummary* s) {
+  const auto n = static_cast<size_t>(o.nodes);
+  std::vector<std::vector<double>> sum(4, std::vector<double>(n, 0));
+  for (const PsStageReport& r : records.stages) {
+    if (r.step >= from) sum[r.stage - 1][r.node] += r.busy_s;
+  }
+  for (const PsShardReport& r : records.shards) {
+    if (r.step >= from) sum[2][r.shard] += r.busy_s;
+  }
+  for (const PsTrainerReport& r : records.trainers) {
+    if (r.step >= from) sum[3][r.node] += TrainBusy(r);
+  }
+  const double steps = static_cast<double>(o.batches - from);
+  double* means[4] = {&s->read_s, &s->partition_s, &s->ssd_s, &s->train_s};
+  const char* names[4] = {"read", "partition", "ssd", "train"};
+  for (int k = 0; k < 4; ++k) {
+    *means[k] = *std::max_element(sum[k].begin(), sum[k].end()) / steps;
+    s->stage_sum_s += *means[k];
+    if (*means[k] > s->slowest_stage_s || k == 0) {
+      s->slowest_stage_s = *means[k];
+      s->slowest_stage = names[k];
+    }
+  }
+}
+
+void Totals(const std::vector<PsBatchRecord>& batches, PsSummary* s) {
+  int64_t keys = 0, hbm_hits = 0, mem_keys = 0, mem_hits = 0;
+  int64_t keys_100 = 0, hbm_hits_100 = 0, mem_keys_100 = 0, mem_hits_100 = 0;
+  for (const PsBatchRecord& b : batches) {
+    keys += b.keys;
+    hbm_hits += b.hbm_hits;
+    mem_keys += b.mem_keys;
+    mem_hits += b.mem_hits;
+    if (b.batch < 100) {
+      keys_100 += b.keys;
+      hbm_hits_100 += b.hbm_hits;
+      mem_keys_100 += b.mem_keys;
+      mem_hits_100 += b.mem_hits;
+    }
+    s->ssd_rows_read += b.ssd_rows_read;
+    s->rows_created += b.rows_created;
+    s->disk_bytes += b.disk_bytes;
+    s->net_bytes += b.net_bytes;
+    s->ssd_bytes_read += b.ssd_bytes_read;
+    s->ssd_bytes_written += b.ssd_bytes_written;
+    s->compaction_bytes += b.compaction_bytes;
+    s->bytes_moved += b.bytes_moved;
+  }
+  auto ratio = [](int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / b : 0.0; };
+  s->hbm_hit_rate = ratio(hbm_hits, keys);
+  s->mem_hit_rate = ratio(mem_hits, mem_keys);
+  s->mem_hit_rate_first_100 = ratio(mem_hits_100, mem_keys_100);
+  s->cache_hit_rate = ratio(hbm_hits + mem_hits, keys);
+  s->cache_hit_rate_first_100 = ratio(hbm_hits_100 + mem_hits_100, keys_100);
+  s->ssd_keys = batches.back().ssd_keys;
+  s->mem_rows = batches.back().mem_rows;
+}
+
+void Summarize(const PsPlan& plan, const PsRecords& records,
+               const std::vector<PsBatchRecord>& batches, PsSummary* s) {
+  const PsOptions& o = plan.options;
+  s->config_name = plan.config_name;
+  s->mode = plan.mode;
+  s->data = plan.data;
+  s->seed = plan.seed;
+  s->nodes = o.nodes;
+  s->gpus_per_node = o.gpus_per_node;
+  s->batch_size = o.batch_size;
+  s->batches = o.batches;
+  s->examples = o.batches * o.nodes * o.batch_size;
+  s->emulated_s = batches.back().end_s;
+  s->examples_per_s = s->emulated_s > 0 ? s->examples / s->emulated_s : 0;
+  s->examples_per_s_wall = s->wall_s > 0 ? s->examples / s->wall_s : 0;
+  s->first_loss = batches.front().loss;
+  const size_t tail = std::max<size_t>(1, batches.size() / 10);
+  s->final_loss = Mean(batches, batches.size() - tail, batches.size(),
+                       [](const PsBatchRecord& b) { return b.loss; });
+  s->steady_from = std::min<int64_t>(o.prefetch, o.batches / 2);
+  StageMeans(records, o, s->steady_from, s);
+  const double before = s->steady_from > 0 ? batches[s->steady_from - 1].end_s : 0;
+  s->batch_time_s = (s->emulated_s - before) / static_cast<double>(o.batches - s->steady_from);
+  Totals(batches, s);
+  for (const PsShardFinal& f : records.shard_finals) {
+    s->mem_capacity_rows += f.mem_capacity_rows;
+    s->ssd_disk_bytes += f.ssd_disk_bytes;
+    s->ssd_files += f.ssd_files;
+    s->compactions += f.compactions;
+  }
+}
+
+}  // namespace
+
+double EvaluatePsAuc(const ps::CtrModelConfig& model, const ps::CtrParameters& parameters,
+                     std::span<const ps::Example> examples) {
+  if (examples.empty()) return std::numeric_limits<double>::quiet_NaN();
+  ps::CtrModel replica(model);
+  replica.SetDense(parameters.dense, parameters.dense_state);
+  const ps::ValueLayout layout = ps::EmbeddingLayout(model);
+  const auto& keys = parameters.embeddings.keys;
+  constexpr size_t kChunk = 4096;
+  std::vector<float> scores, part, labels;
+  for (size_t start = 0; start < examples.size(); start += kChunk) {
+    const auto chunk = examples.subspan(start, std::min(kChunk, examples.size() - start));
+    ps::RowBatch rows;
+    rows.keys = ps::UniqueKeys(chunk);
+    rows.values.resize(rows.keys.size() * layout.floats());
+    for (size_t i = 0; i < rows.keys.size(); ++i) {
+      const auto it = std::lower_bound(keys.begin(), keys.end(), rows.keys[i]);
+      if (it == keys.end() || *it != rows.keys[i]) {
+        ps::InitRow(rows.keys[i], layout, rows.row(i, layout));
+        continue;
+      }
+      const auto known = parameters.embeddings.row(static_cast<size_t>(it - keys.begin()), layout);
+      std::copy(known.begin(), known.end(), rows.row(i, layout).begin());
+    }
+    replica.Predict(chunk, rows, &part);
+    scores.insert(scores.end(), part.begin(), part.end());
+  }
+  for (const ps::Example& e : examples) labels.push_back(e.label);
+  return ps::Auc(scores, labels);
+}
+
+void BuildPsResult(const PsPlan& plan, PsRecords records, PsRunResult* result) {
+  result->batches = BuildBatches(plan.options, records);
+  result->parameters = Assemble(records, &result->summary.replicas_identical);
+  Summarize(plan, records, result->batches, &result->summary);
+  result->summary.parameters = static_cast<int64_t>(result->parameters.embeddings.keys.size());
+  result->summary.auc = EvaluatePsAuc(plan.options.model, result->parameters, plan.holdout);
+}
+
+}  // namespace troupe

@@ -1,0 +1,233 @@
+#include "actors/ps/ps_run.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <caf/send.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <future>
+
+#include "actors/ps/collector_actor.hpp"
+#include "actors/ps/feed_actors.hpp"
+#include "actors/ps/ps_report.hpp"
+#include "actors/ps/ps_results.hpp"
+#include "actors/ps/shard_actor.hpp"
+#include "actors/ps/trainer_actor.hpp"
+
+namespace troupe {
+namespace {
+
+namespace fs = std::filesystem;
+namespace ps = paramserver;
+
+void PlanOptions(const config::RunConfig& cfg, PsPlan* plan) {
+  const config::ParamServer& p = cfg.paramserver();
+  PsOptions& o = plan->options;
+  o.nodes = p.nodes();
+  o.gpus_per_node = p.gpus_per_node();
+  o.hbm_bytes_per_gpu = p.hbm_bytes_per_gpu();
+  o.mem_bytes_per_node = p.mem_bytes_per_node();
+  o.ssd_file_bytes = p.ssd_file_bytes();
+  o.ssd_compaction_threshold = p.ssd_compaction_threshold_bytes();
+  o.ssd_sync = p.ssd_sync();
+  o.ssd_dir = p.ssd_dir();
+  o.model.dim = p.dim();
+  if (p.hidden_size() > 0) o.model.hidden.assign(p.hidden().begin(), p.hidden().end());
+  o.model.lr_dense = p.lr_dense();
+  o.model.lr_embedding = p.lr_embedding();
+  o.model.seed = cfg.run().seed();
+  o.batch_size = p.batch_size();
+  o.batches = p.batches();
+  o.prefetch = p.prefetch();
+  o.rates = PsRates{p.gpu_flops(), p.hbm_bytes_per_s(), p.network_bytes_per_s(),
+                    p.ssd_bytes_per_s(), p.disk_bytes_per_s()};
+  const config::Run& r = cfg.run();
+  plan->runtime.emulated = r.mode() == config::emulated;
+  plan->runtime.time_scale = r.time_scale();
+  plan->runtime.threads = r.threads();
+  plan->mode = config::Mode_Name(r.mode());
+  plan->seed = r.seed();
+  plan->out_dir = r.out_dir();
+}
+
+Status ReadCriteo(const config::ParamServer& p, const std::string& config_name, PsPlan* plan) {
+  std::vector<ps::Example> all;
+  std::string error;
+  ps::CriteoReadStats stats;
+  const ps::OnError on_error = p.criteo_skip_bad_lines() ? ps::OnError::kSkip : ps::OnError::kStop;
+  if (!ps::ReadCriteoTsv(p.criteo_file(), on_error, &all, &error, &stats)) {
+    return Status::InvalidInput(error);
+  }
+  if (stats.skipped > 0) {
+    spdlog::warn("{}: skipped {} malformed lines:\n{}", p.criteo_file(), stats.skipped, error);
+  }
+  PsOptions& o = plan->options;
+  const int64_t global = int64_t{o.nodes} * o.batch_size;
+  const int64_t holdout = std::min<int64_t>(p.holdout_examples(), static_cast<int64_t>(all.size()));
+  const int64_t usable = static_cast<int64_t>(all.size()) - holdout;
+  if (usable < global) {
+    return Status::InvalidInput(config_name + ": paramserver.criteo_file: " + p.criteo_file() +
+                                " has " + std::to_string(all.size()) + " examples; " +
+                                std::to_string(holdout) +
+                                " held out leave fewer than one global "
+                                "batch (" +
+                                std::to_string(global) + ")");
+  }
+  o.batches = std::min(o.batches, usable / global);
+  plan->holdout.assign(all.end() - holdout, all.end());
+  all.resize(static_cast<size_t>(o.batches * global));
+  plan->train = std::make_shared<const std::vector<ps::Example>>(std::move(all));
+  plan->data = "Criteo file " + fs::path(p.criteo_file()).filename().string();
+  return Status::Ok();
+}
+
+void Generate(const config::ParamServer& p, PsPlan* plan) {
+  ps::CriteoGeneratorOptions g;
+  g.seed = plan->seed;
+  g.zipf_skew = p.zipf_skew();
+  g.keys_per_field = static_cast<uint64_t>(p.keys_per_field());
+  const PsOptions& o = plan->options;
+  ps::CriteoGenerator stream(g);
+  plan->train = std::make_shared<const std::vector<ps::Example>>(
+      stream.Generate(o.batches * o.nodes * o.batch_size));
+  g.seed = plan->seed ^ 0x5eed'0f'4e1d'0117ull;  // another stream of the same hidden model
+  plan->holdout = ps::CriteoGenerator(g).Generate(p.holdout_examples());
+  plan->data = "generator (Zipf " + std::to_string(p.zipf_skew()).substr(0, 4) + ", " +
+               std::to_string(p.keys_per_field()) + " keys per field)";
+}
+
+// Where the nodes' SSD-PS folders go: the config's ssd_dir, or scratch beside the run directory.
+std::string SsdRoot(const PsPlan& plan) {
+  static std::atomic<int> counter{0};
+  if (!plan.options.ssd_dir.empty()) return plan.options.ssd_dir;
+  if (!plan.out_dir.empty()) return PsStagingDir(plan.out_dir) + "/ssd";
+  const std::string name =
+      "troupe-ps-ssd-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+  return (fs::temp_directory_path() / name).string();
+}
+
+Status OpenShards(const PsPlan& plan, std::vector<std::shared_ptr<ShardCore>>* cores) {
+  for (int32_t m = 0; m < plan.options.nodes; ++m) {
+    const fs::path dir = fs::path(plan.options.ssd_dir) / ("node-" + std::to_string(m));
+    std::error_code ec;
+    fs::remove_all(dir, ec);  // every run starts from an empty SSD-PS
+    fs::create_directories(dir, ec);
+    if (ec) return Status::IoError(dir.string() + ": cannot create folder: " + ec.message());
+    std::unique_ptr<ShardCore> core;
+    if (ps::PsStatus s = ShardCore::Open(plan.options, m, dir.string(), &core); !s.ok()) {
+      return s.code() == ps::PsStatus::Code::kInvalidArgument ? Status::InvalidInput(s.message())
+                                                              : Status::IoError(s.message());
+    }
+    cores->push_back(std::move(core));
+  }
+  return Status::Ok();
+}
+
+struct Spawned {
+  std::vector<caf::actor> all;
+};
+
+// Spawns the collector and every node's actors, wires the trainers and starts the readers.
+void SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
+              const std::vector<std::shared_ptr<ShardCore>>& cores,
+              std::shared_ptr<std::promise<PsRecords>> handover, Spawned* out) {
+  caf::actor_system& sys = runtime.system();
+  const PsOptions& o = plan.options;
+  Telemetry* t = runtime.telemetry();
+  const RunClock& clock = runtime.clock();
+  caf::actor collector = sys.spawn(CollectorActor, o.nodes, std::move(handover), t);
+  std::vector<caf::actor> shards, trainers, readers;
+  for (int32_t m = 0; m < o.nodes; ++m) {
+    shards.push_back(sys.spawn(ShardActor, m, o, cores[m], collector, clock, t));
+  }
+  for (int32_t n = 0; n < o.nodes; ++n) {
+    trainers.push_back(sys.spawn(TrainerActor, n, o, shards, collector, clock, t));
+  }
+  for (int32_t n = 0; n < o.nodes; ++n) {
+    caf::actor partitioner =
+        sys.spawn(PartitionerActor, n, o, shards, trainers[n], collector, clock, t);
+    readers.push_back(sys.spawn(ReaderActor, n, o, plan.train, partitioner, collector, clock, t));
+    out->all.push_back(std::move(partitioner));
+  }
+  for (int32_t n = 0; n < o.nodes; ++n) caf::anon_send(trainers[n], PsPeers{trainers, readers[n]});
+  for (const caf::actor& reader : readers) caf::anon_send(reader, PsStart{o.batches});
+  out->all.push_back(collector);
+  for (auto* group : {&shards, &trainers, &readers}) {
+    out->all.insert(out->all.end(), group->begin(), group->end());
+  }
+}
+
+void PrintProgress(const Telemetry& t, int64_t batches, double wall_s) {
+  std::fprintf(stderr, "\r[troupe] batch %lld/%lld | %.4f s virtual | %.1f s",
+               static_cast<long long>(t.rounds.load()), static_cast<long long>(batches),
+               t.virtual_s.load(), wall_s);
+  std::fflush(stderr);
+}
+
+Status Drive(const PsPlan& plan, const ExecuteOptions& options,
+             const std::vector<std::shared_ptr<ShardCore>>& cores, PsRecords* records,
+             PsSummary* counters) {
+  ActorRuntime runtime(plan.runtime);
+  auto handover = std::make_shared<std::promise<PsRecords>>();
+  std::future<PsRecords> future = handover->get_future();
+  Spawned spawned;
+  SpawnRun(runtime, plan, cores, std::move(handover), &spawned);
+  bool printed = false;
+  const bool done = runtime.Drive([&] {
+    if (!options.progress_line) return;
+    PrintProgress(*runtime.telemetry(), plan.options.batches, runtime.WallSeconds());
+    printed = true;
+  });
+  if (printed) std::fprintf(stderr, "\n");
+  for (const caf::actor& a : spawned.all) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  if (!done) {
+    return Status::Internal("the parameter-server run stalled at virtual time " +
+                            std::to_string(runtime.telemetry()->virtual_s.load()) + " s");
+  }
+  *records = future.get();
+  counters->wall_s = runtime.WallSeconds();
+  counters->messages = runtime.telemetry()->messages.load();
+  counters->events = runtime.telemetry()->timed_events.load();
+  if (records->failure.empty()) return Status::Ok();
+  const bool bad_input = records->failure.rfind("paramserver.", 0) == 0;
+  return bad_input ? Status::InvalidInput(plan.config_name + ": " + records->failure)
+                   : Status::IoError(records->failure);
+}
+
+}  // namespace
+
+Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan) {
+  plan->config_name = config_name;
+  PlanOptions(cfg, plan);
+  const config::ParamServer& p = cfg.paramserver();
+  if (!p.criteo_file().empty()) return ReadCriteo(p, config_name, plan);
+  Generate(p, plan);
+  return Status::Ok();
+}
+
+Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* result) {
+  if (!plan.out_dir.empty()) {
+    if (Status s = CheckPsOutDir(plan.out_dir); !s.ok()) return s;
+  }
+  const std::string root = SsdRoot(plan);
+  plan.scratch_ssd = plan.options.ssd_dir.empty();
+  plan.options.ssd_dir = root;
+  std::vector<std::shared_ptr<ShardCore>> cores;
+  Status status = OpenShards(plan, &cores);
+  PsRecords records;
+  if (status.ok()) status = Drive(plan, options, cores, &records, &result->summary);
+  cores.clear();
+  std::error_code ec;
+  if (plan.scratch_ssd) fs::remove_all(root, ec);
+  if (!status.ok()) {
+    if (!plan.out_dir.empty()) fs::remove_all(PsStagingDir(plan.out_dir), ec);
+    return status;
+  }
+  BuildPsResult(plan, std::move(records), result);
+  if (plan.out_dir.empty()) return Status::Ok();
+  return WritePsRunDirectory(plan.out_dir, result->summary, result->batches);
+}
+
+}  // namespace troupe

@@ -1,0 +1,107 @@
+// A hierarchical-parameter-server training run (RunConfig.paramserver; docs/paramserver.md).
+//
+// PlanPsRun turns a checked config into a PsPlan: the options every actor gets and the data —
+// the training stream (batches * nodes * batch_size examples, from the seeded Criteo-like
+// generator or a Criteo TSV file) and the held-out set. ExecutePsRun opens one SSD-PS per node,
+// spawns per node a reader, a partitioner, a shard and a trainer (actors/ps/*_actor.hpp) and a
+// collector, drives them on the run's ActorRuntime until the last step, and turns the records
+// into a PsRunResult: one PsBatchRecord per global step, a PsSummary, and the final parameters
+// (which a test compares with paramserver::ReferenceTrainer). When the plan names an out_dir it
+// writes the run directory there (ps_report.hpp), all of it or nothing.
+//
+// Errors: bad input (a config value the run cannot use, a malformed Criteo line, a working set
+// that does not fit in HBM-PS) is InvalidInput naming the field or file:line; SSD-PS failures are
+// IoError. Emulated runs are deterministic: the same plan gives the same records, batches.csv
+// byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/cluster_run.hpp"
+#include "actors/ps/ps_options.hpp"
+#include "emulation/runtime/actor_runtime.hpp"
+#include "emulation/status.hpp"
+#include "messages/config.pb.h"
+#include "paramserver/criteo.hpp"
+#include "paramserver/reference_trainer.hpp"
+
+namespace troupe {
+
+struct PsPlan {
+  PsOptions options;
+  std::shared_ptr<const std::vector<paramserver::Example>> train;  // step s, node n: [(sN+n)b, +b)
+  std::vector<paramserver::Example> holdout;
+  RuntimeOptions runtime;
+  std::string config_name;
+  std::string mode;  // "emulated" | "real"
+  std::string data;  // where the examples came from, in words
+  uint64_t seed = 1;
+  std::string out_dir;      // "" writes nothing
+  bool scratch_ssd = true;  // options.ssd_dir was made for this run: removed at its end
+};
+
+// Precondition: ValidateConfig(cfg) is OK and cfg.has_paramserver().
+Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan);
+
+// One global step. Stage times are the slowest node's modelled busy seconds; counts and bytes
+// are summed over nodes and shards.
+struct PsBatchRecord {
+  int64_t batch = 0;
+  double loss = 0;          // the global batch's mean log loss (before its update)
+  double end_s = 0;         // virtual time the last trainer finished the step
+  double batch_time_s = 0;  // end_s minus the previous step's
+  double read_s = 0, partition_s = 0, ssd_s = 0, train_s = 0;  // stages 1-4
+  double pull_s = 0, gpu_s = 0, push_s = 0, allreduce_s = 0;   // parts of stage 4
+  int64_t keys = 0, hbm_hits = 0, mem_keys = 0, mem_hits = 0;
+  double mem_hit_rate = 0;    // mem_hits / mem_keys: MEM-PS's own hit rate
+  double cache_hit_rate = 0;  // (hbm_hits + mem_hits) / keys: served from memory, not SSD-PS
+  int64_t ssd_rows_read = 0, rows_created = 0;
+  int64_t disk_bytes = 0, net_bytes = 0, ssd_bytes_read = 0, ssd_bytes_written = 0;
+  int64_t compaction_bytes = 0;
+  int64_t bytes_moved = 0;             // all of the above bytes
+  int64_t mem_rows = 0, ssd_keys = 0;  // resident in MEM-PS / stored in SSD-PS after the step
+};
+
+struct PsSummary {
+  std::string config_name, mode, data;
+  uint64_t seed = 0;
+  int32_t nodes = 0, gpus_per_node = 0, batch_size = 0;
+  int64_t batches = 0, examples = 0;
+  double emulated_s = 0, wall_s = 0;
+  double examples_per_s = 0, examples_per_s_wall = 0;  // emulated, wall clock
+  double auc = 0;                                      // held-out; NaN without a held-out set
+  double first_loss = 0, final_loss = 0;               // first batch; mean of the last tenth
+  // Steady state: batches from steady_from on (the first `prefetch` fill the pipeline).
+  int64_t steady_from = 0;
+  double read_s = 0, partition_s = 0, ssd_s = 0, train_s = 0;  // slowest node's mean per batch
+  std::string slowest_stage;
+  double slowest_stage_s = 0, batch_time_s = 0, stage_sum_s = 0;
+  double hbm_hit_rate = 0, mem_hit_rate = 0, mem_hit_rate_first_100 = 0;
+  double cache_hit_rate = 0, cache_hit_rate_first_100 = 0;
+  int64_t ssd_rows_read = 0, rows_created = 0;
+  int64_t disk_bytes = 0, net_bytes = 0, ssd_bytes_read = 0, ssd_bytes_written = 0;
+  int64_t compaction_bytes = 0, bytes_moved = 0;
+  // Tiers at the end of the last step (before the final flush), summed over nodes.
+  int64_t parameters = 0, ssd_keys = 0, mem_rows = 0, mem_capacity_rows = 0;
+  int64_t ssd_disk_bytes = 0, ssd_files = 0, compactions = 0;
+  bool replicas_identical = false;  // every trainer ended with the same dense parameters
+  uint64_t messages = 0, events = 0;
+};
+
+struct PsRunResult {
+  PsSummary summary;
+  std::vector<PsBatchRecord> batches;
+  paramserver::CtrParameters parameters;  // dense from trainer 0, every key sorted
+};
+
+Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* result);
+
+// AUC on `examples` of the model `parameters` describe (a key they lack reads as InitRow).
+double EvaluatePsAuc(const paramserver::CtrModelConfig& model,
+                     const paramserver::CtrParameters& parameters,
+                     std::span<const paramserver::Example> examples);
+
+}  // namespace troupe

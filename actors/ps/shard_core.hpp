@@ -1,0 +1,101 @@
+// ShardCore: one node's share of the hierarchical parameter server — the keys it owns
+// (NodeOf(key, nodes) == shard) across HBM-PS, MEM-PS and SSD-PS — as plain C++ (no CAF). The
+// shard actor (shard_actor.hpp) adds the ordering, the deferrals and the timing.
+//
+// Tiers and the one invariant that makes training lossless:
+//   - HBM-PS (paramserver::HbmTable, CPU backend) holds the working rows of the steps in flight.
+//     A key is pinned there from the first step that prepares it until the last such step is
+//     applied; while it is there, HBM-PS holds its only current value.
+//   - MEM-PS (paramserver::MemCache, LRU+LFU, byte budget) caches rows in front of SSD-PS
+//     (SsdBackingStore over paramserver::SsdStore); a key read for the first time anywhere is
+//     created there with paramserver::InitRow. Rows leave HBM-PS back into MEM-PS (Update), whose
+//     evictions dump dirty rows to SSD-PS as new files.
+// Prepare must be called in step order (all prepares of step s before any of s + 1) and Apply
+// once per step, in step order, after that step's prepares. Every result depends only on the
+// calls' order and arguments: deterministic.
+//
+// Update rule: Apply sums the nodes' gradient rows of each key in node order, then runs
+// paramserver::ApplyAdagrad once per key — the same function the reference trainer uses.
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "actors/ps/ps_options.hpp"
+#include "actors/ps/ssd_backing.hpp"
+#include "paramserver/hbm_table.hpp"
+#include "paramserver/mem_cache.hpp"
+#include "paramserver/ssd_store.hpp"
+
+namespace troupe {
+
+// What one Prepare did.
+struct PrepareStats {
+  int64_t keys = 0, hbm_hits = 0, mem_keys = 0, mem_hits = 0;
+  int64_t ssd_rows_read = 0, rows_created = 0, ssd_bytes_read = 0, ssd_bytes_written = 0;
+};
+
+// What one Apply did (its MEM-PS write-back and any compaction after it).
+struct ApplyStats {
+  int64_t rows_released = 0;
+  int64_t ssd_bytes_written = 0;
+  int64_t compaction_bytes = 0;  // read + written by a compaction
+  bool compacted = false;
+};
+
+// One node's gradient rows for this shard: keys sorted, `dim` floats each.
+struct GradientPart {
+  std::span<const paramserver::Key> keys;
+  std::span<const float> gradients;
+};
+
+class ShardCore {
+ public:
+  // Opens (creates) the shard's SSD-PS in `dir`. Errors name the folder or the budget.
+  static paramserver::PsStatus Open(const PsOptions& options, int32_t shard, const std::string& dir,
+                                    std::unique_ptr<ShardCore>* out);
+
+  // Whether the keys not yet in HBM-PS fit there now, GPU by GPU.
+  bool Fits(std::span<const paramserver::Key> keys) const;
+  // Brings `keys` (distinct) into HBM-PS for `step` and pins them until Apply(step).
+  // Requires Fits(keys).
+  paramserver::PsStatus Prepare(int64_t step, std::span<const paramserver::Key> keys,
+                                PrepareStats* stats);
+  // The embedding weights (dim floats) of pinned keys, in `keys` order.
+  paramserver::PsStatus Pull(std::span<const paramserver::Key> keys, paramserver::RowBatch* out);
+  // Applies step's gradients (parts in node order), unpins the step's keys and releases those
+  // no later step pinned into MEM-PS, then compacts SSD-PS if it passed its threshold.
+  paramserver::PsStatus Apply(int64_t step, std::span<const GradientPart> parts, ApplyStats* stats);
+  // After the last Apply: flushes MEM-PS and returns every parameter of the shard (full rows,
+  // keys sorted).
+  paramserver::PsStatus Final(paramserver::RowBatch* out);
+
+  size_t hbm_rows() const { return pinned_.size(); }
+  size_t mem_rows() const { return mem_->size(); }
+  size_t mem_capacity_rows() const { return mem_->capacity_rows(); }
+  const paramserver::SsdStore& ssd() const { return *ssd_; }
+  int64_t compactions() const { return compactions_; }
+
+ private:
+  ShardCore(const PsOptions& options, int32_t shard) : options_(options), shard_(shard) {}
+
+  PsOptions options_;
+  int32_t shard_;
+  paramserver::ValueLayout layout_;
+  size_t hbm_rows_per_gpu_ = 0;
+  std::unique_ptr<paramserver::SsdStore> ssd_;
+  std::unique_ptr<SsdBackingStore> backing_;
+  std::unique_ptr<paramserver::MemCache> mem_;
+  std::unique_ptr<paramserver::HbmTable> hbm_;
+  absl::flat_hash_map<paramserver::Key, int64_t> pinned_;  // key in HBM-PS -> last step using it
+  std::map<int64_t, std::vector<paramserver::Key>> step_keys_;  // in flight: keys each step pinned
+  int64_t compactions_ = 0;
+};
+
+}  // namespace troupe

@@ -1,0 +1,174 @@
+#include "actors/ps/trainer_actor.hpp"
+
+#include <algorithm>
+#include <caf/actor_cast.hpp>
+
+#include "actors/ps/feed_actors.hpp"
+#include "emulation/runtime/counted_send.hpp"
+
+namespace troupe {
+namespace {
+
+using Self = caf::stateful_actor<TrainerState>;
+
+double Now(Self* self) { return self->state.clock.Seconds(self->clock().now()); }
+
+void TryStart(Self* self) {
+  TrainerState& st = self->state;
+  if (st.busy || st.trainers.empty() || st.step >= st.options.batches) return;
+  const auto it = st.inbox.find(st.step);
+  if (it == st.inbox.end() || !it->second.examples || it->second.readys < st.options.nodes) return;
+  st.batch = ToExamples(*it->second.examples);
+  st.inbox.erase(it);
+  const std::vector<paramserver::Key> unique = paramserver::UniqueKeys(st.batch);
+  paramserver::PartitionByNodeInto(unique, st.options.nodes, &st.partition);
+  st.rows.assign(static_cast<size_t>(st.options.nodes), {});
+  st.rows_in = 0;
+  st.busy = true;
+  st.computed = false;
+  st.report = PsTrainerReport{};
+  st.report.step = st.step;
+  st.report.node = st.node;
+  st.report.unique_keys = static_cast<int64_t>(unique.size());
+  st.report.start_s = Now(self);
+  for (int32_t m = 0; m < st.options.nodes; ++m) {
+    Tell(self, st.telemetry, st.shards[m], PsPull{st.step, st.node, st.partition.keys[m]});
+  }
+}
+
+// The modelled durations of the step's pull, GPU work, push and all-reduce.
+void Model(TrainerState& st) {
+  const PsRates& r = st.options.rates;
+  const int dim = st.options.model.dim;
+  int64_t remote = 0;
+  for (int32_t m = 0; m < st.options.nodes; ++m) {
+    if (m != st.node) remote += static_cast<int64_t>(st.partition.keys[m].size());
+  }
+  const int64_t row_bytes = kPsKeyBytes + 4 * int64_t{dim};
+  const double gpus = st.options.gpus_per_node;
+  const double n = st.options.nodes;
+  const double dense_bytes = 4.0 * static_cast<double>(st.model->dense_parameters().size());
+  const double allreduce_bytes = n > 1 ? 2 * (n - 1) / n * dense_bytes : 0;
+  PsTrainerReport& rep = st.report;
+  rep.pull_s = static_cast<double>(remote * row_bytes) / r.network_bytes_per_s;
+  rep.gpu_s = st.model->StepSeconds(static_cast<int64_t>(st.batch.size()), rep.unique_keys,
+                                    gpus * r.gpu_flops, gpus * r.hbm_bytes_per_s);
+  rep.push_s = rep.pull_s;
+  rep.allreduce_s = allreduce_bytes / r.network_bytes_per_s;
+  rep.net_bytes = 2 * remote * row_bytes + static_cast<int64_t>(allreduce_bytes);
+}
+
+void TryAllReduce(Self* self) {
+  TrainerState& st = self->state;
+  if (!st.computed) return;
+  const auto it = st.exchanges.find(st.step);
+  if (it == st.exchanges.end() || static_cast<int32_t>(it->second.size()) < st.options.nodes) {
+    return;
+  }
+  std::vector<PsExchange>& parts = it->second;
+  std::sort(parts.begin(), parts.end(),
+            [](const PsExchange& a, const PsExchange& b) { return a.node < b.node; });
+  paramserver::BatchGradients sum;
+  sum.dense.assign(st.model->dense_parameters().size(), 0.0f);
+  double loss = 0;
+  for (const PsExchange& part : parts) {  // node order: every replica sums identically
+    loss += part.loss;
+    for (size_t i = 0; i < sum.dense.size(); ++i) sum.dense[i] += part.dense[i];
+  }
+  st.model->ApplyDense(sum);
+  st.exchanges.erase(it);
+  st.report.loss = loss;
+  st.computed = false;
+  TellAt(self, st.telemetry, st.clock, caf::actor_cast<caf::actor>(self),
+         Now(self) + st.report.allreduce_s, PsStepDone{st.step});
+}
+
+void Compute(Self* self) {
+  TrainerState& st = self->state;
+  const int dim = st.options.model.dim;
+  paramserver::RowBatch gathered;
+  paramserver::ScatterRows(st.rows, st.partition, dim, &gathered);
+  paramserver::BatchGradients g;
+  const int64_t normaliser = int64_t{st.options.nodes} * st.options.batch_size;
+  if (!st.model->ForwardBackward(st.batch, gathered, &g, normaliser)) {
+    Tell(self, st.telemetry, st.collector,
+         PsFailure{"trainer " + std::to_string(st.node) + ": step " + std::to_string(st.step) +
+                   ": the pulled rows do not cover the batch"});
+    return;
+  }
+  Model(st);
+  const double sent_s = Now(self) + st.report.pull_s + st.report.gpu_s;
+  for (const caf::actor& trainer : st.trainers) {
+    TellAt(self, st.telemetry, st.clock, trainer, sent_s,
+           PsExchange{st.step, st.node, g.loss, g.dense});
+  }
+  for (int32_t m = 0; m < st.options.nodes; ++m) {
+    paramserver::RowBatch part = paramserver::SplitRows(g.embedding, st.partition, m, dim);
+    TellAt(self, st.telemetry, st.clock, st.shards[m], sent_s + st.report.push_s,
+           PsPush{st.step, st.node, std::move(part.keys), std::move(part.values)});
+  }
+  st.computed = true;
+  TryAllReduce(self);
+}
+
+void EndStep(Self* self) {
+  TrainerState& st = self->state;
+  st.report.end_s = Now(self);
+  Tell(self, st.telemetry, st.collector, st.report);
+  Tell(self, st.telemetry, st.reader, PsCredit{st.step});
+  ++st.step;
+  st.busy = false;
+  if (st.step < st.options.batches) return TryStart(self);
+  const auto dense = st.model->dense_parameters();
+  const auto state = st.model->dense_state();
+  Tell(self, st.telemetry, st.collector,
+       PsTrainerFinal{st.node, {dense.begin(), dense.end()}, {state.begin(), state.end()}});
+  self->quit();
+}
+
+}  // namespace
+
+caf::behavior TrainerActor(caf::stateful_actor<TrainerState>* self, int32_t node, PsOptions options,
+                           std::vector<caf::actor> shards, caf::actor collector, RunClock clock,
+                           Telemetry* telemetry) {
+  TrainerState& st = self->state;
+  st.node = node;
+  st.model = std::make_unique<paramserver::CtrModel>(options.model);
+  st.options = std::move(options);
+  st.shards = std::move(shards);
+  st.collector = std::move(collector);
+  st.clock = clock;
+  st.telemetry = telemetry;
+  return {
+      [=](PsPeers& peers) {
+        self->state.trainers = std::move(peers.trainers);
+        self->state.reader = std::move(peers.reader);
+        TryStart(self);
+      },
+      [=](PsExamples& batch) {
+        const int64_t step = batch.step;
+        self->state.inbox[step].examples = std::move(batch);
+        TryStart(self);
+      },
+      [=](const PsReady& ready) {
+        ++self->state.inbox[ready.step].readys;
+        TryStart(self);
+      },
+      [=](PsRows& rows) {
+        TrainerState& st = self->state;
+        if (rows.step != st.step || !st.busy) return;
+        st.rows[rows.shard] = paramserver::RowBatch{std::move(rows.keys), std::move(rows.values)};
+        if (++st.rows_in == st.options.nodes) Compute(self);
+      },
+      [=](PsExchange& exchange) {
+        const int64_t step = exchange.step;
+        self->state.exchanges[step].push_back(std::move(exchange));
+        if (step == self->state.step) TryAllReduce(self);
+      },
+      [=](const PsStepDone& done) {
+        if (done.step == self->state.step) EndStep(self);
+      },
+  };
+}
+
+}  // namespace troupe

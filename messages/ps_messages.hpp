@@ -1,0 +1,241 @@
+// The hierarchical parameter server's pipeline protocol (docs/paramserver.md, seed 003).
+//
+// N nodes train one CTR model in global steps. Node n's part of step s is its node batch; the
+// node's four stage actors and its shard exchange, per step:
+//
+//   reader_n --PsExamples--> partitioner_n --PsPrepare (to every shard m, maybe empty)--> shard_m
+//                            partitioner_n --PsExamples--> trainer_n
+//   shard_m --PsReady--> trainer_n               step s's keys of node n are in m's HBM-PS
+//   trainer_n --PsPull--> shard_m --PsRows-->    answered once shard_m has applied step s-1
+//   trainer_n --PsExchange--> every trainer      dense gradients and loss (emulated all-reduce)
+//   trainer_n --PsPush--> every shard_m          embedding gradients of m's keys (maybe none)
+//   trainer_n --PsCredit--> reader_n             step s is trained: the reader may read one more
+//
+// and to the run's collector: PsStageReport (stages 1 and 2), PsShardReport (stage 3),
+// PsTrainerReport (stage 4), PsShardFinal / PsTrainerFinal after the last step, PsFailure on an
+// error. Keys are 64-bit feature ids; rows and gradients travel as one flat float vector per
+// message (columnar), never one message per key. Every type has a free `inspect` and is
+// registered under its name (message_types.cpp), so a stage may live in another process. The
+// types are plain data: they do not depend on paramserver/.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace troupe {
+
+// One node batch, columnar: labels[i], dense[i * 13 + d], sparse[i * 26 + f].
+struct PsExamples {
+  int64_t step = 0;
+  int32_t node = 0;
+  std::vector<float> labels;
+  std::vector<float> dense;
+  std::vector<uint64_t> sparse;
+};
+
+// Partitioner -> owner shard: node's distinct keys of `step` that the shard owns (sorted).
+// `trainer` receives the PsReady.
+struct PsPrepare {
+  int64_t step = 0;
+  int32_t node = 0;
+  caf::actor trainer;
+  std::vector<uint64_t> keys;
+};
+
+struct PsReady {
+  int64_t step = 0;
+  int32_t shard = 0;
+};
+
+// Trainer -> owner shard: the embedding rows of `keys` (sorted), as of the end of step - 1.
+struct PsPull {
+  int64_t step = 0;
+  int32_t node = 0;
+  std::vector<uint64_t> keys;
+};
+
+// The answer: `dim` floats per key, in the pull's order.
+struct PsRows {
+  int64_t step = 0;
+  int32_t shard = 0;
+  std::vector<uint64_t> keys;
+  std::vector<float> values;
+};
+
+// Trainer -> owner shard: node's embedding gradient rows (`dim` floats per key, keys sorted).
+struct PsPush {
+  int64_t step = 0;
+  int32_t node = 0;
+  std::vector<uint64_t> keys;
+  std::vector<float> gradients;
+};
+
+// Trainer -> every trainer: node's dense gradient and its share of the step's loss.
+struct PsExchange {
+  int64_t step = 0;
+  int32_t node = 0;
+  double loss = 0;
+  std::vector<float> dense;
+};
+
+struct PsCredit {
+  int64_t step = 0;  // the step the trainer finished
+};
+
+// A trainer's timer: its modelled stage-4 work of `step` (all-reduce included) is over.
+struct PsStepDone {
+  int64_t step = 0;
+};
+
+// The run's wiring, sent by the driver to each trainer before the readers start.
+struct PsPeers {
+  std::vector<caf::actor> trainers;  // by node
+  caf::actor reader;                 // this trainer's node's reader
+};
+
+// Starts a reader.
+struct PsStart {
+  int64_t steps = 0;
+};
+
+// Stage 1 (reader, stage 1) or 2 (partitioner, stage 2) of one node and step: modelled busy
+// seconds, when its output was sent (virtual s), and bytes it moved (disk or network).
+struct PsStageReport {
+  int64_t step = 0;
+  int32_t node = 0;
+  int32_t stage = 0;
+  double busy_s = 0;
+  double end_s = 0;
+  int64_t bytes = 0;
+};
+
+// Stage 3 of one shard and step: the prepares of every node and the dump after the update.
+struct PsShardReport {
+  int64_t step = 0;
+  int32_t shard = 0;
+  double busy_s = 0;          // modelled SSD seconds (loads, dumps, compaction)
+  int64_t keys = 0;           // keys prepared, summed over the nodes' prepares
+  int64_t hbm_hits = 0;       // of them, already in HBM-PS
+  int64_t mem_keys = 0;       // keys fetched from MEM-PS (the others)
+  int64_t mem_hits = 0;       // of them, resident in MEM-PS
+  int64_t ssd_rows_read = 0;  // loaded from SSD-PS
+  int64_t rows_created = 0;   // first use: InitRow
+  int64_t ssd_bytes_read = 0;
+  int64_t ssd_bytes_written = 0;
+  int64_t compaction_bytes = 0;  // read and written by SSD-PS compaction after the update
+  int64_t mem_rows = 0;          // resident in MEM-PS after the step
+  int64_t ssd_keys = 0;          // distinct keys in SSD-PS after the step
+  int64_t hbm_rows = 0;          // in HBM-PS after the step
+};
+
+// Stage 4 of one node and step.
+struct PsTrainerReport {
+  int64_t step = 0;
+  int32_t node = 0;
+  double loss = 0;  // the global step's loss (every node's share summed in node order)
+  int64_t unique_keys = 0;
+  double start_s = 0;                                         // pulls sent
+  double end_s = 0;                                           // step done (dense update applied)
+  double pull_s = 0, gpu_s = 0, push_s = 0, allreduce_s = 0;  // modelled
+  int64_t net_bytes = 0;  // pulls, pushes and all-reduce sent or received
+};
+
+// After the last step: a shard's every parameter (full rows, keys sorted) and tier sizes.
+struct PsShardFinal {
+  int32_t shard = 0;
+  std::vector<uint64_t> keys;
+  std::vector<float> values;
+  int64_t ssd_keys = 0;
+  int64_t ssd_disk_bytes = 0;
+  int64_t ssd_files = 0;
+  int64_t mem_rows = 0;
+  int64_t mem_capacity_rows = 0;
+  int64_t compactions = 0;
+};
+
+struct PsTrainerFinal {
+  int32_t node = 0;
+  std::vector<float> dense;
+  std::vector<float> dense_state;
+};
+
+struct PsFailure {
+  std::string message;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, PsExamples& x) {
+  return f(x.step, x.node, x.labels, x.dense, x.sparse);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsPrepare& x) {
+  return f(x.step, x.node, x.trainer, x.keys);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsReady& x) {
+  return f(x.step, x.shard);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsPull& x) {
+  return f(x.step, x.node, x.keys);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsRows& x) {
+  return f(x.step, x.shard, x.keys, x.values);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsPush& x) {
+  return f(x.step, x.node, x.keys, x.gradients);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsExchange& x) {
+  return f(x.step, x.node, x.loss, x.dense);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsCredit& x) {
+  return f(x.step);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsStepDone& x) {
+  return f(x.step);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsPeers& x) {
+  return f(x.trainers, x.reader);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsStart& x) {
+  return f(x.steps);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsStageReport& x) {
+  return f(x.step, x.node, x.stage, x.busy_s, x.end_s, x.bytes);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsShardReport& x) {
+  return f(x.step, x.shard, x.busy_s, x.keys, x.hbm_hits, x.mem_keys, x.mem_hits, x.ssd_rows_read,
+           x.rows_created, x.ssd_bytes_read, x.ssd_bytes_written, x.compaction_bytes, x.mem_rows,
+           x.ssd_keys, x.hbm_rows);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsTrainerReport& x) {
+  return f(x.step, x.node, x.loss, x.unique_keys, x.start_s, x.end_s, x.pull_s, x.gpu_s, x.push_s,
+           x.allreduce_s, x.net_bytes);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsShardFinal& x) {
+  return f(x.shard, x.keys, x.values, x.ssd_keys, x.ssd_disk_bytes, x.ssd_files, x.mem_rows,
+           x.mem_capacity_rows, x.compactions);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsTrainerFinal& x) {
+  return f(x.node, x.dense, x.dense_state);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsFailure& x) {
+  return f(x.message);
+}
+
+}  // namespace troupe

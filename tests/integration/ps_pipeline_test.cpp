@@ -1,0 +1,287 @@
+// The hierarchical parameter server's pipeline (actors/ps/, docs/paramserver.md): lossless
+// against the single-process reference trainer with most parameters on SSD-PS, stages that
+// overlap, speed-up with nodes, determinism, and a malformed Criteo file named by file:line.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "actors/ps/ps_run.hpp"
+#include "emulation/config_loader.hpp"
+#include "paramserver/reference_trainer.hpp"
+#include "tests/integration/run_fixture.hpp"
+
+namespace troupe::testing {
+namespace {
+
+// 4 nodes of 64-example batches, 40 steps; 2,000 categories a field, so most of the ~40 K keys
+// it touches are used a few times; MEM-PS holds 1,024 rows a node; SSD-PS compacts past 1 MB.
+constexpr char kSmall[] = R"(
+paramserver {
+  nodes: 4
+  gpus_per_node: 2
+  batch_size: 64
+  batches: 40
+  prefetch: 3
+  keys_per_field: 2000
+  hidden: 16
+  mem_bytes_per_node: 98304
+  hbm_bytes_per_gpu: 524288
+  ssd_file_bytes: 16384
+  ssd_compaction_threshold_bytes: 1048576
+  holdout_examples: 4096
+}
+)";
+
+struct PsRun {
+  Status status;
+  PsPlan plan;  // its data, for the reference
+  PsRunResult result;
+};
+
+PsRun RunPs(const std::string& text, const std::vector<std::string>& sets = {}) {
+  PsRun run;
+  config::RunConfig cfg;
+  run.status = ParseConfigText(text, "ps.textproto", &cfg);
+  for (size_t i = 0; run.status.ok() && i < sets.size(); ++i) {
+    run.status = ApplyOverride(sets[i], &cfg);
+  }
+  if (run.status.ok()) run.status = ValidateConfig(cfg, "ps.textproto");
+  if (run.status.ok()) run.status = PlanPsRun(cfg, "ps.textproto", &run.plan);
+  const bool wants_out_dir = std::any_of(sets.begin(), sets.end(), [](const std::string& set) {
+    return set.rfind("run.out_dir=", 0) == 0;
+  });
+  if (run.status.ok()) {
+    PsPlan copy = run.plan;
+    if (!wants_out_dir) copy.out_dir.clear();
+    run.status = ExecutePsRun(std::move(copy), ExecuteOptions{}, &run.result);
+  }
+  return run;
+}
+
+// The reference: the plan's examples, one global batch (nodes x batch_size) a step, in one
+// process. EXPECTs each step's loss to match the run's.
+paramserver::ReferenceTrainer TrainReference(const PsRun& run) {
+  const PsOptions& o = run.plan.options;
+  paramserver::ReferenceTrainer reference(o.model);
+  const int64_t global = int64_t{o.nodes} * o.batch_size;
+  const std::span<const paramserver::Example> train(*run.plan.train);
+  for (int64_t step = 0; step < o.batches; ++step) {
+    const double loss = reference.TrainBatch(train.subspan(step * global, global));
+    EXPECT_NEAR(loss, run.result.batches[step].loss, 1e-5) << "step " << step;
+  }
+  return reference;
+}
+
+// Floats of two snapshots (same keys) that differ by more than `threshold`, and how many floats.
+std::pair<size_t, size_t> CountDifferent(const paramserver::CtrParameters& a,
+                                         const paramserver::CtrParameters& b, double threshold) {
+  size_t above = 0, total = 0;
+  auto count = [&](const std::vector<float>& x, const std::vector<float>& y) {
+    for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+      above += std::fabs(double(x[i]) - double(y[i])) > threshold;
+    }
+    total += x.size();
+  };
+  count(a.dense, b.dense);
+  count(a.dense_state, b.dense_state);
+  count(a.embeddings.values, b.embeddings.values);
+  return {above, total};
+}
+
+// The seed's central claim. The nodes' shares of a step are summed in node order, which
+// reassociates the reference's float sums, so parameters agree to float tolerance, not bit for
+// bit: an Adagrad step lr * g / (sqrt(acc) + eps) amplifies the rounding of a key whose gradient
+// nearly cancels, so a few rows drift by a small fraction of one step (lr_embedding = 0.05).
+TEST(PsPipeline, LosslessAgainstTheReferenceWithMostParametersOnSsd) {
+  PsRun run = RunPs(kSmall);
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  const PsSummary& s = run.result.summary;
+  paramserver::ReferenceTrainer reference = TrainReference(run);
+  const double reference_auc = reference.Evaluate(run.plan.holdout);
+  const paramserver::CtrParameters expected = reference.Parameters();
+  const double difference = paramserver::MaxAbsDifference(expected, run.result.parameters);
+  const auto [above, total] = CountDifferent(expected, run.result.parameters, 1e-5);
+  std::printf(
+      "[lossless] AUC reference %.6f, 4 nodes %.6f (relative %.2e); parameters: max "
+      "difference %.3g, %zu of %zu floats differ by > 1e-5\n",
+      reference_auc, s.auc, std::fabs(s.auc - reference_auc) / reference_auc, difference, above,
+      total);
+  EXPECT_GT(reference_auc, 0.7);
+  EXPECT_LT(std::fabs(s.auc - reference_auc) / reference_auc, 1e-3);  // the paper's 0.1%
+  EXPECT_LT(difference, 0.005);                                       // a tenth of one step
+  EXPECT_LT(above, total / 1000);
+  EXPECT_TRUE(s.replicas_identical);
+
+  // Most parameters lived on SSD-PS; MEM-PS could hold only a small share of them.
+  std::printf(
+      "[lossless] %lld parameters: %lld on SSD-PS, MEM-PS capacity %lld rows, %lld SSD "
+      "rows read, MEM-PS hit rate %.3f\n",
+      static_cast<long long>(s.parameters), static_cast<long long>(s.ssd_keys),
+      static_cast<long long>(s.mem_capacity_rows), static_cast<long long>(s.ssd_rows_read),
+      s.mem_hit_rate);
+  EXPECT_EQ(s.parameters, static_cast<int64_t>(reference.keys()));
+  EXPECT_GT(s.ssd_keys, s.parameters / 2);
+  EXPECT_LT(s.mem_capacity_rows, s.parameters / 5);
+  EXPECT_GT(s.ssd_rows_read, s.parameters / 2);
+  EXPECT_GT(s.compactions, 0);
+}
+
+// With one node nothing is reassociated: the pipeline does the reference's arithmetic exactly.
+TEST(PsPipeline, OneNodeIsBitIdenticalToTheReference) {
+  PsRun run = RunPs(kSmall, {"paramserver.nodes=1"});
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  paramserver::ReferenceTrainer reference = TrainReference(run);
+  EXPECT_EQ(paramserver::MaxAbsDifference(reference.Parameters(), run.result.parameters), 0.0);
+  EXPECT_EQ(reference.Evaluate(run.plan.holdout), run.result.summary.auc);
+  EXPECT_GT(run.result.summary.ssd_rows_read, 0);
+}
+
+// Rates that make every stage matter: reading, SSD and training each take a comparable time.
+TEST(PsPipeline, StagesOverlapSoTheBatchTakesTheSlowestStage) {
+  PsRun run =
+      RunPs(kSmall, {"paramserver.disk_bytes_per_s=60e6", "paramserver.network_bytes_per_s=250e6"});
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  const PsSummary& s = run.result.summary;
+  std::printf(
+      "[overlap] read %.3f ms, partition %.3f ms, ssd %.3f ms, train %.3f ms; batch %.3f "
+      "ms (slowest %s %.3f ms, sum %.3f ms)\n",
+      1e3 * s.read_s, 1e3 * s.partition_s, 1e3 * s.ssd_s, 1e3 * s.train_s, 1e3 * s.batch_time_s,
+      s.slowest_stage.c_str(), 1e3 * s.slowest_stage_s, 1e3 * s.stage_sum_s);
+  EXPECT_LE(s.batch_time_s, 1.15 * s.slowest_stage_s);
+  EXPECT_GE(s.batch_time_s, 0.999 * s.slowest_stage_s);
+  EXPECT_LT(s.batch_time_s, 0.75 * s.stage_sum_s);  // far from the sum: the stages overlap
+
+  // With no batch prefetched, each waits for the one before: the batch takes about the sum.
+  PsRun serial = RunPs(kSmall, {"paramserver.disk_bytes_per_s=60e6",
+                                "paramserver.network_bytes_per_s=250e6", "paramserver.prefetch=1"});
+  ASSERT_TRUE(serial.status.ok()) << serial.status.message();
+  std::printf("[overlap] prefetch 1: batch %.3f ms, sum of stages %.3f ms\n",
+              1e3 * serial.result.summary.batch_time_s, 1e3 * serial.result.summary.stage_sum_s);
+  EXPECT_GT(serial.result.summary.batch_time_s, 0.9 * serial.result.summary.stage_sum_s);
+}
+
+TEST(PsPipeline, MoreNodesTrainFaster) {
+  double rate[3] = {0, 0, 0};
+  const int nodes[3] = {1, 2, 4};
+  for (int i = 0; i < 3; ++i) {
+    PsRun run = RunPs(kSmall, {"paramserver.nodes=" + std::to_string(nodes[i])});
+    ASSERT_TRUE(run.status.ok()) << run.status.message();
+    const PsSummary& s = run.result.summary;
+    rate[i] = s.examples_per_s;
+    std::printf(
+        "[speed-up] %d nodes: %.0f examples/s emulated (x%.2f), batch %.3f ms; read %.3f "
+        "ssd %.3f train %.3f ms\n",
+        nodes[i], rate[i], rate[i] / rate[0], 1e3 * s.batch_time_s, 1e3 * s.read_s, 1e3 * s.ssd_s,
+        1e3 * s.train_s);
+  }
+  EXPECT_GT(rate[1], rate[0]);
+  EXPECT_GT(rate[2], rate[1]);
+}
+
+TEST(PsPipeline, SameConfigTwiceGivesIdenticalBatches) {
+  const std::string a = FreshDir("ps-det-a") + "/run", b = FreshDir("ps-det-b") + "/run";
+  PsRun first = RunPs(kSmall, {"paramserver.batches=12", "run.out_dir=" + a});
+  PsRun second = RunPs(kSmall, {"paramserver.batches=12", "run.out_dir=" + b});
+  ASSERT_TRUE(first.status.ok()) << first.status.message();
+  ASSERT_TRUE(second.status.ok()) << second.status.message();
+  const std::string csv_a = ReadFile(a + "/batches.csv"), csv_b = ReadFile(b + "/batches.csv");
+  EXPECT_EQ(ReadCsv(a + "/batches.csv").size(), 12u);
+  EXPECT_TRUE(csv_a == csv_b) << "batches.csv differs between two runs of the same config";
+  EXPECT_NE(ReadFile(a + "/summary.json").find("\"auc\""), std::string::npos);
+  EXPECT_EQ(first.result.summary.messages, second.result.summary.messages);
+  PsRun other = RunPs(kSmall, {"paramserver.batches=12", "run.seed=2"});
+  ASSERT_TRUE(other.status.ok());
+  EXPECT_NE(other.result.batches.back().loss, first.result.batches.back().loss);
+}
+
+// A Criteo TSV of `lines` lines; line `bad` (1-based) has a non-hexadecimal category.
+std::string CriteoFile(const std::string& dir, int lines, int bad) {
+  std::string text;
+  for (int i = 1; i <= lines; ++i) {
+    text += std::to_string(i % 3 == 0 ? 1 : 0);
+    for (int d = 0; d < 13; ++d) {
+      text += '\t';
+      text += std::to_string((i * 7 + d) % 11);
+    }
+    for (int c = 0; c < 26; ++c) {
+      char hex[16];
+      std::snprintf(hex, sizeof(hex), "%08x", static_cast<unsigned>((i * 31 + c * 17) % 97));
+      text += '\t';
+      text += i == bad && c == 4 ? "xz" : hex;
+    }
+    text += "\n";
+  }
+  const std::string path = dir + "/day.tsv";
+  WriteFile(path, text);
+  return path;
+}
+
+TEST(PsPipeline, MalformedCriteoLineIsNamedOrSkipped) {
+  const std::string dir = FreshDir("ps-criteo");
+  const std::string tsv = CriteoFile(dir, 300, 3);
+  const std::string config =
+      "paramserver { nodes: 2 batch_size: 32 batches: 3 holdout_examples: "
+      "64 criteo_file: \"" +
+      tsv + "\" }\n";
+  PsRun stop = RunPs(config);
+  EXPECT_EQ(stop.status.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(stop.status.message().find(tsv + ":3:"), std::string::npos) << stop.status.message();
+
+  PsRun skip = RunPs(config, {"paramserver.criteo_skip_bad_lines=true"});
+  ASSERT_TRUE(skip.status.ok()) << skip.status.message();
+  EXPECT_EQ(skip.result.summary.batches, 3);
+  EXPECT_EQ(skip.plan.holdout.size(), 64u);
+
+  // The command line: exit status 2, the file and line on stderr, no run directory.
+  const std::string config_path = dir + "/bad.textproto";
+  WriteFile(config_path, config);
+  ProcessResult cli = RunTroupe({"run", config_path, "--out", dir + "/out", "--quiet"});
+  EXPECT_EQ(cli.exit_code, 2);
+  EXPECT_NE(cli.err.find(tsv + ":3:"), std::string::npos) << cli.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+TEST(PsPipeline, WorkingSetLargerThanHbmIsBadInput) {
+  PsRun run = RunPs(kSmall, {"paramserver.hbm_bytes_per_gpu=2048", "paramserver.batches=4"});
+  EXPECT_EQ(run.status.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(run.status.message().find("paramserver.hbm_bytes_per_gpu"), std::string::npos)
+      << run.status.message();
+}
+
+// The wall clock and CAF's thread pool change when messages arrive, never what is computed:
+// shards handle prepares in step order and sum gradients in node order.
+TEST(PsPipeline, RealModeTrainsTheSameParameters) {
+  PsRun emulated = RunPs(kSmall, {"paramserver.batches=10"});
+  PsRun real = RunPs(kSmall, {"paramserver.batches=10", "run.mode=real", "run.threads=2"});
+  ASSERT_TRUE(emulated.status.ok()) << emulated.status.message();
+  ASSERT_TRUE(real.status.ok()) << real.status.message();
+  EXPECT_EQ(paramserver::MaxAbsDifference(emulated.result.parameters, real.result.parameters), 0.0);
+  EXPECT_EQ(emulated.result.summary.auc, real.result.summary.auc);
+}
+
+TEST(PsPipeline, ConfigChecksNameTheField) {
+  config::RunConfig cfg;
+  ASSERT_TRUE(ParseConfigText(kSmall, "ps.textproto", &cfg).ok());
+  EXPECT_TRUE(ValidateConfig(cfg, "ps.textproto").ok()) << "no cluster or workload is needed";
+  cfg.mutable_paramserver()->set_prefetch(0);
+  EXPECT_EQ(ValidateConfig(cfg, "ps.textproto").message(),
+            "ps.textproto: paramserver.prefetch: must be >= 1, got 0");
+  cfg.mutable_paramserver()->set_prefetch(2);
+  cfg.mutable_paramserver()->set_network_bytes_per_s(0);
+  EXPECT_EQ(ValidateConfig(cfg, "ps.textproto").message(),
+            "ps.textproto: paramserver.network_bytes_per_s: must be > 0, got 0");
+}
+
+TEST(PsPipeline, DefaultConfigIsValid) {
+  ProcessResult cli = RunTroupe({"validate", SourcePath("configs/hps_ctr.textproto")});
+  EXPECT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_NE(cli.out.find("parameter server, 4 nodes, 120 steps"), std::string::npos) << cli.out;
+}
+
+}  // namespace
+}  // namespace troupe::testing
