@@ -138,9 +138,17 @@ void PlanRound(Self* self, double start_s) {
     const TrackedJob& job = st.jobs[id];
     if (job.ready_at_s <= start_s) runnable.push_back(&job.view);
   }
-  scheduling::OrderJobs(st.options.policy, start_s, runnable);
+  // Order only the head of a long queue: a mechanism stops reading once the GPUs are full. If it
+  // did not fill them it read every job, so the whole queue is ordered and the round re-placed.
+  const size_t head = std::max<size_t>(4 * static_cast<size_t>(st.ledger->total_gpus()), 64);
+  scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.starvation_s, head);
   st.ledger->Reset();
   std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
+  if (runnable.size() > head && st.ledger->free_gpus() > 0) {
+    scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.starvation_s);
+    st.ledger->Reset();
+    placements = st.mechanism->PlaceRound(runnable, *st.ledger);
+  }
   if (st.queue.empty()) return Idle(self, start_s);
 
   ++st.round;
@@ -219,6 +227,7 @@ void OnProgress(Self* self, const JobProgress& p) {
   if (p.ran) {
     job.view.iterations_left = p.iterations_left;
     job.view.attained_gpu_s += p.gpus * st.options.round_s;
+    job.view.last_served_s = st.current.end_s;
     job.record.gpu_seconds += p.gpus * st.options.round_s;
     ++job.record.rounds_run;
     if (job.record.start_s < 0) job.record.start_s = st.current.start_s;

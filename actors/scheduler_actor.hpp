@@ -33,6 +33,7 @@ struct SchedulerOptions {
   scheduling::MechanismKind mechanism = scheduling::MechanismKind::kProportional;
   scheduling::MechanismOptions mechanism_options;
   double round_s = 300;
+  double starvation_s = 0;         // see scheduling::OrderJobs
   int64_t measure_first_job = -1;  // -1: every job is measured
   int64_t measure_last_job = -1;
   double deadline_s = 0;   // 0: none

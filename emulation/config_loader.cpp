@@ -294,6 +294,7 @@ void ValidateWorkload(const config::RunConfig& cfg, Check& check) {
 void ValidateRun(const config::RunConfig& cfg, Check& check) {
   const config::Run& r = cfg.run();
   check.Positive("scheduler.round_s", cfg.scheduler().round_s());
+  check.NonNegative("scheduler.starvation_s", cfg.scheduler().starvation_s());
   const config::Profiler& profiler = cfg.scheduler().profiler();
   check.NonNegative("scheduler.profiler.seconds_per_point", profiler.seconds_per_point());
   check.NonNegative("scheduler.profiler.noise_stddev", profiler.noise_stddev());

@@ -1,6 +1,7 @@
 #include "scheduling/policy.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <tuple>
 
 namespace troupe::scheduling {
@@ -10,15 +11,39 @@ bool ByArrival(const SchedJob* a, const SchedJob* b) {
   return std::tie(a->arrival_s, a->id) < std::tie(b->arrival_s, b->id);
 }
 
-// Sorts by a key (smaller first), then arrival, then id.
-template <class Key>
-void SortByKey(std::vector<const SchedJob*>& jobs, Key key) {
-  std::sort(jobs.begin(), jobs.end(), [&](const SchedJob* a, const SchedJob* b) {
-    const double ka = key(*a);
-    const double kb = key(*b);
-    if (ka != kb) return ka < kb;
-    return ByArrival(a, b);
-  });
+// The policy's sort key of a job (smaller first).
+double KeyOf(Policy policy, double now_s, const SchedJob& j) {
+  switch (policy) {
+    case Policy::kFifo:
+      return 0;  // arrival decides
+    case Policy::kSrtf:
+      return j.remaining_s();
+    case Policy::kLas:
+      return j.attained_gpu_s;
+    case Policy::kFtf: {
+      const double ideal = std::max(j.ideal_duration_s(), 1e-9);
+      return -((now_s - j.arrival_s + j.remaining_s()) / ideal);  // largest rho first
+    }
+  }
+  return 0;
+}
+
+struct Ranked {
+  bool not_starving;
+  double key;
+  double arrival_s;
+  int64_t id;
+  const SchedJob* job;
+  bool operator<(const Ranked& o) const {
+    return std::tie(not_starving, key, arrival_s, id) <
+           std::tie(o.not_starving, o.key, o.arrival_s, o.id);
+  }
+};
+
+bool Starving(const SchedJob& j, double now_s, double starvation_s) {
+  if (starvation_s <= 0) return false;
+  const double waiting_since = j.last_served_s >= 0 ? j.last_served_s : j.arrival_s;
+  return now_s - waiting_since > starvation_s;
 }
 
 }  // namespace
@@ -37,27 +62,25 @@ std::string_view PolicyName(Policy policy) {
   return "?";
 }
 
-void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs) {
-  switch (policy) {
-    case Policy::kFifo:
-      // The queue is kept in arrival order, so this is usually a linear check.
-      if (!std::is_sorted(jobs.begin(), jobs.end(), ByArrival)) {
-        std::sort(jobs.begin(), jobs.end(), ByArrival);
-      }
-      return;
-    case Policy::kSrtf:
-      SortByKey(jobs, [](const SchedJob& j) { return j.remaining_s(); });
-      return;
-    case Policy::kLas:
-      SortByKey(jobs, [](const SchedJob& j) { return j.attained_gpu_s; });
-      return;
-    case Policy::kFtf:
-      SortByKey(jobs, [now_s](const SchedJob& j) {
-        const double ideal = std::max(j.ideal_duration_s(), 1e-9);
-        return -((now_s - j.arrival_s + j.remaining_s()) / ideal);  // largest rho first
-      });
-      return;
+void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs, double starvation_s,
+               size_t prefix) {
+  const bool any_starving = std::any_of(jobs.begin(), jobs.end(), [&](const SchedJob* j) {
+    return Starving(*j, now_s, starvation_s);
+  });
+  // FIFO's queue is kept in arrival order: usually nothing to do.
+  if (policy == Policy::kFifo && !any_starving &&
+      std::is_sorted(jobs.begin(), jobs.end(), ByArrival)) {
+    return;
   }
+  std::vector<Ranked> ranked;
+  ranked.reserve(jobs.size());
+  for (const SchedJob* j : jobs) {
+    ranked.push_back(Ranked{!(any_starving && Starving(*j, now_s, starvation_s)),
+                            KeyOf(policy, now_s, *j), j->arrival_s, j->id, j});
+  }
+  const size_t sorted = prefix == 0 ? ranked.size() : std::min(prefix, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + sorted, ranked.end());
+  for (size_t i = 0; i < ranked.size(); ++i) jobs[i] = ranked[i].job;
 }
 
 }  // namespace troupe::scheduling

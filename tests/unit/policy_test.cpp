@@ -179,3 +179,36 @@ TEST(PolicyTest, OrderIsTotalWhateverTheInputOrder) {
 
 }  // namespace
 }  // namespace troupe::scheduling
+
+namespace troupe::scheduling {
+namespace {
+
+// A job that has waited longer than the starvation bound goes first, whatever the policy says;
+// among several starving jobs the policy's order holds.
+TEST(StarvationGuard, LongWaitingJobsGoFirstInPolicyOrder) {
+  SchedJob shortest, long_a, long_b;
+  shortest.id = 1;
+  shortest.arrival_s = 5000;
+  shortest.iter_time_s = 1;
+  shortest.iterations_left = 10;
+  long_a = shortest;
+  long_a.id = 2;
+  long_a.arrival_s = 0;
+  long_a.iterations_left = 1000;
+  long_a.last_served_s = 100;
+  long_b = long_a;
+  long_b.id = 3;
+  long_b.iterations_left = 500;
+  long_b.last_served_s = -1;  // never ran: waiting since arrival at 0
+  std::vector<const SchedJob*> jobs = {&shortest, &long_a, &long_b};
+  OrderJobs(Policy::kSrtf, 6000, jobs, /*starvation_s=*/1000);
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[0]->id, 3);  // starving, shorter of the two
+  EXPECT_EQ(jobs[1]->id, 2);
+  EXPECT_EQ(jobs[2]->id, 1);
+  OrderJobs(Policy::kSrtf, 6000, jobs, /*starvation_s=*/0);  // guard off: plain SRTF
+  EXPECT_EQ(jobs[0]->id, 1);
+}
+
+}  // namespace
+}  // namespace troupe::scheduling
