@@ -17,6 +17,7 @@
 
 #include "actors/cluster_run.hpp"
 #include "actors/node_actor.hpp"
+#include "actors/oasis/oasis_run.hpp"
 #include "actors/ps/ps_report.hpp"
 #include "actors/ps/ps_run.hpp"
 #include "actors/run_setup.hpp"
@@ -67,10 +68,25 @@ int RunParamServer(const RunArgs& args, const config::RunConfig& cfg) {
   return 0;
 }
 
+// An OASiS online-scheduling run (RunConfig.oasis): actors/oasis/oasis_run.hpp.
+int RunOasis(const RunArgs& args, const config::RunConfig& cfg) {
+  OasisPlan plan;
+  if (Status s = PlanOasisRun(cfg, args.config, &plan); !s.ok()) return Fail(s);
+  const std::string out_dir = plan.out_dir;
+  ExecuteOptions options;
+  options.progress_line = !args.quiet && isatty(STDERR_FILENO);
+  OasisRunResult result;
+  if (Status s = ExecuteOasisRun(std::move(plan), options, &result); !s.ok()) return Fail(s);
+  if (!args.quiet) std::cout << FormatOasisSummary(result.summary);
+  std::cout << "run directory: " << out_dir << "\n";
+  return 0;
+}
+
 int Run(const RunArgs& args) {
   config::RunConfig cfg;
   if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
   if (cfg.has_paramserver()) return RunParamServer(args, cfg);
+  if (cfg.has_oasis()) return RunOasis(args, cfg);
   RunPlan plan;
   if (Status s = PlanRun(cfg, args.config, &plan); !s.ok()) return Fail(s);
   const std::string out_dir = plan.out_dir;
@@ -123,6 +139,13 @@ int Validate(const std::string& path) {
     if (Status s = PlanPsRun(cfg, path, &ps_plan); !s.ok()) return Fail(s);
     std::cout << path << ": ok (parameter server, " << ps_plan.options.nodes << " nodes, "
               << ps_plan.options.batches << " steps, " << ps_plan.data << ")\n";
+    return 0;
+  }
+  if (cfg.has_oasis()) {
+    OasisPlan oasis_plan;
+    if (Status s = PlanOasisRun(cfg, path, &oasis_plan); !s.ok()) return Fail(s);
+    std::cout << path << ": ok (oasis, policy " << oasis_plan.policy << ", "
+              << oasis_plan.jobs.size() << " jobs, " << oasis_plan.cluster.slots << " slots)\n";
     return 0;
   }
   RunPlan plan;

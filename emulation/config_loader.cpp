@@ -404,12 +404,83 @@ void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
   if (cfg.placement_size() > 0) check.Fail("placement", "a paramserver run has no placement");
 }
 
+void ValidateOasisRange(const std::string& field, const config::Oasis::Range& r, double min,
+                        Check& check) {
+  if (!std::isfinite(r.lo()) || !std::isfinite(r.hi()) || r.lo() < min || r.hi() < r.lo()) {
+    check.Fail(field, "must have " + Num(min) + " <= lo <= hi, got [" + Num(r.lo()) + ", " +
+                          Num(r.hi()) + "]");
+  }
+}
+
+// The OASiS run (RunConfig.oasis, docs/oasis.md): counts and times positive, ranges ordered,
+// names known.
+void ValidateOasis(const config::RunConfig& cfg, Check& check) {
+  const config::Oasis& o = cfg.oasis();
+  const std::string at = "oasis.";
+  const std::string& p = o.policy();
+  if (p != "oasis" && p != "fifo" && p != "drf" && p != "rrh" && p != "dorm") {
+    check.Fail(at + "policy", "must be oasis, fifo, drf, rrh or dorm, got " + p);
+  }
+  const std::string& u = o.utility();
+  if (u != "sigmoid" && u != "linear" && u != "step") {
+    check.Fail(at + "utility", "must be sigmoid, linear or step, got " + u);
+  }
+  check.AtLeast(at + "slots", o.slots(), 1);
+  check.Positive(at + "slot_s", o.slot_s());
+  check.AtLeast(at + "worker_servers", o.worker_servers(), 1);
+  check.AtLeast(at + "ps_machines", o.ps_machines(), 1);
+  check.AtLeast(at + "jobs", o.jobs(), 0);
+  check.NonNegative(at + "jobs_per_slot", o.jobs_per_slot());
+  check.NonNegative(at + "diurnal_amplitude", o.diurnal_amplitude());
+  check.AtLeast(at + "diurnal_period", o.diurnal_period(), 1);
+  for (const auto* m : {&o.worker_capacity(), &o.ps_capacity()}) {
+    const std::string where =
+        at + (m == &o.worker_capacity() ? "worker_capacity." : "ps_capacity.");
+    for (double v : {m->gpus(), m->cpus(), m->memory_gb(), m->storage_gb(), m->gbps()}) {
+      check.NonNegative(where + "*", v);
+    }
+  }
+  const config::Oasis::Range* counts[] = {&o.epochs(), &o.chunks(), &o.minibatches()};
+  for (const auto* r : counts) {
+    if (r->has_lo() || r->has_hi())
+      ValidateOasisRange(at + "epochs/chunks/minibatches", *r, 1, check);
+  }
+  const config::Oasis::Range* others[] = {&o.g1(),
+                                          &o.g2(),
+                                          &o.g3(),
+                                          &o.minibatch_s(),
+                                          &o.gradient_gb(),
+                                          &o.worker_gpus(),
+                                          &o.worker_cpus(),
+                                          &o.worker_memory_gb(),
+                                          &o.worker_storage_gb(),
+                                          &o.worker_gbps(),
+                                          &o.ps_cpus(),
+                                          &o.ps_memory_gb(),
+                                          &o.ps_storage_gb(),
+                                          &o.ps_gbps()};
+  for (const auto* r : others) {
+    if (r->has_lo() || r->has_hi()) ValidateOasisRange(at + "range", *r, 0, check);
+  }
+  check.Positive(at + "low_scale", o.low_scale());
+  check.Positive(at + "high_scale", o.high_scale());
+  check.Positive(at + "dorm_fairness", o.dorm_fairness());
+  if (o.dorm_fairness() < 1) check.Fail(at + "dorm_fairness", "must be >= 1");
+  check.NonNegative(at + "dorm_time_limit_s", o.dorm_time_limit_s());
+  check.Positive("run.time_scale", cfg.run().time_scale());
+  if (cfg.run().out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
+  if (cfg.placement_size() > 0) check.Fail("placement", "an oasis run has no placement");
+}
 }  // namespace
 
 Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
   Check check(name);
   if (cfg.has_paramserver()) {
     ValidateParamServer(cfg, check);
+    return check.status();
+  }
+  if (cfg.has_oasis()) {
+    ValidateOasis(cfg, check);
     return check.status();
   }
   ValidateServers(cfg.cluster(), check);

@@ -3,6 +3,7 @@
 #include <caf/actor_system_config.hpp>
 
 #include "messages/cluster_messages.hpp"
+#include "messages/oasis_messages.hpp"
 #include "messages/profiling_messages.hpp"
 #include "messages/ps_messages.hpp"
 #include "messages/records.hpp"
@@ -52,6 +53,13 @@ void RegisterMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<PsShardFinal>("troupe.PsShardFinal");
   cfg.add_message_type<PsTrainerFinal>("troupe.PsTrainerFinal");
   cfg.add_message_type<PsFailure>("troupe.PsFailure");
+  cfg.add_message_type<OasisTick>("troupe.OasisTick");
+  cfg.add_message_type<OasisLease>("troupe.OasisLease");
+  cfg.add_message_type<OasisWork>("troupe.OasisWork");
+  cfg.add_message_type<OasisGradient>("troupe.OasisGradient");
+  cfg.add_message_type<OasisParams>("troupe.OasisParams");
+  cfg.add_message_type<OasisWorkerDone>("troupe.OasisWorkerDone");
+  cfg.add_message_type<OasisSlotReport>("troupe.OasisSlotReport");
 }
 
 }  // namespace troupe

@@ -1,0 +1,158 @@
+#include "actors/oasis/oasis_run.hpp"
+
+#include <caf/send.hpp>
+#include <cstdio>
+#include <future>
+
+#include "scheduling/oasis/baselines.hpp"
+#include "scheduling/oasis/experiment.hpp"
+
+namespace troupe {
+namespace {
+
+namespace so = scheduling::oasis;
+constexpr uint64_t kHistorySeed = 1000003;
+
+void SetRange(const config::Oasis::Range& from, so::Range* to) {
+  if (from.has_lo()) to->lo = from.lo();
+  if (from.has_hi()) to->hi = from.hi();
+}
+
+void SetMachine(const config::Oasis::Machine& from, so::ResourceVector* to) {
+  if (from.has_gpus()) (*to)[0] = from.gpus();
+  if (from.has_cpus()) (*to)[1] = from.cpus();
+  if (from.has_memory_gb()) (*to)[2] = from.memory_gb();
+  if (from.has_storage_gb()) (*to)[3] = from.storage_gb();
+  if (from.has_gbps()) (*to)[4] = from.gbps();
+}
+
+so::WorkloadSpec Spec(const config::Oasis& o) {
+  so::WorkloadSpec s;
+  s.slots = o.slots();
+  s.slot_s = o.slot_s();
+  s.worker_servers = o.worker_servers();
+  s.ps_machines = o.ps_machines();
+  SetMachine(o.worker_capacity(), &s.worker_capacity);
+  SetMachine(o.ps_capacity(), &s.ps_capacity);
+  s.jobs = o.jobs();
+  s.jobs_per_slot = o.jobs_per_slot();
+  s.diurnal_amplitude = o.diurnal_amplitude();
+  s.diurnal_period = o.diurnal_period();
+  so::JobRanges& r = s.ranges;
+  r.utility = o.utility() == "linear" ? so::UtilityKind::kLinear
+              : o.utility() == "step" ? so::UtilityKind::kStep
+                                      : so::UtilityKind::kSigmoid;
+  SetRange(o.g1(), &r.g1);
+  SetRange(o.g2(), &r.g2);
+  SetRange(o.g3(), &r.g3);
+  SetRange(o.epochs(), &r.epochs);
+  SetRange(o.chunks(), &r.chunks);
+  SetRange(o.minibatches(), &r.minibatches);
+  SetRange(o.minibatch_s(), &r.minibatch_s);
+  SetRange(o.gradient_gb(), &r.gradient);
+  SetRange(o.worker_gpus(), &r.worker_gpu);
+  SetRange(o.worker_cpus(), &r.worker_cpu);
+  SetRange(o.worker_memory_gb(), &r.worker_memory);
+  SetRange(o.worker_storage_gb(), &r.worker_storage);
+  SetRange(o.worker_gbps(), &r.worker_bandwidth);
+  SetRange(o.ps_cpus(), &r.ps_cpu);
+  SetRange(o.ps_memory_gb(), &r.ps_memory);
+  SetRange(o.ps_storage_gb(), &r.ps_storage);
+  SetRange(o.ps_gbps(), &r.ps_bandwidth);
+  return s;
+}
+
+void Summarise(const OasisPlan& plan, OasisRunResult* result) {
+  OasisSummary& s = result->summary;
+  s.config_name = plan.config_name;
+  s.mode = plan.mode;
+  s.policy = plan.policy;
+  s.seed = plan.seed;
+  s.slots = plan.cluster.slots;
+  s.worker_servers = static_cast<int32_t>(plan.cluster.workers.size());
+  s.ps_machines = static_cast<int32_t>(plan.cluster.ps.size());
+  s.low_factor = plan.low_factor;
+  const OasisRecords& r = result->records;
+  s.jobs = static_cast<int32_t>(r.jobs.size());
+  for (const OasisJobRow& j : r.jobs) {
+    s.admitted += j.admitted;
+    s.rejected += !j.admitted;
+    s.finished += j.end_slot >= 0;
+    s.late += j.admitted && j.planned_end >= 0 && (j.end_slot < 0 || j.end_slot > j.planned_end);
+    s.total_utility += j.utility;
+    s.pieces += j.pieces;
+  }
+  for (const OasisSlotRow& row : r.slots) s.mean_gpu_use += row.worker_use[0] / r.slots.size();
+  s.released_worker_slots = r.released_worker_slots;
+  s.violations = r.violations;
+}
+
+}  // namespace
+
+Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name, OasisPlan* plan) {
+  const config::Oasis& o = cfg.oasis();
+  plan->config_name = config_name;
+  plan->spec = Spec(o);
+  plan->seed = cfg.run().seed();
+  plan->cluster = so::MakeCluster(plan->spec);
+  plan->jobs = so::MakeJobs(plan->spec, plan->seed);
+  plan->policy = o.policy();
+  plan->low_factor = o.low_scale();
+  if (o.policy() == "oasis" && o.calibrate_low()) {
+    plan->low_factor *= so::CalibrateLow(plan->spec, plan->seed);
+  }
+  plan->prices =
+      so::EstimatePrices(plan->cluster, so::MakeJobs(plan->spec, plan->seed + kHistorySeed))
+          .Scaled(plan->low_factor, o.high_scale());
+  plan->dorm.fairness = o.dorm_fairness();
+  plan->dorm.time_limit_s = o.dorm_time_limit_s();
+  const config::Run& r = cfg.run();
+  plan->runtime.emulated = r.mode() == config::emulated;
+  plan->runtime.time_scale = r.time_scale();
+  plan->runtime.threads = r.threads();
+  plan->mode = config::Mode_Name(r.mode());
+  plan->out_dir = r.out_dir();
+  return Status::Ok();
+}
+
+Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunResult* result) {
+  std::shared_ptr<so::OnlinePolicy> policy;
+  if (plan.policy == "dorm") {
+    policy = std::make_shared<so::DormPolicy>(plan.cluster, plan.dorm);
+  } else {
+    policy = so::MakePolicy(plan.policy, plan.cluster, plan.prices);
+  }
+  if (!policy)
+    return Status::InvalidInput(plan.config_name + ": oasis.policy: unknown " + plan.policy);
+  ActorRuntime runtime(plan.runtime);
+  auto handover = std::make_shared<std::promise<OasisRecords>>();
+  std::future<OasisRecords> future = handover->get_future();
+  caf::actor scheduler =
+      runtime.system().spawn(OasisSchedulerActor, plan.cluster, plan.jobs, policy,
+                             std::move(handover), runtime.clock(), runtime.telemetry());
+  bool printed = false;
+  const bool done = runtime.Drive([&] {
+    if (!options.progress_line) return;
+    std::fprintf(stderr, "\r[troupe] slot %lld/%d | %lld finished | %.1f s",
+                 static_cast<long long>(runtime.telemetry()->rounds.load()), plan.cluster.slots,
+                 static_cast<long long>(runtime.telemetry()->jobs_finished.load()),
+                 runtime.WallSeconds());
+    std::fflush(stderr);
+    printed = true;
+  });
+  if (printed) std::fprintf(stderr, "\n");
+  if (!done) {
+    caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
+    return Status::Internal("the oasis run stalled at virtual time " +
+                            std::to_string(runtime.telemetry()->virtual_s.load()) + " s");
+  }
+  result->records = future.get();
+  result->summary.wall_s = runtime.WallSeconds();
+  result->summary.messages = runtime.telemetry()->messages.load();
+  result->summary.events = runtime.telemetry()->timed_events.load();
+  Summarise(plan, result);
+  if (plan.out_dir.empty()) return Status::Ok();
+  return WriteOasisRunDirectory(plan.out_dir, *result);
+}
+
+}  // namespace troupe

@@ -1,0 +1,82 @@
+// An OASiS online-scheduling run (RunConfig.oasis; docs/oasis.md).
+//
+// PlanOasisRun turns a checked config into an OasisPlan: the cluster and the seeded diurnal job
+// stream (scheduling/oasis/workload_gen.hpp, seed run.seed), the policy and, for OASiS, its prices
+// (EstimatePrices over a past stream drawn with seed + 1000003, scaled by low_scale/high_scale,
+// L optionally calibrated; scheduling/oasis/experiment.hpp). ExecuteOasisRun spawns the
+// scheduler actor (actors/oasis/oasis_scheduler_actor.hpp), which spawns a job actor per admitted
+// job, drives it on the run's ActorRuntime until slot T - 1 is over, and writes the run directory
+// when the plan names one, all of it or nothing:
+//   summary.json  policy, counts, total utility, messages and events, violations
+//   jobs.csv      one row a job: id, arrival, admitted, reason, planned end, actual end, utility
+//   slots.csv     one row a slot: active jobs, workers, PS, utilisation per resource of each pool,
+//                 OASiS's prices per resource (mean over the machines of each kind; 0 otherwise)
+//
+// Errors: bad input is InvalidInput; a stalled emulation is Internal. Emulated runs are
+// deterministic: the same plan gives byte-identical jobs.csv and slots.csv.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/cluster_run.hpp"
+#include "actors/oasis/oasis_scheduler_actor.hpp"
+#include "emulation/runtime/actor_runtime.hpp"
+#include "emulation/status.hpp"
+#include "messages/config.pb.h"
+#include "scheduling/oasis/dorm.hpp"
+#include "scheduling/oasis/prices.hpp"
+#include "scheduling/oasis/workload_gen.hpp"
+
+namespace troupe {
+
+struct OasisPlan {
+  scheduling::oasis::WorkloadSpec spec;
+  scheduling::oasis::Cluster cluster;
+  std::vector<scheduling::oasis::Job> jobs;
+  std::string policy = "oasis";
+  scheduling::oasis::PriceParams prices;
+  double low_factor = 1;  // applied to the estimate (calibration included)
+  scheduling::oasis::DormOptions dorm;
+  RuntimeOptions runtime;
+  std::string config_name;
+  std::string mode;
+  uint64_t seed = 1;
+  std::string out_dir;  // "" writes nothing
+};
+
+// Precondition: ValidateConfig(cfg) is OK and cfg.has_oasis().
+Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name, OasisPlan* plan);
+
+struct OasisSummary {
+  std::string config_name, mode, policy;
+  uint64_t seed = 0;
+  int32_t slots = 0, worker_servers = 0, ps_machines = 0;
+  int32_t jobs = 0, admitted = 0, rejected = 0, finished = 0, late = 0;  // late: after t-hat
+  double total_utility = 0;
+  double low_factor = 1;
+  double mean_gpu_use = 0;
+  int32_t released_worker_slots = 0;
+  int64_t pieces = 0;
+  uint64_t messages = 0, events = 0;
+  double wall_s = 0;
+  std::vector<std::string> violations;
+};
+
+struct OasisRunResult {
+  OasisSummary summary;
+  OasisRecords records;
+};
+
+Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunResult* result);
+
+// Writes summary.json, jobs.csv and slots.csv into a staging folder beside out_dir, then moves
+// it onto out_dir (replacing a folder there).
+Status WriteOasisRunDirectory(const std::string& out_dir, const OasisRunResult& result);
+std::string OasisSummaryJson(const OasisSummary& s);
+std::string OasisJobsCsv(const std::vector<OasisJobRow>& jobs);
+std::string OasisSlotsCsv(const std::vector<OasisSlotRow>& slots);
+std::string FormatOasisSummary(const OasisSummary& s);
+
+}  // namespace troupe

@@ -1,0 +1,111 @@
+// The OASiS run's protocol (actors/oasis/, docs/oasis.md). Slots of slot_s virtual seconds:
+//
+//   scheduler --OasisTick(t) at t * slot_s--> scheduler     arrivals of t, then the slot's plan
+//   scheduler --OasisLease(t, workers, PS, machines)--> job   one per job holding workers in t
+//   job --OasisWork(range of mini-batches, PS)--> worker      the job's remaining mini-batches
+//                                                            split evenly over its leased workers
+//   worker --OasisGradient (one per data chunk of its range, aggregated)--> PS
+//   PS --OasisParams--> worker                               M e_i / b_i seconds later
+//   worker --OasisWorkerDone--> job                          its range is trained
+//   job --OasisSlotReport(t, trained, finished)--> scheduler  once every leased worker is done
+//
+// A worker trains a chunk piece of m mini-batches in m (tau_i + 2 e_i / b_i) seconds: its
+// gradients (m e_i Gb) reach the PS after m (tau_i + e_i / b_i), the parameters come back m e_i
+// / b_i later. The scheduler starts slot t + 1 only once every report of slot t is in. Every
+// type is plain data with a free `inspect`, registered under its name (message_types.cpp).
+#pragma once
+
+#include <caf/actor.hpp>
+#include <cstdint>
+#include <vector>
+
+namespace troupe {
+
+struct OasisTick {
+  int32_t slot = 0;
+};
+
+// Slot `slot` of job `job` (its index in the run): `workers` workers and `ps` parameter servers,
+// the machine of each (worker_machines[w], ps_machines[k]), for [start_s, end_s).
+struct OasisLease {
+  int64_t job = 0;
+  int32_t slot = 0;
+  double start_s = 0;
+  double end_s = 0;
+  std::vector<int32_t> worker_machines;
+  std::vector<int32_t> ps_machines;
+};
+
+// Train mini-batches [from, to) of the job's sequence (epoch-major: position p is in chunk
+// floor(p / M) mod N of epoch floor(p / (N M))) by end_s, exchanging with `ps`.
+struct OasisWork {
+  int32_t slot = 0;
+  double end_s = 0;
+  double from = 0;
+  double to = 0;
+  std::vector<caf::actor> ps;
+};
+
+// One chunk piece's gradients; the PS answers `reply_to` at return_s.
+struct OasisGradient {
+  int64_t chunk = 0;  // index in the job's sequence of chunk trainings
+  double minibatches = 0;
+  double gb = 0;
+  double return_s = 0;
+  caf::actor reply_to;
+};
+
+struct OasisParams {
+  int64_t chunk = 0;
+  double minibatches = 0;
+  double gb = 0;
+};
+
+struct OasisWorkerDone {
+  int32_t slot = 0;
+  int32_t worker = 0;
+  double minibatches = 0;
+  int64_t pieces = 0;  // chunk pieces exchanged
+  double end_s = 0;    // when its last parameters arrived
+};
+
+struct OasisSlotReport {
+  int64_t job = 0;
+  int32_t slot = 0;
+  double minibatches = 0;  // trained in the slot
+  double trained = 0;      // trained so far
+  bool finished = false;
+  double finish_s = 0;  // when the last parameters arrived, if finished
+  int64_t pieces = 0;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, OasisTick& x) {
+  return f(x.slot);
+}
+template <class Inspector>
+auto inspect(Inspector& f, OasisLease& x) {
+  return f(x.job, x.slot, x.start_s, x.end_s, x.worker_machines, x.ps_machines);
+}
+template <class Inspector>
+auto inspect(Inspector& f, OasisWork& x) {
+  return f(x.slot, x.end_s, x.from, x.to, x.ps);
+}
+template <class Inspector>
+auto inspect(Inspector& f, OasisGradient& x) {
+  return f(x.chunk, x.minibatches, x.gb, x.return_s, x.reply_to);
+}
+template <class Inspector>
+auto inspect(Inspector& f, OasisParams& x) {
+  return f(x.chunk, x.minibatches, x.gb);
+}
+template <class Inspector>
+auto inspect(Inspector& f, OasisWorkerDone& x) {
+  return f(x.slot, x.worker, x.minibatches, x.pieces, x.end_s);
+}
+template <class Inspector>
+auto inspect(Inspector& f, OasisSlotReport& x) {
+  return f(x.job, x.slot, x.minibatches, x.trained, x.finished, x.finish_s, x.pieces);
+}
+
+}  // namespace troupe

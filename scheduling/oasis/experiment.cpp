@@ -1,0 +1,227 @@
+#include "scheduling/oasis/experiment.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "scheduling/oasis/baselines.hpp"
+#include "scheduling/oasis/offline_optimum.hpp"
+
+namespace troupe::scheduling::oasis {
+namespace {
+
+const char* const kBaselines[] = {"fifo", "drf", "rrh", "dorm"};
+const char* const kPolicies[] = {"oasis", "oasis-cal", "fifo", "drf", "rrh", "dorm"};
+constexpr uint64_t kHistorySeed = 1000003;
+
+std::string Fixed(double v, int digits = 1) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
+  return buffer;
+}
+
+double Alpha(const PriceParams& p) {
+  double alpha = 1;
+  for (int r = 0; r < kResources; ++r) {
+    alpha = std::max(alpha, std::log(p.worker_high[r] / p.worker_low[r]));
+    alpha = std::max(alpha, std::log(p.ps_high[r] / p.ps_low[r]));
+  }
+  return alpha;
+}
+
+double Mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+// Table 1: total utility per policy and seed, and OASiS's margin over each baseline.
+void PolicyTable(const ReproduceOptions& o, std::ostringstream& out) {
+  std::map<std::string, std::vector<PolicyRun>> runs;
+  for (uint64_t seed : o.seeds) {
+    for (const char* p : kPolicies) {
+      runs[p].push_back(RunPolicy(o.spec, seed, p));
+      const PolicyRun& r = runs[p].back();
+      out << "csv,policy," << r.policy << "," << seed << "," << Fixed(r.utility, 3) << "," << r.jobs
+          << "," << r.admitted << "," << r.finished << "," << Fixed(r.gpu_use, 3) << ","
+          << r.violations << "," << Fixed(r.wall_s, 2) << "\n";
+    }
+  }
+  out << "\n| policy |";
+  for (uint64_t seed : o.seeds) out << " seed " << seed << " |";
+  out << " mean | admitted | finished | GPU use | oasis / policy | oasis-cal / policy |\n|---|";
+  for (size_t i = 0; i <= o.seeds.size() + 5; ++i) out << "---|";
+  out << "\n";
+  std::vector<double> oasis_u, cal_u;
+  for (const PolicyRun& r : runs["oasis"]) oasis_u.push_back(r.utility);
+  for (const PolicyRun& r : runs["oasis-cal"]) cal_u.push_back(r.utility);
+  for (const char* p : kPolicies) {
+    std::vector<double> u, admitted, finished, gpu, jobs;
+    out << "| " << p << " |";
+    for (const PolicyRun& r : runs[p]) {
+      out << " " << Fixed(r.utility) << " |";
+      u.push_back(r.utility);
+      admitted.push_back(r.admitted);
+      finished.push_back(r.finished);
+      gpu.push_back(r.gpu_use);
+      jobs.push_back(r.jobs);
+    }
+    out << " " << Fixed(Mean(u)) << " | " << Fixed(Mean(admitted)) << " / " << Fixed(Mean(jobs))
+        << " | " << Fixed(Mean(finished)) << " | " << Fixed(100 * Mean(gpu), 0) << "% | "
+        << Fixed(Mean(oasis_u) / Mean(u), 2) << "x | " << Fixed(Mean(cal_u) / Mean(u), 2)
+        << "x |\n";
+  }
+}
+
+// Table 2: OASiS with L and U scaled.
+void MisestimationTable(const ReproduceOptions& o, std::ostringstream& out) {
+  std::vector<std::pair<double, double>> cases{{1, 1}};
+  for (double f : o.factors) {
+    cases.insert(cases.end(), {{f, 1}, {1 / f, 1}, {1, f}, {1, 1 / f}, {f, f}, {1 / f, 1 / f}});
+  }
+  std::map<uint64_t, double> calibrated;
+  for (uint64_t seed : o.seeds) calibrated[seed] = CalibrateLow(o.spec, seed);
+  out << "\n| L x | U x | oasis (estimate) | vs unscaled | oasis-cal | vs unscaled | admitted "
+         "(cal) "
+         "|\n|---|---|---|---|---|---|---|\n";
+  double reference[2] = {0, 0};
+  for (const auto& [low, high] : cases) {
+    std::vector<double> u[2], admitted;
+    for (uint64_t seed : o.seeds) {
+      for (int c = 0; c < 2; ++c) {
+        const double l = low * (c == 1 ? calibrated[seed] : 1);
+        const PolicyRun r = RunPolicy(o.spec, seed, "oasis", l, high);
+        u[c].push_back(r.utility);
+        if (c == 1) admitted.push_back(r.admitted);
+      }
+    }
+    out << "| " << low << " | " << high << " |";
+    for (int c = 0; c < 2; ++c) {
+      if (low == 1 && high == 1) reference[c] = Mean(u[c]);
+      out << " " << Fixed(Mean(u[c])) << " | " << Fixed(100 * Mean(u[c]) / reference[c], 1)
+          << "% |";
+    }
+    out << " " << Fixed(Mean(admitted)) << " |\n";
+  }
+  out << "\ncalibrated L factors:";
+  for (const auto& [seed, factor] : calibrated) out << " seed " << seed << ": " << factor << ";";
+  out << "\n";
+}
+
+// Table 3: OASiS (and the baselines) against the offline optimum on tiny instances.
+void TinyTable(const ReproduceOptions& o, std::ostringstream& out) {
+  if (o.tiny_instances <= 0) return;
+  std::vector<double> ratios, alphas;
+  double opt = 0, oasis = 0;
+  std::vector<double> base(4, 0.0);
+  int proved = 0;
+  for (int i = 0; i < o.tiny_instances; ++i) {
+    const TinyRun r = RunTiny(7000 + i);
+    out << "csv,tiny," << r.seed << "," << r.jobs << "," << r.proved << "," << Fixed(r.optimum, 4)
+        << "," << Fixed(r.oasis, 4);
+    for (double b : r.baseline) out << "," << Fixed(b, 4);
+    out << "\n";
+    proved += r.proved;
+    opt += r.optimum;
+    oasis += r.oasis;
+    for (size_t b = 0; b < base.size(); ++b) base[b] += r.baseline[b];
+    if (r.optimum > 0) ratios.push_back(r.oasis / r.optimum);
+    alphas.push_back(r.alpha);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  if (ratios.empty()) ratios.push_back(0);
+  const double max_alpha = *std::max_element(alphas.begin(), alphas.end());
+  out << "\n| instances | proved optimal | OPT total | OASiS total | OASiS / OPT (sum) | "
+         "per instance min / median | bound 1/(2 alpha) |\n|---|---|---|---|---|---|---|\n";
+  out << "| " << o.tiny_instances << " | " << proved << " | " << Fixed(opt, 2) << " | "
+      << Fixed(oasis, 2) << " | " << Fixed(oasis / opt, 3) << " | " << Fixed(ratios.front(), 3)
+      << " / " << Fixed(ratios[ratios.size() / 2], 3) << " | " << Fixed(1 / (2 * max_alpha), 4)
+      << " (alpha <= " << Fixed(max_alpha, 1) << ") |\n";
+  out << "\nbaselines / OPT on the same instances:";
+  for (size_t b = 0; b < base.size(); ++b) {
+    out << " " << kBaselines[b] << " " << Fixed(base[b] / opt, 3) << ";";
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+double CalibrateLow(const WorkloadSpec& spec, uint64_t seed) {
+  const Cluster cluster = MakeCluster(spec);
+  const std::vector<Job> past = MakeJobs(spec, seed + kHistorySeed);
+  const PriceParams estimate = EstimatePrices(cluster, past);
+  double best_factor = 1;
+  double best = -1;
+  for (int k = 0; k <= 30; k += 3) {
+    const double factor = std::pow(10.0, k);
+    OasisPolicy oasis(cluster, estimate.Scaled(factor, 1));
+    const double u = Simulate(cluster, past, oasis).total_utility;
+    if (u > best) {
+      best = u;
+      best_factor = factor;
+    }
+  }
+  return best_factor;
+}
+
+PolicyRun RunPolicy(const WorkloadSpec& spec, uint64_t seed, const std::string& policy,
+                    double low_factor, double high_factor) {
+  const auto start = std::chrono::steady_clock::now();
+  const Cluster cluster = MakeCluster(spec);
+  const std::vector<Job> jobs = MakeJobs(spec, seed);
+  const bool calibrated = policy == "oasis-cal";
+  const double low = low_factor * (calibrated ? CalibrateLow(spec, seed) : 1);
+  const PriceParams params =
+      EstimatePrices(cluster, MakeJobs(spec, seed + kHistorySeed)).Scaled(low, high_factor);
+  auto p = MakePolicy(calibrated ? "oasis" : policy, cluster, params);
+  if (!p) return PolicyRun{policy, seed};
+  const SimResult sim = Simulate(cluster, jobs, *p);
+  PolicyRun r;
+  r.policy = policy;
+  r.seed = seed;
+  r.low_factor = low_factor;
+  r.high_factor = high_factor;
+  r.utility = sim.total_utility;
+  r.jobs = static_cast<int>(jobs.size());
+  r.admitted = sim.admitted;
+  r.finished = sim.finished;
+  for (const SlotRecord& s : sim.slots) r.gpu_use += s.worker_use[0] / sim.slots.size();
+  r.violations = static_cast<int>(sim.violations.size());
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+TinyRun RunTiny(uint64_t seed, double time_limit_s) {
+  const Instance in = TinyInstance(seed);
+  TinyRun r;
+  r.seed = seed;
+  r.jobs = static_cast<int>(in.jobs.size());
+  const OfflineResult opt = SolveOffline(in.cluster, in.jobs, {.time_limit_s = time_limit_s});
+  r.proved = opt.solved;
+  r.optimum = opt.utility;
+  const PriceParams params = EstimatePrices(in.cluster, in.jobs);
+  r.alpha = Alpha(params);
+  for (const char* p : {"oasis", "fifo", "drf", "rrh", "dorm"}) {
+    auto policy = MakePolicy(p, in.cluster, params);
+    const double u = Simulate(in.cluster, in.jobs, *policy).total_utility;
+    if (std::string(p) == "oasis") {
+      r.oasis = u;
+    } else {
+      r.baseline.push_back(u);
+    }
+  }
+  return r;
+}
+
+std::string ReproduceReport(const ReproduceOptions& options) {
+  std::ostringstream out;
+  PolicyTable(options, out);
+  MisestimationTable(options, out);
+  TinyTable(options, out);
+  return out.str();
+}
+
+}  // namespace troupe::scheduling::oasis

@@ -1,0 +1,124 @@
+// The OASiS run (actors/oasis/, docs/oasis.md) on the emulated clock.
+//
+// Contract checked here: every admitted OASiS job's emulated run (workers and PS exchanging one
+// aggregated gradient and parameter message per chunk piece over the leased bandwidth) finishes by
+// its planned end slot t-hat, and the actors' finish agrees with the model's worker-slot count (no
+// violation); rejected jobs carry reasons; slots.csv never shows a pool above capacity; the
+// emulated total utility equals the slot simulator's for every policy; the run is deterministic
+// (byte-identical jobs.csv and slots.csv); and configs/oasis.textproto validates.
+#include "actors/oasis/oasis_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "emulation/config_loader.hpp"
+#include "scheduling/oasis/baselines.hpp"
+#include "tests/integration/run_fixture.hpp"
+
+namespace troupe::testing {
+namespace {
+
+// 6 + 6 machines, 48 one-hour slots, ~70 jobs: contended at the diurnal peaks.
+constexpr char kSmall[] = R"(
+oasis {
+  slots: 48
+  worker_servers: 6
+  ps_machines: 6
+  jobs_per_slot: 1.5
+  epochs { lo: 5 hi: 20 }
+}
+)";
+
+struct OasisRunOut {
+  Status status;
+  OasisPlan plan;
+  OasisRunResult result;
+};
+
+OasisRunOut RunOasis(const std::vector<std::string>& sets) {
+  OasisRunOut run;
+  config::RunConfig cfg;
+  run.status = ParseConfigText(kSmall, "oasis.textproto", &cfg);
+  for (size_t i = 0; run.status.ok() && i < sets.size(); ++i) {
+    run.status = ApplyOverride(sets[i], &cfg);
+  }
+  if (run.status.ok()) run.status = ValidateConfig(cfg, "oasis.textproto");
+  if (run.status.ok()) run.status = PlanOasisRun(cfg, "oasis.textproto", &run.plan);
+  if (run.status.ok()) run.status = ExecuteOasisRun(run.plan, ExecuteOptions{}, &run.result);
+  return run;
+}
+
+TEST(OasisRunTest, AdmittedJobsFinishByTheirPlannedEndAndRejectedOnesSayWhy) {
+  const std::string dir = FreshDir("oasis-run");
+  const OasisRunOut run = RunOasis({"run.out_dir=" + dir});
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  const OasisSummary& s = run.result.summary;
+  EXPECT_TRUE(s.violations.empty()) << s.violations.front();
+  EXPECT_GT(s.admitted, 10);
+  EXPECT_GT(s.rejected, 0);
+  EXPECT_EQ(s.late, 0);
+  EXPECT_GT(s.pieces, 0);
+  const auto jobs = ReadCsv(dir + "/jobs.csv");
+  ASSERT_EQ(jobs.size(), run.plan.jobs.size());
+  for (const auto& j : jobs) {
+    if (j.at("admitted") == "1") {
+      ASSERT_NE(j.at("actual_end"), "-1") << "job " << j.at("id");
+      EXPECT_LE(std::stoi(j.at("actual_end")), std::stoi(j.at("planned_end"))) << j.at("id");
+      EXPECT_TRUE(j.at("reason").empty());
+    } else {
+      EXPECT_FALSE(j.at("reason").empty()) << "job " << j.at("id");
+      EXPECT_EQ(j.at("actual_end"), "-1");
+    }
+  }
+  const std::string summary = ReadFile(dir + "/summary.json");
+  EXPECT_NE(summary.find("\"total_utility\""), std::string::npos);
+  EXPECT_NE(summary.find("\"admitted\": " + std::to_string(s.admitted)), std::string::npos);
+}
+
+TEST(OasisRunTest, EveryPolicyRespectsCapacitiesAndMatchesTheSimulator) {
+  for (const char* policy : {"oasis", "fifo", "drf", "rrh", "dorm"}) {
+    const std::string dir = FreshDir(std::string("oasis-") + policy);
+    const OasisRunOut run = RunOasis({"run.out_dir=" + dir, std::string("oasis.policy=") + policy});
+    ASSERT_TRUE(run.status.ok()) << run.status.message();
+    EXPECT_TRUE(run.result.summary.violations.empty())
+        << policy << ": " << run.result.summary.violations.front();
+    const auto slots = ReadCsv(dir + "/slots.csv");
+    ASSERT_EQ(slots.size(), 48u);
+    for (const auto& row : slots) {
+      for (const auto& [key, value] : row) {
+        if (key.find("_use_") != std::string::npos) {
+          EXPECT_LE(std::stod(value), 1 + 1e-9) << key;
+        }
+      }
+    }
+    auto sim_policy = scheduling::oasis::MakePolicy(policy, run.plan.cluster, run.plan.prices);
+    const auto sim = scheduling::oasis::Simulate(run.plan.cluster, run.plan.jobs, *sim_policy);
+    EXPECT_NEAR(run.result.summary.total_utility, sim.total_utility, 1e-6) << policy;
+    EXPECT_EQ(run.result.summary.finished, sim.finished) << policy;
+  }
+}
+
+TEST(OasisRunTest, EmulatedRunIsDeterministic) {
+  const std::string a = FreshDir("oasis-a");
+  const std::string b = FreshDir("oasis-b");
+  ASSERT_TRUE(RunOasis({"run.out_dir=" + a, "run.seed=3"}).status.ok());
+  ASSERT_TRUE(RunOasis({"run.out_dir=" + b, "run.seed=3"}).status.ok());
+  EXPECT_EQ(ReadFile(a + "/jobs.csv"), ReadFile(b + "/jobs.csv"));
+  EXPECT_EQ(ReadFile(a + "/slots.csv"), ReadFile(b + "/slots.csv"));
+}
+
+TEST(OasisRunTest, RepositoryConfigValidatesAndBadFieldsAreNamed) {
+  config::RunConfig cfg;
+  ASSERT_TRUE(LoadConfigFile(SourcePath("configs/oasis.textproto"), &cfg).ok());
+  EXPECT_TRUE(ValidateConfig(cfg, "oasis.textproto").ok());
+  ASSERT_TRUE(ApplyOverride("oasis.policy=lottery", &cfg).ok());
+  const Status bad = ValidateConfig(cfg, "oasis.textproto");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("oasis.policy"), std::string::npos) << bad.message();
+}
+
+}  // namespace
+}  // namespace troupe::testing
