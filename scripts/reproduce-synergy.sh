@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Reproduces Synergy's published simulation results with troupe and prints them next to
 # ../shared/REFERENCE.md's figures. Writes one CSV per figure under OUT (default
-# runs/reproduce-synergy). Usage: scripts/reproduce-synergy.sh [--quick]
+# runs/reproduce-synergy). Usage: scripts/reproduce-synergy.sh [--quick] [--policies]
 #   --quick: 2 seeds and a coarser load sweep (a few minutes); default 5 seeds.
+#   --policies: also FIFO/SRTF/LAS/FTF at 9 jobs/h. Slow: under SRTF and LAS the overloaded
+#   queue grows to tens of thousands of jobs before the measured long jobs finish (an hour+).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -13,7 +15,14 @@ LOADS=1,2,3,4,5,6,7,8,9
 # The multi-GPU mix holds 1.9 GPUs a job: 128 GPUs saturate near 4 jobs/h.
 LOADS_MULTI=1,2,3,4,5
 MECHANISMS=${MECHANISMS:-proportional,greedy,tune,opt}
-if [ "${1:-}" = "--quick" ]; then SEEDS=1-2; LOADS=3,6,9; LOADS_MULTI=2,4; fi
+POLICIES=no
+for arg in "$@"; do
+  case $arg in
+    --quick) SEEDS=1-2; LOADS=3,6,9; LOADS_MULTI=2,4 ;;
+    --policies) POLICIES=yes ;;
+    *) echo "usage: $0 [--quick] [--policies]" >&2; exit 2 ;;
+  esac
+done
 [ -x "$TROUPE" ] || make build BUILD="$BUILD"
 mkdir -p "$OUT"
 
@@ -58,11 +67,13 @@ echo "== Figure: load 1-5 jobs/h, FIFO, proportional vs TUNE, 128 GPUs, multi-GP
   --seeds "$SEEDS" --out "$OUT/load-multi" | sed -n '/mean over seeds/,$p'
 cp "$OUT/load-multi/sweep.csv" "$OUT/fig-load-multi-gpu.csv"
 
+if [ "$POLICIES" = yes ]; then
 echo
 echo "== Figure: policies at 9 jobs/h, 128 GPUs, proportional vs TUNE"
 "$TROUPE" sweep configs/default.textproto --over scheduler.policy=fifo,srtf,las,ftf \
   --over scheduler.mechanism=proportional,tune --seeds "$SEEDS" --out "$OUT/policies" \
   | sed -n '/mean over seeds/,$p'
 cp "$OUT/policies/sweep.csv" "$OUT/fig-policies.csv"
+fi
 echo
 echo "CSVs: $OUT/fig-*.csv"
