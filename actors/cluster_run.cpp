@@ -11,30 +11,13 @@
 #include "actors/server_actor.hpp"
 #include "actors/workload_actor.hpp"
 #include "emulation/report_writer.hpp"
+#include "emulation/runtime/remote_node.hpp"
 #include "messages/atoms.hpp"
 
 namespace troupe {
 namespace {
 
 constexpr auto kNodeTimeout = std::chrono::seconds(10);
-
-Status ConnectNode(caf::actor_system& sys, const std::string& address, caf::actor* node) {
-  const auto colon = address.rfind(':');
-  const std::string host = address.substr(0, colon);
-  const auto port = static_cast<uint16_t>(std::stoi(address.substr(colon + 1)));
-  // The node may still be starting: retry for a while before giving up.
-  std::string why;
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    auto remote = sys.middleman().remote_actor(host, port);
-    if (remote) {
-      *node = *remote;
-      return Status::Ok();
-    }
-    why = sys.render(remote.error());
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return Status::IoError("node " + address + ": cannot connect: " + why);
-}
 
 Status SpawnRemoteServer(caf::actor_system& sys, const caf::actor& node, const ServerSpec& spec,
                          const std::string& address, caf::actor* server) {

@@ -298,8 +298,7 @@ void ValidateRun(const config::RunConfig& cfg, Check& check) {
   const config::Profiler& profiler = cfg.scheduler().profiler();
   check.NonNegative("scheduler.profiler.seconds_per_point", profiler.seconds_per_point());
   check.NonNegative("scheduler.profiler.noise_stddev", profiler.noise_stddev());
-  check.NonNegative("scheduler.profiler.improvement_threshold",
-                    profiler.improvement_threshold());
+  check.NonNegative("scheduler.profiler.improvement_threshold", profiler.improvement_threshold());
   check.AtLeast("scheduler.profiler.servers", profiler.servers(), 0);
   check.Positive("run.time_scale", r.time_scale());
   check.NonNegative("run.deadline_s", r.deadline_s());
