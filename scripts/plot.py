@@ -6,7 +6,10 @@
 Writes DIR (default RUN_DIR/report, the first run's) with jct_cdf.png (every run's JCT CDF on one
 axis), per run NAME-allocation.png (GPUs, CPUs, memory in percent of capacity and the queue over
 virtual time) and NAME-gpu-timeline.png or, from 2000 jobs on, NAME-gpu-heatmap.png (from
-leases.csv), and report.html showing them with each run's summary. Output is deterministic.
+leases.csv); parameter-server runs (batches.csv) get NAME-ps-stages.png, NAME-ps-hit-rates.png and
+NAME-ps-loss.png, OASiS runs (slots.csv, jobs.csv) NAME-oasis-prices.png,
+NAME-oasis-utilisation.png and NAME-oasis-jobs.png; report.html shows them with each run's
+summary. Output is deterministic.
 
 Exit status: 0 written; 2 bad input (a missing, truncated or malformed run directory, or an output
 path it must not replace): one line on stderr naming the file and line, nothing written; 1 other

@@ -4,6 +4,7 @@ import base64
 import html
 import os
 
+from .rundir import SCHEDULER
 from .series import RESOURCES
 
 STYLE = """
@@ -44,7 +45,11 @@ def format_value(key, value):
         return f"{value / 3600:.2f} h ({value:,.0f} s)"
     if key == "wall_s":
         return f"{value:.3f} s"
-    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if abs(value) >= 1e12 or (value != 0 and abs(value) < 100):
+        return f"{value:.6g}"
+    return f"{value:,.1f}"
 
 
 def comparison_format(kind, value):
@@ -89,19 +94,21 @@ def comparison_table(runs):
 def page(folder, runs, sections, overview, notes):
     """sections: per run, {"capacity", "figures": [...], "notes": [...]}; overview: the CDF's
     figure dict or None; notes: report-wide notes."""
-    scheduler_runs = [run for run, section in zip(runs, sections) if section is not None]
+    scheduler_runs = [run for run in runs if run.kind == SCHEDULER]
     body = ["<h1>troupe report</h1>", "<p>Runs: " + ", ".join(
         f"<b>{esc(run.name)}</b> (<code>{esc(run.path)}</code>)" for run in runs) + "</p>"]
     body += [note(text) for text in notes]
-    body.append("<h2>Job completion times</h2>")
-    body.append(image(folder, overview) if overview else note("No measured job finished."))
     if scheduler_runs:
+        body.append("<h2>Job completion times</h2>")
+        body.append(image(folder, overview) if overview else note("No measured job finished."))
         body.append(comparison_table(scheduler_runs))
     for run, section in zip(runs, sections):
         body.append(f"<h2>{esc(run.label)}</h2>")
         if section is None:
             body.append(note(f"Skipped: {run.kind}; this report knows scheduler runs "
-                             "(summary.json, jobs.csv, rounds.csv)."))
+                             "(summary.json, jobs.csv, rounds.csv), parameter-server runs "
+                             "(summary.json, batches.csv) and OASiS runs (summary.json, jobs.csv, "
+                             "slots.csv)."))
             continue
         body.append(summary_table(run, section["capacity"]))
         body += [image(folder, figure) for figure in section["figures"]]

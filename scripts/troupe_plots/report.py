@@ -10,7 +10,7 @@ import re
 import shutil
 import tempfile
 
-from . import figures, gpu_figures, html_report, rundir, series
+from . import figures, gpu_figures, html_report, oasis_figures, ps_figures, rundir, series
 from .errors import InputError
 
 CDF_FILE = "jct_cdf.png"
@@ -116,5 +116,36 @@ def run_section(run, folder):
     return section
 
 
+def figure_section(run, folder, drawings):
+    """drawings: (file suffix, alt text, function(run, path) -> caption)."""
+    stem = file_stem(run.name)
+    section = {"capacity": None, "figures": [], "notes": []}
+    for suffix, alt, draw_figure in drawings:
+        name = f"{stem}-{suffix}.png"
+        caption = draw_figure(run, os.path.join(folder, name))
+        section["figures"].append({"file": name, "alt": f"{run.name}: {alt}", "caption": caption})
+    return section
+
+
+def paramserver_section(run, folder):
+    if run.batches.empty:
+        return {"capacity": None, "figures": [],
+                "notes": ["No figures: batches.csv holds no batch."]}
+    return figure_section(run, folder, [("ps-stages", "pipeline stages", ps_figures.stages),
+                                        ("ps-hit-rates", "hit rates", ps_figures.hit_rates),
+                                        ("ps-loss", "loss", ps_figures.loss)])
+
+
+def oasis_section(run, folder):
+    if run.slots.empty:
+        return {"capacity": None, "figures": [], "notes": ["No figures: slots.csv holds no slot."]}
+    return figure_section(run, folder, [("oasis-prices", "prices", oasis_figures.prices),
+                                        ("oasis-utilisation", "utilisation",
+                                         oasis_figures.utilisation),
+                                        ("oasis-jobs", "admitted vs rejected jobs",
+                                         oasis_figures.admissions)])
+
+
 # What each run type shows in its own section (the JCT CDF takes scheduler runs only).
-SECTIONS = {rundir.SCHEDULER: run_section}
+SECTIONS = {rundir.SCHEDULER: run_section, rundir.PARAMSERVER: paramserver_section,
+            rundir.OASIS: oasis_section}

@@ -1,7 +1,9 @@
 """Reading and checking a run directory.
 
-A run's type is detected from what is in its folder. Today there is one: "scheduler" (a round-based
-cluster run: summary.json, jobs.csv, rounds.csv and, with run.lease_log, leases.csv). Anything else
+A run's type is summary.json's "run_type" where it has one, else detected from what is in its
+folder: "paramserver" (summary.json, batches.csv), "oasis" (summary.json, jobs.csv, slots.csv) or
+"scheduler" (a round-based cluster run: summary.json, jobs.csv, rounds.csv and, with
+run.lease_log, leases.csv). Anything else
 that has a readable summary.json is of an unknown type: it is loaded with its summary only and the
 report skips it with a note. Every check raises InputError naming the file and, where it can, the
 line; nothing here draws.
@@ -18,6 +20,8 @@ import pandas as pd
 from .errors import InputError
 
 SCHEDULER = "scheduler"
+PARAMSERVER = "paramserver"
+OASIS = "oasis"
 
 # Columns the report reads ("int", "float" or "str"); other columns are allowed and ignored.
 JOBS_COLUMNS = {"job_id": "int", "model": "str", "gpus": "int", "arrival_s": "float",
@@ -27,6 +31,22 @@ ROUNDS_COLUMNS = {"round": "int", "start_s": "float", "end_s": "float", "gpus_al
                   "jobs_running": "int", "jobs_queued": "int"}
 LEASES_COLUMNS = {"round": "int", "job_id": "int", "server": "int", "gpu_ids": "str",
                   "cpus": "float", "memory_gb": "float"}
+# batches.csv of a parameter-server run (actors/ps/ps_report.cpp).
+PS_STAGES = ["read_s", "partition_s", "ssd_s", "train_s"]
+BATCHES_COLUMNS = {"batch": "int", "loss": "float", "batch_time_s": "float", "end_s": "float",
+                   **{stage: "float" for stage in PS_STAGES}, "keys": "int", "hbm_hits": "int",
+                   "mem_keys": "int", "mem_hits": "int", "mem_hit_rate": "float",
+                   "cache_hit_rate": "float", "ssd_rows_read": "int"}
+PS_SUMMARY_FIELDS = {"batches": (int, False), "batch_size": (int, False), "nodes": (int, False),
+                     "auc": (float, True)}
+# jobs.csv and slots.csv of an OASiS run (actors/oasis/oasis_report.cpp); slots.csv has, per
+# resource R, worker_use_R, ps_use_R, worker_price_R and ps_price_R (R from worker_price_*).
+OASIS_JOBS_COLUMNS = {"id": "int", "arrival": "int", "admitted": "int", "utility": "float"}
+SLOTS_COLUMNS = {"slot": "int", "active": "int", "workers": "int", "ps": "int"}
+OASIS_KINDS = ["worker_use_", "ps_use_", "worker_price_", "ps_price_"]
+OASIS_SUMMARY_FIELDS = {"policy": (str, False), "slots": (int, False), "jobs": (int, False),
+                        "admitted": (int, False), "rejected": (int, False),
+                        "total_utility": (float, False)}
 # summary.json fields of a scheduler run: (type, may be null).
 SUMMARY_FIELDS = {"policy": (str, False), "mechanism": (str, False), "jobs_total": (int, False),
                   "makespan_s": (float, False), "gpu_utilisation": (float, True),
@@ -42,10 +62,17 @@ class Run:
     jobs: pd.DataFrame = None
     rounds: pd.DataFrame = None
     leases: pd.DataFrame = None  # None: the run was made without run.lease_log
+    batches: pd.DataFrame = None  # parameter-server runs
+    slots: pd.DataFrame = None  # OASiS runs
+    resources: list = None  # OASiS runs: resource names, from slots.csv's columns
     notes: list = field(default_factory=list)
 
     @property
     def label(self):
+        if self.kind == PARAMSERVER:
+            return f"{self.name} (parameter server, {self.summary['nodes']} nodes)"
+        if self.kind == OASIS:
+            return f"{self.name} (OASiS, policy {self.summary['policy']})"
         if self.kind != SCHEDULER:
             return self.name
         return f"{self.name} ({self.summary['policy']} + {self.summary['mechanism']})"
@@ -73,7 +100,7 @@ def load_run(path, name):
 
 
 def load_scheduler_run(path, name, summary):
-    check_summary_fields(os.path.join(path, "summary.json"), summary)
+    check_summary_fields(os.path.join(path, "summary.json"), summary, SUMMARY_FIELDS)
     jobs = read_csv(os.path.join(path, "jobs.csv"), JOBS_COLUMNS)
     rounds = read_csv(os.path.join(path, "rounds.csv"), ROUNDS_COLUMNS)
     check_rounds(os.path.join(path, "rounds.csv"), rounds)
@@ -88,9 +115,43 @@ def load_scheduler_run(path, name, summary):
     return Run(path, name, SCHEDULER, summary, jobs, rounds, leases)
 
 
+def load_paramserver_run(path, name, summary):
+    check_summary_fields(os.path.join(path, "summary.json"), summary, PS_SUMMARY_FIELDS)
+    batches_path = os.path.join(path, "batches.csv")
+    batches = read_csv(batches_path, BATCHES_COLUMNS)
+    check_row_count(batches_path, batches, summary, "batches")
+    if batches["batch"].duplicated().any():
+        row = int(np.flatnonzero(batches["batch"].duplicated().to_numpy())[0])
+        raise InputError(batches_path, row + 2, "repeats a batch number")
+    return Run(path, name, PARAMSERVER, summary, batches=batches)
+
+
+def load_oasis_run(path, name, summary):
+    check_summary_fields(os.path.join(path, "summary.json"), summary, OASIS_SUMMARY_FIELDS)
+    jobs_path, slots_path = os.path.join(path, "jobs.csv"), os.path.join(path, "slots.csv")
+    jobs = read_csv(jobs_path, OASIS_JOBS_COLUMNS)
+    check_row_count(jobs_path, jobs, summary, "jobs")
+    header = read_csv(slots_path, SLOTS_COLUMNS).columns
+    resources = [c[len("worker_price_"):] for c in header if c.startswith("worker_price_")]
+    if not resources:
+        raise InputError(slots_path, 1, "no worker_price_* column")
+    columns = dict(SLOTS_COLUMNS)
+    columns.update({kind + r: "float" for kind in OASIS_KINDS for r in resources})
+    slots = read_csv(slots_path, columns)
+    check_row_count(slots_path, slots, summary, "slots")
+    if slots["slot"].duplicated().any():
+        row = int(np.flatnonzero(slots["slot"].duplicated().to_numpy())[0])
+        raise InputError(slots_path, row + 2, "repeats a slot number")
+    return Run(path, name, OASIS, summary, jobs=jobs, slots=slots, resources=resources)
+
+
 # Run types, tried in order: (type, test on the folder's file names and its summary). A new type
-# (parameter server, OASiS) adds a line here, a loader below and a section in report.py.
+# adds a line here, a loader below and a section in report.py.
 RUN_TYPES = [
+    (PARAMSERVER, lambda files, summary: "batches.csv" in files
+     or {"batch_size", "slowest_stage"} <= summary.keys()),
+    (OASIS, lambda files, summary: "slots.csv" in files
+     or {"worker_servers", "ps_machines"} <= summary.keys()),
     (SCHEDULER, lambda files, summary: bool({"jobs.csv", "rounds.csv"} & files)
      or "mechanism" in summary),
 ]
@@ -123,8 +184,8 @@ def read_summary(path):
     return summary
 
 
-def check_summary_fields(path, summary):
-    for key, (kind, nullable) in SUMMARY_FIELDS.items():
+def check_summary_fields(path, summary, fields):
+    for key, (kind, nullable) in fields.items():
         if key not in summary:
             raise InputError(path, None, f"missing field \"{key}\"")
         value = summary[key]
@@ -251,4 +312,5 @@ def parse_leases(path, leases, rounds):
     return expanded.reset_index(drop=True)
 
 
-LOADERS = {SCHEDULER: load_scheduler_run}
+LOADERS = {SCHEDULER: load_scheduler_run, PARAMSERVER: load_paramserver_run,
+           OASIS: load_oasis_run}

@@ -134,9 +134,9 @@ class Report : public ::testing::Test {
 
   // A copy of the committed run under the test's folder, so that reports never land in the
   // source tree.
-  std::string CopyRun(const std::string& name) {
+  std::string CopyRun(const std::string& name, const std::string& source = "run-small") {
     const std::string copy = dir_ + "/" + name;
-    fs::copy(SourcePath("tests/data/run-small"), copy, fs::copy_options::recursive);
+    fs::copy(SourcePath("tests/data/" + source), copy, fs::copy_options::recursive);
     return copy;
   }
 
@@ -144,8 +144,9 @@ class Report : public ::testing::Test {
   // returns stderr.
   std::string ReportOnBrokenRun(
       const std::string& file,
-      const std::function<std::optional<std::string>(const std::string&)>& change) {
-    const std::string run = CopyRun("broken-" + std::to_string(++broken_));
+      const std::function<std::optional<std::string>(const std::string&)>& change,
+      const std::string& source = "run-small") {
+    const std::string run = CopyRun("broken-" + std::to_string(++broken_), source);
     const std::string path = run + "/" + file;
     if (std::optional<std::string> changed = change(ReadFile(path))) {
       WriteFile(path, *changed);
@@ -241,7 +242,7 @@ TEST_F(Report, WithoutLeasesCsvItSaysWhyThereIsNoTimeline) {
 TEST_F(Report, SkipsARunOfAnUnknownTypeWithANote) {
   const std::string run = CopyRun("run-small"), other = dir_ + "/ps";
   fs::create_directories(other);
-  WriteFile(other + "/summary.json", "{\"run_type\": \"paramserver\"}\n");
+  WriteFile(other + "/summary.json", "{\"run_type\": \"simulation\"}\n");
   ProcessResult r = RunTroupe({"report", run, other, "--out", dir_ + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(ReadFile(dir_ + "/out/report.html").find("Skipped: unknown run type"),
@@ -284,6 +285,68 @@ TEST_F(Report, TruncatedCsvIsNamed) {
     return text.substr(0, text.rfind('\n', text.size() / 2) + 1);
   });
   EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+}
+
+// Draws one run of a new type and checks its figures: good PNGs, each embedded once.
+void ExpectRunFigures(const std::string& run, const std::vector<std::string>& expected,
+                      const std::vector<std::string>& in_html) {
+  ProcessResult r = RunTroupe({"report", run});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string out = run + "/report";
+  ASSERT_EQ(Pngs(out), expected);
+  const std::string html = ReadFile(out + "/report.html");
+  EXPECT_EQ(Count(html, "src=\"data:image/png;base64,"), expected.size());
+  for (const std::string& png : expected) {
+    ExpectGoodPng(out + "/" + png);
+    EXPECT_NE(html.find("base64," + Base64(ReadFile(out + "/" + png)) + "\""), std::string::npos)
+        << png << " is not embedded";
+  }
+  for (const std::string& text : in_html) EXPECT_NE(html.find(text), std::string::npos) << text;
+  EXPECT_EQ(html.find("Job completion times"), std::string::npos) << "no scheduler run";
+}
+
+TEST_F(Report, DrawsAParameterServerRun) {
+  ExpectRunFigures(CopyRun("ps-small", "ps-small"),
+                   {"ps-small-ps-hit-rates.png", "ps-small-ps-loss.png", "ps-small-ps-stages.png"},
+                   {"ps-small (parameter server, 4 nodes)", "<th>batches</th><td>60</td>"});
+}
+
+TEST_F(Report, DrawsAnOasisRun) {
+  ExpectRunFigures(CopyRun("oasis-small", "oasis-small"),
+                   {"oasis-small-oasis-jobs.png", "oasis-small-oasis-prices.png",
+                    "oasis-small-oasis-utilisation.png"},
+                   {"oasis-small (OASiS, policy oasis)",
+                    "<th>total_utility</th><td>11,146.8</td>"});
+}
+
+TEST_F(Report, MixesEveryRunTypeInOneReport) {
+  const std::string out = dir_ + "/all";
+  ProcessResult r = RunTroupe({"report", CopyRun("run-small"), CopyRun("ps", "ps-small"),
+                               CopyRun("oasis", "oasis-small"), "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(Pngs(out).size(), 9u);
+  EXPECT_EQ(Count(ReadFile(out + "/report.html"), "src=\"data:image/png;base64,"), 9u);
+}
+
+TEST_F(Report, BadParameterServerOrOasisInputIsNamed) {
+  ReportOnBrokenRun(
+      "batches.csv", [](const std::string& text) { return DropColumn(text, 1); }, "ps-small");
+  std::string err = ReportOnBrokenRun(
+      "batches.csv",
+      [](const std::string& text) {
+        return text.substr(0, text.rfind('\n', text.size() / 2) + 1);
+      },
+      "ps-small");
+  EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+  err = ReportOnBrokenRun(
+      "slots.csv", [](const std::string& text) { return ReplaceLine(text, 4, "2,x,0,0"); },
+      "oasis-small");
+  EXPECT_NE(err.find("slots.csv:4: column \"active\""), std::string::npos) << err;
+  ReportOnBrokenRun(
+      "slots.csv", [](const std::string&) -> std::optional<std::string> { return std::nullopt; },
+      "oasis-small");
+  ReportOnBrokenRun(
+      "summary.json", [](const std::string& text) { return text.substr(0, 100); }, "oasis-small");
 }
 
 }  // namespace
