@@ -1,20 +1,16 @@
 #include "emulation/report_writer.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <system_error>
 
+#include "emulation/run_directory.hpp"
+
 namespace troupe {
 namespace {
-
-namespace fs = std::filesystem;
 
 // std::to_chars ignores the locale, unlike printf, so a German locale cannot turn "1.5" into
 // "1,5" and break the CSV or the byte-for-byte comparison of two runs.
@@ -90,66 +86,6 @@ class JsonObject {
  private:
   std::string body_;
 };
-
-Status WriteFile(const fs::path& path, const std::string& content) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) {
-    return Status::IoError(path.string() + ": cannot write: " + std::strerror(errno));
-  }
-  size_t written = std::fwrite(content.data(), 1, content.size(), file);
-  int write_errno = written == content.size() ? 0 : errno;
-  // fclose flushes, so a full disk may only show up here.
-  if (std::fclose(file) != 0 && write_errno == 0) write_errno = errno;
-  if (write_errno != 0) {
-    return Status::IoError(path.string() + ": cannot write: " + std::strerror(write_errno));
-  }
-  return Status::Ok();
-}
-
-// Moves `staging` onto `target`, replacing a folder already there. The old folder is set aside
-// first and restored if the second rename fails, so target is never lost on error.
-Status Replace(const fs::path& staging, const fs::path& target) {
-  std::error_code ec;
-  fs::file_status existing = fs::symlink_status(target, ec);
-  if (fs::exists(existing)) {
-    if (!fs::is_directory(existing)) {
-      return Status::IoError(target.string() + ": exists and is not a folder; not replacing it");
-    }
-    fs::path old = target;
-    old += ".old-" + std::to_string(::getpid());
-    fs::remove_all(old, ec);
-    fs::rename(target, old, ec);
-    if (ec) return Status::IoError(target.string() + ": cannot move aside: " + ec.message());
-    fs::rename(staging, target, ec);
-    if (ec) {
-      std::error_code restore_ec;
-      fs::rename(old, target, restore_ec);
-      return Status::IoError(target.string() + ": cannot replace: " + ec.message());
-    }
-    fs::remove_all(old, ec);  // the new results are in place; a leftover is only litter
-    return Status::Ok();
-  }
-  fs::rename(staging, target, ec);
-  if (ec) return Status::IoError(target.string() + ": cannot create: " + ec.message());
-  return Status::Ok();
-}
-
-Status WriteStaged(const fs::path& staging, const RunSummary& summary,
-                   const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
-                   const std::vector<LeaseRecord>* leases) {
-  std::error_code ec;
-  fs::remove_all(staging, ec);  // a leftover of an earlier crashed run with the same pid
-  if (!fs::create_directory(staging, ec)) {
-    return Status::IoError(staging.string() + ": cannot create folder: " +
-                           (ec ? ec.message() : std::string("already exists")));
-  }
-  if (Status s = WriteFile(staging / "summary.json", SummaryJson(summary)); !s.ok()) return s;
-  if (Status s = WriteFile(staging / "jobs.csv", JobsCsv(jobs)); !s.ok()) return s;
-  if (leases) {
-    if (Status s = WriteFile(staging / "leases.csv", LeasesCsv(*leases)); !s.ok()) return s;
-  }
-  return WriteFile(staging / "rounds.csv", RoundsCsv(rounds));
-}
 
 }  // namespace
 
@@ -229,25 +165,14 @@ std::string LeasesCsv(const std::vector<LeaseRecord>& leases) {
 Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
                          const std::vector<LeaseRecord>* leases) {
-  fs::path target(out_dir);
-  // "runs/x/" names the folder runs/x; std::filesystem would see an empty last component.
-  if (!target.has_filename() && target.has_parent_path()) target = target.parent_path();
-  std::string leaf = target.filename().string();
-  if (leaf.empty() || leaf == "." || leaf == "..") {
-    return Status::InvalidInput("out_dir \"" + out_dir + "\": must name a folder");
-  }
+  if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
   std::error_code ec;
-  fs::path parent = target.parent_path();
-  if (!parent.empty()) {
-    fs::create_directories(parent, ec);
-    if (ec) return Status::IoError(parent.string() + ": cannot create folder: " + ec.message());
-  }
-  fs::path staging = target;
-  staging += ".tmp-" + std::to_string(::getpid());
-  Status status = WriteStaged(staging, summary, jobs, rounds, leases);
-  if (status.ok()) status = Replace(staging, target);
-  if (!status.ok()) fs::remove_all(staging, ec);
-  return status;
+  std::filesystem::remove_all(StagingDirectory(out_dir), ec);  // a crashed run's leftover
+  std::vector<NamedFile> files = {{"summary.json", SummaryJson(summary)},
+                                  {"jobs.csv", JobsCsv(jobs)},
+                                  {"rounds.csv", RoundsCsv(rounds)}};
+  if (leases) files.push_back({"leases.csv", LeasesCsv(*leases)});
+  return CommitRunDirectory(out_dir, files);
 }
 
 std::string FormatSummaryTable(const RunSummary& s) {

@@ -1,7 +1,6 @@
 #include "scheduling/opt.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -233,11 +232,6 @@ void Lease(ClusterLedger& ledger, PlacementPart& part) {
   ledger.Take(part.server, 0, part.cpus, part.memory_gb);
 }
 
-double Milliseconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
-      .count();
-}
-
 }  // namespace
 
 bool OptMechanism::Solve(std::vector<opt_detail::OptJob>& jobs, const ClusterLedger& ledger) {
@@ -268,11 +262,9 @@ std::vector<JobPlacement> OptMechanism::PlaceRound(const std::vector<const Sched
     last_jobs_[j].fair_value = jobs[j].fair.value;
     fair_total += jobs[j].fair.value;
   }
-  const auto start = std::chrono::steady_clock::now();
   last_objective_ = last_mapped_objective_ = fair_total;
   last_reset_jobs_ = 0;
   last_fell_back_ = !jobs.empty() && !Solve(jobs, ledger);
-  last_solve_ms_ = Milliseconds(start);
   if (last_fell_back_) {
     ++fallback_rounds_;
     last_mapped_objective_ = fair_total;

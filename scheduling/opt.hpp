@@ -97,7 +97,6 @@ class OptMechanism : public Mechanism {
   int last_fractional_jobs() const { return last_fractional_jobs_; }
   // Jobs rounding put back at their proportional share to keep a neighbour at its fair value.
   int last_reset_jobs() const { return last_reset_jobs_; }
-  double last_solve_ms() const { return last_solve_ms_; }  // both LPs and the rounding
   bool last_fell_back() const { return last_fell_back_; }
   int64_t fallback_rounds() const { return fallback_rounds_; }
   const std::vector<OptJobOutcome>& last_jobs() const { return last_jobs_; }
@@ -113,7 +112,6 @@ class OptMechanism : public Mechanism {
   int last_fragmented_jobs_ = 0;
   int last_fractional_jobs_ = 0;
   int last_reset_jobs_ = 0;
-  double last_solve_ms_ = 0;
   bool last_fell_back_ = false;
   int64_t fallback_rounds_ = 0;
   std::vector<OptJobOutcome> last_jobs_;

@@ -1,18 +1,15 @@
 // The run directory of an OASiS run (actors/oasis/oasis_run.hpp): summary.json, jobs.csv,
 // slots.csv, and the summary printed by `troupe run`.
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 
 #include "actors/oasis/oasis_run.hpp"
+#include "emulation/run_directory.hpp"
 
 namespace troupe {
 namespace {
 
-namespace fs = std::filesystem;
 namespace so = scheduling::oasis;
 
 std::string Num(double v, int digits = 6) {
@@ -36,15 +33,6 @@ std::string Field(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
-}
-
-Status WriteFile(const fs::path& path, const std::string& content) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr)
-    return Status::IoError(path.string() + ": cannot write: " + std::strerror(errno));
-  const bool ok = std::fwrite(content.data(), 1, content.size(), file) == content.size();
-  if (std::fclose(file) != 0 || !ok) return Status::IoError(path.string() + ": cannot write");
-  return Status::Ok();
 }
 
 }  // namespace
@@ -116,27 +104,12 @@ std::string OasisSlotsCsv(const std::vector<OasisSlotRow>& slots) {
 }
 
 Status WriteOasisRunDirectory(const std::string& out_dir, const OasisRunResult& result) {
-  const fs::path target = fs::path(out_dir).lexically_normal();
-  const std::string leaf = target.filename().string();
-  if (leaf.empty() || leaf == "." || leaf == "..") {
-    return Status::InvalidInput("out_dir \"" + out_dir + "\": must name a folder");
-  }
-  fs::path staging = target;
-  staging += ".tmp-" + std::to_string(::getpid());
+  if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
   std::error_code ec;
-  fs::remove_all(staging, ec);
-  fs::create_directories(staging, ec);
-  if (ec) return Status::IoError(staging.string() + ": cannot create folder: " + ec.message());
-  Status s = WriteFile(staging / "summary.json", OasisSummaryJson(result.summary));
-  if (s.ok()) s = WriteFile(staging / "jobs.csv", OasisJobsCsv(result.records.jobs));
-  if (s.ok()) s = WriteFile(staging / "slots.csv", OasisSlotsCsv(result.records.slots));
-  if (s.ok()) {
-    fs::remove_all(target, ec);
-    fs::rename(staging, target, ec);
-    if (ec) s = Status::IoError(target.string() + ": cannot create: " + ec.message());
-  }
-  if (!s.ok()) fs::remove_all(staging, ec);
-  return s;
+  std::filesystem::remove_all(StagingDirectory(out_dir), ec);  // a crashed run's leftover
+  return CommitRunDirectory(out_dir, {{"summary.json", OasisSummaryJson(result.summary)},
+                                      {"jobs.csv", OasisJobsCsv(result.records.jobs)},
+                                      {"slots.csv", OasisSlotsCsv(result.records.slots)}});
 }
 
 std::string FormatOasisSummary(const OasisSummary& s) {

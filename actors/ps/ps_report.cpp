@@ -1,17 +1,13 @@
 #include "actors/ps/ps_report.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
+
+#include "emulation/run_directory.hpp"
 
 namespace troupe {
 namespace {
-
-namespace fs = std::filesystem;
 
 std::string G(double x) {
   if (!std::isfinite(x)) return "null";
@@ -35,45 +31,6 @@ std::string Quote(const std::string& s) {
     out += c;
   }
   return out + "\"";
-}
-
-Status WriteFile(const fs::path& path, const std::string& content) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) {
-    return Status::IoError(path.string() + ": cannot write: " + std::strerror(errno));
-  }
-  const size_t written = std::fwrite(content.data(), 1, content.size(), file);
-  int error = written == content.size() ? 0 : errno;
-  if (std::fclose(file) != 0 && error == 0) error = errno;
-  if (error != 0) return Status::IoError(path.string() + ": cannot write: " + std::strerror(error));
-  return Status::Ok();
-}
-
-// Moves staging onto target, replacing a folder there (set aside first, restored on failure).
-Status Replace(const fs::path& staging, const fs::path& target) {
-  std::error_code ec;
-  const fs::file_status existing = fs::symlink_status(target, ec);
-  if (!fs::exists(existing)) {
-    fs::rename(staging, target, ec);
-    return ec ? Status::IoError(target.string() + ": cannot create: " + ec.message())
-              : Status::Ok();
-  }
-  if (!fs::is_directory(existing)) {
-    return Status::IoError(target.string() + ": exists and is not a folder; not replacing it");
-  }
-  fs::path old = target;
-  old += ".old-" + std::to_string(::getpid());
-  fs::remove_all(old, ec);
-  fs::rename(target, old, ec);
-  if (ec) return Status::IoError(target.string() + ": cannot move aside: " + ec.message());
-  fs::rename(staging, target, ec);
-  if (ec) {
-    std::error_code restore;
-    fs::rename(old, target, restore);
-    return Status::IoError(target.string() + ": cannot replace: " + ec.message());
-  }
-  fs::remove_all(old, ec);
-  return Status::Ok();
 }
 
 }  // namespace
@@ -173,33 +130,15 @@ std::string PsSummaryJson(const PsSummary& s) {
   return out + "}\n";
 }
 
-std::string PsStagingDir(const std::string& out_dir) {
-  fs::path staging = fs::path(out_dir).lexically_normal();
-  staging += ".tmp-" + std::to_string(::getpid());
-  return staging.string();
-}
+std::string PsStagingDir(const std::string& out_dir) { return StagingDirectory(out_dir); }
 
-Status CheckPsOutDir(const std::string& out_dir) {
-  const std::string leaf = fs::path(out_dir).lexically_normal().filename().string();
-  if (leaf.empty() || leaf == "." || leaf == "..") {
-    return Status::InvalidInput("out_dir \"" + out_dir + "\": must name a folder");
-  }
-  return Status::Ok();
-}
+Status CheckPsOutDir(const std::string& out_dir) { return CheckRunDirectory(out_dir); }
 
 Status WritePsRunDirectory(const std::string& out_dir, const PsSummary& summary,
                            const std::vector<PsBatchRecord>& batches) {
-  if (Status s = CheckPsOutDir(out_dir); !s.ok()) return s;
-  const fs::path target = fs::path(out_dir).lexically_normal();
-  std::error_code ec;
-  const fs::path staging = PsStagingDir(out_dir);
-  fs::create_directories(staging, ec);
-  if (ec) return Status::IoError(staging.string() + ": cannot create folder: " + ec.message());
-  Status status = WriteFile(staging / "summary.json", PsSummaryJson(summary));
-  if (status.ok()) status = WriteFile(staging / "batches.csv", PsBatchesCsv(batches));
-  if (status.ok()) status = Replace(staging, target);
-  if (!status.ok()) fs::remove_all(staging, ec);
-  return status;
+  // The run's SSD-PS files are already in the staging folder; they move with it.
+  return CommitRunDirectory(
+      out_dir, {{"summary.json", PsSummaryJson(summary)}, {"batches.csv", PsBatchesCsv(batches)}});
 }
 
 std::string FormatPsSummaryTable(const PsSummary& s) {

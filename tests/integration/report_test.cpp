@@ -312,11 +312,11 @@ TEST_F(Report, DrawsAParameterServerRun) {
 }
 
 TEST_F(Report, DrawsAnOasisRun) {
-  ExpectRunFigures(CopyRun("oasis-small", "oasis-small"),
-                   {"oasis-small-oasis-jobs.png", "oasis-small-oasis-prices.png",
-                    "oasis-small-oasis-utilisation.png"},
-                   {"oasis-small (OASiS, policy oasis)",
-                    "<th>total_utility</th><td>11,146.8</td>"});
+  ExpectRunFigures(
+      CopyRun("oasis-small", "oasis-small"),
+      {"oasis-small-oasis-jobs.png", "oasis-small-oasis-prices.png",
+       "oasis-small-oasis-utilisation.png"},
+      {"oasis-small (OASiS, policy oasis)", "<th>total_utility</th><td>11,146.8</td>"});
 }
 
 TEST_F(Report, MixesEveryRunTypeInOneReport) {
@@ -333,9 +333,7 @@ TEST_F(Report, BadParameterServerOrOasisInputIsNamed) {
       "batches.csv", [](const std::string& text) { return DropColumn(text, 1); }, "ps-small");
   std::string err = ReportOnBrokenRun(
       "batches.csv",
-      [](const std::string& text) {
-        return text.substr(0, text.rfind('\n', text.size() / 2) + 1);
-      },
+      [](const std::string& text) { return text.substr(0, text.rfind('\n', text.size() / 2) + 1); },
       "ps-small");
   EXPECT_NE(err.find("truncated"), std::string::npos) << err;
   err = ReportOnBrokenRun(

@@ -1,0 +1,96 @@
+#include "emulation/run_directory.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace troupe {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "runs/x/" names the folder runs/x; std::filesystem would see an empty last component.
+fs::path Target(const std::string& out_dir) {
+  fs::path target = fs::path(out_dir).lexically_normal();
+  if (!target.has_filename() && target.has_parent_path()) target = target.parent_path();
+  return target;
+}
+
+Status WriteFile(const fs::path& path, const std::string& content) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    return Status::IoError(path.string() + ": cannot write: " + std::strerror(errno));
+  }
+  size_t written = std::fwrite(content.data(), 1, content.size(), file);
+  int write_errno = written == content.size() ? 0 : errno;
+  // fclose flushes, so a full disk may only show up here.
+  if (std::fclose(file) != 0 && write_errno == 0) write_errno = errno;
+  if (write_errno != 0) {
+    return Status::IoError(path.string() + ": cannot write: " + std::strerror(write_errno));
+  }
+  return Status::Ok();
+}
+
+// Moves `staging` onto `target`, replacing a folder already there. The old folder is set aside
+// first and restored if the second rename fails, so target is never lost on error.
+Status Replace(const fs::path& staging, const fs::path& target) {
+  std::error_code ec;
+  fs::file_status existing = fs::symlink_status(target, ec);
+  if (!fs::exists(existing)) {
+    fs::rename(staging, target, ec);
+    if (ec) return Status::IoError(target.string() + ": cannot create: " + ec.message());
+    return Status::Ok();
+  }
+  if (!fs::is_directory(existing)) {
+    return Status::IoError(target.string() + ": exists and is not a folder; not replacing it");
+  }
+  fs::path old = target;
+  old += ".old-" + std::to_string(::getpid());
+  fs::remove_all(old, ec);
+  fs::rename(target, old, ec);
+  if (ec) return Status::IoError(target.string() + ": cannot move aside: " + ec.message());
+  fs::rename(staging, target, ec);
+  if (ec) {
+    std::error_code restore_ec;
+    fs::rename(old, target, restore_ec);
+    return Status::IoError(target.string() + ": cannot replace: " + ec.message());
+  }
+  fs::remove_all(old, ec);  // the new results are in place; a leftover is only litter
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckRunDirectory(const std::string& out_dir) {
+  const std::string leaf = Target(out_dir).filename().string();
+  if (leaf.empty() || leaf == "." || leaf == "..") {
+    return Status::InvalidInput("out_dir \"" + out_dir + "\": must name a folder");
+  }
+  return Status::Ok();
+}
+
+std::string StagingDirectory(const std::string& out_dir) {
+  fs::path staging = Target(out_dir);
+  staging += ".tmp-" + std::to_string(::getpid());
+  return staging.string();
+}
+
+Status CommitRunDirectory(const std::string& out_dir, const std::vector<NamedFile>& files) {
+  if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
+  const fs::path staging = StagingDirectory(out_dir);
+  std::error_code ec;
+  fs::create_directories(staging, ec);
+  if (ec) return Status::IoError(staging.string() + ": cannot create folder: " + ec.message());
+  Status status = Status::Ok();
+  for (const NamedFile& f : files) {
+    if (status.ok()) status = WriteFile(staging / f.name, f.content);
+  }
+  if (status.ok()) status = Replace(staging, Target(out_dir));
+  if (!status.ok()) fs::remove_all(staging, ec);
+  return status;
+}
+
+}  // namespace troupe

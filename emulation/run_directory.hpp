@@ -1,0 +1,30 @@
+// Writing a run directory all at once: every kind of run (cluster, parameter server, OASiS) stages
+// its files in `<out_dir>.tmp-<pid>` and then renames that folder onto out_dir, so a failed run
+// leaves no half-written output. An existing out_dir folder is set aside first and restored if the
+// rename fails; anything at out_dir that is not a folder is refused, never replaced.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "emulation/status.hpp"
+
+namespace troupe {
+
+struct NamedFile {
+  std::string name;  // inside the run directory
+  std::string content;
+};
+
+// InvalidInput unless out_dir names a folder ("runs/x" and "runs/x/" do; "", "." and ".." do not).
+Status CheckRunDirectory(const std::string& out_dir);
+
+// The staging folder of out_dir. A run may put large outputs there before committing (the
+// parameter server keeps its SSD-PS files in it).
+std::string StagingDirectory(const std::string& out_dir);
+
+// Writes `files` into the staging folder (created with its parents; what a run already staged
+// there is kept) and moves it onto out_dir. On failure the staging folder is removed.
+Status CommitRunDirectory(const std::string& out_dir, const std::vector<NamedFile>& files);
+
+}  // namespace troupe
