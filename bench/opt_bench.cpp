@@ -121,7 +121,6 @@ void BM_OptRound(benchmark::State& state) {
   double proportional = 0;
   for (const scheduling::OptJobOutcome& job : opt.last_jobs()) proportional += job.fair_value;
   state.counters["tune_total"] = TuneTotal(queue, ledger);
-  state.counters["solve_ms"] = opt.last_solve_ms();
   state.counters["placed"] = static_cast<double>(placed);
   state.counters["servers"] = static_cast<double>(ledger.server_count());
   state.counters["bound"] = opt.last_objective();
