@@ -5,7 +5,7 @@
 // synergy_sensitivity.csv), drawn from a fixed seed. One iteration a size: the big sizes take
 // seconds to minutes, which is the point: Synergy calls OPT impractical, and this says where.
 //
-// Counters: solve_ms (both LPs and the rounding), placed jobs, servers, the bound (LP 1), LP 2's
+// Counters: placed jobs, servers, the bound (LP 1), LP 2's
 // optimum (mapped), the leased total (placed_total), the proportional total on the same jobs,
 // fragmented, fractional (mixed by LP 2) and reset jobs, fell_back (1: fell back to proportional),
 // and TUNE's estimated total on the same round (tune_total; 0 without TUNE).
