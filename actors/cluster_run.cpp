@@ -6,11 +6,14 @@
 #include <future>
 #include <map>
 
+#include "actors/checkpoint_store_actor.hpp"
+#include "actors/fault_injector_actor.hpp"
 #include "actors/metrics_actor.hpp"
 #include "actors/profiler_actor.hpp"
 #include "actors/server_actor.hpp"
 #include "actors/workload_actor.hpp"
 #include "emulation/report_writer.hpp"
+#include "emulation/runtime/fault_network.hpp"
 #include "emulation/runtime/remote_node.hpp"
 #include "messages/atoms.hpp"
 
@@ -32,8 +35,8 @@ Status SpawnRemoteServer(caf::actor_system& sys, const caf::actor& node, const S
   return status;
 }
 
-Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<caf::actor>* out) {
-  std::map<std::string, caf::actor> nodes;
+Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<caf::actor>* out,
+                    std::map<std::string, caf::actor>& nodes) {
   for (size_t i = 0; i < plan.servers.size(); ++i) {
     const std::string& address = plan.server_nodes[i];
     if (address.empty()) {
@@ -61,11 +64,38 @@ void PrintProgress(const Telemetry& t, double wall_s) {
 
 }  // namespace
 
+caf::actor SpawnInjector(ActorRuntime& runtime, const RunPlan& plan, const ClusterHandles& cluster,
+                         const std::map<std::string, caf::actor>& nodes) {
+  FaultInjectorSetup setup;
+  setup.plan = plan.faults;
+  setup.jobs = plan.jobs_known;
+  setup.scheduler_options = plan.scheduler;
+  setup.cluster = cluster;
+  for (const std::string& node : plan.server_nodes) setup.server_is_local.push_back(node.empty());
+  setup.nodes = nodes;
+  return runtime.system().spawn(FaultInjectorActor, std::move(setup), runtime.clock(),
+                                runtime.telemetry());
+}
+
+// With faults: the lossy network, made before any actor exists (actors register with it as they
+// start). The checkpoint store and the injector are spawned with the other actors; the injector
+// learns the scheduler once it exists.
+struct FaultMachinery {
+  std::unique_ptr<FaultNetwork> network;
+};
+
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result) {
+  FaultMachinery faults;  // outlives the runtime: actors use the network until they are gone
   ActorRuntime runtime(plan.runtime);
   caf::actor_system& sys = runtime.system();
+  if (plan.faults.HasLinkFaults()) {
+    faults.network =
+        std::make_unique<FaultNetwork>(plan.faults, plan.identity.seed, runtime.clock());
+    runtime.telemetry()->network = faults.network.get();
+  }
   std::vector<caf::actor> servers;
-  if (Status s = SpawnServers(runtime, plan, &servers); !s.ok()) {
+  std::map<std::string, caf::actor> nodes;
+  if (Status s = SpawnServers(runtime, plan, &servers, nodes); !s.ok()) {
     for (const caf::actor& server : servers) caf::anon_send_exit(server, caf::exit_reason::kill);
     return s;
   }
@@ -75,13 +105,17 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   cluster.specs = plan.servers;
   cluster.servers = std::move(servers);
   cluster.metrics = sys.spawn(MetricsActor, handover, runtime.telemetry());
-  cluster.workload =
-      sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(), runtime.telemetry());
+  if (!plan.faults.empty()) cluster.checkpoints = sys.spawn(CheckpointStoreActor);
+  cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(),
+                               runtime.telemetry(), cluster.checkpoints);
   if (plan.profile_jobs) {
     cluster.profiler = sys.spawn(ProfilerActor, plan.profiler, plan.catalog, runtime.telemetry());
   }
-  sys.spawn(SchedulerActor, plan.scheduler, std::move(cluster), runtime.clock(),
-            runtime.telemetry());
+  if (!plan.faults.empty()) cluster.injector = SpawnInjector(runtime, plan, cluster, nodes);
+  caf::actor injector = cluster.injector;
+  caf::actor scheduler = sys.spawn(SchedulerActor, plan.scheduler, std::move(cluster),
+                                   runtime.clock(), runtime.telemetry());
+  if (injector) caf::anon_send(injector, caf::put_atom::value, scheduler);
 
   bool printed = false;
   const bool done = runtime.Drive([&] {
@@ -109,9 +143,18 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   result->jobs = std::move(records.jobs);
   result->rounds = std::move(records.rounds);
   result->leases = std::move(records.leases);
+  result->faults = std::move(records.faults);
+  if (faults.network) {
+    const NetworkCounters c = faults.network->counters();
+    result->summary.messages_dropped = c.dropped + c.partitioned;
+    result->summary.messages_duplicated = c.duplicated;
+    result->summary.messages_delayed = c.delayed;
+  }
+  result->summary.faults_injected = static_cast<int64_t>(result->faults.size());
   if (plan.out_dir.empty()) return Status::Ok();
   return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds,
-                           plan.scheduler.lease_log ? &result->leases : nullptr);
+                           plan.scheduler.lease_log ? &result->leases : nullptr,
+                           plan.faults.empty() ? nullptr : &result->faults);
 }
 
 }  // namespace troupe

@@ -20,6 +20,7 @@ struct RunResult {
   std::vector<JobRecord> jobs;
   std::vector<RoundRecord> rounds;
   std::vector<LeaseRecord> leases;  // with run.lease_log
+  std::vector<FaultRecord> faults;  // the faults applied, when the run has any
 };
 
 struct ExecuteOptions {

@@ -1,12 +1,17 @@
 #include "actors/job_actor.hpp"
 
 #include <algorithm>
+#include <caf/actor_cast.hpp>
 #include <cmath>
 
 #include "emulation/runtime/counted_send.hpp"
+#include "emulation/runtime/fault_network.hpp"
+#include "messages/atoms.hpp"
 
 namespace troupe {
 namespace {
+
+using Self = caf::stateful_actor<JobActorState>;
 
 // Iterations done in a lease of `seconds` at `speedup`, as Synergy's simulator counts them
 // (same operation order, so the same floating-point result).
@@ -15,67 +20,158 @@ int64_t IterationsIn(double seconds, double iter_time_s, double speedup) {
   return static_cast<int64_t>(std::floor(seconds / per_iteration));
 }
 
-void StartLeasePart(JobActorState& st, const LeaseGrant& grant) {
-  if (grant.round != st.lease_round) {
-    st.lease_round = grant.round;
-    st.parts_seen = 0;
-    st.refused = false;
-    st.parts.clear();
+// Returns false if the grant is stale or a duplicate.
+bool AddLeasePart(JobActorState& st, const LeaseGrant& grant) {
+  JobLease& lease = st.lease;
+  if (grant.start_s < lease.start_s) return false;
+  if (grant.start_s > lease.start_s) {
+    lease = JobLease{};
+    lease.round = grant.round;
+    lease.start_s = grant.start_s;
+    lease.end_s = grant.end_s;
+    lease.parts_expected = grant.parts;
+    lease.scheduler = grant.scheduler ? grant.scheduler : st.scheduler;
   }
-  ++st.parts_seen;
-  st.refused = st.refused || !grant.granted;
+  if (lease.ended) return false;
+  if (std::find(lease.servers_seen.begin(), lease.servers_seen.end(), grant.server) !=
+      lease.servers_seen.end()) {
+    return false;
+  }
+  lease.servers_seen.push_back(grant.server);
+  lease.refused = lease.refused || !grant.granted;
   if (grant.granted) {
-    st.parts.push_back(LeasePart{grant.server, grant.gpu_ids, grant.cpus, grant.memory_gb});
+    lease.parts.push_back(LeasePart{grant.server, grant.gpu_ids, grant.cpus, grant.memory_gb});
+    lease.speed = std::min(lease.speed, grant.speed);
   }
+  return true;
 }
 
-JobProgress RunLease(JobActorState& st, const LeaseGrant& grant) {
+JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_s) {
   JobProgress p;
   p.job_id = st.spec.job_id;
-  p.round = grant.round;
-  p.iterations_left = st.iterations_left;
-  for (const LeasePart& part : st.parts) {
+  p.round = round;
+  p.lease_start_s = lease_start_s;
+  p.iterations_left = st.account.iterations_left;
+  return p;
+}
+
+// Runs the assembled lease to its end and commits its work.
+JobProgress RunLease(JobActorState& st) {
+  JobLease& lease = st.lease;
+  JobProgress p = ReportOf(st, lease.round, lease.start_s);
+  for (const LeasePart& part : lease.parts) {
     p.gpus += static_cast<int32_t>(part.gpu_ids.size());
     p.cpus += part.cpus;
     p.memory_gb += part.memory_gb;
   }
-  p.parts = std::move(st.parts);
+  p.parts = lease.parts;
   // A gang job runs on all of its GPUs or not at all.
-  if (st.refused || p.gpus != st.spec.gpus) return p;
+  const bool complete = static_cast<int32_t>(lease.servers_seen.size()) == lease.parts_expected;
+  if (lease.refused || !complete || p.gpus != st.spec.gpus) return p;
   p.ran = true;
   p.speedup = st.profile->Speedup(p.cpus / p.gpus, p.memory_gb / p.gpus);
+  if (lease.speed != 1) p.speedup *= lease.speed;
   const int64_t possible =
-      IterationsIn(grant.end_s - grant.start_s, st.profile->iter_time_s, p.speedup);
-  p.iterations_done = std::min(possible, st.iterations_left);
-  st.iterations_left -= p.iterations_done;
-  p.iterations_left = st.iterations_left;
-  p.finished = st.iterations_left == 0;
+      IterationsIn(lease.end_s - lease.start_s, st.profile->iter_time_s, p.speedup);
+  JobCheckpoint& account = st.account;
+  p.iterations_done = std::min(possible, account.iterations_left);
+  account.iterations_left -= p.iterations_done;
+  account.at_s = lease.end_s;
+  account.finished = account.iterations_left == 0;
+  if (account.first_start_s < 0) account.first_start_s = lease.start_s;
+  ++account.rounds_run;
+  account.gpu_seconds += p.gpus * (lease.end_s - lease.start_s);
+  p.iterations_left = account.iterations_left;
+  p.finished = account.finished;
   return p;
+}
+
+void Report(Self* self, JobProgress progress) {
+  JobActorState& st = self->state;
+  st.lease.ended = true;
+  if (st.checkpoints) Tell(self, st.telemetry, st.checkpoints, st.account);
+  st.last_report = progress;
+  Tell(self, st.telemetry, st.lease.scheduler ? st.lease.scheduler : st.scheduler,
+       std::move(progress));
+}
+
+void OnLeaseLost(Self* self, const LeaseLost& lost) {
+  JobActorState& st = self->state;
+  JobLease& lease = st.lease;
+  if (lost.lease_start_s != lease.start_s || lease.ended) return;
+  JobProgress p = ReportOf(st, lease.round, lease.start_s);
+  const bool running =
+      !lease.refused && static_cast<int32_t>(lease.servers_seen.size()) == lease.parts_expected;
+  if (running) {
+    const double now_s = st.clock.Seconds(self->clock().now());
+    const double held_s = std::clamp(now_s - lease.start_s, 0.0, lease.end_s - lease.start_s);
+    p.wasted_gpu_s = st.spec.gpus * held_s;
+    st.account.wasted_gpu_s += p.wasted_gpu_s;
+  }
+  Report(self, std::move(p));
+}
+
+void OnProgressQuery(Self* self, const ProgressQuery& q) {
+  JobActorState& st = self->state;
+  auto asker = caf::actor_cast<caf::actor>(self->current_sender());
+  if (asker) st.scheduler = asker;
+  if (st.last_report.lease_start_s == q.lease_start_s && st.last_report.round == q.round &&
+      st.lease.ended) {
+    Tell(self, st.telemetry, st.scheduler, st.last_report);
+    return;
+  }
+  if (q.lease_start_s == st.lease.start_s) {
+    // Still waiting for a part that was lost: the round is over, so the lease never ran.
+    if (!st.lease.ended && st.clock.Seconds(self->clock().now()) >= st.lease.end_s) {
+      st.lease.scheduler = st.scheduler;
+      Report(self, ReportOf(st, st.lease.round, st.lease.start_s));
+    }
+    return;
+  }
+  if (q.lease_start_s > st.lease.start_s) {
+    // Every grant of that lease was lost.
+    st.lease = JobLease{};
+    st.lease.round = q.round;
+    st.lease.start_s = q.lease_start_s;
+    st.lease.scheduler = st.scheduler;
+    Report(self, ReportOf(st, q.round, q.lease_start_s));
+  }
 }
 
 }  // namespace
 
-caf::behavior JobActor(caf::stateful_actor<JobActorState>* self, JobSpec spec,
-                       std::shared_ptr<const ModelCatalog> catalog, caf::actor scheduler,
-                       RunClock clock, Telemetry* telemetry) {
+caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCatalog> catalog,
+                       caf::actor scheduler, RunClock clock, Telemetry* telemetry, JobStart start) {
   JobActorState& st = self->state;
   st.profile = catalog->Find(spec.model);
   st.catalog = std::move(catalog);
-  st.iterations_left = spec.iterations;
+  st.account = start.from;
+  st.account.job_id = spec.job_id;
+  if (st.account.iterations_left < 0) st.account.iterations_left = spec.iterations;
+  st.checkpoints = std::move(start.checkpoints);
   st.spec = std::move(spec);
   st.scheduler = std::move(scheduler);
   st.clock = clock;
   st.telemetry = telemetry;
+  st.last_report.lease_start_s = -1;
+  if (telemetry->network) {
+    telemetry->network->Register(self->id(), EndpointKind::kJob, st.spec.job_id);
+  }
   return {
       [=](const LeaseGrant& grant) {
         JobActorState& st = self->state;
-        StartLeasePart(st, grant);
-        if (st.parts_seen < grant.parts) return;
-        JobProgress progress = RunLease(st, grant);
-        const bool finished = progress.finished;
-        TellAt(self, st.telemetry, st.clock, st.scheduler, grant.end_s, std::move(progress));
-        if (finished) self->quit();
+        if (!AddLeasePart(st, grant)) return;
+        if (static_cast<int32_t>(st.lease.servers_seen.size()) < st.lease.parts_expected) return;
+        TellAt(self, st.telemetry, st.clock, self, grant.end_s, lease_end_atom::value,
+               grant.start_s);
       },
+      [=](lease_end_atom, double lease_start_s) {
+        JobActorState& st = self->state;
+        if (lease_start_s != st.lease.start_s || st.lease.ended) return;
+        Report(self, RunLease(st));
+      },
+      [=](const LeaseLost& lost) { OnLeaseLost(self, lost); },
+      [=](const ProgressQuery& query) { OnProgressQuery(self, query); },
   };
 }
 

@@ -8,7 +8,11 @@ caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
   self->state.handover = std::move(handover);
   self->state.telemetry = telemetry;
   return {
-      [=](JobRecord& job) { self->state.records.jobs.push_back(std::move(job)); },
+      [=](JobRecord& job) {
+        if (!self->state.recorded_jobs.insert(job.job_id).second) return;
+        self->state.records.jobs.push_back(std::move(job));
+      },
+      [=](FaultRecord& fault) { self->state.records.faults.push_back(std::move(fault)); },
       [=](RoundRecord& round) {
         self->state.telemetry->rounds.store(round.round + 1, std::memory_order_relaxed);
         self->state.records.rounds.push_back(std::move(round));

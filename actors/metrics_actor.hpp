@@ -3,6 +3,8 @@
 // directory. It never blocks and never reads the wall clock.
 #pragma once
 
+#include <absl/container/flat_hash_set.h>
+
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <future>
@@ -20,11 +22,13 @@ struct RunRecords {
   std::vector<JobRecord> jobs;
   std::vector<RoundRecord> rounds;
   std::vector<LeaseRecord> leases;
+  std::vector<FaultRecord> faults;
   RunEnd end;
 };
 
 struct MetricsState {
   RunRecords records;
+  absl::flat_hash_set<int64_t> recorded_jobs;  // a restarted scheduler may record a job again
   std::shared_ptr<std::promise<RunRecords>> handover;
   Telemetry* telemetry = nullptr;
   static inline const char* name = "troupe.metrics";

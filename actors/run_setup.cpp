@@ -124,6 +124,38 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
   plan->identity.seed = r.seed();
 }
 
+// The fault plan against the run's shape: targets must name servers and jobs it has.
+Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
+  if (!cfg.has_faults()) return Status::Ok();
+  FaultUniverse universe;
+  universe.servers = static_cast<int64_t>(plan->servers.size());
+  if (auto* trace = dynamic_cast<const VectorJobSource*>(plan->source.get())) {
+    universe.jobs = static_cast<int64_t>(trace->size());
+  } else if (cfg.workload().generator().num_jobs() > 0) {
+    universe.jobs = cfg.workload().generator().num_jobs();
+  }
+  plan->jobs_known = universe.jobs;
+  Status s = BuildFaultPlan(cfg.faults(), cfg.run().seed(), universe, &plan->faults);
+  if (!s.ok()) return Status::InvalidInput(config_name + ": " + s.message());
+  for (const FaultEvent& e : plan->faults.events) {
+    if (e.target.kind == EndpointKind::kPs) {
+      return Status::InvalidInput(config_name + ": fault '" + e.Describe() +
+                                  "': ps targets belong to a paramserver run");
+    }
+    if (e.kind == FaultKind::kCrash && e.target.kind == EndpointKind::kScheduler &&
+        e.duration_s <= 0) {
+      return Status::InvalidInput(config_name + ": fault '" + e.Describe() +
+                                  "': a crashed scheduler must restart (duration_s > 0), or "
+                                  "nothing could end the run");
+    }
+  }
+  if (!plan->faults.empty()) {
+    plan->scheduler.report_grace_s = plan->faults.report_grace_s;
+    plan->runtime.heartbeat_s = plan->faults.heartbeat_s;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
@@ -134,10 +166,11 @@ Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, Run
   }
   if (Status s = LoadCatalog(cfg.workload(), &plan->catalog); !s.ok()) return s;
   PlanServers(cfg, plan);
-  if (cfg.workload().has_trace_file() && !cfg.workload().trace_file().empty()) {
-    return OpenTrace(cfg.workload(), config_name, plan);
-  }
-  return OpenGenerator(cfg, config_name, plan);
+  Status opened = cfg.workload().has_trace_file() && !cfg.workload().trace_file().empty()
+                      ? OpenTrace(cfg.workload(), config_name, plan)
+                      : OpenGenerator(cfg, config_name, plan);
+  if (!opened.ok()) return opened;
+  return PlanFaults(cfg, config_name, plan);
 }
 
 }  // namespace troupe

@@ -11,6 +11,7 @@
 
 #include "actors/profiler_actor.hpp"
 #include "actors/scheduler_actor.hpp"
+#include "emulation/fault_plan.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
 #include "emulation/run_summary.hpp"
@@ -30,8 +31,10 @@ struct RunPlan {
   ProfilerConfig profiler;
   RuntimeOptions runtime;
   ClusterCapacity capacity;
-  RunSummary identity;  // config name, mode, policy, mechanism, seed
-  std::string out_dir;  // "" writes nothing
+  RunSummary identity;     // config name, mode, policy, mechanism, seed
+  std::string out_dir;     // "" writes nothing
+  FaultPlan faults;        // empty: a run without faults (no injector, store or network)
+  int64_t jobs_known = 0;  // jobs the source will release (0: unknown)
 };
 
 // `config_name` names the config in messages. Precondition: ValidateConfig(cfg) is OK.

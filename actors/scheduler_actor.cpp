@@ -8,16 +8,15 @@
 #include <cmath>
 #include <tuple>
 
+#include "actors/scheduler_internal.hpp"
 #include "emulation/runtime/counted_send.hpp"
+#include "emulation/runtime/fault_network.hpp"
 #include "messages/atoms.hpp"
-#include "messages/profiling_messages.hpp"
 #include "messages/run_messages.hpp"
 
 namespace troupe {
+namespace scheduler_detail {
 namespace {
-
-using Self = caf::stateful_actor<SchedulerState>;
-constexpr int64_t kWakeUp = -1;  // a round timer that starts a round instead of ending one
 
 bool IsMeasured(const SchedulerOptions& o, int64_t job_id) {
   return o.measure_first_job < 0 || (job_id >= o.measure_first_job && job_id <= o.measure_last_job);
@@ -29,14 +28,15 @@ bool MeasuredJobsDone(const SchedulerState& st) {
   if (o.measure_first_job < 0) return false;
   const int64_t window = o.measure_last_job - o.measure_first_job + 1;
   const bool all_arrived = st.next_arrival_s < 0 || st.measured_arrived == window;
-  return all_arrived && st.measured_finished == st.measured_arrived;
+  return all_arrived && st.measured_ended == st.measured_arrived;
 }
 
-// Tracks the arrived jobs; returns what the profiler must measure of them.
-std::vector<ProfileAsk> Admit(Self* self, ArrivalBatch& batch) {
+}  // namespace
+
+std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
   SchedulerState& st = self->state;
   std::vector<ProfileAsk> asks;
-  for (ArrivedJob& a : batch.jobs) {
+  for (ArrivedJob& a : arrived) {
     if (st.cluster.profiler)
       asks.push_back(ProfileAsk{a.spec.job_id, a.spec.model, a.spec.arrival_s});
     TrackedJob t;
@@ -61,9 +61,8 @@ std::vector<ProfileAsk> Admit(Self* self, ArrivalBatch& batch) {
     t.record.measured = IsMeasured(st.options, s.job_id);
     if (t.record.measured) ++st.measured_arrived;
     st.queue.push_back(s.job_id);
-    st.jobs.emplace(s.job_id, std::move(t));
+    WatchJob(self, st.jobs.emplace(s.job_id, std::move(t)).first->second);
   }
-  st.next_arrival_s = batch.next_arrival_s;
   return asks;
 }
 
@@ -81,18 +80,27 @@ void ApplyProfiles(Self* self, ProfileBatch& batch) {
   }
 }
 
+namespace {
+
 void EndRun(Self* self, std::string reason) {
   SchedulerState& st = self->state;
   st.ended = true;
-  for (int64_t id : st.queue) Tell(self, st.telemetry, st.cluster.metrics, st.jobs[id].record);
+  for (int64_t id : st.queue) {
+    if (!st.jobs[id].done) Tell(self, st.telemetry, st.cluster.metrics, st.jobs[id].record);
+  }
   const double end_s = st.round >= 0 ? st.current.end_s : 0;
   Tell(self, st.telemetry, st.cluster.metrics, RunEnd{std::move(reason), end_s, st.round + 1});
-  for (int64_t id : st.queue) self->send_exit(st.jobs[id].handle, caf::exit_reason::user_shutdown);
+  for (int64_t id : st.queue) {
+    if (st.jobs[id].handle) self->send_exit(st.jobs[id].handle, caf::exit_reason::user_shutdown);
+  }
   for (const caf::actor& server : st.cluster.servers) {
     self->send_exit(server, caf::exit_reason::user_shutdown);
   }
   self->send_exit(st.cluster.workload, caf::exit_reason::user_shutdown);
-  if (st.cluster.profiler) self->send_exit(st.cluster.profiler, caf::exit_reason::user_shutdown);
+  for (const caf::actor* other :
+       {&st.cluster.profiler, &st.cluster.checkpoints, &st.cluster.injector}) {
+    if (*other) self->send_exit(*other, caf::exit_reason::user_shutdown);
+  }
   self->quit();
 }
 
@@ -100,10 +108,14 @@ void EndRun(Self* self, std::string reason) {
 void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
   SchedulerState& st = self->state;
   std::vector<RoundLeases> by_server(st.cluster.servers.size());
+  st.round_jobs.clear();
+  for (auto& jobs : st.round_on_server) jobs.clear();
   for (const scheduling::JobPlacement& p : placements) {
     const TrackedJob& job = st.jobs[p.job_id];
     const int32_t parts = static_cast<int32_t>(p.parts.size());
+    st.round_jobs.push_back(p.job_id);
     for (const scheduling::PlacementPart& part : p.parts) {
+      st.round_on_server[part.server].push_back(p.job_id);
       by_server[part.server].leases.push_back(
           LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts});
       st.current.gpus_allocated += part.gpus;
@@ -130,23 +142,35 @@ void Idle(Self* self, double start_s) {
   TellAt(self, st.telemetry, st.clock, self, wake_s, round_end_atom::value, kWakeUp, wake_s);
 }
 
+// Takes the capacity of dead servers out of the round's plan.
+void ResetLedger(SchedulerState& st) {
+  st.ledger->Reset();
+  for (int32_t s = 0; s < st.ledger->server_count(); ++s) {
+    if (st.server_up[s]) continue;
+    const scheduling::ServerShape free = st.ledger->free(s);
+    st.ledger->Take(s, free.gpus, free.cpus, free.memory_gb);
+  }
+}
+
+}  // namespace
+
 void PlanRound(Self* self, double start_s) {
   SchedulerState& st = self->state;
   std::vector<const scheduling::SchedJob*> runnable;
   runnable.reserve(st.queue.size());
   for (int64_t id : st.queue) {
     const TrackedJob& job = st.jobs[id];
-    if (job.ready_at_s <= start_s) runnable.push_back(&job.view);
+    if (job.ready_at_s <= start_s && !job.down && !job.done) runnable.push_back(&job.view);
   }
   // Order only the head of a long queue: a mechanism stops reading once the GPUs are full. If it
   // did not fill them it read every job, so the whole queue is ordered and the round re-placed.
   const size_t head = std::max<size_t>(4 * static_cast<size_t>(st.ledger->total_gpus()), 64);
   scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.starvation_s, head);
-  st.ledger->Reset();
+  ResetLedger(st);
   std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   if (runnable.size() > head && st.ledger->free_gpus() > 0) {
     scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.starvation_s);
-    st.ledger->Reset();
+    ResetLedger(st);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   }
   if (st.queue.empty()) return Idle(self, start_s);
@@ -161,6 +185,7 @@ void PlanRound(Self* self, double start_s) {
   SendLeases(self, placements);
   st.awaiting_reports = static_cast<int32_t>(placements.size());
   st.round_timer_fired = false;
+  st.grace_pending = false;
   st.telemetry->virtual_s.store(start_s, std::memory_order_relaxed);
   TellAt(self, st.telemetry, st.clock, self, st.current.end_s, round_end_atom::value, st.round,
          st.current.end_s);
@@ -175,7 +200,8 @@ void BeginRound(Self* self, double start_s) {
   st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
   self->request(st.cluster.workload, caf::infinite, ArrivalsRequest{start_s})
       .then([=](ArrivalBatch& batch) {
-        std::vector<ProfileAsk> asks = Admit(self, batch);
+        std::vector<ProfileAsk> asks = Admit(self, batch.jobs);
+        self->state.next_arrival_s = batch.next_arrival_s;
         if (asks.empty()) return PlanRound(self, start_s);
         SchedulerState& st = self->state;
         st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
@@ -189,7 +215,8 @@ void BeginRound(Self* self, double start_s) {
 
 void MaybeCloseRound(Self* self) {
   SchedulerState& st = self->state;
-  if (!st.round_timer_fired || st.awaiting_reports > 0) return;
+  if (!st.round_timer_fired) return;
+  if (st.awaiting_reports > 0) return ArmGrace(self);
   std::erase_if(st.queue, [&st](int64_t id) {
     auto it = st.jobs.find(id);
     if (!it->second.done) return false;
@@ -210,20 +237,48 @@ void MaybeCloseRound(Self* self) {
   BeginRound(self, st.current.end_s);
 }
 
+void RecordFinished(Self* self, TrackedJob& job, double end_s) {
+  SchedulerState& st = self->state;
+  job.done = true;
+  job.record.end_s = end_s;
+  job.record.jct_s = job.record.end_s - job.record.arrival_s;
+  if (st.round >= 0 && end_s == st.current.end_s) ++st.current.jobs_finished;
+  if (job.record.measured) ++st.measured_ended;
+  st.telemetry->jobs_finished.fetch_add(1, std::memory_order_relaxed);
+  Tell(self, st.telemetry, st.cluster.metrics, job.record);
+  if (job.handle) {
+    st.job_of_actor.erase(job.handle.id());
+    self->demonitor(job.handle);
+    self->send_exit(job.handle, caf::exit_reason::user_shutdown);
+  }
+}
+
+void RecordFailed(Self* self, TrackedJob& job, const std::string& reason) {
+  SchedulerState& st = self->state;
+  spdlog::warn("scheduler: job {} failed: {}", job.record.job_id, reason);
+  job.done = true;
+  job.record.failure = reason;
+  if (job.record.measured) ++st.measured_ended;
+  Tell(self, st.telemetry, st.cluster.metrics, job.record);
+}
+
 void OnProgress(Self* self, const JobProgress& p) {
   SchedulerState& st = self->state;
   auto it = st.jobs.find(p.job_id);
-  if (it == st.jobs.end() || p.round != st.round) {
-    spdlog::warn("scheduler: stray progress of job {} for round {}", p.job_id, p.round);
+  if (it == st.jobs.end() || p.round != st.round || it->second.reported_round == p.round ||
+      it->second.done) {
+    spdlog::debug("scheduler: stray progress of job {} for round {}", p.job_id, p.round);
     return;
   }
   TrackedJob& job = it->second;
+  job.reported_round = p.round;
   if (st.options.lease_log) {
     for (const LeasePart& part : p.parts) {
       st.round_leases.push_back(
           LeaseRecord{p.round, p.job_id, part.server, part.gpu_ids, part.cpus, part.memory_gb});
     }
   }
+  job.record.wasted_gpu_s += p.wasted_gpu_s;
   if (p.ran) {
     job.view.iterations_left = p.iterations_left;
     job.view.attained_gpu_s += p.gpus * st.options.round_s;
@@ -232,20 +287,15 @@ void OnProgress(Self* self, const JobProgress& p) {
     ++job.record.rounds_run;
     if (job.record.start_s < 0) job.record.start_s = st.current.start_s;
   }
-  if (p.finished) {
-    job.done = true;
-    job.record.end_s = st.current.end_s;
-    job.record.jct_s = job.record.end_s - job.record.arrival_s;
-    ++st.current.jobs_finished;
-    if (job.record.measured) ++st.measured_finished;
-    st.telemetry->jobs_finished.fetch_add(1, std::memory_order_relaxed);
-    Tell(self, st.telemetry, st.cluster.metrics, job.record);
-  }
+  if (p.finished) RecordFinished(self, job, st.current.end_s);
   --st.awaiting_reports;
   MaybeCloseRound(self);
 }
 
-}  // namespace
+}  // namespace scheduler_detail
+
+using scheduler_detail::kWakeUp;
+using scheduler_detail::Self;
 
 caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandles cluster,
                              RunClock clock, Telemetry* telemetry) {
@@ -258,17 +308,30 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
   st.cluster = std::move(cluster);
   st.clock = clock;
   st.telemetry = telemetry;
-  Tell(self, telemetry, self, round_end_atom::value, kWakeUp, 0.0);  // the first round, at 0
+  st.server_up.assign(st.cluster.servers.size(), true);
+  st.round_on_server.resize(st.cluster.servers.size());
+  if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kScheduler, 0);
+  scheduler_detail::WatchServers(self);
+  self->set_down_handler([=](caf::down_msg& down) { scheduler_detail::OnDown(self, down); });
+  if (st.options.recover) {
+    scheduler_detail::Recover(self);
+  } else {
+    Tell(self, telemetry, self, round_end_atom::value, kWakeUp, 0.0);  // the first round, at 0
+  }
   return {
       [=](round_end_atom, int64_t round, double at_s) {
         SchedulerState& st = self->state;
         if (st.ended) return;
-        if (round == kWakeUp) return BeginRound(self, at_s);
+        if (round == kWakeUp) return scheduler_detail::BeginRound(self, at_s);
         if (round != st.round) return;
         st.round_timer_fired = true;
-        MaybeCloseRound(self);
+        scheduler_detail::MaybeCloseRound(self);
       },
-      [=](const JobProgress& progress) { OnProgress(self, progress); },
+      [=](const JobProgress& progress) { scheduler_detail::OnProgress(self, progress); },
+      [=](grace_atom, int64_t round) { scheduler_detail::OnGrace(self, round); },
+      [=](const FaultNotice& notice) { scheduler_detail::OnFaultNotice(self, notice); },
+      [=](JobRespawned& respawned) { scheduler_detail::OnJobRespawned(self, respawned); },
+      [=](ServerUp& up) { scheduler_detail::OnServerUp(self, up); },
       [=](const LeaseRefusal& refusal) {
         ++self->state.lease_refusals;
         spdlog::error("scheduler: server {} refused job {} in round {}: {}", refusal.server,

@@ -9,6 +9,14 @@
 // = end of the round in which the job finished - arrival). With nothing queued it sleeps until the
 // round of the next arrival. The run ends when the measured jobs (or all jobs) have finished, or at
 // the deadline; then it tells every actor to exit.
+//
+// Faults (docs/faults.md): it monitors every server and job, so it learns of a death by a down
+// message, not by a timeout guess. A dead server's capacity leaves the plan until it restarts
+// (ServerUp) and the jobs leased on it lose their lease (LeaseLost: a gang job loses all its
+// GPUs). A dead job is requeued when the injector said it restarts (FaultNotice, JobRespawned) and
+// reported failed with the reason otherwise. Reports still missing report_grace_s after a round's
+// end are asked for again (ProgressQuery). A restarted scheduler (options.recover) rebuilds its
+// state from the workload's jobs and the checkpoint store, and resumes at the next round.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -16,6 +24,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "emulation/runtime/run_clock.hpp"
@@ -36,8 +45,10 @@ struct SchedulerOptions {
   double starvation_s = 0;         // see scheduling::OrderJobs
   int64_t measure_first_job = -1;  // -1: every job is measured
   int64_t measure_last_job = -1;
-  double deadline_s = 0;   // 0: none
-  bool lease_log = false;  // forward every lease part to the metrics recorder
+  double deadline_s = 0;      // 0: none
+  bool lease_log = false;     // forward every lease part to the metrics recorder
+  double report_grace_s = 0;  // 0: wait for every report (a run without faults)
+  bool recover = false;       // a restarted scheduler: rebuild state first
 };
 
 struct ClusterHandles {
@@ -45,15 +56,21 @@ struct ClusterHandles {
   std::vector<caf::actor> servers;  // same order as specs
   caf::actor workload;
   caf::actor metrics;
-  caf::actor profiler;  // none with oracle profiling: the workload's matrices are the truth
+  caf::actor profiler;     // none with oracle profiling: the workload's matrices are the truth
+  caf::actor checkpoints;  // with faults: the checkpoint store
+  caf::actor injector;     // with faults: the fault injector
 };
 
 struct TrackedJob {
   scheduling::SchedJob view;
   caf::actor handle;
   JobRecord record;
-  double ready_at_s = 0;  // its profile is ready then; it may run from the next round start
-  bool done = false;
+  double ready_at_s = 0;     // its profile is ready then; it may run from the next round start
+  bool done = false;         // finished or failed: recorded
+  bool down = false;         // its actor died; not runnable until it is respawned
+  double restart_at_s = -1;  // a crash fault will respawn it then (-1: none announced)
+  std::string crash_fault;   // the fault that killed it
+  int64_t reported_round = -1;
 };
 
 struct SchedulerState {
@@ -72,9 +89,16 @@ struct SchedulerState {
   std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;
   bool round_timer_fired = true;
+  std::vector<int64_t> round_jobs;                    // jobs leased this round
+  std::vector<std::vector<int64_t>> round_on_server;  // ... per server
+  bool grace_pending = false;
+  // Supervision.
+  absl::flat_hash_map<caf::actor_id, int64_t> job_of_actor;
+  absl::flat_hash_map<caf::actor_id, int32_t> server_of_actor;
+  std::vector<bool> server_up;
   // Measurement window.
   int64_t measured_arrived = 0;
-  int64_t measured_finished = 0;
+  int64_t measured_ended = 0;  // finished or failed
   int64_t lease_refusals = 0;
   bool ended = false;
   static inline const char* name = "troupe.scheduler";

@@ -6,6 +6,7 @@
 #include <caf/sec.hpp>
 
 #include "emulation/runtime/counted_send.hpp"
+#include "emulation/runtime/fault_network.hpp"
 
 namespace troupe {
 namespace {
@@ -17,11 +18,14 @@ ServerFree FreeOf(const ServerState& st) {
 
 void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round) {
   ServerState& st = self->state;
+  if (round.start_s <= st.last_round_start_s) return;  // delivered twice
+  st.last_round_start_s = round.start_s;
   st.ledger->ExpireUntil(round.start_s);
   auto scheduler = caf::actor_cast<caf::actor>(self->current_sender());
+  const double speed = round.start_s < st.slow.until_s ? st.slow.factor : 1.0;
   for (const LeaseOrder& order : round.leases) {
-    LeaseGrant grant{round.round, round.start_s,   round.end_s, st.spec.index, {},
-                     order.cpus,  order.memory_gb, order.parts, true};
+    LeaseGrant grant{round.round,     round.start_s, round.end_s, st.spec.index, {},   order.cpus,
+                     order.memory_gb, order.parts,   true,        scheduler,     speed};
     Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb, round.end_s,
                                 &grant.gpu_ids);
     if (!s.ok()) {
@@ -45,7 +49,11 @@ caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spe
   self->state.ledger = std::make_unique<ServerLedger>(spec.gpus, spec.cpus, spec.memory_gb);
   self->state.spec = std::move(spec);
   self->state.telemetry = telemetry;
+  if (telemetry->network) {
+    telemetry->network->Register(self->id(), EndpointKind::kServer, self->state.spec.index);
+  }
   return {
+      [=](const SlowDown& slow) { self->state.slow = slow; },
       [=](const RoundLeases& round) { ApplyRound(self, round); },
       [=](const LeaseResize& resize) -> caf::result<ServerFree> {
         Status s = self->state.ledger->Resize(resize.job_id, resize.cpus, resize.memory_gb);

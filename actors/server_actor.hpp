@@ -3,7 +3,9 @@
 // It receives a round's leases in one RoundLeases message (leases of earlier rounds have ended by
 // then), grants each part to its job with the GPU indices it gets, and refuses — to the job and,
 // with the reason, to the scheduler — any lease that would overcommit it. It also resizes and
-// releases leases on request. It keeps no clock: lease ends come with the leases.
+// releases leases on request. It keeps no clock: lease ends come with the leases. A round's leases
+// delivered twice (a `duplicate` fault) are applied once. A `slow` fault (SlowDown) makes it a
+// straggler: its grants carry the speed factor until the fault ends.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
@@ -13,6 +15,7 @@
 #include "emulation/runtime/telemetry.hpp"
 #include "emulation/server_ledger.hpp"
 #include "messages/cluster_messages.hpp"
+#include "messages/fault_messages.hpp"
 
 namespace troupe {
 
@@ -21,6 +24,8 @@ struct ServerState {
   std::unique_ptr<ServerLedger> ledger;
   Telemetry* telemetry = nullptr;
   int64_t refusals = 0;
+  double last_round_start_s = -1;  // the latest round applied
+  SlowDown slow;
   static inline const char* name = "troupe.server";
 };
 

@@ -1,15 +1,30 @@
 #include "actors/workload_actor.hpp"
 
-#include <caf/actor_cast.hpp>
+#include <spdlog/spdlog.h>
 
+#include <caf/actor_cast.hpp>
+#include <caf/exit_reason.hpp>
+
+#include "actors/agent/agent_messages.hpp"
 #include "actors/job_actor.hpp"
+#include "emulation/runtime/counted_send.hpp"
+#include "emulation/runtime/fault_network.hpp"
+#include "messages/fault_messages.hpp"
 
 namespace troupe {
 namespace {
 
-ArrivalBatch TakeArrivals(caf::stateful_actor<WorkloadState>* self, double until_s) {
+using Self = caf::stateful_actor<WorkloadState>;
+
+JobStart FreshStart(const WorkloadState& st) {
+  JobStart start;
+  start.from.iterations_left = -1;
+  start.checkpoints = st.checkpoints;
+  return start;
+}
+
+ArrivalBatch TakeArrivals(Self* self, double until_s) {
   WorkloadState& st = self->state;
-  auto scheduler = caf::actor_cast<caf::actor>(self->current_sender());
   ArrivalBatch batch;
   while (st.source->NextArrival() && *st.source->NextArrival() <= until_s) {
     JobSpec spec = st.source->Pop();
@@ -20,30 +35,105 @@ ArrivalBatch TakeArrivals(caf::stateful_actor<WorkloadState>* self, double until
     arrived.ideal_memory_gb_per_gpu = profile->ideal_memory_gb_per_gpu;
     arrived.speedup_at_ideal = profile->speedup_at_ideal;
     arrived.sensitivity = profile->sensitivity;  // oracle profiling: the true matrix
-    arrived.job = self->spawn(JobActor, spec, st.catalog, scheduler, st.clock, st.telemetry);
+    arrived.job = self->spawn(JobActor, spec, st.catalog, st.scheduler, st.clock, st.telemetry,
+                              FreshStart(st));
     arrived.spec = std::move(spec);
+    if (st.checkpoints) st.released.emplace(arrived.spec.job_id, arrived);
     batch.jobs.push_back(std::move(arrived));
   }
-  batch.next_arrival_s = st.source->NextArrival().value_or(-1);
+  // Jobs of registered agents join the batch; their proxies learn who schedules them.
+  const size_t first_agent_job = batch.jobs.size();
+  st.agents.TakeUntil(until_s, &batch.jobs);
+  for (size_t i = first_agent_job; i < batch.jobs.size(); ++i) {
+    Tell(self, st.telemetry, batch.jobs[i].job, JobScheduler{st.scheduler});
+  }
+  const std::optional<double> next_source = st.source->NextArrival();
+  const std::optional<double> next_agent = st.agents.Next(until_s);
+  batch.next_arrival_s = next_source && next_agent ? std::min(*next_source, *next_agent)
+                                                   : next_source.value_or(next_agent.value_or(-1));
   return batch;
+}
+
+// Respawns a crashed job from its checkpoint and tells the scheduler. A job that had finished
+// before it was killed is not respawned; the scheduler learns its end from the checkpoint.
+void Respawn(Self* self, const JobCheckpoint& checkpoint) {
+  WorkloadState& st = self->state;
+  auto it = st.released.find(checkpoint.job_id);
+  if (it == st.released.end()) return;
+  JobStart start = FreshStart(st);
+  start.from = checkpoint;
+  start.from.restarts = checkpoint.restarts + 1;
+  if (checkpoint.finished) {
+    it->second.job = caf::actor{};
+  } else {
+    it->second.job = self->spawn(JobActor, it->second.spec, st.catalog, st.scheduler, st.clock,
+                                 st.telemetry, start);
+    spdlog::info(
+        "workload: job {} restarted from its checkpoint ({} iterations left)", checkpoint.job_id,
+        start.from.iterations_left < 0 ? it->second.spec.iterations : start.from.iterations_left);
+  }
+  Tell(self, st.telemetry, st.scheduler,
+       JobRespawned{checkpoint.job_id, it->second.job, start.from});
 }
 
 }  // namespace
 
-caf::behavior WorkloadActor(caf::stateful_actor<WorkloadState>* self,
-                            std::shared_ptr<JobSource> source,
+caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
                             std::shared_ptr<const ModelCatalog> catalog, RunClock clock,
-                            Telemetry* telemetry) {
-  self->state.source = std::move(source);
-  self->state.catalog = std::move(catalog);
-  self->state.clock = clock;
-  self->state.telemetry = telemetry;
+                            Telemetry* telemetry, caf::actor checkpoints) {
+  WorkloadState& st = self->state;
+  st.source = std::move(source);
+  st.catalog = std::move(catalog);
+  st.clock = clock;
+  st.telemetry = telemetry;
+  st.checkpoints = std::move(checkpoints);
+  if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kWorkload, 0);
   return {
       [=](const ArrivalsRequest& request) {
         self->state.telemetry->messages.fetch_add(1, std::memory_order_relaxed);  // the reply
+        self->state.scheduler = caf::actor_cast<caf::actor>(self->current_sender());
         return TakeArrivals(self, request.until_s);
       },
       [=](caf::get_atom) { return self->state.source->NextArrival().value_or(-1); },
+      [=](const AgentsExpected& expected) {
+        self->state.agents.Expect(expected.count, expected.deadline_s);
+      },
+      [=](AgentArrival& arrival) {
+        const caf::actor job = arrival.job.job;
+        const int64_t job_id = arrival.job.spec.job_id;
+        if (self->state.agents.Add(std::move(arrival.job))) return;
+        spdlog::warn("workload: agent job {} came after the run stopped waiting for agents",
+                     job_id);
+        self->send_exit(job, caf::exit_reason::user_shutdown);
+      },
+      [=](const RecoverRequest&) {
+        WorkloadState& st = self->state;
+        st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);  // the reply
+        st.scheduler = caf::actor_cast<caf::actor>(self->current_sender());
+        RecoveredJobs recovered;
+        for (const auto& [id, job] : st.released) recovered.jobs.push_back(job);
+        recovered.next_arrival_s = st.source->NextArrival().value_or(-1);
+        return recovered;
+      },
+      [=](const CrashJob& crash) {
+        auto it = self->state.released.find(crash.job_id);
+        if (it != self->state.released.end()) {
+          self->send_exit(it->second.job, caf::exit_reason::kill);
+        }
+      },
+      [=](const RespawnJob& respawn) {
+        WorkloadState& st = self->state;
+        if (!st.checkpoints || !st.released.count(respawn.job_id)) return;
+        st.telemetry->messages.fetch_add(2, std::memory_order_relaxed);
+        self->request(st.checkpoints, caf::infinite, CheckpointQuery{respawn.job_id})
+            .then([=](CheckpointList& list) {
+              JobCheckpoint from;
+              from.job_id = respawn.job_id;
+              from.iterations_left = -1;
+              if (!list.checkpoints.empty()) from = list.checkpoints.front();
+              Respawn(self, from);
+            });
+      },
   };
 }
 

@@ -2,12 +2,19 @@
 // the arrivals up to a virtual time, it spawns a job actor for each and answers with them and the
 // time of the next arrival. The scheduler pulls at the start of each round, so arrivals reach it
 // in the same order in emulated and real mode, whatever the wall clock does.
+//
+// In runs with faults it is also the jobs' supervisor: it keeps every job it released (a restarted
+// scheduler asks for them: RecoverRequest), kills a job a `crash` fault hits (CrashJob) and
+// respawns it from its last checkpoint (RespawnJob), telling the scheduler its new handle.
 #pragma once
+
+#include <absl/container/btree_map.h>
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
 
+#include "actors/agent/injected_arrivals.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
 #include "emulation/runtime/run_clock.hpp"
@@ -21,12 +28,18 @@ struct WorkloadState {
   std::shared_ptr<const ModelCatalog> catalog;
   RunClock clock;
   Telemetry* telemetry = nullptr;
+  caf::actor scheduler;                           // the latest to ask for arrivals
+  caf::actor checkpoints;                         // the checkpoint store; none without faults
+  absl::btree_map<int64_t, ArrivedJob> released;  // with faults: every job released, by id
+  InjectedArrivals agents;  // jobs of registered agents (RunConfig.agents, actors/agent/)
   static inline const char* name = "troupe.workload";
 };
 
+// `checkpoints`: the checkpoint store in runs with faults (jobs checkpoint to it; the workload
+// keeps its registry), else none.
 caf::behavior WorkloadActor(caf::stateful_actor<WorkloadState>* self,
                             std::shared_ptr<JobSource> source,
                             std::shared_ptr<const ModelCatalog> catalog, RunClock clock,
-                            Telemetry* telemetry);
+                            Telemetry* telemetry, caf::actor checkpoints);
 
 }  // namespace troupe

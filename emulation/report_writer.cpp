@@ -115,6 +115,12 @@ std::string SummaryJson(const RunSummary& s) {
   json.Num("wall_s", s.wall_s, 3);
   json.Num("events_per_s", s.events_per_s, 1);
   json.Num("messages_per_s", s.messages_per_s, 1);
+  json.Int("jobs_failed", s.jobs_failed);
+  json.Num("wasted_gpu_hours", s.wasted_gpu_hours, 3);
+  json.Int("faults_injected", s.faults_injected);
+  json.UInt("messages_dropped", s.messages_dropped);
+  json.UInt("messages_duplicated", s.messages_duplicated);
+  json.UInt("messages_delayed", s.messages_delayed);
   return json.Finish();
 }
 
@@ -131,7 +137,9 @@ std::string JobsCsv(const std::vector<JobRecord>& jobs) {
            Seconds(j->start_s) + "," + Seconds(j->end_s) + "," + Seconds(j->jct_s) + "," +
            Seconds(j->ideal_duration_s) + "," + std::to_string(j->rounds_run) + "," +
            Seconds(j->gpu_seconds) + "," + (j->measured ? "1" : "0") + "," +
-           std::to_string(j->profiling_points) + "," + Seconds(j->profiling_s) + "\n";
+           std::to_string(j->profiling_points) + "," + Seconds(j->profiling_s) + "," +
+           Seconds(j->wasted_gpu_s) + "," + std::to_string(j->restarts) + "," +
+           CsvField(j->failure) + "\n";
   }
   return out;
 }
@@ -162,9 +170,19 @@ std::string LeasesCsv(const std::vector<LeaseRecord>& leases) {
   return out;
 }
 
+std::string FaultsCsv(const std::vector<FaultRecord>& faults) {
+  std::string out = std::string(kFaultsCsvHeader) + "\n";
+  for (const FaultRecord& f : faults) {
+    out += Seconds(f.at_s) + "," + CsvField(f.fault) + "," + CsvField(f.effect) + "," +
+           Seconds(f.recovered_s) + "\n";
+  }
+  return out;
+}
+
 Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
-                         const std::vector<LeaseRecord>* leases) {
+                         const std::vector<LeaseRecord>* leases,
+                         const std::vector<FaultRecord>* faults) {
   if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
   std::error_code ec;
   std::filesystem::remove_all(StagingDirectory(out_dir), ec);  // a crashed run's leftover
@@ -172,6 +190,7 @@ Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
                                   {"jobs.csv", JobsCsv(jobs)},
                                   {"rounds.csv", RoundsCsv(rounds)}};
   if (leases) files.push_back({"leases.csv", LeasesCsv(*leases)});
+  if (faults) files.push_back({"faults.csv", FaultsCsv(*faults)});
   return CommitRunDirectory(out_dir, files);
 }
 
@@ -190,6 +209,13 @@ std::string FormatSummaryTable(const RunSummary& s) {
        std::to_string(s.jobs_finished) + " finished, " + std::to_string(s.jobs_measured) +
        " measured (" + std::to_string(s.jobs_measured_finished) + " finished)\n";
   t += "rounds       " + std::to_string(s.rounds) + "\n";
+  if (s.faults_injected > 0) {
+    t += "faults       " + std::to_string(s.faults_injected) + " injected, " +
+         std::to_string(s.jobs_failed) + " jobs failed, " + Fixed(s.wasted_gpu_hours, 2) +
+         " GPU-h wasted; messages dropped " + std::to_string(s.messages_dropped) + ", duplicated " +
+         std::to_string(s.messages_duplicated) + ", delayed " + std::to_string(s.messages_delayed) +
+         "\n";
+  }
   t += "events       " + std::to_string(s.events) + ", messages " + std::to_string(s.messages) +
        "\n";
   t += "wall         " + Fixed(s.wall_s, 3) + " s, " + Fixed(s.events_per_s, 0) + " events/s, " +

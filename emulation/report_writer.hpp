@@ -28,23 +28,26 @@ namespace troupe {
 
 inline constexpr char kJobsCsvHeader[] =
     "job_id,model,gpus,iterations,arrival_s,start_s,end_s,jct_s,ideal_duration_s,rounds_run,"
-    "gpu_seconds,measured,profiling_points,profiling_s";
+    "gpu_seconds,measured,profiling_points,profiling_s,wasted_gpu_s,restarts,failure";
+inline constexpr char kFaultsCsvHeader[] = "at_s,fault,effect,recovered_s";
 inline constexpr char kLeasesCsvHeader[] = "round,job_id,server,gpu_ids,cpus,memory_gb";
 inline constexpr char kRoundsCsvHeader[] =
     "round,start_s,end_s,gpus_allocated,cpus_allocated,memory_gb_allocated,jobs_running,"
     "jobs_queued,jobs_finished";
 
 // `leases`, when given, is written as leases.csv (header kLeasesCsvHeader, GPU indices joined
-// by ';').
+// by ';'); `faults`, when given, as faults.csv (one row a fault applied, in order).
 Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
-                         const std::vector<LeaseRecord>* leases = nullptr);
+                         const std::vector<LeaseRecord>* leases = nullptr,
+                         const std::vector<FaultRecord>* faults = nullptr);
 
 // The three files' contents, as WriteRunDirectory writes them.
 std::string SummaryJson(const RunSummary& summary);
 std::string JobsCsv(const std::vector<JobRecord>& jobs);
 std::string RoundsCsv(const std::vector<RoundRecord>& rounds);
 std::string LeasesCsv(const std::vector<LeaseRecord>& leases);
+std::string FaultsCsv(const std::vector<FaultRecord>& faults);
 
 std::string FormatSummaryTable(const RunSummary& summary);
 

@@ -21,13 +21,18 @@ void SummarizeJobs(const std::vector<JobRecord>& jobs, RunSummary* summary) {
   std::vector<double> jct;
   summary->jobs_total = static_cast<int64_t>(jobs.size());
   summary->jobs_finished = summary->jobs_measured = summary->jobs_measured_finished = 0;
+  summary->jobs_failed = 0;
+  double wasted_gpu_s = 0;
   for (const JobRecord& job : jobs) {
     bool finished = job.end_s >= 0;
+    summary->jobs_failed += !job.failure.empty();
+    wasted_gpu_s += job.wasted_gpu_s;
     summary->jobs_finished += finished;
     summary->jobs_measured += job.measured;
     if (job.measured && finished) jct.push_back(job.jct_s);
   }
   summary->jobs_measured_finished = static_cast<int64_t>(jct.size());
+  summary->wasted_gpu_hours = wasted_gpu_s / 3600;
   std::sort(jct.begin(), jct.end());
   double sum = 0;
   for (double x : jct) sum += x;  // ascending order: the same sum for the same set of jobs

@@ -37,6 +37,12 @@ struct RunSummary {
   double wall_s = 0;
   double events_per_s = 0;
   double messages_per_s = 0;
+  // Faults (docs/faults.md): jobs reported failed, GPU time of leases lost, faults applied, and
+  // what the fault network did to messages.
+  int64_t jobs_failed = 0;
+  double wasted_gpu_hours = 0;
+  int64_t faults_injected = 0;
+  uint64_t messages_dropped = 0, messages_duplicated = 0, messages_delayed = 0;
 };
 
 void Summarize(const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,

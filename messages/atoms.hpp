@@ -9,5 +9,9 @@ namespace troupe {
 using round_end_atom = caf::atom_constant<caf::atom("round_end")>;  // scheduler's round timer
 using spawn_server_atom = caf::atom_constant<caf::atom("spawn_srv")>;
 using run_end_atom = caf::atom_constant<caf::atom("run_end")>;
+using lease_end_atom = caf::atom_constant<caf::atom("lease_end")>;  // a job's own lease timer
+using grace_atom = caf::atom_constant<caf::atom("grace")>;  // scheduler: reports still missing
+using fault_atom = caf::atom_constant<caf::atom("fault")>;  // the injector's timers
+using crash_atom = caf::atom_constant<caf::atom("crash")>;  // a node process dies at once
 
 }  // namespace troupe

@@ -6,6 +6,10 @@
 //   server --LeaseGrant--> job          (one per part; a gang job waits for all its parts)
 //   server --LeaseRefusal--> scheduler  (a lease that would overcommit the server)
 //   job --JobProgress--> scheduler      (at the end of the lease, virtual or wall time)
+// When faults lose messages or actors (docs/faults.md):
+//   scheduler --ProgressQuery--> job    (a report is missing report_grace_s after the round)
+//   scheduler --LeaseLost--> job        (a server of its lease died: the lease's work is lost)
+//   job --JobCheckpoint--> checkpoint store (with faults: the state a restarted job resumes from)
 // Every type here is serialisable (a free `inspect`) and registered with CAF under the same name
 // on every node (message_types.hpp), so any of these actors may live in another process.
 #pragma once
@@ -58,6 +62,38 @@ struct LeaseGrant {
   double memory_gb = 0;
   int32_t parts = 1;
   bool granted = true;
+  caf::actor scheduler;  // who ordered the lease: the job reports there (it may have restarted)
+  double speed = 1;      // the server's throughput factor (a `slow` fault: a straggler)
+};
+
+// The scheduler asks a job for its report on the lease that started at lease_start_s: the job
+// answers with that JobProgress again (a lost report), or ran=false if it never held it.
+struct ProgressQuery {
+  int64_t round = 0;
+  double lease_start_s = 0;
+};
+
+// A server of the job's lease that started at lease_start_s died: the lease ends now and its work
+// since the last checkpoint (the lease start) is lost. The job reports ran=false at once.
+struct LeaseLost {
+  int64_t round = 0;
+  double lease_start_s = 0;
+  int32_t server = 0;
+};
+
+// A job's checkpoint on shared storage, written at the end of each lease it ran or lost (Synergy
+// checkpoints on lease termination): what a restarted job resumes from, with the job's own
+// account of its service so that a restarted scheduler can rebuild its records.
+struct JobCheckpoint {
+  int64_t job_id = 0;
+  int64_t iterations_left = 0;
+  double at_s = 0;  // end of the lease it checkpointed at
+  bool finished = false;
+  double first_start_s = -1;
+  int64_t rounds_run = 0;
+  double gpu_seconds = 0;
+  double wasted_gpu_s = 0;
+  int32_t restarts = 0;
 };
 
 // A server tells the scheduler it refused a lease, and why.
@@ -110,6 +146,8 @@ struct JobProgress {
   double memory_gb = 0;
   double speedup = 0;            // throughput relative to the proportional share this lease
   std::vector<LeasePart> parts;  // what the servers granted it this round
+  double lease_start_s = 0;
+  double wasted_gpu_s = 0;  // GPU-seconds of a lease lost to a dead server (work not checkpointed)
 };
 
 // The scheduler asks the workload for every job arriving up to until_s.
@@ -149,7 +187,20 @@ auto inspect(Inspector& f, RoundLeases& x) {
 template <class Inspector>
 auto inspect(Inspector& f, LeaseGrant& x) {
   return f(x.round, x.start_s, x.end_s, x.server, x.gpu_ids, x.cpus, x.memory_gb, x.parts,
-           x.granted);
+           x.granted, x.scheduler, x.speed);
+}
+template <class Inspector>
+auto inspect(Inspector& f, ProgressQuery& x) {
+  return f(x.round, x.lease_start_s);
+}
+template <class Inspector>
+auto inspect(Inspector& f, LeaseLost& x) {
+  return f(x.round, x.lease_start_s, x.server);
+}
+template <class Inspector>
+auto inspect(Inspector& f, JobCheckpoint& x) {
+  return f(x.job_id, x.iterations_left, x.at_s, x.finished, x.first_start_s, x.rounds_run,
+           x.gpu_seconds, x.wasted_gpu_s, x.restarts);
 }
 template <class Inspector>
 auto inspect(Inspector& f, LeaseRefusal& x) {
@@ -174,7 +225,7 @@ auto inspect(Inspector& f, LeasePart& x) {
 template <class Inspector>
 auto inspect(Inspector& f, JobProgress& x) {
   return f(x.job_id, x.round, x.ran, x.iterations_done, x.iterations_left, x.finished, x.gpus,
-           x.cpus, x.memory_gb, x.speedup, x.parts);
+           x.cpus, x.memory_gb, x.speedup, x.parts, x.lease_start_s, x.wasted_gpu_s);
 }
 template <class Inspector>
 auto inspect(Inspector& f, ArrivalsRequest& x) {

@@ -3,6 +3,7 @@
 #include <caf/actor_system_config.hpp>
 
 #include "messages/cluster_messages.hpp"
+#include "messages/fault_messages.hpp"
 #include "messages/oasis_messages.hpp"
 #include "messages/profiling_messages.hpp"
 #include "messages/ps_messages.hpp"
@@ -18,6 +19,20 @@ void RegisterMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<RoundLeases>("troupe.RoundLeases");
   cfg.add_message_type<LeaseGrant>("troupe.LeaseGrant");
   cfg.add_message_type<LeaseRefusal>("troupe.LeaseRefusal");
+  cfg.add_message_type<ProgressQuery>("troupe.ProgressQuery");
+  cfg.add_message_type<LeaseLost>("troupe.LeaseLost");
+  cfg.add_message_type<JobCheckpoint>("troupe.JobCheckpoint");
+  cfg.add_message_type<FaultNotice>("troupe.FaultNotice");
+  cfg.add_message_type<ServerUp>("troupe.ServerUp");
+  cfg.add_message_type<SlowDown>("troupe.SlowDown");
+  cfg.add_message_type<CrashJob>("troupe.CrashJob");
+  cfg.add_message_type<RespawnJob>("troupe.RespawnJob");
+  cfg.add_message_type<JobRespawned>("troupe.JobRespawned");
+  cfg.add_message_type<RecoverRequest>("troupe.RecoverRequest");
+  cfg.add_message_type<RecoveredJobs>("troupe.RecoveredJobs");
+  cfg.add_message_type<CheckpointQuery>("troupe.CheckpointQuery");
+  cfg.add_message_type<CheckpointList>("troupe.CheckpointList");
+  cfg.add_message_type<FaultRecord>("troupe.FaultRecord");
   cfg.add_message_type<LeaseResize>("troupe.LeaseResize");
   cfg.add_message_type<LeaseRelease>("troupe.LeaseRelease");
   cfg.add_message_type<ServerFree>("troupe.ServerFree");
@@ -53,6 +68,8 @@ void RegisterMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<PsShardFinal>("troupe.PsShardFinal");
   cfg.add_message_type<PsTrainerFinal>("troupe.PsTrainerFinal");
   cfg.add_message_type<PsFailure>("troupe.PsFailure");
+  cfg.add_message_type<PsFaultTimer>("troupe.PsFaultTimer");
+  cfg.add_message_type<PsFaultRecord>("troupe.PsFaultRecord");
   cfg.add_message_type<OasisTick>("troupe.OasisTick");
   cfg.add_message_type<OasisLease>("troupe.OasisLease");
   cfg.add_message_type<OasisWork>("troupe.OasisWork");

@@ -26,6 +26,21 @@ struct JobRecord {
   bool measured = false;         // inside the metrics window
   int32_t profiling_points = 0;  // points the profiler measured (0 with oracle profiling)
   double profiling_s = 0;        // virtual time profiling took
+  // Faults (docs/faults.md): GPU-seconds of leases lost to dead servers or a crash of the job
+  // itself (work not checkpointed), restarts of the job's actor, and why it failed ("" unless
+  // it did: then end_s and jct_s are -1).
+  double wasted_gpu_s = 0;
+  int32_t restarts = 0;
+  std::string failure;
+};
+
+// A fault the injector applied, and when the run recovered from it (-1: it did not, or the fault
+// needs no recovery).
+struct FaultRecord {
+  double at_s = 0;
+  std::string fault;   // FaultEvent::Describe()
+  std::string effect;  // what it hit: "killed server 3", "job 17 not running", ...
+  double recovered_s = -1;
 };
 
 struct RoundRecord {
@@ -69,7 +84,12 @@ template <class Inspector>
 auto inspect(Inspector& f, JobRecord& x) {
   return f(x.job_id, x.model, x.gpus, x.iterations, x.arrival_s, x.start_s, x.end_s, x.jct_s,
            x.ideal_duration_s, x.rounds_run, x.gpu_seconds, x.measured, x.profiling_points,
-           x.profiling_s);
+           x.profiling_s, x.wasted_gpu_s, x.restarts, x.failure);
+}
+
+template <class Inspector>
+auto inspect(Inspector& f, FaultRecord& x) {
+  return f(x.at_s, x.fault, x.effect, x.recovered_s);
 }
 
 template <class Inspector>

@@ -21,7 +21,14 @@ ActorRuntime::ActorRuntime(const RuntimeOptions& options)
   } else if (options_.threads > 0) {
     config_->set("scheduler.max-threads", static_cast<size_t>(options_.threads));
   }
-  if (options_.middleman) config_->load<caf::io::middleman>();
+  if (options_.middleman) {
+    config_->load<caf::io::middleman>();
+    if (options_.heartbeat_s > 0) {
+      const auto interval = caf::timespan{static_cast<int64_t>(options_.heartbeat_s * 1e9)};
+      config_->set("middleman.heartbeat-interval", interval);
+      config_->set("middleman.connection-timeout", 3 * interval);
+    }
+  }
   system_ = std::make_unique<caf::actor_system>(*config_);
   clock_.epoch = system_->clock().now();
   clock_.time_scale = options_.emulated ? 1.0 : options_.time_scale;

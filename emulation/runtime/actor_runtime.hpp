@@ -22,6 +22,9 @@ struct RuntimeOptions {
   double time_scale = 1;  // real mode only; emulated mode always runs at 1
   int threads = 0;        // real mode; 0 = CAF's default
   bool middleman = false;
+  // With the middleman and faults: seconds between heartbeats to other processes; a peer silent
+  // for three of them is taken as dead (its actors' down messages arrive). 0: CAF's defaults.
+  double heartbeat_s = 0;
 };
 
 class ActorRuntime {

@@ -1,4 +1,5 @@
-// Telemetry: counters a run keeps about itself, shared by the actors of one process. Relaxed
+// Telemetry: counters a run keeps about itself, shared by the actors of one process, and the
+// run's fault network, which every send consults (counted_send.hpp). Relaxed
 // atomics: they never decide an outcome, they are only reported (summary.json, progress line).
 #pragma once
 
@@ -7,6 +8,8 @@
 
 namespace troupe {
 
+class FaultNetwork;
+
 struct Telemetry {
   std::atomic<uint64_t> messages{0};      // every message a troupe actor sent
   std::atomic<uint64_t> timed_events{0};  // of which delayed (the virtual clock jumps to them)
@@ -14,6 +17,8 @@ struct Telemetry {
   std::atomic<int64_t> rounds{0};
   std::atomic<double> virtual_s{0};  // start of the current round
   std::atomic<bool> done{false};     // the run has ended and its records are handed over
+  // The run's lossy network when it has link faults or partitions, else null (no cost).
+  FaultNetwork* network = nullptr;
 };
 
 }  // namespace troupe

@@ -134,7 +134,8 @@ TEST(ReportWriter, WritesThreeFilesWithExactHeadersAndSortedRows) {
   std::string header = jobs.substr(0, jobs.find('\n'));
   EXPECT_EQ(header,
             "job_id,model,gpus,iterations,arrival_s,start_s,end_s,jct_s,ideal_duration_s,"
-            "rounds_run,gpu_seconds,measured,profiling_points,profiling_s");
+            "rounds_run,gpu_seconds,measured,profiling_points,profiling_s,wasted_gpu_s,restarts,"
+            "failure");
   std::istringstream lines(jobs);
   std::string line;
   std::getline(lines, line);
@@ -146,7 +147,7 @@ TEST(ReportWriter, WritesThreeFilesWithExactHeadersAndSortedRows) {
     ++rows;
   }
   EXPECT_EQ(rows, 12);
-  EXPECT_NE(jobs.find("\n3,res18,1,1000,0.000,0.000,99999.000,99999.000,0.000,0,0.000,0,0,0.000\n"),
+  EXPECT_NE(jobs.find("\n3,res18,1,1000,0.000,0.000,99999.000,99999.000,0.000,0,0.000,0,0,0.000,0.000,0,\n"),
             std::string::npos);
   EXPECT_NE(jobs.find("\n25,res18,1,1000,10.000,-1.000,-1.000,-1.000,0.000,0,0.000,1,0,0.000\n"),
             std::string::npos);

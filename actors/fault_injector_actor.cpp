@@ -1,0 +1,149 @@
+#include "actors/fault_injector_actor.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <caf/exit_reason.hpp>
+#include <cmath>
+
+#include "actors/server_actor.hpp"
+#include "emulation/runtime/counted_send.hpp"
+#include "messages/atoms.hpp"
+#include "messages/fault_messages.hpp"
+
+namespace troupe {
+namespace {
+
+using Self = caf::stateful_actor<FaultInjectorState>;
+
+// The indices of `set` among `count` actors of its kind (a job set without an end stops at the
+// number of jobs, or 100 when that is unknown).
+std::vector<int64_t> Indices(const ActorSet& set, int64_t count) {
+  std::vector<int64_t> out;
+  const int64_t last = set.last >= 0 ? std::min(set.last, count - 1) : count - 1;
+  for (int64_t i = set.first; i <= last; ++i) out.push_back(i);
+  return out;
+}
+
+void Record(Self* self, const FaultEvent& e, std::string effect, double recovered_s) {
+  FaultInjectorState& st = self->state;
+  spdlog::info("fault at {:.0f} s: {} ({})", e.at_s, e.Describe(), effect);
+  Tell(self, st.telemetry, st.setup.cluster.metrics,
+       FaultRecord{e.at_s, e.Describe(), std::move(effect), recovered_s});
+}
+
+double RestartAt(const FaultEvent& e) { return e.duration_s > 0 ? e.EndS() : -1; }
+
+void CrashServers(Self* self, const FaultEvent& e) {
+  FaultInjectorState& st = self->state;
+  for (int64_t s : Indices(e.target, static_cast<int64_t>(st.setup.cluster.servers.size()))) {
+    self->send_exit(st.setup.cluster.servers[s], caf::exit_reason::kill);
+    Record(self, e, fmt::format("killed server {}", s), RestartAt(e));
+  }
+}
+
+void RestartServers(Self* self, const FaultEvent& e) {
+  FaultInjectorState& st = self->state;
+  ClusterHandles& cluster = st.setup.cluster;
+  for (int64_t s : Indices(e.target, static_cast<int64_t>(cluster.servers.size()))) {
+    if (!st.setup.server_is_local[s]) {
+      spdlog::warn("fault: server {} lived on another node; it restarts in this process", s);
+    }
+    cluster.servers[s] = self->spawn(ServerActor, cluster.specs[s], st.telemetry);
+    Tell(self, st.telemetry, st.scheduler, ServerUp{static_cast<int32_t>(s), cluster.servers[s]});
+  }
+}
+
+void CrashJobs(Self* self, const FaultEvent& e) {
+  FaultInjectorState& st = self->state;
+  for (int64_t id : Indices(e.target, st.setup.jobs > 0 ? st.setup.jobs : 100)) {
+    // The notice goes first, so the scheduler knows whether to wait for the job when its down
+    // message arrives.
+    Tell(self, st.telemetry, st.scheduler, FaultNotice{id, RestartAt(e), e.Describe()});
+    Tell(self, st.telemetry, st.setup.cluster.workload, CrashJob{id});
+  }
+  Record(self, e, "killed the job's actor", RestartAt(e));
+}
+
+void RestartJobs(Self* self, const FaultEvent& e) {
+  FaultInjectorState& st = self->state;
+  for (int64_t id : Indices(e.target, st.setup.jobs > 0 ? st.setup.jobs : 100)) {
+    Tell(self, st.telemetry, st.setup.cluster.workload, RespawnJob{id});
+  }
+}
+
+void RestartScheduler(Self* self) {
+  FaultInjectorState& st = self->state;
+  SchedulerOptions options = st.setup.scheduler_options;
+  options.recover = true;
+  ClusterHandles cluster = st.setup.cluster;
+  cluster.injector = caf::actor_cast<caf::actor>(self);
+  st.scheduler = self->spawn(SchedulerActor, options, cluster, st.clock, st.telemetry);
+}
+
+void Begin(Self* self, const FaultEvent& e) {
+  FaultInjectorState& st = self->state;
+  switch (e.kind) {
+    case FaultKind::kCrash:
+      if (e.target.kind == EndpointKind::kServer) return CrashServers(self, e);
+      if (e.target.kind == EndpointKind::kJob) return CrashJobs(self, e);
+      if (e.target.kind == EndpointKind::kScheduler) {
+        self->send_exit(st.scheduler, caf::exit_reason::kill);
+        return Record(self, e, "killed the scheduler", RestartAt(e));
+      }
+      if (e.target.kind == EndpointKind::kNode) {
+        auto node = st.setup.nodes.find(e.target.node);
+        if (node == st.setup.nodes.end()) return Record(self, e, "no such node in this run", -1);
+        Tell(self, st.telemetry, node->second, crash_atom::value);
+        return Record(self, e, "the node process exits at once", -1);
+      }
+      return Record(self, e, "not a target of a cluster run", -1);
+    case FaultKind::kSlow: {
+      const SlowDown slow{e.factor, e.EndS()};
+      for (int64_t s : Indices(e.target, static_cast<int64_t>(st.setup.cluster.servers.size()))) {
+        Tell(self, st.telemetry, st.setup.cluster.servers[s], slow);
+      }
+      return Record(self, e, "leases from now run at the factor", -1);
+    }
+    default:
+      return Record(self, e, "applied by the network to every message", -1);
+  }
+}
+
+void End(Self* self, const FaultEvent& e) {
+  if (e.kind != FaultKind::kCrash) return;
+  if (e.target.kind == EndpointKind::kServer) return RestartServers(self, e);
+  if (e.target.kind == EndpointKind::kJob) return RestartJobs(self, e);
+  if (e.target.kind == EndpointKind::kScheduler) return RestartScheduler(self);
+}
+
+}  // namespace
+
+caf::behavior FaultInjectorActor(Self* self, FaultInjectorSetup setup, RunClock clock,
+                                 Telemetry* telemetry) {
+  FaultInjectorState& st = self->state;
+  st.setup = std::move(setup);
+  st.clock = clock;
+  st.telemetry = telemetry;
+  const std::vector<FaultEvent>& events = st.setup.plan.events;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const int64_t index = static_cast<int64_t>(i);
+    TellAt(self, telemetry, clock, self, events[i].at_s, fault_atom::value, index, true);
+    if (events[i].kind == FaultKind::kCrash && events[i].duration_s > 0) {
+      TellAt(self, telemetry, clock, self, events[i].EndS(), fault_atom::value, index, false);
+    }
+  }
+  return {
+      [=](caf::put_atom, caf::actor scheduler) { self->state.scheduler = std::move(scheduler); },
+      [=](fault_atom, int64_t index, bool begin) {
+        const FaultEvent& e = self->state.setup.plan.events[index];
+        if (begin) {
+          Begin(self, e);
+        } else {
+          End(self, e);
+        }
+      },
+  };
+}
+
+}  // namespace troupe

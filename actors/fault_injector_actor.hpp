@@ -1,0 +1,47 @@
+// The fault injector: applies a run's FaultPlan (emulation/fault_plan.hpp) on the run's clock.
+//
+// At each fault's time it kills what a `crash` hits — servers (exit reason kill), jobs (through
+// the workload, which spawned them), the scheduler, or a `troupe node` process (real mode: the
+// process exits at once, as kill -9 would) — and at the end of the fault restarts it: a fresh
+// server with the same shape (ServerUp to the scheduler), the job from its last checkpoint, a
+// scheduler that rebuilds its state. It tells a server of a `slow` fault. Partitions and link
+// faults need no action here: the fault network applies them to every send. Every fault applied
+// becomes a FaultRecord for the run's faults.csv. Deterministic in emulated mode: its timers are
+// the run's virtual clock.
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "actors/scheduler_actor.hpp"
+#include "emulation/fault_plan.hpp"
+#include "emulation/runtime/run_clock.hpp"
+#include "emulation/runtime/telemetry.hpp"
+
+namespace troupe {
+
+struct FaultInjectorSetup {
+  FaultPlan plan;
+  int64_t jobs = 0;  // jobs the workload will release (0: unknown; job:* then hits ids < 100)
+  SchedulerOptions scheduler_options;       // to restart a crashed scheduler
+  ClusterHandles cluster;                   // injector unset; servers as spawned
+  std::vector<bool> server_is_local;        // a crashed remote server restarts in this process
+  std::map<std::string, caf::actor> nodes;  // "host:port" -> the node actor there
+};
+
+struct FaultInjectorState {
+  FaultInjectorSetup setup;
+  caf::actor scheduler;
+  RunClock clock;
+  Telemetry* telemetry = nullptr;
+  static inline const char* name = "troupe.injector";
+};
+
+// Starts its timers at once; learns the scheduler's handle from a (put_atom, actor) message.
+caf::behavior FaultInjectorActor(caf::stateful_actor<FaultInjectorState>* self,
+                                 FaultInjectorSetup setup, RunClock clock, Telemetry* telemetry);
+
+}  // namespace troupe

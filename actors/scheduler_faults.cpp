@@ -1,0 +1,157 @@
+// The scheduler's supervision and recovery (scheduler_actor.hpp, docs/faults.md).
+#include <spdlog/spdlog.h>
+
+#include <caf/exit_reason.hpp>
+#include <cmath>
+
+#include "actors/scheduler_internal.hpp"
+#include "emulation/runtime/counted_send.hpp"
+#include "messages/atoms.hpp"
+
+namespace troupe::scheduler_detail {
+namespace {
+
+double Now(Self* self) { return self->state.clock.Seconds(self->clock().now()); }
+
+bool InFlight(const SchedulerState& st) { return st.round >= 0 && !st.round_timer_fired; }
+
+bool AwaitedThisRound(const SchedulerState& st, const TrackedJob& job) {
+  return st.round >= 0 && job.reported_round != st.round &&
+         std::find(st.round_jobs.begin(), st.round_jobs.end(), job.record.job_id) !=
+             st.round_jobs.end();
+}
+
+void OnServerDown(Self* self, int32_t server, const caf::error& reason) {
+  SchedulerState& st = self->state;
+  st.server_up[server] = false;
+  spdlog::warn("scheduler: server {} is down ({}) at {:.0f} s", server,
+               self->system().render(reason), Now(self));
+  if (!InFlight(st)) return;
+  // Its leases end now; a gang job loses every part (the job reports at once).
+  for (int64_t id : st.round_on_server[server]) {
+    auto it = st.jobs.find(id);
+    if (it == st.jobs.end() || it->second.done || !it->second.handle) continue;
+    if (!AwaitedThisRound(st, it->second)) continue;
+    Tell(self, st.telemetry, it->second.handle, LeaseLost{st.round, st.current.start_s, server});
+  }
+}
+
+void OnJobDown(Self* self, TrackedJob& job, const caf::error& reason) {
+  SchedulerState& st = self->state;
+  job.handle = caf::actor{};
+  if (job.done) return;
+  job.down = true;
+  const double now_s = Now(self);
+  if (AwaitedThisRound(st, job)) {
+    // The lease dies with the job: its work since the lease start was never checkpointed.
+    if (InFlight(st)) {
+      job.record.wasted_gpu_s += job.view.gpus * std::max(0.0, now_s - st.current.start_s);
+    }
+    job.reported_round = st.round;
+    --st.awaiting_reports;
+  }
+  if (job.restart_at_s >= 0) {
+    spdlog::info("scheduler: job {} down at {:.0f} s, restarts at {:.0f} s", job.record.job_id,
+                 now_s, job.restart_at_s);
+  } else {
+    const std::string cause =
+        job.crash_fault.empty() ? self->system().render(reason) : job.crash_fault;
+    RecordFailed(self, job, fmt::format("actor died at {:.0f} s: {}", now_s, cause));
+  }
+  MaybeCloseRound(self);
+}
+
+}  // namespace
+
+void WatchJob(Self* self, TrackedJob& job) {
+  if (!job.handle) return;
+  self->monitor(job.handle);
+  self->state.job_of_actor[job.handle.id()] = job.record.job_id;
+}
+
+void WatchServers(Self* self) {
+  SchedulerState& st = self->state;
+  for (size_t s = 0; s < st.cluster.servers.size(); ++s) {
+    self->monitor(st.cluster.servers[s]);
+    st.server_of_actor[st.cluster.servers[s].id()] = static_cast<int32_t>(s);
+  }
+}
+
+void OnDown(Self* self, const caf::down_msg& down) {
+  SchedulerState& st = self->state;
+  if (st.ended) return;
+  const caf::actor_id id = down.source.id();
+  if (auto s = st.server_of_actor.find(id); s != st.server_of_actor.end()) {
+    const int32_t server = s->second;
+    st.server_of_actor.erase(s);
+    return OnServerDown(self, server, down.reason);
+  }
+  auto j = st.job_of_actor.find(id);
+  if (j == st.job_of_actor.end()) return;
+  const int64_t job_id = j->second;
+  st.job_of_actor.erase(j);
+  auto it = st.jobs.find(job_id);
+  if (it != st.jobs.end()) OnJobDown(self, it->second, down.reason);
+}
+
+void OnFaultNotice(Self* self, const FaultNotice& notice) {
+  auto it = self->state.jobs.find(notice.job_id);
+  if (it == self->state.jobs.end() || it->second.done) return;
+  it->second.restart_at_s = notice.restart_at_s;
+  it->second.crash_fault = notice.fault;
+}
+
+void OnJobRespawned(Self* self, JobRespawned& respawned) {
+  SchedulerState& st = self->state;
+  auto it = st.jobs.find(respawned.job_id);
+  if (it == st.jobs.end() || it->second.done) {
+    if (respawned.handle) self->send_exit(respawned.handle, caf::exit_reason::user_shutdown);
+    return;
+  }
+  TrackedJob& job = it->second;
+  const JobCheckpoint& from = respawned.checkpoint;
+  job.record.restarts = from.restarts;
+  if (from.finished) {
+    // It finished before it died, and its last report was lost: the checkpoint says when.
+    job.down = false;
+    return RecordFinished(self, job, from.at_s);
+  }
+  job.handle = std::move(respawned.handle);
+  job.down = false;
+  job.restart_at_s = -1;
+  if (from.iterations_left >= 0) job.view.iterations_left = from.iterations_left;
+  WatchJob(self, job);
+}
+
+void OnServerUp(Self* self, ServerUp& up) {
+  SchedulerState& st = self->state;
+  if (up.server < 0 || static_cast<size_t>(up.server) >= st.cluster.servers.size()) return;
+  st.cluster.servers[up.server] = std::move(up.handle);
+  st.server_up[up.server] = true;
+  self->monitor(st.cluster.servers[up.server]);
+  st.server_of_actor[st.cluster.servers[up.server].id()] = up.server;
+  spdlog::info("scheduler: server {} is back at {:.0f} s", up.server, Now(self));
+}
+
+void ArmGrace(Self* self) {
+  SchedulerState& st = self->state;
+  if (st.options.report_grace_s <= 0 || st.grace_pending) return;
+  st.grace_pending = true;
+  TellAt(self, st.telemetry, st.clock, self, Now(self) + st.options.report_grace_s,
+         grace_atom::value, st.round);
+}
+
+void OnGrace(Self* self, int64_t round) {
+  SchedulerState& st = self->state;
+  if (st.ended || round != st.round) return;
+  st.grace_pending = false;
+  if (st.awaiting_reports <= 0) return;
+  for (int64_t id : st.round_jobs) {
+    auto it = st.jobs.find(id);
+    if (it == st.jobs.end() || !it->second.handle || !AwaitedThisRound(st, it->second)) continue;
+    Tell(self, st.telemetry, it->second.handle, ProgressQuery{st.round, st.current.start_s});
+  }
+  ArmGrace(self);
+}
+
+}  // namespace troupe::scheduler_detail

@@ -1,0 +1,49 @@
+// The scheduler actor's pieces, shared by its two source files: scheduler_actor.cpp (rounds) and
+// scheduler_faults.cpp (supervision, lost reports, recovery). Not an interface of its own.
+#pragma once
+
+#include <string>
+
+#include "actors/scheduler_actor.hpp"
+#include "messages/fault_messages.hpp"
+#include "messages/profiling_messages.hpp"
+
+namespace troupe::scheduler_detail {
+
+using Self = caf::stateful_actor<SchedulerState>;
+
+inline constexpr int64_t kWakeUp = -1;  // a round timer that starts a round instead of ending one
+
+// Starts the round at start_s: pulls arrivals (and profiles), then plans.
+void BeginRound(Self* self, double start_s);
+void OnProgress(Self* self, const JobProgress& progress);
+
+// Tracks and watches arrived jobs; returns what the profiler must measure of them.
+std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived);
+void ApplyProfiles(Self* self, ProfileBatch& batch);
+// Plans and leases the round starting at start_s (or sleeps until the next arrival).
+void PlanRound(Self* self, double start_s);
+// Closes the round once its timer fired and every leased job reported (or is dead).
+void MaybeCloseRound(Self* self);
+
+// Monitors a job's actor so that its death arrives as a down message.
+void WatchJob(Self* self, TrackedJob& job);
+// Records a job that finished at end_s (once) and stops its actor.
+void RecordFinished(Self* self, TrackedJob& job, double end_s);
+// Records a job that failed, with the reason, and drops it from the queue at the round's close.
+void RecordFailed(Self* self, TrackedJob& job, const std::string& reason);
+
+// Fault handling (scheduler_faults.cpp).
+void WatchServers(Self* self);
+void OnDown(Self* self, const caf::down_msg& down);
+void OnFaultNotice(Self* self, const FaultNotice& notice);
+void OnJobRespawned(Self* self, JobRespawned& respawned);
+void OnServerUp(Self* self, ServerUp& up);
+// A round's reports are still missing after the grace period: ask again.
+void OnGrace(Self* self, int64_t round);
+// Schedules OnGrace for the current round if reports are missing and the run has faults.
+void ArmGrace(Self* self);
+// A restarted scheduler: rebuild from the workload and the checkpoint store, then resume.
+void Recover(Self* self);
+
+}  // namespace troupe::scheduler_detail

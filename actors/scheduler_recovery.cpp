@@ -1,0 +1,69 @@
+// A restarted scheduler rebuilds its state (scheduler_actor.hpp, docs/faults.md): every job the
+// workload released, with the progress each checkpointed, then resumes at the next round.
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+#include "actors/scheduler_internal.hpp"
+#include "emulation/runtime/counted_send.hpp"
+#include "messages/atoms.hpp"
+
+namespace troupe::scheduler_detail {
+namespace {
+
+void ApplyCheckpoint(Self* self, const JobCheckpoint& c) {
+  SchedulerState& st = self->state;
+  auto it = st.jobs.find(c.job_id);
+  if (it == st.jobs.end()) return;
+  TrackedJob& job = it->second;
+  job.record.rounds_run = c.rounds_run;
+  job.record.gpu_seconds = c.gpu_seconds;
+  job.record.start_s = c.first_start_s;
+  job.record.wasted_gpu_s = c.wasted_gpu_s;
+  job.record.restarts = c.restarts;
+  job.view.attained_gpu_s = c.gpu_seconds;
+  if (c.iterations_left >= 0) job.view.iterations_left = c.iterations_left;
+  if (c.rounds_run > 0) job.view.last_served_s = c.at_s;
+  // Finished before the crash: recorded again (the recorder keeps the first record of a job).
+  if (c.finished) RecordFinished(self, job, c.at_s);
+}
+
+// Resumes at the first round boundary not before now: every lease the old scheduler gave has
+// ended by then, so no job runs twice.
+void Resume(Self* self) {
+  SchedulerState& st = self->state;
+  const double now_s = st.clock.Seconds(self->clock().now());
+  const double wake_s = std::ceil(now_s / st.options.round_s) * st.options.round_s;
+  st.round = static_cast<int64_t>(std::llround(wake_s / st.options.round_s)) - 1;
+  spdlog::info("scheduler: restarted at {:.0f} s with {} jobs queued; resuming at {:.0f} s", now_s,
+               st.queue.size(), wake_s);
+  TellAt(self, st.telemetry, st.clock, self, wake_s, round_end_atom::value, kWakeUp, wake_s);
+}
+
+void Rebuild(Self* self, RecoveredJobs& recovered, const CheckpointList& list) {
+  SchedulerState& st = self->state;
+  std::vector<ProfileAsk> asks = Admit(self, recovered.jobs);
+  st.next_arrival_s = recovered.next_arrival_s;
+  for (const JobCheckpoint& c : list.checkpoints) ApplyCheckpoint(self, c);
+  if (asks.empty() || !st.cluster.profiler) return Resume(self);
+  st.telemetry->messages.fetch_add(2, std::memory_order_relaxed);
+  self->request(st.cluster.profiler, caf::infinite, ProfileRequest{std::move(asks)})
+      .then([=](ProfileBatch& profiles) {
+        ApplyProfiles(self, profiles);
+        Resume(self);
+      });
+}
+
+}  // namespace
+
+void Recover(Self* self) {
+  SchedulerState& st = self->state;
+  st.telemetry->messages.fetch_add(4, std::memory_order_relaxed);
+  self->request(st.cluster.workload, caf::infinite, RecoverRequest{})
+      .then([=](RecoveredJobs& recovered) {
+        self->request(self->state.cluster.checkpoints, caf::infinite, CheckpointQuery{-1})
+            .then([=](CheckpointList& list) mutable { Rebuild(self, recovered, list); });
+      });
+}
+
+}  // namespace troupe::scheduler_detail

@@ -1,0 +1,111 @@
+// The fault protocol (docs/faults.md): what the fault injector tells the actors it hits, and how
+// the cluster rebuilds itself after a crash.
+//
+//   injector --FaultNotice--> scheduler   (before it kills a job: will it come back?)
+//   injector --ServerUp--> scheduler      (a crashed server restarted: its new handle)
+//   injector --SlowDown--> server         (a straggler: throughput x factor until until_s)
+//   injector --CrashJob / RespawnJob--> workload (the workload spawned the job; it kills and
+//                                          respawns it from its checkpoint)
+//   workload --JobRespawned--> scheduler  (the restarted job's new handle)
+//   scheduler --RecoverRequest--> workload, --CheckpointQuery--> store (a restarted scheduler)
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/meta/type_name.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "messages/cluster_messages.hpp"
+
+namespace troupe {
+
+struct FaultNotice {
+  int64_t job_id = 0;
+  double restart_at_s = -1;  // -1: it stays dead (the job fails)
+  std::string fault;         // FaultEvent::Describe()
+};
+
+struct ServerUp {
+  int32_t server = 0;
+  caf::actor handle;
+};
+
+struct SlowDown {
+  double factor = 1;
+  double until_s = 0;  // infinity: to the end of the run
+};
+
+struct CrashJob {
+  int64_t job_id = 0;
+};
+
+struct RespawnJob {
+  int64_t job_id = 0;
+};
+
+struct JobRespawned {
+  int64_t job_id = 0;
+  caf::actor handle;
+  JobCheckpoint checkpoint;  // what it resumed from
+};
+
+// A restarted scheduler asks the workload for every job it has released so far.
+struct RecoverRequest {};
+
+struct RecoveredJobs {
+  std::vector<ArrivedJob> jobs;  // each with its current actor (possibly dead)
+  double next_arrival_s = -1;
+};
+
+// Every checkpoint the store holds (a restarted scheduler), or one job's (job_id >= 0).
+struct CheckpointQuery {
+  int64_t job_id = -1;
+};
+
+struct CheckpointList {
+  std::vector<JobCheckpoint> checkpoints;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, FaultNotice& x) {
+  return f(x.job_id, x.restart_at_s, x.fault);
+}
+template <class Inspector>
+auto inspect(Inspector& f, ServerUp& x) {
+  return f(x.server, x.handle);
+}
+template <class Inspector>
+auto inspect(Inspector& f, SlowDown& x) {
+  return f(x.factor, x.until_s);
+}
+template <class Inspector>
+auto inspect(Inspector& f, CrashJob& x) {
+  return f(x.job_id);
+}
+template <class Inspector>
+auto inspect(Inspector& f, RespawnJob& x) {
+  return f(x.job_id);
+}
+template <class Inspector>
+auto inspect(Inspector& f, JobRespawned& x) {
+  return f(x.job_id, x.handle, x.checkpoint);
+}
+template <class Inspector>
+auto inspect(Inspector& f, RecoverRequest&) {
+  return f(caf::meta::type_name("troupe.RecoverRequest"));
+}
+template <class Inspector>
+auto inspect(Inspector& f, RecoveredJobs& x) {
+  return f(x.jobs, x.next_arrival_s);
+}
+template <class Inspector>
+auto inspect(Inspector& f, CheckpointQuery& x) {
+  return f(x.job_id);
+}
+template <class Inspector>
+auto inspect(Inspector& f, CheckpointList& x) {
+  return f(x.checkpoints);
+}
+
+}  // namespace troupe
