@@ -68,6 +68,10 @@ void RegisterMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<PsShardFinal>("troupe.PsShardFinal");
   cfg.add_message_type<PsTrainerFinal>("troupe.PsTrainerFinal");
   cfg.add_message_type<PsFailure>("troupe.PsFailure");
+  cfg.add_message_type<PsShardRestarted>("troupe.PsShardRestarted");
+  cfg.add_message_type<PsRetryWrites>("troupe.PsRetryWrites");
+  cfg.add_message_type<PsFaultTimer>("troupe.PsFaultTimer");
+  cfg.add_message_type<PsFaultRecord>("troupe.PsFaultRecord");
   cfg.add_message_type<PsFaultTimer>("troupe.PsFaultTimer");
   cfg.add_message_type<PsFaultRecord>("troupe.PsFaultRecord");
   cfg.add_message_type<OasisTick>("troupe.OasisTick");

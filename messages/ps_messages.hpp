@@ -13,9 +13,13 @@
 //
 // and to the run's collector: PsStageReport (stages 1 and 2), PsShardReport (stage 3),
 // PsTrainerReport (stage 4), PsShardFinal / PsTrainerFinal after the last step, PsFailure on an
-// error. Keys are 64-bit feature ids; rows and gradients travel as one flat float vector per
-// message (columnar), never one message per key. Every type has a free `inspect` and is
-// registered under its name (message_types.cpp), so a stage may live in another process. The
+// error. With faults (docs/paramserver.md, "Faults"): the fault injector restarts a crashed shard
+// and tells every trainer and partitioner (PsShardRestarted); they re-send what the shard had not
+// acknowledged (PsPrepare, PsPush with `resent`, PsPull). Every actor reports what faults did as
+// PsFaultRecord. PsReady and PsRows carry the shard's incarnation so that a message of a dead
+// incarnation is told apart. Keys are 64-bit feature ids; rows and gradients travel as one flat
+// float vector per message (columnar), never one message per key. Every type has a free `inspect`
+// and is registered under its name (message_types.cpp), so a stage may live in another process. The
 // types are plain data: they do not depend on paramserver/.
 #pragma once
 
@@ -47,6 +51,7 @@ struct PsPrepare {
 struct PsReady {
   int64_t step = 0;
   int32_t shard = 0;
+  int32_t incarnation = 0;  // 0, then +1 at each restart of the shard
 };
 
 // Trainer -> owner shard: the embedding rows of `keys` (sorted), as of the end of step - 1.
@@ -60,6 +65,7 @@ struct PsPull {
 struct PsRows {
   int64_t step = 0;
   int32_t shard = 0;
+  int32_t incarnation = 0;
   std::vector<uint64_t> keys;
   std::vector<float> values;
 };
@@ -70,6 +76,7 @@ struct PsPush {
   int32_t node = 0;
   std::vector<uint64_t> keys;
   std::vector<float> gradients;
+  bool resent = false;  // a retained copy, re-sent to a restarted shard
 };
 
 // Trainer -> every trainer: node's dense gradient and its share of the step's loss.
@@ -165,6 +172,38 @@ struct PsFailure {
   std::string message;
 };
 
+// The fault injector restarted `shard` as `actor`, recovered from its SSD-PS: every update of
+// the steps up to `recovered_step` (-1: none) is there. Everything later is re-sent.
+struct PsShardRestarted {
+  int32_t shard = 0;
+  caf::actor actor;
+  int32_t incarnation = 0;
+  int64_t recovered_step = -1;
+};
+
+// A shard's own timer: try its failed SSD-PS writes again.
+struct PsRetryWrites {
+  int32_t attempt = 0;
+};
+
+// The fault injector's own timer: event `index` of its plan starts (or, `end`, ends).
+struct PsFaultTimer {
+  int32_t index = 0;
+  int32_t node = 0;
+  bool end = false;
+};
+
+// One line of faults.csv: what a fault did, when, to which node.
+struct PsFaultRecord {
+  double at_s = 0;
+  int32_t node = 0;
+  std::string fault;  // crash | disk | slow
+  std::string event;  // e.g. crashed, restarted, write_failed, writes_recovered, replayed
+  int64_t step = -1;  // the step it concerns (-1: none)
+  int64_t count = 0;  // keys recovered, retries, updates lost, ... (see docs/paramserver.md)
+  std::string detail;
+};
+
 template <class Inspector>
 auto inspect(Inspector& f, PsExamples& x) {
   return f(x.step, x.node, x.labels, x.dense, x.sparse);
@@ -175,7 +214,7 @@ auto inspect(Inspector& f, PsPrepare& x) {
 }
 template <class Inspector>
 auto inspect(Inspector& f, PsReady& x) {
-  return f(x.step, x.shard);
+  return f(x.step, x.shard, x.incarnation);
 }
 template <class Inspector>
 auto inspect(Inspector& f, PsPull& x) {
@@ -183,11 +222,11 @@ auto inspect(Inspector& f, PsPull& x) {
 }
 template <class Inspector>
 auto inspect(Inspector& f, PsRows& x) {
-  return f(x.step, x.shard, x.keys, x.values);
+  return f(x.step, x.shard, x.incarnation, x.keys, x.values);
 }
 template <class Inspector>
 auto inspect(Inspector& f, PsPush& x) {
-  return f(x.step, x.node, x.keys, x.gradients);
+  return f(x.step, x.node, x.keys, x.gradients, x.resent);
 }
 template <class Inspector>
 auto inspect(Inspector& f, PsExchange& x) {
@@ -236,6 +275,22 @@ auto inspect(Inspector& f, PsTrainerFinal& x) {
 template <class Inspector>
 auto inspect(Inspector& f, PsFailure& x) {
   return f(x.message);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsShardRestarted& x) {
+  return f(x.shard, x.actor, x.incarnation, x.recovered_step);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsRetryWrites& x) {
+  return f(x.attempt);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsFaultTimer& x) {
+  return f(x.index, x.node, x.end);
+}
+template <class Inspector>
+auto inspect(Inspector& f, PsFaultRecord& x) {
+  return f(x.at_s, x.node, x.fault, x.event, x.step, x.count, x.detail);
 }
 
 }  // namespace troupe

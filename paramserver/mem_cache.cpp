@@ -177,7 +177,7 @@ PsStatus MemCache::Fetch(std::span<const Key> keys, RowBatch* out, FetchStats* s
   return StoreWriteBack();
 }
 
-PsStatus MemCache::Update(const RowBatch& rows, UpdateStats* stats) {
+PsStatus MemCache::Update(const RowBatch& rows, UpdateStats* stats, bool already_stored) {
   if (!failure_.ok()) return failure_;
   if (rows.values.size() != rows.keys.size() * width_) {
     return PsStatus::InvalidArgument("MemCache::Update: rows do not match the layout");
@@ -194,11 +194,12 @@ PsStatus MemCache::Update(const RowBatch& rows, UpdateStats* stats) {
     } else if (capacity_ > 0) {
       slot = Admit(rows.keys[i]);
     } else {
-      AppendRow(&write_back_, rows.keys[i], row, width_);  // nothing can be cached: write through
+      // Nothing can be cached: write through (unless the caller already did).
+      if (!already_stored) AppendRow(&write_back_, rows.keys[i], row, width_);
       continue;
     }
     std::copy_n(row, width_, RowOf(slot));
-    entries_[slot].dirty = 1;
+    entries_[slot].dirty = already_stored ? 0 : 1;
   }
   if (stats != nullptr) {
     *stats = UpdateStats{rows.keys.size(), resident, evicted_, write_back_.keys.size()};

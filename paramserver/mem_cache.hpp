@@ -86,8 +86,11 @@ class MemCache {
                                FetchStats* stats = nullptr);
   // Writes full rows back (MEM-PS applying what HBM-PS trained); later rows of a key win.
   // Non-resident rows are cached as dirty (evicting if needed). Rows that do not match the
-  // layout: InvalidArgument, nothing written.
-  [[nodiscard]] PsStatus Update(const RowBatch& rows, UpdateStats* stats = nullptr);
+  // layout: InvalidArgument, nothing written. `already_stored`: the caller has just stored these
+  // very values in the backing store (write-through), so they are cached clean and never written
+  // back again.
+  [[nodiscard]] PsStatus Update(const RowBatch& rows, UpdateStats* stats = nullptr,
+                                bool already_stored = false);
   // Stores every dirty row in one Store call (slot order); they stay cached, now clean.
   // *stored (if given): how many were stored.
   [[nodiscard]] PsStatus Flush(size_t* stored = nullptr);

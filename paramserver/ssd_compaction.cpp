@@ -79,10 +79,13 @@ PsStatus SsdStore::Compact(CompactionStats* stats) {
   for (uint64_t seq : victims) {
     PsStatus status = ReadLiveRows(seq, &read_buffer_, &keys, &values, &local);
     if (status.ok()) status = FlushStaged(false, &keys, &values, &written);
-    if (!status.ok()) return status;
+    if (!status.ok()) {
+      RemoveUncommitted(written, 0);
+      return status;
+    }
   }
   PsStatus status = FlushStaged(true, &keys, &values, &written);
-  if (status.ok()) status = CommitManifest(written, victims);
+  if (status.ok()) status = CommitManifest(written, victims, tag_);
   if (!status.ok()) return status;
   const uint64_t disk_before = disk_bytes_;
   Install(written);  // the victims' live rows now point at the new files

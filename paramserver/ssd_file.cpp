@@ -226,7 +226,8 @@ bool ParseFileName(std::string_view name, uint64_t* seq) {
 }
 
 PsStatus WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key> keys,
-                        std::span<const float> values, int32_t floats, bool sync) {
+                        std::span<const float> values, int32_t floats, bool sync,
+                        SsdWriteFault* fault) {
   if (values.size() != keys.size() * static_cast<size_t>(floats)) {
     return PsStatus::InvalidArgument(path + ": rows do not match keys");
   }
@@ -236,6 +237,11 @@ PsStatus WriteParamFile(const std::string& path, uint64_t seq, std::span<const K
   const auto header = EncodeHeader(seq, keys.size(), floats, keys_crc, body_crc);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("create", path);
+  if (const int injected = fault != nullptr ? fault->NextWrite() : 0; injected != 0) {
+    PsStatus status = WriteHalfThenFail(fd, header.data(), header.size(), injected, path);
+    ::close(fd);
+    return status;
+  }
   PsStatus status = WriteAll(fd, header.data(), header.size(), path);
   if (status.ok()) status = WriteAll(fd, keys.data(), key_bytes, path);
   if (status.ok()) status = WriteAll(fd, values.data(), values.size_bytes(), path);
@@ -308,6 +314,13 @@ PsStatus WriteAll(int fd, const void* data, size_t n, const std::string& path) {
     n -= static_cast<size_t>(w);
   }
   return PsStatus::Ok();
+}
+
+PsStatus WriteHalfThenFail(int fd, const void* data, size_t n, int error, const std::string& path) {
+  PsStatus status = WriteAll(fd, data, n / 2, path);
+  if (!status.ok()) return status;
+  errno = error;
+  return ErrnoStatus("write", path);
 }
 
 PsStatus ReadAllAt(int fd, void* data, size_t n, uint64_t offset, const std::string& path) {

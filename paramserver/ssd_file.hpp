@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "paramserver/ps_status.hpp"
+#include "paramserver/ssd_fault.hpp"
 #include "paramserver/types.hpp"
 
 namespace troupe::paramserver::ssd {
@@ -43,9 +44,11 @@ bool ParseFileName(std::string_view name, uint64_t* seq);
 
 // Writes keys (rows: keys.size() * floats values, row i at i * floats) as a new file at path and,
 // if sync, fdatasyncs it (not its directory: the manifest's rename does that). Truncates a
-// leftover file.
+// leftover file. With `fault` set and failing (ssd_fault.hpp), half the file is written and the
+// injected errno returned as write(2)'s.
 PsStatus WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key> keys,
-                        std::span<const float> values, int32_t floats, bool sync);
+                        std::span<const float> values, int32_t floats, bool sync,
+                        SsdWriteFault* fault = nullptr);
 
 // A whole file read into memory and checked; key(i) and row(i) index its rows.
 class ParamFile {
@@ -72,6 +75,8 @@ PsStatus ReadParamKeys(const std::string& path, uint64_t seq, uint64_t bytes, in
 
 // POSIX helpers: errors name the path and carry strerror(errno).
 PsStatus WriteAll(int fd, const void* data, size_t n, const std::string& path);
+// Writes the first half of data, then fails as write(2) with errno `error` (an injected fault).
+PsStatus WriteHalfThenFail(int fd, const void* data, size_t n, int error, const std::string& path);
 PsStatus ReadAllAt(int fd, void* data, size_t n, uint64_t offset, const std::string& path);
 PsStatus SyncDirectory(const std::string& dir);
 PsStatus ErrnoStatus(const std::string& what, const std::string& path);

@@ -13,8 +13,8 @@ namespace troupe::paramserver::ssd {
 namespace {
 
 constexpr uint64_t kManifestMagic = 0x314D445353505254ULL;  // "TRPSSDM1"
-constexpr uint32_t kManifestVersion = 1;
-constexpr size_t kFixedBytes = 32;  // magic, version, floats, next_seq, files
+constexpr uint32_t kManifestVersion = 2;
+constexpr size_t kFixedBytes = 40;  // magic, version, floats, next_seq, tag, files
 constexpr size_t kEntryBytes = 24;
 
 void Append(std::vector<unsigned char>* out, const void* p, size_t n) {
@@ -38,6 +38,7 @@ std::vector<unsigned char> Encode(const Manifest& m) {
   Append(&out, &kManifestVersion, 4);
   Append(&out, &floats, 4);
   Append(&out, &m.next_seq, 8);
+  Append(&out, &m.tag, 8);
   Append(&out, &files, 8);
   for (const ManifestFile& f : m.files) {
     Append(&out, &f.seq, 8);
@@ -61,7 +62,8 @@ PsStatus Decode(const std::vector<unsigned char>& in, const std::string& path, M
   }
   m->floats = static_cast<int32_t>(Load<uint32_t>(in.data() + 12));
   m->next_seq = Load<uint64_t>(in.data() + 16);
-  const uint64_t files = Load<uint64_t>(in.data() + 24);
+  m->tag = Load<uint64_t>(in.data() + 24);
+  const uint64_t files = Load<uint64_t>(in.data() + 32);
   if (files != (body - kFixedBytes) / kEntryBytes || (body - kFixedBytes) % kEntryBytes != 0) {
     return PsStatus::Corrupt(path + ": manifest file count disagrees with its size");
   }
@@ -78,17 +80,25 @@ PsStatus Decode(const std::vector<unsigned char>& in, const std::string& path, M
 
 }  // namespace
 
-PsStatus WriteManifest(const std::string& dir, const Manifest& manifest, bool sync) {
+PsStatus WriteManifest(const std::string& dir, const Manifest& manifest, bool sync,
+                       SsdWriteFault* fault, bool* replaced) {
+  if (replaced != nullptr) *replaced = false;
   const std::string temp = dir + "/" + kManifestTempName;
   const std::string final_path = dir + "/" + kManifestName;
   const std::vector<unsigned char> bytes = Encode(manifest);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("create", temp);
+  if (const int injected = fault != nullptr ? fault->NextWrite() : 0; injected != 0) {
+    PsStatus status = WriteHalfThenFail(fd, bytes.data(), bytes.size(), injected, temp);
+    ::close(fd);
+    return status;
+  }
   PsStatus status = WriteAll(fd, bytes.data(), bytes.size(), temp);
   if (status.ok() && sync && ::fdatasync(fd) != 0) status = ErrnoStatus("fdatasync", temp);
   if (::close(fd) != 0 && status.ok()) status = ErrnoStatus("close", temp);
   if (!status.ok()) return status;
   if (::rename(temp.c_str(), final_path.c_str()) != 0) return ErrnoStatus("rename", temp);
+  if (replaced != nullptr) *replaced = true;
   return sync ? SyncDirectory(dir) : PsStatus::Ok();
 }
 

@@ -4,8 +4,9 @@
 // MANIFEST.tmp, fsynced, renamed over MANIFEST, then the directory fsynced — so after a crash it
 // is either the old or the new list, never a mix. A parameter file not in it is unacknowledged
 // (a Put or a compaction that crashed before its manifest) and is deleted when the store opens.
-// Layout (native little-endian): magic "TRPSSDM1", u32 version, u32 floats, u64 next_seq,
-// u64 files, then per file u64 seq, u64 count, u64 bytes; last a u32 CRC32C of all before it.
+// Layout (native little-endian): magic "TRPSSDM1", u32 version (2), u32 floats, u64 next_seq,
+// u64 tag, u64 files, then per file u64 seq, u64 count, u64 bytes; last a u32 CRC32C of all
+// before it. The tag is the owner's, committed atomically with the file list (ssd_store.hpp).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "paramserver/ps_status.hpp"
+#include "paramserver/ssd_fault.hpp"
 
 namespace troupe::paramserver::ssd {
 
@@ -28,13 +30,17 @@ struct ManifestFile {
 struct Manifest {
   int32_t floats = 0;     // floats per row (ValueLayout::floats()) of every file
   uint64_t next_seq = 1;  // the next file's sequence number; above every listed seq
+  uint64_t tag = 0;       // the owner's progress mark (SsdStore::Put), 0 if never set
   std::vector<ManifestFile> files;
 };
 
 // Replaces dir/MANIFEST with `manifest` (temp file, fdatasync, rename, fsync dir; without `sync`
 // no fdatasync or fsync: still atomic, and durable against a killed process but not power loss).
 // When it returns OK the new list survives a crash; on error the old MANIFEST (if any) stays.
-PsStatus WriteManifest(const std::string& dir, const Manifest& manifest, bool sync);
+// `fault` (may be null) can fail the temp file's write (ssd_fault.hpp). *replaced (if given) says
+// whether the rename happened: then MANIFEST is the new list even if the directory's fsync failed.
+PsStatus WriteManifest(const std::string& dir, const Manifest& manifest, bool sync,
+                       SsdWriteFault* fault = nullptr, bool* replaced = nullptr);
 
 // Reads dir/MANIFEST. *found is false (and OK returned) when there is none; a manifest that is
 // truncated, has a bad magic or fails its checksum is kCorrupt naming the file.

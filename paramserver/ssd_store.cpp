@@ -45,7 +45,10 @@ PsStatus SsdStore::Recover() {
                                      std::to_string(manifest.floats) + " floats, options say " +
                                      std::to_string(options_.layout.floats()));
   }
-  if (found) next_seq_ = manifest.next_seq;
+  if (found) {
+    next_seq_ = manifest.next_seq;
+    tag_ = manifest.tag;
+  }
   std::sort(manifest.files.begin(), manifest.files.end(),
             [](const ssd::ManifestFile& a, const ssd::ManifestFile& b) { return a.seq < b.seq; });
   std::vector<Written> files(1);
@@ -84,17 +87,21 @@ PsStatus SsdStore::WriteFile(std::span<const Key> keys, std::span<const float> v
                              std::vector<Written>* written) {
   const uint64_t seq = next_seq_++;
   PsStatus status = ssd::WriteParamFile(FilePath(seq), seq, keys, values, options_.layout.floats(),
-                                        options_.sync);
-  if (!status.ok()) return status;
+                                        options_.sync, options_.write_fault);
+  if (!status.ok()) {
+    RemoveUncommitted(*written, seq);
+    return status;
+  }
   written->push_back({seq, std::vector<Key>(keys.begin(), keys.end())});
   return PsStatus::Ok();
 }
 
 PsStatus SsdStore::CommitManifest(const std::vector<Written>& written,
-                                  const std::vector<uint64_t>& dropped) const {
+                                  const std::vector<uint64_t>& dropped, uint64_t tag) const {
   ssd::Manifest manifest;
   manifest.floats = options_.layout.floats();
   manifest.next_seq = next_seq_;
+  manifest.tag = tag;
   manifest.files.reserve(files_.size() + written.size());
   for (const auto& [seq, info] : files_) {
     if (std::find(dropped.begin(), dropped.end(), seq) != dropped.end()) continue;
@@ -104,7 +111,27 @@ PsStatus SsdStore::CommitManifest(const std::vector<Written>& written,
     manifest.files.push_back(
         {w.seq, w.keys.size(), ssd::ParamFileBytes(w.keys.size(), options_.layout.floats())});
   }
-  return ssd::WriteManifest(dir_, manifest, options_.sync);
+  bool replaced = false;
+  PsStatus status =
+      ssd::WriteManifest(dir_, manifest, options_.sync, options_.write_fault, &replaced);
+  // Once renamed, MANIFEST lists the written files: they must stay even if the fsync failed.
+  if (!status.ok() && !replaced) RemoveUncommitted(written, 0);
+  return status;
+}
+
+void SsdStore::RemoveUncommitted(const std::vector<Written>& written, uint64_t failed_seq) const {
+  // No manifest lists these files: deleting them (or, if this fails too, the next Open) loses
+  // nothing acknowledged.
+  for (const Written& w : written) ::unlink(FilePath(w.seq).c_str());
+  if (failed_seq != 0) ::unlink(FilePath(failed_seq).c_str());
+}
+
+std::vector<Key> SsdStore::Keys() const {
+  std::vector<Key> keys;
+  keys.reserve(index_.size());
+  for (const auto& entry : index_) keys.push_back(entry.first);
+  std::sort(keys.begin(), keys.end());
+  return keys;
 }
 
 void SsdStore::Install(const std::vector<Written>& written) {
@@ -123,14 +150,16 @@ void SsdStore::Install(const std::vector<Written>& written) {
   }
 }
 
-PsStatus SsdStore::Put(const RowBatch& batch) {
+PsStatus SsdStore::Put(const RowBatch& batch) { return Put(batch, tag_); }
+
+PsStatus SsdStore::Put(const RowBatch& batch, uint64_t tag) {
   const size_t floats = static_cast<size_t>(options_.layout.floats());
   if (batch.values.size() != batch.keys.size() * floats) {
     return PsStatus::InvalidArgument(dir_ + ": Put batch has " +
                                      std::to_string(batch.values.size()) + " floats for " +
                                      std::to_string(batch.keys.size()) + " keys");
   }
-  if (batch.keys.empty()) return PsStatus::Ok();
+  if (batch.keys.empty() && tag == tag_) return PsStatus::Ok();
   // The last occurrence of each key wins; `rows` lists the winners in batch order.
   std::vector<uint32_t> rows;
   rows.reserve(batch.keys.size());
@@ -156,9 +185,10 @@ PsStatus SsdStore::Put(const RowBatch& batch) {
     PsStatus status = WriteFile(keys, values, &written);
     if (!status.ok()) return status;
   }
-  PsStatus status = CommitManifest(written, {});
+  PsStatus status = CommitManifest(written, {}, tag);
   if (!status.ok()) return status;
   Install(written);
+  tag_ = tag;
   return PsStatus::Ok();
 }
 

@@ -21,6 +21,12 @@
 //    leaves either the old or the new files in the manifest.
 //  - Bad input: a corrupt or truncated parameter file or manifest fails its checks and the call
 //    returns PsStatus kCorrupt naming the file; no parameter read from it is returned.
+//  - Failed writes (a real I/O error, or options.write_fault injecting EIO/ENOSPC): the call
+//    returns kIoError naming the file, deletes the files it had written (best effort; the next
+//    Open deletes any it could not) and leaves the store, in memory and on disk, as before the
+//    call. A later call may succeed (the fault ended): nothing needs repairing first.
+//  - Tag: Put(batch, tag) commits an owner's u64 (e.g. "every update up to step s is here") in the
+//    same manifest as the batch's files, so after a crash tag() says exactly what is durable.
 // Not thread-safe: one owner calls it (an actor, a pipeline stage). Values are raw floats of
 // options.layout (embedding then optimizer state); the store never interprets them.
 #pragma once
@@ -49,6 +55,7 @@ struct SsdStoreOptions {
   // false: no fdatasync/fsync. Writes stay atomic and survive a killed process (the page cache
   // keeps them) but not a power loss. For tests of the logic; production keeps true.
   bool sync = true;
+  SsdWriteFault* write_fault = nullptr;  // fault injection (ssd_fault.hpp); not owned; may be null
 };
 
 // Added to (not reset) by each Get.
@@ -85,6 +92,8 @@ class SsdStore {
   // are durable. On error nothing of the batch is visible (its files, if any, are orphans the
   // next Open deletes). An empty batch is a no-op.
   PsStatus Put(const RowBatch& batch);
+  // The same, and commits `tag` with the batch (an empty batch then still commits the tag).
+  PsStatus Put(const RowBatch& batch, uint64_t tag);
 
   // Replaces *out with one row per key found, in the order of keys (a repeated key repeats);
   // keys not in the store are left out (compare out->keys) and counted in stats->keys_missing.
@@ -97,6 +106,8 @@ class SsdStore {
   PsStatus MaybeCompact(bool* compacted = nullptr, CompactionStats* stats = nullptr);
 
   bool Contains(Key key) const { return index_.contains(key); }
+  uint64_t tag() const { return tag_; }                // the last committed tag (0: never set)
+  std::vector<Key> Keys() const;                       // every stored key, sorted
   size_t size() const { return index_.size(); }        // distinct keys
   uint64_t disk_bytes() const { return disk_bytes_; }  // sum of live files' sizes
   size_t file_count() const { return files_.size(); }
@@ -130,9 +141,12 @@ class SsdStore {
   // Writes keys/values as file next_seq_ (advancing it) and remembers it in *written.
   PsStatus WriteFile(std::span<const Key> keys, std::span<const float> values,
                      std::vector<Written>* written);
-  // Manifest of the current files minus `dropped`, plus `written`; durably replaces MANIFEST.
-  PsStatus CommitManifest(const std::vector<Written>& written,
-                          const std::vector<uint64_t>& dropped) const;
+  // Manifest of the current files minus `dropped`, plus `written`, and `tag`; durably replaces
+  // MANIFEST.
+  PsStatus CommitManifest(const std::vector<Written>& written, const std::vector<uint64_t>& dropped,
+                          uint64_t tag) const;
+  // After a failed write: deletes the files it wrote (and the one it was writing), best effort.
+  void RemoveUncommitted(const std::vector<Written>& written, uint64_t failed_seq) const;
   // After CommitManifest: points keys at the written files (older copies turn stale).
   void Install(const std::vector<Written>& written);
   // Compaction (ssd_compaction.cpp): the files to merge; appends seq's live rows to keys and
@@ -150,6 +164,7 @@ class SsdStore {
   absl::flat_hash_map<Key, Location> index_;
   std::map<uint64_t, FileInfo> files_;  // by sequence number
   uint64_t next_seq_ = 1;
+  uint64_t tag_ = 0;
   uint64_t disk_bytes_ = 0;
   uint64_t stored_rows_ = 0;
   ssd::ParamFile read_buffer_;  // reused by Get and Compact

@@ -1,5 +1,7 @@
 #include "actors/ps/collector_actor.hpp"
 
+#include <algorithm>
+
 namespace troupe {
 namespace {
 
@@ -39,9 +41,17 @@ caf::behavior CollectorActor(caf::stateful_actor<CollectorState>* self, int32_t 
         self->state.records.trainers.push_back(std::move(r));
       },
       [=](PsShardFinal& f) {
-        self->state.records.shard_finals.push_back(std::move(f));
+        auto& finals = self->state.records.shard_finals;
+        const auto same = std::find_if(finals.begin(), finals.end(),
+                                       [&](const PsShardFinal& g) { return g.shard == f.shard; });
+        if (same != finals.end()) {
+          *same = std::move(f);
+        } else {
+          finals.push_back(std::move(f));
+        }
         MaybeDone(self);
       },
+      [=](PsFaultRecord& r) { self->state.records.faults.push_back(std::move(r)); },
       [=](PsTrainerFinal& f) {
         self->state.records.trainer_finals.push_back(std::move(f));
         MaybeDone(self);

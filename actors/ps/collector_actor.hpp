@@ -1,6 +1,7 @@
 // The collector of a parameter-server run: receives every stage's per-step reports and, after the
 // last step, every shard's parameters and every trainer's dense replica; then (or at the first
-// PsFailure) hands the records to the driver and sets telemetry->done. It keeps no clock.
+// PsFailure) hands the records to the driver and sets telemetry->done. It keeps no clock. A shard
+// restarted after it finished sends its final again: the later one replaces the earlier.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
@@ -21,7 +22,8 @@ struct PsRecords {
   std::vector<PsTrainerReport> trainers;  // stage 4, one per node and step
   std::vector<PsShardFinal> shard_finals;
   std::vector<PsTrainerFinal> trainer_finals;
-  std::string failure;  // non-empty: the run failed
+  std::vector<PsFaultRecord> faults;  // in arrival order
+  std::string failure;                // non-empty: the run failed
 };
 
 struct CollectorState {

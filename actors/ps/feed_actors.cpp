@@ -109,6 +109,10 @@ caf::behavior PartitionerActor(caf::stateful_actor<PartitionerState>* self, int3
         const int64_t bytes = remote * kPsKeyBytes;
         const double busy = static_cast<double>(bytes) / st.options.rates.network_bytes_per_s;
         st.free_s = std::max(Now(self), st.free_s) + busy;
+        if (st.options.durable_updates) {
+          st.sent[batch.step] = st.partition.keys;
+          st.sent.erase(st.sent.begin(), st.sent.lower_bound(batch.step - st.options.prefetch - 2));
+        }
         for (int32_t m = 0; m < st.options.nodes; ++m) {
           TellAt(self, st.telemetry, st.clock, st.shards[m], st.free_s,
                  PsPrepare{batch.step, st.node, st.trainer, std::move(st.partition.keys[m])});
@@ -117,7 +121,15 @@ caf::behavior PartitionerActor(caf::stateful_actor<PartitionerState>* self, int3
              PsStageReport{batch.step, st.node, 2, busy, st.free_s, bytes});
         const int64_t step = batch.step;
         TellAt(self, st.telemetry, st.clock, st.trainer, st.free_s, std::move(batch));
-        if (step + 1 == st.options.batches) self->quit();
+        if (step + 1 == st.options.batches && !st.options.durable_updates) self->quit();
+      },
+      [=](const PsShardRestarted& r) {
+        PartitionerState& st = self->state;
+        st.shards[r.shard] = r.actor;
+        for (const auto& [step, keys] : st.sent) {
+          if (step <= r.recovered_step) continue;
+          Tell(self, st.telemetry, r.actor, PsPrepare{step, st.node, st.trainer, keys[r.shard]});
+        }
       },
   };
 }

@@ -11,11 +11,16 @@
 // PsPrepare to every shard (empty ones included, so shards can keep step order), the examples on
 // to the trainer. Sending the key lists to the remote owners takes 8 bytes a key over
 // network_bytes_per_s of the partitioner's time; its messages leave when that ends.
-// Both report each batch's busy time to the collector (PsStageReport).
+// Both report each batch's busy time to the collector (PsStageReport). With
+// options.durable_updates the partitioner keeps the key lists of its last prefetch + 3 steps (no
+// shard can have applied fewer: the reader is at most `prefetch` steps ahead of training, and
+// training step s needs every shard to have applied s - 1) and re-sends those after a restarted
+// shard's recovered step to it (PsShardRestarted); it stays alive until the run ends for that.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -56,7 +61,8 @@ struct PartitionerState {
   RunClock clock;
   Telemetry* telemetry = nullptr;
   double free_s = 0;
-  paramserver::Partition partition;  // scratch
+  paramserver::Partition partition;                            // scratch
+  std::map<int64_t, std::vector<std::vector<uint64_t>>> sent;  // by step: keys sent to each shard
   static inline const char* name = "troupe.ps.partitioner";
 };
 

@@ -37,6 +37,10 @@ struct PsOptions {
   int64_t batches = 120;     // global steps
   int32_t prefetch = 4;      // batches stages 1-3 may run ahead of stage 4
   PsRates rates;
+  // Write-through: a shard makes every step's updated rows durable in SSD-PS (tagged with the
+  // step) before it acknowledges the step, so a crashed shard recovers every acknowledged update
+  // from SSD-PS alone. On when the run's faults crash a PS node (docs/paramserver.md, "Faults").
+  bool durable_updates = false;
 };
 
 }  // namespace troupe

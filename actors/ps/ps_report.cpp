@@ -121,7 +121,14 @@ std::string PsSummaryJson(const PsSummary& s) {
       {"compactions", I(s.compactions)},
       {"replicas_identical", s.replicas_identical ? "true" : "false"},
       {"messages", std::to_string(s.messages)},
-      {"events", std::to_string(s.events)}};
+      {"events", std::to_string(s.events)},
+      {"faults_injected", I(s.faults_injected)},
+      {"crashes", I(s.crashes)},
+      {"restarts", I(s.restarts)},
+      {"disk_write_failures", I(s.disk_write_failures)},
+      {"disk_recoveries", I(s.disk_recoveries)},
+      {"steps_replayed", I(s.steps_replayed)},
+      {"updates_lost", I(s.updates_lost)}};
   std::string out = "{\n";
   for (size_t i = 0; i < std::size(fields); ++i) {
     out += std::string("  \"") + fields[i].first + "\": " + fields[i].second;
@@ -134,11 +141,25 @@ std::string PsStagingDir(const std::string& out_dir) { return StagingDirectory(o
 
 Status CheckPsOutDir(const std::string& out_dir) { return CheckRunDirectory(out_dir); }
 
+std::string PsFaultsCsv(const std::vector<PsFaultRecord>& faults) {
+  std::string out = std::string(kPsFaultsCsvHeader) + "\n";
+  for (const PsFaultRecord& r : faults) {
+    std::string detail = "\"";  // quoted: details hold commas
+    for (const char c : r.detail) detail += c == '"' ? std::string("\"\"") : std::string(1, c);
+    out += G(r.at_s) + "," + I(r.node) + "," + r.fault + "," + r.event + "," + I(r.step) + "," +
+           I(r.count) + "," + detail + "\"\n";
+  }
+  return out;
+}
+
 Status WritePsRunDirectory(const std::string& out_dir, const PsSummary& summary,
-                           const std::vector<PsBatchRecord>& batches) {
+                           const std::vector<PsBatchRecord>& batches,
+                           const std::vector<PsFaultRecord>* faults) {
   // The run's SSD-PS files are already in the staging folder; they move with it.
-  return CommitRunDirectory(
-      out_dir, {{"summary.json", PsSummaryJson(summary)}, {"batches.csv", PsBatchesCsv(batches)}});
+  std::vector<NamedFile> files = {{"summary.json", PsSummaryJson(summary)},
+                                  {"batches.csv", PsBatchesCsv(batches)}};
+  if (faults != nullptr) files.push_back({"faults.csv", PsFaultsCsv(*faults)});
+  return CommitRunDirectory(out_dir, files);
 }
 
 std::string FormatPsSummaryTable(const PsSummary& s) {

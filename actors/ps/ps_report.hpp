@@ -4,7 +4,7 @@
 //    batches.csv (one row a global step, header kPsBatchesCsvHeader) into out_dir, atomically:
 //    into the sibling staging folder `<out_dir>.tmp-<pid>`, renamed onto out_dir (replacing a
 //    folder there) only once both are written. On failure: IoError naming the path, the staging
-//    folder removed, out_dir as it was.
+//    folder removed, out_dir as it was. With faults, faults.csv too (what each fault did).
 //  - Numbers are printed locale-independently with 9 significant digits, so the same records give
 //    the same bytes; the wall-clock fields (wall_s, examples_per_s_wall) appear only in
 //    summary.json, so batches.csv of two identical emulated runs compare equal.
@@ -32,8 +32,14 @@ Status CheckPsOutDir(const std::string& out_dir);
 // The staging folder WritePsRunDirectory writes into: `<out_dir>.tmp-<pid>`.
 std::string PsStagingDir(const std::string& out_dir);
 
+// With `faults` (a run with a faults block), also faults.csv (header kPsFaultsCsvHeader): one row
+// a PsFaultRecord.
 Status WritePsRunDirectory(const std::string& out_dir, const PsSummary& summary,
-                           const std::vector<PsBatchRecord>& batches);
+                           const std::vector<PsBatchRecord>& batches,
+                           const std::vector<PsFaultRecord>* faults = nullptr);
+
+inline constexpr char kPsFaultsCsvHeader[] = "at_s,node,fault,event,step,count,detail";
+std::string PsFaultsCsv(const std::vector<PsFaultRecord>& faults);
 
 std::string PsBatchesCsv(const std::vector<PsBatchRecord>& batches);
 std::string PsSummaryJson(const PsSummary& summary);

@@ -229,7 +229,32 @@ double EvaluatePsAuc(const ps::CtrModelConfig& model, const ps::CtrParameters& p
   return ps::Auc(scores, labels);
 }
 
+namespace {
+
+// The fault records in time order (ties: node, then arrival), and their counts.
+void CollectFaults(PsRecords& records, PsRunResult* result) {
+  std::vector<PsFaultRecord>& faults = records.faults;
+  std::stable_sort(faults.begin(), faults.end(),
+                   [](const PsFaultRecord& a, const PsFaultRecord& b) {
+                     return a.at_s != b.at_s ? a.at_s < b.at_s : a.node < b.node;
+                   });
+  PsSummary& s = result->summary;
+  for (const PsFaultRecord& r : faults) {
+    s.faults_injected += r.event == "crashed" || r.event == "began";
+    s.crashes += r.event == "crashed";
+    s.restarts += r.event == "restarted";
+    s.disk_write_failures += r.event == "write_failed";
+    s.disk_recoveries += r.event == "writes_recovered";
+    s.steps_replayed += r.event == "replayed";
+    s.updates_lost += r.event == "updates_lost" ? r.count : 0;
+  }
+  result->faults = std::move(faults);
+}
+
+}  // namespace
+
 void BuildPsResult(const PsPlan& plan, PsRecords records, PsRunResult* result) {
+  CollectFaults(records, result);
   result->batches = BuildBatches(plan.options, records);
   result->parameters = Assemble(records, &result->summary.replicas_identical);
   Summarize(plan, records, result->batches, &result->summary);

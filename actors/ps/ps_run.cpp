@@ -11,6 +11,8 @@
 
 #include "actors/ps/collector_actor.hpp"
 #include "actors/ps/feed_actors.hpp"
+#include "actors/ps/ps_fault_injector.hpp"
+#include "actors/ps/ps_faults.hpp"
 #include "actors/ps/ps_report.hpp"
 #include "actors/ps/ps_results.hpp"
 #include "actors/ps/shard_actor.hpp"
@@ -138,9 +140,17 @@ void SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
   Telemetry* t = runtime.telemetry();
   const RunClock& clock = runtime.clock();
   caf::actor collector = sys.spawn(CollectorActor, o.nodes, std::move(handover), t);
-  std::vector<caf::actor> shards, trainers, readers;
+  std::vector<caf::actor> shards, trainers, readers, partitioners;
   for (int32_t m = 0; m < o.nodes; ++m) {
-    shards.push_back(sys.spawn(ShardActor, m, o, cores[m], collector, clock, t));
+    ShardSetup setup;
+    setup.shard = m;
+    setup.options = o;
+    setup.core = cores[m];
+    setup.collector = collector;
+    setup.clock = clock;
+    setup.telemetry = t;
+    setup.faults = PsNodeFaultsOf(plan.faults, m, o.nodes);
+    shards.push_back(sys.spawn(ShardActor, std::move(setup)));
   }
   for (int32_t n = 0; n < o.nodes; ++n) {
     trainers.push_back(sys.spawn(TrainerActor, n, o, shards, collector, clock, t));
@@ -149,12 +159,17 @@ void SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
     caf::actor partitioner =
         sys.spawn(PartitionerActor, n, o, shards, trainers[n], collector, clock, t);
     readers.push_back(sys.spawn(ReaderActor, n, o, plan.train, partitioner, collector, clock, t));
-    out->all.push_back(std::move(partitioner));
+    partitioners.push_back(std::move(partitioner));
+  }
+  if (!plan.faults.empty()) {
+    out->all.push_back(sys.spawn(
+        PsFaultInjectorActor,
+        PsFaultInjectorSetup{plan.faults, o, shards, trainers, partitioners, collector, clock, t}));
   }
   for (int32_t n = 0; n < o.nodes; ++n) caf::anon_send(trainers[n], PsPeers{trainers, readers[n]});
   for (const caf::actor& reader : readers) caf::anon_send(reader, PsStart{o.batches});
   out->all.push_back(collector);
-  for (auto* group : {&shards, &trainers, &readers}) {
+  for (auto* group : {&shards, &trainers, &readers, &partitioners}) {
     out->all.insert(out->all.end(), group->begin(), group->end());
   }
 }
@@ -166,14 +181,16 @@ void PrintProgress(const Telemetry& t, int64_t batches, double wall_s) {
   std::fflush(stderr);
 }
 
+// The shard actors own the cores: a crashed shard's core (its HBM-PS and MEM-PS) dies with it.
 Status Drive(const PsPlan& plan, const ExecuteOptions& options,
-             const std::vector<std::shared_ptr<ShardCore>>& cores, PsRecords* records,
+             std::vector<std::shared_ptr<ShardCore>> cores, PsRecords* records,
              PsSummary* counters) {
   ActorRuntime runtime(plan.runtime);
   auto handover = std::make_shared<std::promise<PsRecords>>();
   std::future<PsRecords> future = handover->get_future();
   Spawned spawned;
   SpawnRun(runtime, plan, cores, std::move(handover), &spawned);
+  cores.clear();
   bool printed = false;
   const bool done = runtime.Drive([&] {
     if (!options.progress_line) return;
@@ -202,6 +219,13 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
   plan->config_name = config_name;
   PlanOptions(cfg, plan);
   const config::ParamServer& p = cfg.paramserver();
+  if (cfg.has_faults()) {
+    const FaultUniverse universe{.ps_nodes = p.nodes()};
+    if (Status s = BuildFaultPlan(cfg.faults(), plan->seed, universe, &plan->faults); !s.ok()) {
+      return Status::InvalidInput(config_name + ": " + s.message());
+    }
+    plan->options.durable_updates = PlanCrashesPsNodes(plan->faults, p.nodes());
+  }
   if (!p.criteo_file().empty()) return ReadCriteo(p, config_name, plan);
   Generate(p, plan);
   return Status::Ok();
@@ -217,7 +241,7 @@ Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* res
   std::vector<std::shared_ptr<ShardCore>> cores;
   Status status = OpenShards(plan, &cores);
   PsRecords records;
-  if (status.ok()) status = Drive(plan, options, cores, &records, &result->summary);
+  if (status.ok()) status = Drive(plan, options, std::move(cores), &records, &result->summary);
   cores.clear();
   std::error_code ec;
   if (plan.scratch_ssd) fs::remove_all(root, ec);
@@ -227,7 +251,8 @@ Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* res
   }
   BuildPsResult(plan, std::move(records), result);
   if (plan.out_dir.empty()) return Status::Ok();
-  return WritePsRunDirectory(plan.out_dir, result->summary, result->batches);
+  return WritePsRunDirectory(plan.out_dir, result->summary, result->batches,
+                             plan.faults.empty() ? nullptr : &result->faults);
 }
 
 }  // namespace troupe

@@ -10,9 +10,14 @@
 // writes the run directory there (ps_report.hpp), all of it or nothing.
 //
 // Errors: bad input (a config value the run cannot use, a malformed Criteo line, a working set
-// that does not fit in HBM-PS) is InvalidInput naming the field or file:line; SSD-PS failures are
-// IoError. Emulated runs are deterministic: the same plan gives the same records, batches.csv
-// byte for byte.
+// that does not fit in HBM-PS, a fault naming no PS node) is InvalidInput naming the field or
+// file:line; SSD-PS failures are IoError. Emulated runs are deterministic: the same plan gives
+// the same records, batches.csv and faults.csv byte for byte.
+//
+// Faults (the config's `faults` block, docs/paramserver.md "Faults"): PlanPsRun turns it into
+// plan.faults; crash, slow and disk events on ps:N are played (ps_fault_injector.hpp,
+// shard_actor.hpp); the others do not concern a PS run. The result lists what they did
+// (PsRunResult::faults, faults.csv) and counts it in the summary; updates_lost must be 0.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +27,11 @@
 
 #include "actors/cluster_run.hpp"
 #include "actors/ps/ps_options.hpp"
+#include "emulation/fault_plan.hpp"
 #include "emulation/runtime/actor_runtime.hpp"
 #include "emulation/status.hpp"
 #include "messages/config.pb.h"
+#include "messages/ps_messages.hpp"
 #include "paramserver/criteo.hpp"
 #include "paramserver/reference_trainer.hpp"
 
@@ -41,6 +48,7 @@ struct PsPlan {
   uint64_t seed = 1;
   std::string out_dir;      // "" writes nothing
   bool scratch_ssd = true;  // options.ssd_dir was made for this run: removed at its end
+  FaultPlan faults;         // empty: a run without faults (no faults.csv)
 };
 
 // Precondition: ValidateConfig(cfg) is OK and cfg.has_paramserver().
@@ -89,12 +97,19 @@ struct PsSummary {
   int64_t ssd_disk_bytes = 0, ssd_files = 0, compactions = 0;
   bool replicas_identical = false;  // every trainer ended with the same dense parameters
   uint64_t messages = 0, events = 0;
+  // Faults (faults.csv has the details): faults that began, shards crashed and restarted, SSD-PS
+  // write failures and recoveries, steps a restarted shard applied again from re-sent pushes,
+  // acknowledged updates a restart did not recover (must be 0).
+  int64_t faults_injected = 0, crashes = 0, restarts = 0;
+  int64_t disk_write_failures = 0, disk_recoveries = 0;
+  int64_t steps_replayed = 0, updates_lost = 0;
 };
 
 struct PsRunResult {
   PsSummary summary;
   std::vector<PsBatchRecord> batches;
   paramserver::CtrParameters parameters;  // dense from trainer 0, every key sorted
+  std::vector<PsFaultRecord> faults;      // by time, then node
 };
 
 Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* result);

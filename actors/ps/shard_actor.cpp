@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <caf/actor_cast.hpp>
+#include <cmath>
 
 #include "emulation/runtime/counted_send.hpp"
 
@@ -10,20 +11,42 @@ namespace {
 
 using Self = caf::stateful_actor<ShardState>;
 
-double Now(Self* self) { return self->state.clock.Seconds(self->clock().now()); }
+double Now(Self* self) { return self->state.setup.clock.Seconds(self->clock().now()); }
+
+std::string NodeName(const ShardState& st) { return "ps:" + std::to_string(st.setup.shard); }
+
+void Record(Self* self, const std::string& fault, const std::string& event, int64_t step,
+            int64_t count, std::string detail) {
+  ShardState& st = self->state;
+  Tell(self, st.setup.telemetry, st.setup.collector,
+       PsFaultRecord{Now(self), st.setup.shard, fault, event, step, count, std::move(detail)});
+}
 
 void Fail(Self* self, const std::string& why) {
   ShardState& st = self->state;
   if (st.failed) return;
   st.failed = true;
-  Tell(self, st.telemetry, st.collector, PsFailure{why});
+  Tell(self, st.setup.telemetry, st.setup.collector, PsFailure{why});
+}
+
+// Sets the core's write fault switch to what the disk windows say for now.
+void SetDisk(Self* self) {
+  ShardState& st = self->state;
+  const int error = st.setup.faults.DiskErrorAt(Now(self));
+  if (error != 0) {
+    st.setup.core->write_fault().Fail(error);
+  } else {
+    st.setup.core->write_fault().Clear();
+  }
 }
 
 // Occupies the SSD with `bytes` of work for `step`; returns when that work ends.
 double UseSsd(Self* self, int64_t bytes, int64_t step) {
   ShardState& st = self->state;
-  const double busy = static_cast<double>(bytes) / st.options.rates.ssd_bytes_per_s;
-  st.ssd_free_s = std::max(Now(self), st.ssd_free_s) + busy;
+  const double start = std::max(Now(self), st.ssd_free_s);
+  const double rate = st.setup.options.rates.ssd_bytes_per_s * st.setup.faults.SlowFactorAt(start);
+  const double busy = static_cast<double>(bytes) / rate;
+  st.ssd_free_s = start + busy;
   st.reports[step].busy_s += busy;
   return st.ssd_free_s;
 }
@@ -39,127 +62,210 @@ void Count(const PrepareStats& s, PsShardReport* r) {
   r->ssd_bytes_written += s.ssd_bytes_written;
 }
 
+double RetryDelay(int32_t attempt) { return std::min(0.1, 1e-3 * std::pow(2.0, attempt)); }
+
+// After a core operation: if its writes failed, the shard blocks and schedules a retry.
+void CheckWrites(Self* self) {
+  ShardState& st = self->state;
+  if (st.blocked || !st.setup.core->blocked()) return;
+  st.blocked = true;
+  st.blocked_since_s = Now(self);
+  // Paths relative to the SSD-PS root, so that faults.csv does not depend on where the run ran.
+  std::string why = st.setup.core->WriteError().message();
+  const std::string root = st.setup.options.ssd_dir + "/";
+  if (why.rfind(root, 0) == 0) why = why.substr(root.size());
+  Record(self, "disk", "write_failed", st.applied, 0, NodeName(st) + " SSD-PS: " + why);
+  TellAt(self, st.setup.telemetry, st.setup.clock, caf::actor_cast<caf::actor>(self),
+         Now(self) + RetryDelay(0), PsRetryWrites{0});
+}
+
 // Handles the waiting prepares in (step, node) order while HBM-PS has room.
 void HandlePrepares(Self* self) {
   ShardState& st = self->state;
-  while (!st.failed) {
+  while (!st.failed && !st.blocked) {
     const auto it = st.prepares.find({st.next_step, st.next_node});
     if (it == st.prepares.end()) return;
     const PsPrepare& p = it->second;
-    if (!st.core->Fits(p.keys)) {
+    if (!st.setup.core->Fits(p.keys)) {
       if (st.applied + 1 == st.next_step) {  // no older step left to free room
         Fail(self, "paramserver.hbm_bytes_per_gpu: step " + std::to_string(p.step) +
-                       "'s working rows do not fit in shard " + std::to_string(st.shard) +
+                       "'s working rows do not fit in shard " + std::to_string(st.setup.shard) +
                        "'s HBM-PS");
       }
       return;
     }
     PrepareStats stats;
-    if (auto s = st.core->Prepare(p.step, p.keys, &stats); !s.ok()) return Fail(self, s.message());
+    SetDisk(self);
+    if (auto s = st.setup.core->Prepare(p.step, p.keys, &stats); !s.ok()) {
+      return Fail(self, s.message());
+    }
     Count(stats, &st.reports[p.step]);
     const double ready = UseSsd(self, stats.ssd_bytes_read + stats.ssd_bytes_written, p.step);
-    TellAt(self, st.telemetry, st.clock, p.trainer, ready, PsReady{p.step, st.shard});
+    TellAt(self, st.setup.telemetry, st.setup.clock, p.trainer, ready,
+           PsReady{p.step, st.setup.shard, st.setup.incarnation});
     st.prepares.erase(it);
-    if (++st.next_node == st.options.nodes) {
+    if (++st.next_node == st.setup.options.nodes) {
       st.next_node = 0;
       ++st.next_step;
     }
+    CheckWrites(self);
   }
 }
 
 void AnswerPull(Self* self, const caf::actor& to, const PsPull& pull) {
   ShardState& st = self->state;
   paramserver::RowBatch rows;
-  if (auto s = st.core->Pull(pull.keys, &rows); !s.ok()) return Fail(self, s.message());
-  Tell(self, st.telemetry, to,
-       PsRows{pull.step, st.shard, std::move(rows.keys), std::move(rows.values)});
+  if (auto s = st.setup.core->Pull(pull.keys, &rows); !s.ok()) return Fail(self, s.message());
+  Tell(self, st.setup.telemetry, to,
+       PsRows{pull.step, st.setup.shard, st.setup.incarnation, std::move(rows.keys),
+              std::move(rows.values)});
 }
 
 void Finish(Self* self) {
   ShardState& st = self->state;
+  if (st.done) return;
+  st.finishing = true;
+  SetDisk(self);
+  if (auto s = st.setup.core->FlushMem(); !s.ok()) return Fail(self, s.message());
+  CheckWrites(self);
+  if (st.blocked) return;  // Resume finishes once the writes succeed
+  ShardCore& core = *st.setup.core;
   paramserver::RowBatch rows;
-  if (auto s = st.core->Final(&rows); !s.ok()) return Fail(self, s.message());
+  if (auto s = core.Final(&rows); !s.ok()) return Fail(self, s.message());
   PsShardFinal final_state;
-  final_state.shard = st.shard;
+  final_state.shard = st.setup.shard;
   final_state.keys = std::move(rows.keys);
   final_state.values = std::move(rows.values);
-  final_state.ssd_keys = static_cast<int64_t>(st.core->ssd().size());
-  final_state.ssd_disk_bytes = static_cast<int64_t>(st.core->ssd().disk_bytes());
-  final_state.ssd_files = static_cast<int64_t>(st.core->ssd().file_count());
-  final_state.mem_rows = static_cast<int64_t>(st.core->mem_rows());
-  final_state.mem_capacity_rows = static_cast<int64_t>(st.core->mem_capacity_rows());
-  final_state.compactions = st.core->compactions();
-  Tell(self, st.telemetry, st.collector, std::move(final_state));
+  final_state.ssd_keys = static_cast<int64_t>(core.ssd().size());
+  final_state.ssd_disk_bytes = static_cast<int64_t>(core.ssd().disk_bytes());
+  final_state.ssd_files = static_cast<int64_t>(core.ssd().file_count());
+  final_state.mem_rows = static_cast<int64_t>(core.mem_rows());
+  final_state.mem_capacity_rows = static_cast<int64_t>(core.mem_capacity_rows());
+  final_state.compactions = core.compactions();
+  Tell(self, st.setup.telemetry, st.setup.collector, std::move(final_state));
+  st.done = true;
   self->quit();
+}
+
+// Answers the pulls that step `applied` unblocked, prepares what now fits, finishes at the end.
+void AfterApply(Self* self) {
+  ShardState& st = self->state;
+  if (st.failed || st.blocked) return;
+  if (const auto it = st.pulls.find(st.applied + 1); it != st.pulls.end()) {
+    for (const auto& [to, pull] : it->second) AnswerPull(self, to, pull);
+    st.pulls.erase(it);
+  }
+  HandlePrepares(self);  // the update may have freed HBM-PS rows
+  if (!st.failed && !st.blocked && st.applied + 1 == st.setup.options.batches) Finish(self);
 }
 
 void ApplyStep(Self* self, int64_t step) {
   ShardState& st = self->state;
-  std::vector<PsPush> parts = std::move(st.pushes[step]);
+  std::map<int32_t, PsPush> parts = std::move(st.pushes[step]);
   st.pushes.erase(step);
-  if (step != st.applied + 1) {
-    return Fail(self, "shard " + std::to_string(st.shard) + ": step " + std::to_string(step) +
-                          " completed before step " + std::to_string(st.applied + 1));
-  }
-  std::sort(parts.begin(), parts.end(),
-            [](const PsPush& a, const PsPush& b) { return a.node < b.node; });
-  std::vector<GradientPart> gradients;
-  for (const PsPush& p : parts) gradients.push_back(GradientPart{p.keys, p.gradients});
+  std::vector<GradientPart> gradients;  // node order: the map's
+  for (const auto& [node, p] : parts) gradients.push_back(GradientPart{p.keys, p.gradients});
   ApplyStats applied;
-  if (auto s = st.core->Apply(step, gradients, &applied); !s.ok()) return Fail(self, s.message());
+  SetDisk(self);
+  if (auto s = st.setup.core->Apply(step, gradients, &applied); !s.ok()) {
+    return Fail(self, s.message());
+  }
   st.applied = step;
   UseSsd(self, applied.ssd_bytes_written + applied.compaction_bytes, step);
   PsShardReport report = std::move(st.reports[step]);
   st.reports.erase(step);
   report.step = step;
-  report.shard = st.shard;
+  report.shard = st.setup.shard;
   report.ssd_bytes_written += applied.ssd_bytes_written;
   report.compaction_bytes = applied.compaction_bytes;
-  report.mem_rows = static_cast<int64_t>(st.core->mem_rows());
-  report.ssd_keys = static_cast<int64_t>(st.core->ssd().size());
-  report.hbm_rows = static_cast<int64_t>(st.core->hbm_rows());
-  Tell(self, st.telemetry, st.collector, std::move(report));
-  if (const auto it = st.pulls.find(step + 1); it != st.pulls.end()) {
-    for (const auto& [to, pull] : it->second) AnswerPull(self, to, pull);
-    st.pulls.erase(it);
+  report.mem_rows = static_cast<int64_t>(st.setup.core->mem_rows());
+  report.ssd_keys = static_cast<int64_t>(st.setup.core->ssd().size());
+  report.hbm_rows = static_cast<int64_t>(st.setup.core->hbm_rows());
+  Tell(self, st.setup.telemetry, st.setup.collector, std::move(report));
+  if (st.replayed.contains(step)) {
+    Record(self, "crash", "replayed", step, static_cast<int64_t>(parts.size()),
+           NodeName(st) + " applied step " + std::to_string(step) +
+               " again from the trainers' retained pushes");
   }
-  HandlePrepares(self);  // the update may have freed HBM-PS rows
-  if (!st.failed && step + 1 == st.options.batches) Finish(self);
+  CheckWrites(self);
+}
+
+// Applies every step whose N pushes are in, in step order.
+void TryApply(Self* self) {
+  ShardState& st = self->state;
+  while (!st.failed && !st.blocked && !st.done) {
+    const auto it = st.pushes.find(st.applied + 1);
+    if (it == st.pushes.end() || static_cast<int32_t>(it->second.size()) < st.setup.options.nodes) {
+      return;
+    }
+    ApplyStep(self, st.applied + 1);
+    AfterApply(self);
+  }
+}
+
+void RetryWrites(Self* self, int32_t attempt) {
+  ShardState& st = self->state;
+  if (st.failed || !st.blocked) return;
+  SetDisk(self);
+  const paramserver::PsStatus status = st.setup.core->RetryWrites();
+  const double blocked_s = Now(self) - st.blocked_since_s;
+  if (status.ok()) {
+    st.blocked = false;
+    Record(self, "disk", "writes_recovered", st.applied, attempt + 1,
+           NodeName(st) + " SSD-PS writes succeed again after " + std::to_string(attempt + 1) +
+               " retries");
+    AfterApply(self);
+    TryApply(self);
+    if (!st.failed && !st.blocked && st.finishing) Finish(self);  // (a no-op once done)
+    return;
+  }
+  if (blocked_s >= kDiskGiveUpS) {
+    Record(self, "disk", "gave_up", st.applied, attempt + 1, "");
+    return Fail(self, NodeName(st) + " SSD-PS: " + status.message() + " (still failing after " +
+                          std::to_string(attempt + 1) + " retries over " +
+                          std::to_string(blocked_s) + " s)");
+  }
+  TellAt(self, st.setup.telemetry, st.setup.clock, caf::actor_cast<caf::actor>(self),
+         Now(self) + RetryDelay(attempt + 1), PsRetryWrites{attempt + 1});
 }
 
 }  // namespace
 
-caf::behavior ShardActor(caf::stateful_actor<ShardState>* self, int32_t shard, PsOptions options,
-                         std::shared_ptr<ShardCore> core, caf::actor collector, RunClock clock,
-                         Telemetry* telemetry) {
+caf::behavior ShardActor(caf::stateful_actor<ShardState>* self, ShardSetup setup) {
   ShardState& st = self->state;
-  st.shard = shard;
-  st.options = std::move(options);
-  st.core = std::move(core);
-  st.collector = std::move(collector);
-  st.clock = clock;
-  st.telemetry = telemetry;
+  st.setup = std::move(setup);
+  st.applied = st.setup.recovered_step;
+  st.next_step = st.applied + 1;
+  st.ssd_free_s = st.setup.ssd_free_s;
   return {
       [=](PsPrepare& prepare) {
-        if (self->state.failed) return;
+        ShardState& st = self->state;
+        if (st.failed) return;
         const std::pair<int64_t, int32_t> at{prepare.step, prepare.node};
-        self->state.prepares.emplace(at, std::move(prepare));
+        if (at < std::pair{st.next_step, st.next_node}) return;  // handled (a re-sent copy)
+        st.prepares.emplace(at, std::move(prepare));
         HandlePrepares(self);
       },
       [=](PsPull& pull) {
-        if (self->state.failed) return;
+        ShardState& st = self->state;
+        if (st.failed) return;
         auto to = caf::actor_cast<caf::actor>(self->current_sender());
-        if (self->state.applied >= pull.step - 1) return AnswerPull(self, to, pull);
-        self->state.pulls[pull.step].emplace_back(std::move(to), std::move(pull));
+        if (!st.blocked && st.applied >= pull.step - 1) return AnswerPull(self, to, pull);
+        st.pulls[pull.step].emplace_back(std::move(to), std::move(pull));
       },
       [=](PsPush& push) {
-        if (self->state.failed) return;
+        ShardState& st = self->state;
+        if (st.failed || push.step <= st.applied) return;  // applied: a re-sent copy
+        if (push.resent) st.replayed.insert(push.step);
         const int64_t step = push.step;
-        auto& waiting = self->state.pushes[step];
-        waiting.push_back(std::move(push));
-        if (static_cast<int32_t>(waiting.size()) == self->state.options.nodes) {
-          ApplyStep(self, step);
-        }
+        const int32_t node = push.node;
+        st.pushes[step].emplace(node, std::move(push));
+        TryApply(self);
+      },
+      [=](const PsRetryWrites& retry) { RetryWrites(self, retry.attempt); },
+      [=](const PsStart&) {  // a restarted shard: finish if it recovered every step
+        ShardState& st = self->state;
+        if (!st.failed && st.applied + 1 == st.setup.options.batches) Finish(self);
       },
   };
 }

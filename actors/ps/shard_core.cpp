@@ -24,7 +24,12 @@ PsStatus ShardCore::Open(const PsOptions& options, int32_t shard, const std::str
   ssd.layout = core->layout_;
   ssd.compaction_threshold = static_cast<uint64_t>(options.ssd_compaction_threshold);
   ssd.sync = options.ssd_sync;
+  core->write_fault_ = std::make_unique<paramserver::SsdWriteFault>();
+  ssd.write_fault = core->write_fault_.get();
   if (PsStatus s = paramserver::SsdStore::Open(dir, ssd, &core->ssd_); !s.ok()) return s;
+  core->recovery_bytes_ =
+      static_cast<int64_t>(core->ssd_->file_count() * paramserver::ssd::kFileHeaderBytes +
+                           core->ssd_->stored_rows() * sizeof(Key));
   core->backing_ = std::make_unique<SsdBackingStore>(core->ssd_.get(), core->layout_);
   paramserver::HbmConfig hbm;
   hbm.layout = core->layout_;
@@ -146,14 +151,51 @@ PsStatus ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, App
   hbm_->Erase(released.keys);
   stats->rows_released = static_cast<int64_t>(released.size());
   const int64_t written_before = backing_->counters().bytes_written;
-  if (PsStatus s = mem_->Update(released); !s.ok()) return s;
+  if (options_.durable_updates) {
+    // Write-through before anything acknowledges the step: every row it updated, tagged.
+    if (PsStatus s = backing_->StoreTagged(rows, static_cast<uint64_t>(step) + 1); !s.ok()) {
+      return s;
+    }
+  }
+  if (PsStatus s = mem_->Update(released, nullptr, options_.durable_updates); !s.ok()) return s;
   stats->ssd_bytes_written = backing_->counters().bytes_written - written_before;
+  if (blocked()) return PsStatus::Ok();  // compaction waits for the writes to succeed
+  return Compact(stats);
+}
+
+PsStatus ShardCore::Compact(ApplyStats* stats) {
   paramserver::CompactionStats compaction;
-  if (PsStatus s = ssd_->MaybeCompact(&stats->compacted, &compaction); !s.ok()) return s;
-  stats->compaction_bytes = compaction.bytes_read + compaction.bytes_written;
-  compactions_ += stats->compacted ? 1 : 0;
+  bool compacted = false;
+  compaction_error_ = ssd_->MaybeCompact(&compacted, &compaction);
+  if (!compaction_error_.ok()) {
+    // The store is as before the compaction: only the space is not reclaimed yet.
+    if (compaction_error_.code() != PsStatus::Code::kIoError) return compaction_error_;
+    return PsStatus::Ok();
+  }
+  if (stats != nullptr) {
+    stats->compacted = compacted;
+    stats->compaction_bytes = compaction.bytes_read + compaction.bytes_written;
+  }
+  compactions_ += compacted ? 1 : 0;
   return PsStatus::Ok();
 }
+
+const PsStatus& ShardCore::WriteError() const {
+  return backing_->blocked() ? backing_->write_error() : compaction_error_;
+}
+
+PsStatus ShardCore::RetryWrites() {
+  if (backing_->blocked()) {
+    if (PsStatus s = backing_->Flush(); !s.ok()) return s;
+  }
+  if (!compaction_error_.ok()) {
+    if (PsStatus s = Compact(nullptr); !s.ok()) return s;
+    return compaction_error_;
+  }
+  return PsStatus::Ok();
+}
+
+PsStatus ShardCore::FlushMem() { return mem_->Flush(); }
 
 PsStatus ShardCore::Final(RowBatch* out) {
   if (!pinned_.empty()) {
@@ -161,6 +203,7 @@ PsStatus ShardCore::Final(RowBatch* out) {
                                      " rows still pinned in HBM-PS at the end");
   }
   if (PsStatus s = mem_->Flush(); !s.ok()) return s;
+  if (blocked()) return WriteError();
   const std::vector<Key> keys = backing_->KnownKeys();
   paramserver::GetStats stats;
   if (PsStatus s = ssd_->Get(keys, out, &stats); !s.ok()) return s;

@@ -16,6 +16,16 @@
 //
 // Update rule: Apply sums the nodes' gradient rows of each key in node order, then runs
 // paramserver::ApplyAdagrad once per key — the same function the reference trainer uses.
+//
+// Faults (docs/paramserver.md, "Faults"):
+//   - With options.durable_updates, Apply first writes the step's updated rows (every key of the
+//     step, pinned or not) to SSD-PS with the tag step + 1, then caches them clean in MEM-PS: once
+//     Apply(s) returned and !blocked(), every update up to step s is durable. Open on an existing
+//     folder is the recovery: recovered_step() is the last durable step (tag - 1).
+//   - A failed SSD-PS write (write_fault(), or a real I/O error) does not fail the call: its rows
+//     stay pending in the backing store (still readable), the core is blocked() and WriteError()
+//     names the file; RetryWrites() writes them again. A failed compaction also blocks until a
+//     retry compacts. Nothing is lost either way.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -31,6 +41,7 @@
 #include "actors/ps/ssd_backing.hpp"
 #include "paramserver/hbm_table.hpp"
 #include "paramserver/mem_cache.hpp"
+#include "paramserver/ssd_fault.hpp"
 #include "paramserver/ssd_store.hpp"
 
 namespace troupe {
@@ -72,9 +83,20 @@ class ShardCore {
   // Applies step's gradients (parts in node order), unpins the step's keys and releases those
   // no later step pinned into MEM-PS, then compacts SSD-PS if it passed its threshold.
   paramserver::PsStatus Apply(int64_t step, std::span<const GradientPart> parts, ApplyStats* stats);
-  // After the last Apply: flushes MEM-PS and returns every parameter of the shard (full rows,
-  // keys sorted).
+  // After the last Apply: writes MEM-PS's dirty rows back (may leave the core blocked).
+  paramserver::PsStatus FlushMem();
+  // Then, when !blocked(): every parameter of the shard (full rows, keys sorted).
   paramserver::PsStatus Final(paramserver::RowBatch* out);
+
+  // Failed writes (see above).
+  bool blocked() const { return backing_->blocked() || !compaction_error_.ok(); }
+  const paramserver::PsStatus& WriteError() const;
+  paramserver::PsStatus RetryWrites();
+  paramserver::SsdWriteFault& write_fault() { return *write_fault_; }
+  // The last step whose updates SSD-PS holds (durable_updates; -1: none), and the bytes Open read
+  // to recover the store (every file's header and keys).
+  int64_t recovered_step() const { return static_cast<int64_t>(ssd_->tag()) - 1; }
+  int64_t recovery_bytes() const { return recovery_bytes_; }
 
   size_t hbm_rows() const { return pinned_.size(); }
   size_t mem_rows() const { return mem_->size(); }
@@ -84,11 +106,14 @@ class ShardCore {
 
  private:
   ShardCore(const PsOptions& options, int32_t shard) : options_(options), shard_(shard) {}
+  // MaybeCompact; an I/O failure is kept in compaction_error_ (blocked), not returned.
+  paramserver::PsStatus Compact(ApplyStats* stats);
 
   PsOptions options_;
   int32_t shard_;
   paramserver::ValueLayout layout_;
   size_t hbm_rows_per_gpu_ = 0;
+  std::unique_ptr<paramserver::SsdWriteFault> write_fault_;
   std::unique_ptr<paramserver::SsdStore> ssd_;
   std::unique_ptr<SsdBackingStore> backing_;
   std::unique_ptr<paramserver::MemCache> mem_;
@@ -96,6 +121,8 @@ class ShardCore {
   absl::flat_hash_map<paramserver::Key, int64_t> pinned_;  // key in HBM-PS -> last step using it
   std::map<int64_t, std::vector<paramserver::Key>> step_keys_;  // in flight: keys each step pinned
   int64_t compactions_ = 0;
+  int64_t recovery_bytes_ = 0;
+  paramserver::PsStatus compaction_error_;
 };
 
 }  // namespace troupe

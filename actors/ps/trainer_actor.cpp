@@ -24,6 +24,7 @@ void TryStart(Self* self) {
   paramserver::PartitionByNodeInto(unique, st.options.nodes, &st.partition);
   st.rows.assign(static_cast<size_t>(st.options.nodes), {});
   st.rows_in = 0;
+  for (TrainerShardView& v : st.shards) v.rows_in = v.repull = false;
   st.busy = true;
   st.computed = false;
   st.report = PsTrainerReport{};
@@ -32,7 +33,59 @@ void TryStart(Self* self) {
   st.report.unique_keys = static_cast<int64_t>(unique.size());
   st.report.start_s = Now(self);
   for (int32_t m = 0; m < st.options.nodes; ++m) {
-    Tell(self, st.telemetry, st.shards[m], PsPull{st.step, st.node, st.partition.keys[m]});
+    Tell(self, st.telemetry, st.shards[m].actor, PsPull{st.step, st.node, st.partition.keys[m]});
+  }
+}
+
+TrainerInbox& InboxOf(TrainerState& st, int64_t step) {
+  TrainerInbox& box = st.inbox[step];
+  if (box.ready.empty()) box.ready.assign(static_cast<size_t>(st.options.nodes), false);
+  return box;
+}
+
+void Record(Self* self, int32_t shard, const std::string& event, int64_t step, int64_t count,
+            std::string detail) {
+  TrainerState& st = self->state;
+  Tell(self, st.telemetry, st.collector,
+       PsFaultRecord{Now(self), shard, "crash", event, step, count, std::move(detail)});
+}
+
+// Shard m came back, recovered up to `recovered`: re-send what it lost.
+void OnRestart(Self* self, PsShardRestarted& r) {
+  TrainerState& st = self->state;
+  TrainerShardView& v = st.shards[r.shard];
+  v.actor = std::move(r.actor);
+  v.incarnation = r.incarnation;
+  v.up = true;
+  self->monitor(v.actor);
+  if (v.acked > r.recovered_step) {
+    const int64_t lost = v.acked - r.recovered_step;
+    Record(self, r.shard, "updates_lost", v.acked, lost,
+           "trainer " + std::to_string(st.node) + " had steps up to " + std::to_string(v.acked) +
+               " acknowledged by ps:" + std::to_string(r.shard) + ", which recovered only " +
+               std::to_string(r.recovered_step));
+    Tell(self, st.telemetry, st.collector,
+         PsFailure{"ps:" + std::to_string(r.shard) + " lost acknowledged updates of steps " +
+                   std::to_string(r.recovered_step + 1) + "-" + std::to_string(v.acked)});
+  }
+  v.retained.erase(v.retained.begin(), v.retained.upper_bound(r.recovered_step));
+  for (auto& [step, push] : v.retained) {
+    PsPush copy = push;
+    copy.resent = true;
+    Tell(self, st.telemetry, v.actor, std::move(copy));
+  }
+  for (auto& [step, box] : st.inbox) {
+    if (step <= r.recovered_step || box.ready.empty() || !box.ready[r.shard]) continue;
+    box.ready[r.shard] = false;
+    --box.readys;
+  }
+  v.repull = st.busy && st.step > r.recovered_step && !v.rows_in;
+}
+
+void OnDown(Self* self, const caf::down_msg& down) {
+  if (down.reason == caf::exit_reason::normal) return;  // a shard that finished
+  for (TrainerShardView& v : self->state.shards) {
+    if (v.actor && v.actor.address() == down.source) v.up = false;
   }
 }
 
@@ -104,8 +157,10 @@ void Compute(Self* self) {
   }
   for (int32_t m = 0; m < st.options.nodes; ++m) {
     paramserver::RowBatch part = paramserver::SplitRows(g.embedding, st.partition, m, dim);
-    TellAt(self, st.telemetry, st.clock, st.shards[m], sent_s + st.report.push_s,
-           PsPush{st.step, st.node, std::move(part.keys), std::move(part.values)});
+    PsPush push{st.step, st.node, std::move(part.keys), std::move(part.values), false};
+    if (st.options.durable_updates) st.shards[m].retained[st.step] = push;
+    TellAt(self, st.telemetry, st.clock, st.shards[m].actor, sent_s + st.report.push_s,
+           std::move(push));
   }
   st.computed = true;
   TryAllReduce(self);
@@ -123,7 +178,7 @@ void EndStep(Self* self) {
   const auto state = st.model->dense_state();
   Tell(self, st.telemetry, st.collector,
        PsTrainerFinal{st.node, {dense.begin(), dense.end()}, {state.begin(), state.end()}});
-  self->quit();
+  st.finished = true;
 }
 
 }  // namespace
@@ -135,10 +190,16 @@ caf::behavior TrainerActor(caf::stateful_actor<TrainerState>* self, int32_t node
   st.node = node;
   st.model = std::make_unique<paramserver::CtrModel>(options.model);
   st.options = std::move(options);
-  st.shards = std::move(shards);
+  for (caf::actor& shard : shards) {
+    self->monitor(shard);
+    TrainerShardView view;
+    view.actor = std::move(shard);
+    st.shards.push_back(std::move(view));
+  }
   st.collector = std::move(collector);
   st.clock = clock;
   st.telemetry = telemetry;
+  self->set_down_handler([=](caf::down_msg& down) { OnDown(self, down); });
   return {
       [=](PsPeers& peers) {
         self->state.trainers = std::move(peers.trainers);
@@ -147,19 +208,40 @@ caf::behavior TrainerActor(caf::stateful_actor<TrainerState>* self, int32_t node
       },
       [=](PsExamples& batch) {
         const int64_t step = batch.step;
-        self->state.inbox[step].examples = std::move(batch);
+        InboxOf(self->state, step).examples = std::move(batch);
         TryStart(self);
       },
       [=](const PsReady& ready) {
-        ++self->state.inbox[ready.step].readys;
+        TrainerState& st = self->state;
+        TrainerShardView& v = st.shards[ready.shard];
+        if (!v.up || ready.incarnation != v.incarnation || ready.step < st.step) return;
+        if (ready.step == st.step && st.busy) {  // a restarted shard prepared the step again
+          if (v.repull) {
+            v.repull = false;
+            Tell(self, st.telemetry, v.actor,
+                 PsPull{st.step, st.node, st.partition.keys[ready.shard]});
+          }
+          return;
+        }
+        TrainerInbox& box = InboxOf(st, ready.step);
+        if (box.ready[ready.shard]) return;
+        box.ready[ready.shard] = true;
+        ++box.readys;
         TryStart(self);
       },
       [=](PsRows& rows) {
         TrainerState& st = self->state;
-        if (rows.step != st.step || !st.busy) return;
+        TrainerShardView& v = st.shards[rows.shard];
+        if (!v.up || rows.incarnation != v.incarnation) return;
+        if (rows.step != st.step || !st.busy || v.rows_in) return;
+        // Answering step s acknowledges this node's pushes up to s - 1.
+        v.acked = std::max(v.acked, rows.step - 1);
+        v.retained.erase(v.retained.begin(), v.retained.lower_bound(rows.step));
+        v.rows_in = true;
         st.rows[rows.shard] = paramserver::RowBatch{std::move(rows.keys), std::move(rows.values)};
         if (++st.rows_in == st.options.nodes) Compute(self);
       },
+      [=](PsShardRestarted& restarted) { OnRestart(self, restarted); },
       [=](PsExchange& exchange) {
         const int64_t step = exchange.step;
         self->state.exchanges[step].push_back(std::move(exchange));

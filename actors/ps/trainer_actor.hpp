@@ -12,7 +12,17 @@
 //   4. with all N exchanges in: their sum in node order — identical on every node — is applied
 //      with CtrModel::ApplyDense; the step ends after the all-reduce time (PsStepDone), and a
 //      PsCredit goes back to the reader.
-// After the last step it sends PsTrainerFinal (its dense parameters) to the collector and quits.
+// After the last step it sends PsTrainerFinal (its dense parameters) to the collector; it stays
+// until the run ends, because a shard that restarts may still need its last pushes.
+//
+// Faults (docs/paramserver.md, "Faults"): a push to shard m is acknowledged when m answers a
+// later pull (m answers step s + 1 only once step s is applied and durable). Until then the
+// trainer keeps a copy. It monitors the shards: a shard's down message makes it drop that
+// incarnation's late messages; on PsShardRestarted it re-sends the retained pushes of steps after
+// the recovered one, forgets m's PsReady of those steps (the new incarnation prepares them again)
+// and re-pulls the current step once m is ready. A restart that recovered fewer steps than m
+// had acknowledged would lose updates: it is reported (PsFaultRecord "updates_lost") and fails
+// the run.
 //
 // Timing (emulated; the arithmetic is still done): pull_s = remote keys * (8 + 4 * dim) bytes over
 // network_bytes_per_s; gpu_s = CtrModel::StepSeconds(b, unique keys, gpus * gpu_flops,
@@ -39,14 +49,27 @@ namespace troupe {
 
 struct TrainerInbox {
   std::optional<PsExamples> examples;
+  std::vector<bool> ready;  // by shard
   int32_t readys = 0;
+};
+
+// What the trainer knows of one shard.
+struct TrainerShardView {
+  caf::actor actor;
+  int32_t incarnation = 0;
+  bool up = true;
+  int64_t acked = -1;                  // the last step whose push it acknowledged
+  std::map<int64_t, PsPush> retained;  // pushes not yet acknowledged, by step
+  bool repull = false;                 // the current step's pull was lost: pull once ready
+  bool rows_in = false;                // the current step's rows arrived
 };
 
 struct TrainerState {
   int32_t node = 0;
   PsOptions options;
   std::unique_ptr<paramserver::CtrModel> model;
-  std::vector<caf::actor> shards, trainers;
+  std::vector<TrainerShardView> shards;
+  std::vector<caf::actor> trainers;
   caf::actor reader, collector;
   RunClock clock;
   Telemetry* telemetry = nullptr;
@@ -56,6 +79,7 @@ struct TrainerState {
   int64_t step = 0;                                      // the step being (or next to be) trained
   bool busy = false;                                     // step `step` has started
   bool computed = false;                                 // ... and sent its gradients
+  bool finished = false;                                 // every step trained
   // The current step.
   std::vector<paramserver::Example> batch;
   paramserver::Partition partition;         // unique keys by owner

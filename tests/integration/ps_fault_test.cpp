@@ -1,0 +1,233 @@
+// The parameter-server run under faults (docs/paramserver.md, "Faults"): a crashed and restarted
+// shard loses no acknowledged update (the parameters are bit-identical to the fault-free run's,
+// so the AUC matches the reference's as closely as the lossless test asks); a node that never
+// restarts, or a disk that never heals, fails the run naming the node (and the file) and leaves
+// no run directory; disk faults that end are retried through; a slow disk stretches the SSD stage
+// by exactly its factor; and the same faults and seed give the same run directory.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "actors/ps/ps_run.hpp"
+#include "emulation/config_loader.hpp"
+#include "paramserver/reference_trainer.hpp"
+#include "paramserver/ssd_store.hpp"
+#include "tests/integration/run_fixture.hpp"
+
+namespace troupe::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ps_pipeline_test's small run (4 nodes x 64 examples x 40 steps, most parameters on SSD-PS): its
+// steps take about 0.4 ms of virtual time, so the run lasts about 16 ms.
+constexpr char kSmall[] = R"(
+paramserver {
+  nodes: 4
+  gpus_per_node: 2
+  batch_size: 64
+  batches: 40
+  prefetch: 3
+  keys_per_field: 2000
+  hidden: 16
+  mem_bytes_per_node: 98304
+  hbm_bytes_per_gpu: 524288
+  ssd_file_bytes: 16384
+  ssd_compaction_threshold_bytes: 1048576
+  holdout_examples: 4096
+}
+)";
+
+struct PsRun {
+  Status status;
+  PsPlan plan;
+  PsRunResult result;
+};
+
+PsRun RunPs(const std::string& faults, const std::vector<std::string>& sets = {}) {
+  PsRun run;
+  config::RunConfig cfg;
+  const std::string block = faults.empty() ? "" : "faults {\n" + faults + "}\n";
+  run.status = ParseConfigText(std::string(kSmall) + block, "ps_faults.textproto", &cfg);
+  for (size_t i = 0; run.status.ok() && i < sets.size(); ++i) {
+    run.status = ApplyOverride(sets[i], &cfg);
+  }
+  if (run.status.ok()) run.status = ValidateConfig(cfg, "ps_faults.textproto");
+  if (run.status.ok()) run.status = PlanPsRun(cfg, "ps_faults.textproto", &run.plan);
+  if (run.status.ok()) run.status = ExecutePsRun(run.plan, ExecuteOptions{}, &run.result);
+  return run;
+}
+
+// One `fault { ... }` of the faults block RunPs wraps them in.
+std::string Fault(const std::string& kind, const std::string& target, double at_s,
+                  double duration_s, const std::string& extra = "") {
+  std::ostringstream f;
+  f << "  fault { kind: " << kind << " target: \"" << target << "\" at_s: " << at_s
+    << " duration_s: " << duration_s << " " << extra << " }\n";
+  return f.str();
+}
+
+size_t CountEvents(const PsRunResult& r, const std::string& event) {
+  size_t n = 0;
+  for (const PsFaultRecord& f : r.faults) n += f.event == event;
+  return n;
+}
+
+TEST(PsFaults, CrashedShardRecoversEveryAcknowledgedUpdate) {
+  const PsRun clean = RunPs("");
+  ASSERT_TRUE(clean.status.ok()) << clean.status.message();
+  const double end_s = clean.result.summary.emulated_s;
+  // ps:1 dies a third into the run and restarts 2 ms later; ps:3 dies near the end.
+  const PsRun crashed =
+      RunPs(Fault("crash", "ps:1", 0.006, 0.002) + Fault("crash", "ps:3", 0.8 * end_s, 0.001));
+  ASSERT_TRUE(crashed.status.ok()) << crashed.status.message();
+  const PsSummary& s = crashed.result.summary;
+  EXPECT_EQ(s.crashes, 2);
+  EXPECT_EQ(s.restarts, 2);
+  EXPECT_EQ(s.updates_lost, 0);
+  EXPECT_EQ(CountEvents(crashed.result, "updates_lost"), 0u);
+  // Write-through and re-sent work reproduce the fault-free arithmetic exactly.
+  EXPECT_EQ(paramserver::MaxAbsDifference(clean.result.parameters, crashed.result.parameters), 0.0);
+  EXPECT_EQ(s.auc, clean.result.summary.auc);
+  EXPECT_TRUE(s.replicas_identical);
+
+  // And so, like the fault-free run, the reference's AUC within the lossless test's tolerance.
+  paramserver::ReferenceTrainer reference(crashed.plan.options.model);
+  const int64_t global = int64_t{crashed.plan.options.nodes} * crashed.plan.options.batch_size;
+  const std::span<const paramserver::Example> train(*crashed.plan.train);
+  for (int64_t step = 0; step < crashed.plan.options.batches; ++step) {
+    reference.TrainBatch(train.subspan(step * global, global));
+  }
+  const double reference_auc = reference.Evaluate(crashed.plan.holdout);
+  EXPECT_LT(std::fabs(s.auc - reference_auc) / reference_auc, 1e-3);
+
+  // The stall costs at least the downtime over the same run with write-through and no crash (a
+  // crash planned after the end turns write-through on and never fires).
+  const PsRun durable = RunPs(Fault("crash", "ps:1", 10, 1));
+  ASSERT_TRUE(durable.status.ok()) << durable.status.message();
+  EXPECT_EQ(durable.result.summary.crashes, 0);
+  const double durable_s = durable.result.summary.emulated_s;
+  EXPECT_GT(s.emulated_s, durable_s + 0.002);
+  std::printf(
+      "[crash] AUC %.6f (reference %.6f, fault-free %.6f); %lld steps replayed, %lld updates "
+      "lost; %.3f ms emulated vs %.3f ms with write-through and no crash (%.3f ms lost, 3 ms "
+      "down) and %.3f ms without write-through\n",
+      s.auc, reference_auc, clean.result.summary.auc, static_cast<long long>(s.steps_replayed),
+      static_cast<long long>(s.updates_lost), 1e3 * s.emulated_s, 1e3 * durable_s,
+      1e3 * (s.emulated_s - durable_s), 1e3 * end_s);
+}
+
+TEST(PsFaults, NodeThatNeverRestartsFailsTheRunNamingIt) {
+  const std::string out = FreshDir("ps-crash-forever") + "/run";
+  const PsRun run = RunPs(Fault("crash", "ps:2", 0.005, 0), {"run.out_dir=" + out});
+  ASSERT_FALSE(run.status.ok());
+  EXPECT_NE(run.status.message().find("ps:2 crashed"), std::string::npos) << run.status.message();
+  EXPECT_NE(run.status.exit_code(), 0);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out + ".tmp-" + std::to_string(::getpid())));
+}
+
+TEST(PsFaults, DiskErrorsAreRetriedUntilTheFaultEnds) {
+  const PsRun clean = RunPs("");
+  ASSERT_TRUE(clean.status.ok()) << clean.status.message();
+  const std::string out = FreshDir("ps-disk") + "/run";
+  const PsRun run = RunPs(
+      Fault("disk", "ps:0", 0.004, 0.003) + Fault("disk", "ps:3", 0.008, 0.002, "disk_full: true"),
+      {"run.out_dir=" + out});
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  const PsSummary& s = run.result.summary;
+  EXPECT_GE(s.disk_write_failures, 2);
+  EXPECT_EQ(s.disk_recoveries, s.disk_write_failures);
+  EXPECT_EQ(paramserver::MaxAbsDifference(clean.result.parameters, run.result.parameters), 0.0);
+  const std::string csv = ReadFile(out + "/faults.csv");
+  EXPECT_NE(csv.find("ps:0 SSD-PS: "), std::string::npos) << csv;
+  EXPECT_NE(csv.find("Input/output error"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("node-3/"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("No space left on device"), std::string::npos) << csv;
+  std::printf("[disk] %lld write failures, all recovered; %.3f ms emulated vs %.3f ms\n",
+              static_cast<long long>(s.disk_write_failures), 1e3 * s.emulated_s,
+              1e3 * clean.result.summary.emulated_s);
+}
+
+TEST(PsFaults, DiskThatNeverHealsFailsCleanlyAndLeavesTheStoreReadable) {
+  const std::string root = FreshDir("ps-disk-forever");
+  const std::string out = root + "/run";
+  const PsRun run = RunPs(Fault("disk", "ps:1", 0.004, 0, "disk_full: true"),
+                          {"run.out_dir=" + out, "paramserver.ssd_dir=" + root + "/ssd"});
+  ASSERT_FALSE(run.status.ok());
+  const std::string& why = run.status.message();
+  EXPECT_NE(why.find("ps:1 SSD-PS: " + root + "/ssd/node-1/"), std::string::npos) << why;
+  EXPECT_NE(why.find("No space left on device"), std::string::npos) << why;
+  EXPECT_NE(why.find("still failing"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(out));
+  // The failed writes left the store consistent: it opens, and every listed key reads back.
+  paramserver::SsdStoreOptions options;
+  options.layout = paramserver::EmbeddingLayout(run.plan.options.model);
+  options.file_bytes = static_cast<uint64_t>(run.plan.options.ssd_file_bytes);
+  std::unique_ptr<paramserver::SsdStore> store;
+  const paramserver::PsStatus opened =
+      paramserver::SsdStore::Open(root + "/ssd/node-1", options, &store);
+  ASSERT_TRUE(opened.ok()) << opened.message();
+  EXPECT_GT(store->size(), 0u);
+  paramserver::RowBatch rows;
+  ASSERT_TRUE(store->Get(store->Keys(), &rows, nullptr).ok());
+  EXPECT_EQ(rows.size(), store->size());
+}
+
+// One node, so the batch's SSD stage is that node's: its time is its bytes over the slowed rate.
+TEST(PsFaults, SlowDiskStretchesTheSsdStageByItsFactor) {
+  const std::vector<std::string> one = {"paramserver.nodes=1"};
+  const PsRun clean = RunPs("", one);
+  const PsRun slow = RunPs(Fault("slow", "ps:0", 0, 0, "factor: 0.25"), one);
+  ASSERT_TRUE(clean.status.ok()) << clean.status.message();
+  ASSERT_TRUE(slow.status.ok()) << slow.status.message();
+  const double rate = slow.plan.options.rates.ssd_bytes_per_s * 0.25;
+  for (const PsBatchRecord& b : slow.result.batches) {
+    const double bytes = b.ssd_bytes_read + b.ssd_bytes_written + b.compaction_bytes;
+    EXPECT_NEAR(b.ssd_s, bytes / rate, 1e-9 * b.ssd_s) << "batch " << b.batch;
+  }
+  const double ratio = slow.result.summary.ssd_s / clean.result.summary.ssd_s;
+  std::printf("[slow] SSD stage %.3f ms -> %.3f ms (x%.2f) at 0.25x disk speed\n",
+              1e3 * clean.result.summary.ssd_s, 1e3 * slow.result.summary.ssd_s, ratio);
+  EXPECT_NEAR(ratio, 4.0, 0.4);
+  EXPECT_GT(slow.result.summary.emulated_s, 3 * clean.result.summary.emulated_s);
+}
+
+// summary.json without its wall-clock lines.
+std::string WithoutWallClock(const std::string& json) {
+  std::istringstream in(json);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.find("\"wall_s\"") == std::string::npos &&
+        line.find("\"examples_per_s_wall\"") == std::string::npos) {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(PsFaults, SameFaultsAndSeedGiveTheSameRunDirectory) {
+  const std::string faults = Fault("crash", "ps:2", 0.005, 0.001) +
+                             Fault("disk", "ps:0", 0.003, 0.002) +
+                             Fault("slow", "ps:1", 0.002, 0.004, "factor: 0.5");
+  const std::string a = FreshDir("ps-fault-det-a") + "/run";
+  const std::string b = FreshDir("ps-fault-det-b") + "/run";
+  const PsRun first = RunPs(faults, {"run.out_dir=" + a});
+  const PsRun second = RunPs(faults, {"run.out_dir=" + b});
+  ASSERT_TRUE(first.status.ok()) << first.status.message();
+  ASSERT_TRUE(second.status.ok()) << second.status.message();
+  for (const char* file : {"/batches.csv", "/faults.csv"}) {
+    EXPECT_TRUE(ReadFile(a + file) == ReadFile(b + file)) << file << " differs";
+  }
+  EXPECT_EQ(WithoutWallClock(ReadFile(a + "/summary.json")),
+            WithoutWallClock(ReadFile(b + "/summary.json")));
+  EXPECT_GE(ReadCsv(a + "/faults.csv").size(), 6u);  // crash, restart, 2 x began/ended, disk
+}
+
+}  // namespace
+}  // namespace troupe::testing

@@ -1,0 +1,174 @@
+// SSD-PS under injected write faults (paramserver/ssd_fault.hpp): a failing Put, compaction or
+// manifest write returns an I/O error naming the file, leaves the store as it was in memory and
+// on disk (a reopen finds the same rows and no leftover files), and works again once the fault
+// ends. Also the tag Put commits with its batch, across a reopen.
+#include "paramserver/ssd_fault.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "paramserver/ssd_store.hpp"
+
+namespace troupe::paramserver {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr ValueLayout kLayout{2, 2};  // 4 floats a row
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir =
+      ::testing::TempDir() + "ssd_fault_" + name + "_" + std::to_string(::getpid());
+  fs::remove_all(dir);
+  return dir;
+}
+
+SsdStoreOptions Options(SsdWriteFault* fault, uint64_t file_bytes = 1 << 20) {
+  SsdStoreOptions options;
+  options.sync = false;
+  options.file_bytes = file_bytes;
+  options.layout = kLayout;
+  options.write_fault = fault;
+  return options;
+}
+
+// Keys [first, first + n), every float of a row = version.
+RowBatch Rows(Key first, Key n, float version) {
+  RowBatch batch;
+  for (Key k = first; k < first + n; ++k) {
+    batch.keys.push_back(k);
+    for (int j = 0; j < kLayout.floats(); ++j) batch.values.push_back(version);
+  }
+  return batch;
+}
+
+// Every key in [0, key_space) the store holds, with its row's first float.
+std::map<Key, float> Contents(SsdStore& store, Key key_space) {
+  std::vector<Key> keys;
+  for (Key k = 0; k < key_space; ++k) keys.push_back(k);
+  RowBatch out;
+  const PsStatus status = store.Get(keys, &out, nullptr);
+  EXPECT_TRUE(status.ok()) << status.message();
+  std::map<Key, float> contents;
+  for (size_t i = 0; i < out.size(); ++i) contents[out.keys[i]] = out.row(i, kLayout)[0];
+  return contents;
+}
+
+std::unique_ptr<SsdStore> OpenOk(const std::string& dir, const SsdStoreOptions& options) {
+  std::unique_ptr<SsdStore> store;
+  const PsStatus status = SsdStore::Open(dir, options, &store);
+  EXPECT_TRUE(status.ok()) << status.message();
+  return store;
+}
+
+size_t FilesInDir(const std::string& dir) {
+  size_t n = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) n += entry.path().extension() == ".ssd";
+  return n;
+}
+
+// A Put that fails on its second file (EIO) or on its manifest (ENOSPC): an I/O error naming
+// the file, nothing of the batch visible, no file of it left behind, the tag unchanged.
+TEST(SsdFault, FailedPutChangesNothingAndNamesTheFile) {
+  for (const int64_t healthy : {int64_t{1}, int64_t{4}}) {  // 4: every parameter file, then fail
+    const std::string dir = FreshDir("put" + std::to_string(healthy));
+    SsdWriteFault fault;
+    // Files of 2 rows (24 bytes each after the 64-byte header): the Put below writes 4 files.
+    const SsdStoreOptions options = Options(&fault, 64 + 2 * 24);
+    std::unique_ptr<SsdStore> store = OpenOk(dir, options);
+    ASSERT_TRUE(store->Put(Rows(0, 6, 1.0f), 7).ok());
+    const std::map<Key, float> before = Contents(*store, 20);
+    const size_t files_before = FilesInDir(dir);
+    const int error = healthy == 1 ? EIO : ENOSPC;
+    fault.Fail(error, healthy);
+    const PsStatus failed = store->Put(Rows(4, 8, 2.0f), 8);  // 4 files, then the manifest
+    EXPECT_EQ(failed.code(), PsStatus::Code::kIoError);
+    EXPECT_NE(failed.message().find(dir + "/"), std::string::npos) << failed.message();
+    EXPECT_NE(failed.message().find(std::strerror(error)), std::string::npos) << failed.message();
+    if (healthy == 4) {
+      EXPECT_NE(failed.message().find("MANIFEST.tmp"), std::string::npos);
+    }
+    EXPECT_EQ(Contents(*store, 20), before);
+    EXPECT_EQ(store->tag(), 7u);
+    EXPECT_EQ(FilesInDir(dir), files_before);
+    EXPECT_GE(fault.failed_writes(), 1);
+
+    // Reopened, the store is the one before the failed Put.
+    store.reset();
+    store = OpenOk(dir, options);
+    EXPECT_EQ(Contents(*store, 20), before);
+    EXPECT_EQ(store->tag(), 7u);
+    EXPECT_FALSE(fs::exists(dir + "/MANIFEST.tmp"));
+
+    // The fault ends: the same Put succeeds.
+    fault.Clear();
+    ASSERT_TRUE(store->Put(Rows(4, 8, 2.0f), 8).ok());
+    std::map<Key, float> after = before;
+    for (Key k = 4; k < 12; ++k) after[k] = 2.0f;
+    EXPECT_EQ(Contents(*store, 20), after);
+    store.reset();
+    store = OpenOk(dir, options);
+    EXPECT_EQ(Contents(*store, 20), after);
+    EXPECT_EQ(store->tag(), 8u);
+  }
+}
+
+// A compaction on a full disk fails without losing a row; it succeeds once space is back.
+TEST(SsdFault, FailedCompactionKeepsEveryRow) {
+  const std::string dir = FreshDir("compact");
+  SsdWriteFault fault;
+  const SsdStoreOptions options = Options(&fault, 64 + 4 * 24);
+  std::unique_ptr<SsdStore> store = OpenOk(dir, options);
+  // Four files of 4 rows, then half of each overwritten: 8 live rows to merge into 2 files.
+  ASSERT_TRUE(store->Put(Rows(0, 16, 1.0f)).ok());
+  for (Key first : {Key{0}, Key{4}, Key{8}, Key{12}}) {
+    ASSERT_TRUE(store->Put(Rows(first, 2, 2.0f)).ok());
+  }
+  const std::map<Key, float> before = Contents(*store, 16);
+  const uint64_t disk_before = store->disk_bytes();
+  fault.Fail(ENOSPC, 1);  // one merged file written, then the disk is full
+  const PsStatus failed = store->Compact();
+  EXPECT_EQ(failed.code(), PsStatus::Code::kIoError);
+  EXPECT_NE(failed.message().find("No space left on device"), std::string::npos);
+  EXPECT_EQ(Contents(*store, 16), before);
+  EXPECT_EQ(store->disk_bytes(), disk_before);
+  EXPECT_EQ(FilesInDir(dir), store->file_count());
+  store.reset();
+  store = OpenOk(dir, options);
+  EXPECT_EQ(Contents(*store, 16), before);
+
+  fault.Clear();
+  ASSERT_TRUE(store->Compact().ok());
+  EXPECT_LT(store->disk_bytes(), disk_before);
+  EXPECT_EQ(Contents(*store, 16), before);
+}
+
+// The tag travels with the manifest: an empty Put can commit it alone, Put without a tag keeps
+// it, a reopen reads it back.
+TEST(SsdFault, TagIsCommittedWithTheBatch) {
+  const std::string dir = FreshDir("tag");
+  const SsdStoreOptions options = Options(nullptr);
+  std::unique_ptr<SsdStore> store = OpenOk(dir, options);
+  EXPECT_EQ(store->tag(), 0u);
+  ASSERT_TRUE(store->Put(RowBatch{}, 3).ok());
+  EXPECT_EQ(store->tag(), 3u);
+  ASSERT_TRUE(store->Put(Rows(0, 2, 1.0f)).ok());
+  EXPECT_EQ(store->tag(), 3u);
+  ASSERT_TRUE(store->Put(Rows(1, 2, 2.0f), 4).ok());
+  EXPECT_EQ(store->Keys(), (std::vector<Key>{0, 1, 2}));
+  store.reset();
+  store = OpenOk(dir, options);
+  EXPECT_EQ(store->tag(), 4u);
+  EXPECT_EQ(Contents(*store, 4), (std::map<Key, float>{{0, 1.0f}, {1, 2.0f}, {2, 2.0f}}));
+}
+
+}  // namespace
+}  // namespace troupe::paramserver
