@@ -6,7 +6,7 @@ CONFIG ?= configs/default.textproto
 OUT ?= runs/default
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build run test test-asan bench format clean
+.PHONY: deps configure build run test test-asan bench fuzz format clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -38,6 +38,11 @@ test-asan: deps
 
 bench: build
 	./scripts/bench.sh
+
+# libFuzzer on the agent protocol's decoder and state machine (clang, build-fuzz/), bounded time.
+FUZZ_SECONDS ?= 45
+fuzz: deps
+	./scripts/fuzz.sh $(FUZZ_SECONDS)
 
 format:
 	find actors apps bench emulation gpu messages scheduling tests -name '*.cpp' -o -name '*.hpp' \

@@ -6,8 +6,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev libasio-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
-  libglpk-dev librocksdb-dev
-  python3-matplotlib python3-pandas
+  libglpk-dev librocksdb-dev libssl-dev
+  python3-matplotlib python3-pandas python3-protobuf python3-numpy clang-14 libclang-rt-14-dev
 )
 
 missing=()

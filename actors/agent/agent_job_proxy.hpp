@@ -1,0 +1,42 @@
+// The agent job proxy: the job actor of a job whose training runs in an agent process (a real
+// training loop wrapped by scripts/troupe_agent.py), connected through the agent gateway.
+//
+// To the scheduler and the servers it is a job like any other: it takes LeaseGrant parts,
+// ProgressQuery and LeaseLost, and reports JobProgress to the scheduler of the lease (the grant's,
+// or the one the workload named). What an emulated job computes, it asks the agent for: the lease
+// goes to the agent as a LeaseGrant frame; at the lease's end on the run clock the agent gets
+// LeaseEnd, checkpoints and answers CheckpointDone with the iterations it trained, and only then
+// does the proxy report. The protocol itself is AgentJobMachine (wire/agent_job_machine.hpp).
+//
+// The agent vanishing — connection closed, read timeout (missed heartbeats), a bad frame or a
+// protocol violation — ends the proxy with exit reason remote_link_unreachable, which a scheduler
+// monitoring its jobs sees as a crashed job. Stopped by an exit message (the scheduler ending the
+// job or the run), it says Goodbye to the agent and closes the connection.
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <memory>
+
+#include "actors/agent/wire/agent_gateway.hpp"
+#include "actors/agent/wire/agent_job_machine.hpp"
+#include "emulation/runtime/run_clock.hpp"
+#include "emulation/runtime/telemetry.hpp"
+
+namespace troupe {
+
+struct AgentJobProxyState {
+  std::unique_ptr<agent_wire::AgentJobMachine> machine;
+  std::shared_ptr<agent_wire::AgentLink> link;
+  caf::actor scheduler;  // from the latest grant, else from the workload
+  RunClock clock;
+  Telemetry* telemetry = nullptr;
+  static inline const char* name = "troupe.agent_job";
+};
+
+caf::behavior AgentJobProxy(caf::stateful_actor<AgentJobProxyState>* self,
+                            agent_wire::AgentJobFacts facts,
+                            std::shared_ptr<agent_wire::AgentLink> link, RunClock clock,
+                            Telemetry* telemetry);
+
+}  // namespace troupe
