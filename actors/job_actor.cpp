@@ -1,7 +1,11 @@
 #include "actors/job_actor.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <caf/actor_cast.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/spawn_options.hpp>
 #include <cmath>
 
 #include "emulation/runtime/counted_send.hpp"
@@ -46,6 +50,17 @@ bool AddLeasePart(JobActorState& st, const LeaseGrant& grant) {
   return true;
 }
 
+// All parts granted, none refused, every GPU of the job: the lease runs.
+bool Runnable(const JobActorState& st) {
+  const JobLease& lease = st.lease;
+  if (lease.refused || static_cast<int32_t>(lease.servers_seen.size()) != lease.parts_expected) {
+    return false;
+  }
+  int32_t gpus = 0;
+  for (const LeasePart& part : lease.parts) gpus += static_cast<int32_t>(part.gpu_ids.size());
+  return gpus == st.spec.gpus;
+}
+
 JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_s) {
   JobProgress p;
   p.job_id = st.spec.job_id;
@@ -71,10 +86,19 @@ JobProgress RunLease(JobActorState& st) {
   p.ran = true;
   p.speedup = st.profile->Speedup(p.cpus / p.gpus, p.memory_gb / p.gpus);
   if (lease.speed != 1) p.speedup *= lease.speed;
+  const double lease_s = lease.end_s - lease.start_s;
+  // Real compute: the measured job seconds per iteration take iter_time_s's place (units in
+  // gpu/real_progress.hpp); a failed worker measured nothing and credits nothing.
   const int64_t possible =
-      IterationsIn(lease.end_s - lease.start_s, st.profile->iter_time_s, p.speedup);
+      st.compute ? gpu::IterationsFromMeasurement(lease_s, lease.seconds_per_iteration, p.speedup)
+                 : IterationsIn(lease_s, st.profile->iter_time_s, p.speedup);
   JobCheckpoint& account = st.account;
   p.iterations_done = std::min(possible, account.iterations_left);
+  if (st.compute && st.compute->log) {
+    st.compute->log->Add(MeasuredLease{st.spec.job_id, lease.round, lease_s, p.gpus, lease.steps,
+                                       lease.seconds_per_iteration, p.speedup, possible,
+                                       p.iterations_done});
+  }
   account.iterations_left -= p.iterations_done;
   account.at_s = lease.end_s;
   account.finished = account.iterations_left == 0;
@@ -86,8 +110,16 @@ JobProgress RunLease(JobActorState& st) {
   return p;
 }
 
+// Stops a compute worker whose answer is no longer wanted.
+void StopWorker(Self* self, caf::actor& worker) {
+  if (!worker) return;
+  self->send_exit(worker, caf::exit_reason::user_shutdown);
+  worker = caf::actor{};
+}
+
 void Report(Self* self, JobProgress progress) {
   JobActorState& st = self->state;
+  StopWorker(self, st.lease.worker);
   st.lease.ended = true;
   if (st.checkpoints) Tell(self, st.telemetry, st.checkpoints, st.account);
   st.last_report = progress;
@@ -138,6 +170,34 @@ void OnProgressQuery(Self* self, const ProgressQuery& q) {
   }
 }
 
+// Spawns the worker of a runnable lease (real compute): detached, so its blocking steps hold
+// neither this actor nor a scheduler thread.
+void StartWorker(Self* self) {
+  JobActorState& st = self->state;
+  ComputeWork work;
+  work.options = st.compute->options;
+  work.plan = st.step_plan;
+  work.devices = st.spec.gpus;
+  work.seed = static_cast<uint64_t>(st.spec.job_id);
+  work.lease_start_s = st.lease.start_s;
+  work.lease_end_s = st.lease.end_s;
+  st.lease.worker =
+      self->spawn<caf::detached>(ComputeWorkerActor, std::move(work),
+                                 caf::actor_cast<caf::actor>(self), st.clock, st.telemetry);
+}
+
+// The worker's answer for the lease that started at lease_start_s: kept, and the lease committed
+// if its timer has already fired. An answer for another lease, or after the report, is dropped.
+void OnWorkAnswer(Self* self, double lease_start_s, double seconds_per_iteration, int64_t steps) {
+  JobActorState& st = self->state;
+  JobLease& lease = st.lease;
+  if (lease_start_s != lease.start_s || lease.ended || !lease.worker) return;
+  lease.worker = caf::actor{};  // it has quit
+  lease.seconds_per_iteration = seconds_per_iteration;
+  lease.steps = steps;
+  if (lease.timer_fired) Report(self, RunLease(st));
+}
+
 }  // namespace
 
 caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCatalog> catalog,
@@ -149,6 +209,13 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
   st.account.job_id = spec.job_id;
   if (st.account.iterations_left < 0) st.account.iterations_left = spec.iterations;
   st.checkpoints = std::move(start.checkpoints);
+  st.compute = std::move(start.compute);
+  if (st.compute) {
+    // PlanRun checked every model of the catalogue against the sizing.
+    if (Status s = gpu::PlanStep(*st.profile, st.compute->options.sizing, &st.step_plan); !s.ok()) {
+      spdlog::error("job {}: {}", spec.job_id, s.message());
+    }
+  }
   st.spec = std::move(spec);
   st.scheduler = std::move(scheduler);
   st.clock = clock;
@@ -160,15 +227,30 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
   return {
       [=](const LeaseGrant& grant) {
         JobActorState& st = self->state;
+        caf::actor previous_worker = st.lease.worker;
         if (!AddLeasePart(st, grant)) return;
+        if (previous_worker && !st.lease.worker) StopWorker(self, previous_worker);  // newer lease
         if (static_cast<int32_t>(st.lease.servers_seen.size()) < st.lease.parts_expected) return;
         TellAt(self, st.telemetry, st.clock, self, grant.end_s, lease_end_atom::value,
                grant.start_s);
+        if (st.compute && Runnable(st)) StartWorker(self);
       },
       [=](lease_end_atom, double lease_start_s) {
         JobActorState& st = self->state;
         if (lease_start_s != st.lease.start_s || st.lease.ended) return;
+        if (st.lease.worker) {
+          st.lease.timer_fired = true;  // the report waits for the worker's last step
+          return;
+        }
         Report(self, RunLease(st));
+      },
+      [=](work_done_atom, double lease_start_s, double seconds_per_iteration, int64_t steps) {
+        OnWorkAnswer(self, lease_start_s, seconds_per_iteration, steps);
+      },
+      [=](work_fail_atom, double lease_start_s, const std::string& why) {
+        spdlog::error("job {}: real compute failed, the lease at {} s credits nothing: {}",
+                      self->state.spec.job_id, lease_start_s, why);
+        OnWorkAnswer(self, lease_start_s, 0, 0);
       },
       [=](const LeaseLost& lost) { OnLeaseLost(self, lost); },
       [=](const ProgressQuery& query) { OnProgressQuery(self, query); },

@@ -10,6 +10,14 @@
 // (LeaseLost) the lease's work is lost and the job reports at once that it did not run. A lost
 // report is re-sent when the scheduler asks (ProgressQuery). The job lives until the scheduler has
 // recorded its end and stops it.
+//
+// Real compute (RunConfig.backends.compute other than "emulated", real mode; docs/gpu.md): when
+// all parts of a lease are granted the job spawns a detached compute worker
+// (compute_worker_actor.hpp) that runs real steps on the lease's GPUs until the lease's end and
+// answers the measured seconds per iteration. The job commits at the later of its lease timer and
+// that answer, the measured time taking iter_time_s's place in the formula above; a worker that
+// failed credits nothing for the lease (logged). LeaseLost, a report forced by a ProgressQuery or
+// a newer lease stops the worker and discards its answer.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
@@ -17,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include "actors/compute_worker_actor.hpp"
 #include "emulation/model_catalog.hpp"
 #include "emulation/runtime/run_clock.hpp"
 #include "emulation/runtime/telemetry.hpp"
@@ -28,6 +37,7 @@ namespace troupe {
 struct JobStart {
   JobCheckpoint from;      // from.iterations_left < 0: all of spec.iterations
   caf::actor checkpoints;  // the checkpoint store; none when the run has no faults
+  std::shared_ptr<const JobCompute> compute;  // real compute; none: the emulated throughput
 };
 
 // The lease being assembled from its parts, then run.
@@ -42,6 +52,11 @@ struct JobLease {
   bool ended = false;  // reported (ran, not ran or lost)
   double speed = 1;
   caf::actor scheduler;
+  // Real compute: the worker running this lease (none once it answered), its answer.
+  caf::actor worker;
+  bool timer_fired = false;          // the lease's end passed; the report waits for the worker
+  double seconds_per_iteration = 0;  // measured; 0 if the work failed
+  int64_t steps = 0;
 };
 
 struct JobActorState {
@@ -54,7 +69,9 @@ struct JobActorState {
   Telemetry* telemetry = nullptr;
   JobCheckpoint account;  // the committed state: what a checkpoint holds
   JobLease lease;
-  JobProgress last_report;  // re-sent on a ProgressQuery
+  JobProgress last_report;                    // re-sent on a ProgressQuery
+  std::shared_ptr<const JobCompute> compute;  // none: the emulated throughput
+  gpu::StepPlan step_plan;                    // with compute: the model's step
   static inline const char* name = "troupe.job";
 };
 

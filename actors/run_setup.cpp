@@ -1,5 +1,6 @@
 #include "actors/run_setup.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "emulation/synergy_generator.hpp"
@@ -56,6 +57,7 @@ Status OpenTrace(const config::Workload& w, const std::string& config_name, RunP
   std::vector<JobSpec> jobs;
   if (Status s = ReadTrace(w.trace_file(), options, *plan->catalog, &jobs); !s.ok()) return s;
   for (const JobSpec& job : jobs) {
+    plan->largest_job_gpus = std::max(plan->largest_job_gpus, job.gpus);
     if (job.gpus > plan->capacity.gpus) {
       return Status::InvalidInput(w.trace_file() + ":" + std::to_string(job.source_line) +
                                   ": job " + std::to_string(job.job_id) + " needs " +
@@ -82,6 +84,7 @@ Status OpenGenerator(const config::RunConfig& cfg, const std::string& config_nam
     return Status::InvalidInput(config_name + ": workload.generator: " + s.message());
   }
   const int32_t largest_job = options.multi_gpu ? 8 : 1;
+  plan->largest_job_gpus = largest_job;
   if (largest_job > plan->capacity.gpus) {
     return Status::InvalidInput(config_name + ": workload.generator.multi_gpu: jobs of " +
                                 std::to_string(largest_job) + " GPUs; the cluster has " +
@@ -156,6 +159,70 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
   return Status::Ok();
 }
 
+// RunConfig.backends against this build and machine: ValidateConfig checked the names and the
+// mode; here "cuda" and "nccl" need a build with them and a GPU that answers, every model a step
+// plan, and the largest job no more devices (ranks) than the backend has.
+Status PlanBackends(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
+  const config::Backends& b = cfg.backends();
+  gpu::RealComputeOptions& o = plan->compute;
+  o.compute = b.compute();
+  o.collective = b.collective();
+  o.sizing.scale = b.scale();
+  o.sizing.width = b.width();
+  o.sizing.gemms = b.gemms();
+  o.sizing.reference_flops_per_s = b.reference_flops_per_s();
+  o.gradient_bytes = b.gradient_mib() * 1024 * 1024;
+  o.link.bytes_per_s = b.link_gbps() * 1e9 / 8;
+  o.link.latency_s = b.link_latency_us() * 1e-6;
+  if (!o.enabled()) return Status::Ok();
+  auto fail = [&](const std::string& field, const std::string& why) {
+    return Status::InvalidInput(config_name + ": " + field + ": " + why);
+  };
+#ifndef TROUPE_HAVE_CUDA
+  if (o.compute == "cuda") {
+    return fail("backends.compute",
+                "'cuda' needs a troupe built with CUDA; this build has none (configure with "
+                "-DTROUPE_CUDA=ON where nvcc is installed), or use 'cpu'");
+  }
+#endif
+#ifndef TROUPE_HAVE_NCCL
+  if (o.collective == "nccl") {
+    return fail("backends.collective",
+                "'nccl' needs a troupe built with NCCL; this build has none, or use 'cpu' or "
+                "'emulated'");
+  }
+#endif
+  std::unique_ptr<gpu::ComputeBackend> compute;
+  if (Status s = gpu::MakeComputeBackend(o.compute, &compute); !s.ok()) {
+    return fail("backends.compute", "'" + o.compute + "' cannot run here: " + s.message());
+  }
+  if (plan->largest_job_gpus > compute->max_devices()) {
+    return fail("backends.compute", "'" + o.compute + "' has " +
+                                        std::to_string(compute->max_devices()) +
+                                        " devices here; the workload has jobs of " +
+                                        std::to_string(plan->largest_job_gpus) + " GPUs");
+  }
+  if (plan->largest_job_gpus > 1) {
+    std::unique_ptr<gpu::CollectiveBackend> collective;
+    if (Status s = gpu::MakeCollectiveBackend(o.collective, o.link, &collective); !s.ok()) {
+      return fail("backends.collective", "'" + o.collective + "' cannot run here: " + s.message());
+    }
+    if (plan->largest_job_gpus > collective->max_ranks()) {
+      return fail("backends.collective", "'" + o.collective + "' has " +
+                                             std::to_string(collective->max_ranks()) +
+                                             " ranks here; the workload has jobs of " +
+                                             std::to_string(plan->largest_job_gpus) + " GPUs");
+    }
+  }
+  for (const ModelProfile& model : plan->catalog->models()) {
+    gpu::StepPlan step;
+    if (Status s = gpu::PlanStep(model, o.sizing, &step); !s.ok()) {
+      return fail("backends", s.message());
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
@@ -170,6 +237,7 @@ Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, Run
                       ? OpenTrace(cfg.workload(), config_name, plan)
                       : OpenGenerator(cfg, config_name, plan);
   if (!opened.ok()) return opened;
+  if (Status s = PlanBackends(cfg, config_name, plan); !s.ok()) return s;
   return PlanFaults(cfg, config_name, plan);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/compute_worker_actor.hpp"
 #include "actors/profiler_actor.hpp"
 #include "actors/scheduler_actor.hpp"
 #include "emulation/fault_plan.hpp"
@@ -31,10 +32,15 @@ struct RunPlan {
   ProfilerConfig profiler;
   RuntimeOptions runtime;
   ClusterCapacity capacity;
-  RunSummary identity;     // config name, mode, policy, mechanism, seed
-  std::string out_dir;     // "" writes nothing
-  FaultPlan faults;        // empty: a run without faults (no injector, store or network)
-  int64_t jobs_known = 0;  // jobs the source will release (0: unknown)
+  RunSummary identity;           // config name, mode, policy, mechanism, seed
+  std::string out_dir;           // "" writes nothing
+  FaultPlan faults;              // empty: a run without faults (no injector, store or network)
+  int64_t jobs_known = 0;        // jobs the source will release (0: unknown)
+  int32_t largest_job_gpus = 0;  // the most GPUs a job of the source asks for
+  // RunConfig.backends: what a real-mode job's lease runs (compute "emulated": nothing, the
+  // catalogue's throughput). PlanRun checks that this build and machine can run it.
+  gpu::RealComputeOptions compute;
+  std::shared_ptr<MeasuredLeaseLog> measured_leases;  // set by a caller that wants the record
 };
 
 // `config_name` names the config in messages. Precondition: ValidateConfig(cfg) is OK.
