@@ -6,6 +6,7 @@
 #include <future>
 #include <map>
 
+#include "actors/agent/agent_service.hpp"
 #include "actors/checkpoint_store_actor.hpp"
 #include "actors/fault_injector_actor.hpp"
 #include "actors/metrics_actor.hpp"
@@ -106,10 +107,30 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   cluster.servers = std::move(servers);
   cluster.metrics = sys.spawn(MetricsActor, handover, runtime.telemetry());
   if (!plan.faults.empty()) cluster.checkpoints = sys.spawn(CheckpointStoreActor);
+  std::shared_ptr<const JobCompute> compute;
+  if (plan.compute.enabled()) {
+    compute = std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases});
+  }
   cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(),
-                               runtime.telemetry(), cluster.checkpoints);
+                               runtime.telemetry(), cluster.checkpoints, compute);
   if (plan.profile_jobs) {
     cluster.profiler = sys.spawn(ProfilerActor, plan.profiler, plan.catalog, runtime.telemetry());
+  }
+  // Agents register from here on; the workload waits for them (actors/agent/agent_service.hpp).
+  std::unique_ptr<AgentService> agents;
+  if (options.agents) {
+    agents = std::make_unique<AgentService>(sys, cluster.workload, plan.catalog, plan.capacity.gpus,
+                                            runtime.clock(), runtime.telemetry());
+    if (Status s = agents->Start(*options.agents); !s.ok()) {
+      agents.reset();
+      for (const caf::actor& server : cluster.servers) {
+        caf::anon_send_exit(server, caf::exit_reason::kill);
+      }
+      caf::anon_send_exit(cluster.workload, caf::exit_reason::kill);
+      caf::anon_send_exit(cluster.metrics, caf::exit_reason::kill);
+      if (cluster.profiler) caf::anon_send_exit(cluster.profiler, caf::exit_reason::kill);
+      return s;
+    }
   }
   if (!plan.faults.empty()) cluster.injector = SpawnInjector(runtime, plan, cluster, nodes);
   caf::actor injector = cluster.injector;
@@ -124,6 +145,7 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
     printed = true;
   });
   if (printed) std::fprintf(stderr, "\n");
+  if (agents) agents->Stop();  // Goodbye to the agents still connected; their proxies stop
   if (!done) {
     return Status::Internal("the emulation stalled at virtual time " +
                             std::to_string(runtime.telemetry()->virtual_s.load()) + " s");

@@ -6,6 +6,7 @@
 // an output folder it writes the run directory there (all of it or nothing).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "actors/run_setup.hpp"
@@ -25,6 +26,8 @@ struct RunResult {
 
 struct ExecuteOptions {
   bool progress_line = false;  // a one-line progress report on stderr, twice a second
+  // RunConfig.agents: a gateway for real training processes (docs/agent.md); real mode only.
+  std::optional<config::AgentGateway> agents;
 };
 
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result);

@@ -60,7 +60,7 @@ void CrashJobs(Self* self, const FaultEvent& e) {
     // The notice goes first, so the scheduler knows whether to wait for the job when its down
     // message arrives.
     Tell(self, st.telemetry, st.scheduler, FaultNotice{id, RestartAt(e), e.Describe()});
-    Tell(self, st.telemetry, st.setup.cluster.workload, CrashJob{id});
+    Tell(self, st.telemetry, st.setup.cluster.workload, CrashJob{id, e.duration_s > 0});
   }
   Record(self, e, "killed the job's actor", RestartAt(e));
 }

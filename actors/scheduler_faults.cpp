@@ -104,7 +104,7 @@ void OnFaultNotice(Self* self, const FaultNotice& notice) {
 void OnJobRespawned(Self* self, JobRespawned& respawned) {
   SchedulerState& st = self->state;
   auto it = st.jobs.find(respawned.job_id);
-  if (it == st.jobs.end() || it->second.done) {
+  if (it == st.jobs.end() || it->second.done || !it->second.down) {
     if (respawned.handle) self->send_exit(respawned.handle, caf::exit_reason::user_shutdown);
     return;
   }

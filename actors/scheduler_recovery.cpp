@@ -45,6 +45,19 @@ void Rebuild(Self* self, RecoveredJobs& recovered, const CheckpointList& list) {
   std::vector<ProfileAsk> asks = Admit(self, recovered.jobs);
   st.next_arrival_s = recovered.next_arrival_s;
   for (const JobCheckpoint& c : list.checkpoints) ApplyCheckpoint(self, c);
+  for (const ArrivedJob& a : recovered.jobs) {
+    TrackedJob& job = st.jobs[a.spec.job_id];
+    if (job.handle || job.done) continue;
+    // Down while the scheduler was: it failed for good, or its restart will say so.
+    job.down = true;
+    job.restart_at_s = 0;
+  }
+  for (int64_t id : recovered.dead_for_good) {
+    auto it = st.jobs.find(id);
+    if (it != st.jobs.end() && !it->second.done) {
+      RecordFailed(self, it->second, "crashed while the scheduler was down, without a restart");
+    }
+  }
   if (asks.empty() || !st.cluster.profiler) return Resume(self);
   st.telemetry->messages.fetch_add(2, std::memory_order_relaxed);
   self->request(st.cluster.profiler, caf::infinite, ProfileRequest{std::move(asks)})

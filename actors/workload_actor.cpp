@@ -20,6 +20,7 @@ JobStart FreshStart(const WorkloadState& st) {
   JobStart start;
   start.from.iterations_left = -1;
   start.checkpoints = st.checkpoints;
+  start.compute = st.compute;
   return start;
 }
 
@@ -80,13 +81,15 @@ void Respawn(Self* self, const JobCheckpoint& checkpoint) {
 
 caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
                             std::shared_ptr<const ModelCatalog> catalog, RunClock clock,
-                            Telemetry* telemetry, caf::actor checkpoints) {
+                            Telemetry* telemetry, caf::actor checkpoints,
+                            std::shared_ptr<const JobCompute> compute) {
   WorkloadState& st = self->state;
   st.source = std::move(source);
   st.catalog = std::move(catalog);
   st.clock = clock;
   st.telemetry = telemetry;
   st.checkpoints = std::move(checkpoints);
+  st.compute = std::move(compute);
   if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kWorkload, 0);
   return {
       [=](const ArrivalsRequest& request) {
@@ -112,18 +115,23 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
         st.scheduler = caf::actor_cast<caf::actor>(self->current_sender());
         RecoveredJobs recovered;
         for (const auto& [id, job] : st.released) recovered.jobs.push_back(job);
+        recovered.dead_for_good.assign(st.dead_for_good.begin(), st.dead_for_good.end());
         recovered.next_arrival_s = st.source->NextArrival().value_or(-1);
         return recovered;
       },
       [=](const CrashJob& crash) {
-        auto it = self->state.released.find(crash.job_id);
-        if (it != self->state.released.end()) {
-          self->send_exit(it->second.job, caf::exit_reason::kill);
-        }
+        WorkloadState& st = self->state;
+        auto it = st.released.find(crash.job_id);
+        // A job that has not arrived yet, or has already been killed, is left alone.
+        if (it == st.released.end() || !it->second.job) return;
+        self->send_exit(it->second.job, caf::exit_reason::kill);
+        it->second.job = caf::actor{};
+        if (!crash.restarts) st.dead_for_good.insert(crash.job_id);
       },
       [=](const RespawnJob& respawn) {
         WorkloadState& st = self->state;
-        if (!st.checkpoints || !st.released.count(respawn.job_id)) return;
+        auto it = st.released.find(respawn.job_id);
+        if (!st.checkpoints || it == st.released.end() || it->second.job) return;  // not dead
         st.telemetry->messages.fetch_add(2, std::memory_order_relaxed);
         self->request(st.checkpoints, caf::infinite, CheckpointQuery{respawn.job_id})
             .then([=](CheckpointList& list) {

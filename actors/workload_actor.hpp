@@ -9,12 +9,14 @@
 #pragma once
 
 #include <absl/container/btree_map.h>
+#include <absl/container/btree_set.h>
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
 
 #include "actors/agent/injected_arrivals.hpp"
+#include "actors/compute_worker_actor.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
 #include "emulation/runtime/run_clock.hpp"
@@ -30,16 +32,21 @@ struct WorkloadState {
   Telemetry* telemetry = nullptr;
   caf::actor scheduler;                           // the latest to ask for arrivals
   caf::actor checkpoints;                         // the checkpoint store; none without faults
-  absl::btree_map<int64_t, ArrivedJob> released;  // with faults: every job released, by id
+  std::shared_ptr<const JobCompute> compute;      // real compute for every job; none: emulated
+  // With faults: every job released, by id, with its live actor (none once a crash killed it).
+  absl::btree_map<int64_t, ArrivedJob> released;
+  absl::btree_set<int64_t> dead_for_good;  // crashed without a restart
   InjectedArrivals agents;  // jobs of registered agents (RunConfig.agents, actors/agent/)
   static inline const char* name = "troupe.workload";
 };
 
 // `checkpoints`: the checkpoint store in runs with faults (jobs checkpoint to it; the workload
-// keeps its registry), else none.
+// keeps its registry), else none. `compute`: real compute for the jobs (RunConfig.backends), none
+// for the emulated throughput.
 caf::behavior WorkloadActor(caf::stateful_actor<WorkloadState>* self,
                             std::shared_ptr<JobSource> source,
                             std::shared_ptr<const ModelCatalog> catalog, RunClock clock,
-                            Telemetry* telemetry, caf::actor checkpoints);
+                            Telemetry* telemetry, caf::actor checkpoints,
+                            std::shared_ptr<const JobCompute> compute);
 
 }  // namespace troupe

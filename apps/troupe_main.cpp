@@ -1,10 +1,11 @@
-// The `troupe` command line: run, sweep, report, validate, node, --version.
+// The `troupe` command line: run, sweep, report, validate, node, chaos, --version.
 //
 //   troupe run [CONFIG] [--out DIR] [--seed N] [--set field=value ...]
 //   troupe sweep [CONFIG] --over field=v1,v2 [--seeds 1-5] [--set ...] [--out DIR] [--jobs N]
 //   troupe report RUN_DIR... [--out DIR]
 //   troupe validate CONFIG
 //   troupe node --listen HOST:PORT
+//   troupe chaos CONFIG --runs N --seed S [--faults K] [--kinds crash,slow,...] [--set ...]
 // Bad input prints one line naming where it is and exits with status 2, writing nothing.
 #include <unistd.h>
 
@@ -21,9 +22,11 @@
 #include "actors/ps/ps_report.hpp"
 #include "actors/ps/ps_run.hpp"
 #include "actors/run_setup.hpp"
+#include "apps/chaos_command.hpp"
 #include "apps/report_command.hpp"
 #include "apps/sweep.hpp"
 #include "emulation/config_loader.hpp"
+#include "emulation/fault_plan.hpp"
 #include "emulation/report_writer.hpp"
 
 namespace troupe {
@@ -41,6 +44,7 @@ struct RunArgs {
   std::string out;
   int64_t seed = -1;
   std::vector<std::string> sets;
+  std::vector<std::string> faults;  // --fault KIND:TARGET@AT[...] (emulation/fault_plan.hpp)
   bool quiet = false;
 };
 
@@ -48,6 +52,9 @@ Status LoadChecked(const RunArgs& args, config::RunConfig* cfg) {
   if (Status s = LoadConfigFile(args.config, cfg); !s.ok()) return s;
   for (const std::string& assignment : args.sets) {
     if (Status s = ApplyOverride(assignment, cfg); !s.ok()) return s;
+  }
+  for (const std::string& flag : args.faults) {
+    if (Status s = ParseFaultFlag(flag, cfg->mutable_faults()->add_fault()); !s.ok()) return s;
   }
   if (args.seed >= 0) cfg->mutable_run()->set_seed(static_cast<uint64_t>(args.seed));
   if (!args.out.empty()) cfg->mutable_run()->set_out_dir(args.out);
@@ -92,6 +99,7 @@ int Run(const RunArgs& args) {
   const std::string out_dir = plan.out_dir;
   ExecuteOptions options;
   options.progress_line = !args.quiet && isatty(STDERR_FILENO);
+  if (cfg.has_agents()) options.agents = cfg.agents();  // docs/agent.md
   RunResult result;
   if (Status s = ExecuteRun(std::move(plan), options, &result); !s.ok()) return Fail(s);
   if (!args.quiet) std::cout << FormatSummaryTable(result.summary);
@@ -209,6 +217,8 @@ int main(int argc, char** argv) {
   run->add_option("--out", run_args.out, "run directory (default: run.out_dir)");
   run->add_option("--seed", run_args.seed, "seed of every random draw (overrides run.seed)");
   run->add_option("--set", run_args.sets, "field.path=value, applied after the file")->take_all();
+  run->add_option("--fault", run_args.faults, "a fault, KIND:TARGET@AT[+DURATION][,OPTION...]")
+      ->take_all();
   run->add_flag("--quiet", run_args.quiet, "no summary table, no progress line");
 
   troupe::SweepArgs sweep_args;
@@ -237,6 +247,17 @@ int main(int argc, char** argv) {
   CLI::App* node = app.add_subcommand("node", "host server actors for runs on other processes");
   node->add_option("--listen", listen, "HOST:PORT to listen on")->required();
 
+  troupe::ChaosSpec chaos_spec;
+  CLI::App* chaos =
+      app.add_subcommand("chaos", "runs under random fault schedules, checked for invariants");
+  chaos->add_option("config", chaos_spec.config, "config file")->required();
+  chaos->add_option("--runs", chaos_spec.runs, "runs with faults (after one without)");
+  chaos->add_option("--seed", chaos_spec.seed, "fault seed of the first run (run i: seed + i - 1)");
+  chaos->add_option("--faults", chaos_spec.faults_per_run, "faults per run");
+  chaos->add_option("--kinds", chaos_spec.kinds, "fault kinds drawn (default: all)")
+      ->delimiter(',');
+  chaos->add_option("--set", chaos_spec.sets, "field.path=value, applied to every run")->take_all();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -249,5 +270,6 @@ int main(int argc, char** argv) {
   if (*sweep) return troupe::Sweep(sweep_args);
   if (*report) return troupe::RunReport(report_dirs, report_out);
   if (*validate) return troupe::Validate(validate_path);
+  if (*chaos) return troupe::RunChaos(chaos_spec);
   return troupe::Node(listen);
 }

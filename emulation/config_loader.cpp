@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "emulation/fault_plan.hpp"
+
 namespace troupe {
 namespace {
 
@@ -472,7 +474,77 @@ void ValidateOasis(const config::RunConfig& cfg, Check& check) {
 }
 }  // namespace
 
+// The agent gateway (docs/agent.md): real mode, a secret, sane limits and timeouts.
+void ValidateAgents(const config::RunConfig& cfg, Check& check) {
+  if (!cfg.has_agents()) return;
+  const config::AgentGateway& a = cfg.agents();
+  if (cfg.run().mode() != config::real) {
+    check.Fail("agents", "agents train on the wall clock: set run.mode to real");
+  }
+  const size_t colon = a.listen().rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    check.Fail("agents.listen", "must be HOST:PORT, got '" + a.listen() + "'");
+  }
+  if (a.secret().empty() && a.secret_file().empty()) {
+    check.Fail("agents.secret", "a shared secret (agents.secret or agents.secret_file) is needed");
+  }
+  if (!a.secret().empty() && !a.secret_file().empty()) {
+    check.Fail("agents.secret_file", "give agents.secret or agents.secret_file, not both");
+  }
+  check.AtLeast("agents.expected_jobs", a.expected_jobs(), 0);
+  check.Positive("agents.registration_timeout_s", a.registration_timeout_s());
+  check.AtLeast("agents.max_connections", a.max_connections(), 1);
+  check.AtLeast("agents.max_frame_bytes", a.max_frame_bytes(), 1024);
+  check.Positive("agents.read_timeout_s", a.read_timeout_s());
+  check.Positive("agents.heartbeat_s", a.heartbeat_s());
+  if (a.heartbeat_s() >= a.read_timeout_s()) {
+    check.Fail("agents.heartbeat_s", "must be shorter than agents.read_timeout_s (" +
+                                         Num(a.read_timeout_s()) + "), got " +
+                                         Num(a.heartbeat_s()));
+  }
+  check.AtLeast("agents.first_job_id", a.first_job_id(), 0);
+}
+
+// The real-mode backends (RunConfig.backends, docs/gpu.md): known names, real mode for real
+// compute, a positive step sizing. Whether this build and machine can run "cuda" or "nccl" is
+// checked by PlanRun (actors/run_setup.cpp), which links the GPU backends.
+void ValidateBackends(const config::RunConfig& cfg, Check& check) {
+  if (!cfg.has_backends()) return;
+  const config::Backends& b = cfg.backends();
+  const std::string& compute = b.compute();
+  const std::string& collective = b.collective();
+  if (compute != "emulated" && compute != "cpu" && compute != "cuda") {
+    check.Fail("backends.compute", "must be emulated, cpu or cuda, got '" + compute + "'");
+  }
+  if (collective != "emulated" && collective != "cpu" && collective != "nccl") {
+    check.Fail("backends.collective", "must be emulated, cpu or nccl, got '" + collective + "'");
+  }
+  if (compute != "emulated" && cfg.run().mode() != config::real) {
+    check.Fail("backends.compute",
+               "'" + compute + "' runs real steps on the wall clock: set run.mode to real");
+  }
+  if (collective != "emulated" && compute == "emulated") {
+    check.Fail("backends.collective",
+               "'" + collective + "' all-reduces real steps: set backends.compute to cpu or cuda");
+  }
+  if (collective == "nccl" && compute == "cpu") {
+    check.Fail("backends.collective", "'nccl' needs backends.compute: cuda");
+  }
+  check.Positive("backends.scale", b.scale());
+  if (b.scale() > 1) check.Fail("backends.scale", "must be <= 1, got " + Num(b.scale()));
+  check.AtLeast("backends.width", b.width(), 1);
+  check.AtLeast("backends.gemms", b.gemms(), 1);
+  check.Positive("backends.reference_flops_per_s", b.reference_flops_per_s());
+  check.NonNegative("backends.gradient_mib", b.gradient_mib());
+  check.Positive("backends.link_gbps", b.link_gbps());
+  check.NonNegative("backends.link_latency_us", b.link_latency_us());
+}
+
 Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
+  if (cfg.has_faults()) {
+    if (cfg.has_oasis()) return Status::InvalidInput(name + ": faults: OASiS runs take no faults");
+    if (Status s = CheckFaults(cfg.faults(), name + ": faults"); !s.ok()) return s;
+  }
   Check check(name);
   if (cfg.has_paramserver()) {
     ValidateParamServer(cfg, check);
@@ -486,6 +558,8 @@ Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
   ValidateRun(cfg, check);
   ValidateWorkload(cfg, check);
   ValidatePlacement(cfg, check);
+  ValidateAgents(cfg, check);
+  ValidateBackends(cfg, check);
   return check.status();
 }
 

@@ -38,6 +38,7 @@ struct SlowDown {
 
 struct CrashJob {
   int64_t job_id = 0;
+  bool restarts = false;  // a RespawnJob will follow
 };
 
 struct RespawnJob {
@@ -54,7 +55,8 @@ struct JobRespawned {
 struct RecoverRequest {};
 
 struct RecoveredJobs {
-  std::vector<ArrivedJob> jobs;  // each with its current actor (possibly dead)
+  std::vector<ArrivedJob> jobs;  // each with its live actor, none while a crash has it down
+  std::vector<int64_t> dead_for_good;  // crashed without a restart: failed
   double next_arrival_s = -1;
 };
 
@@ -81,7 +83,7 @@ auto inspect(Inspector& f, SlowDown& x) {
 }
 template <class Inspector>
 auto inspect(Inspector& f, CrashJob& x) {
-  return f(x.job_id);
+  return f(x.job_id, x.restarts);
 }
 template <class Inspector>
 auto inspect(Inspector& f, RespawnJob& x) {
@@ -97,7 +99,7 @@ auto inspect(Inspector& f, RecoverRequest&) {
 }
 template <class Inspector>
 auto inspect(Inspector& f, RecoveredJobs& x) {
-  return f(x.jobs, x.next_arrival_s);
+  return f(x.jobs, x.dead_for_good, x.next_arrival_s);
 }
 template <class Inspector>
 auto inspect(Inspector& f, CheckpointQuery& x) {

@@ -147,10 +147,13 @@ TEST(ReportWriter, WritesThreeFilesWithExactHeadersAndSortedRows) {
     ++rows;
   }
   EXPECT_EQ(rows, 12);
-  EXPECT_NE(jobs.find("\n3,res18,1,1000,0.000,0.000,99999.000,99999.000,0.000,0,0.000,0,0,0.000,0.000,0,\n"),
-            std::string::npos);
-  EXPECT_NE(jobs.find("\n25,res18,1,1000,10.000,-1.000,-1.000,-1.000,0.000,0,0.000,1,0,0.000\n"),
-            std::string::npos);
+  EXPECT_NE(
+      jobs.find(
+          "\n3,res18,1,1000,0.000,0.000,99999.000,99999.000,0.000,0,0.000,0,0,0.000,0.000,0,\n"),
+      std::string::npos);
+  EXPECT_NE(
+      jobs.find("\n25,res18,1,1000,10.000,-1.000,-1.000,-1.000,0.000,0,0.000,1,0,0.000,0.000,0,\n"),
+      std::string::npos);
 
   std::string rounds = ReadFile(dir / "out" / "rounds.csv");
   EXPECT_EQ(rounds,
