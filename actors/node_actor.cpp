@@ -2,8 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <caf/exit_reason.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <set>
 
 #include "actors/server_actor.hpp"
 #include "messages/atoms.hpp"
@@ -12,11 +15,24 @@
 namespace troupe {
 
 caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry) {
+  // The servers hosted here that are still alive. A run that ends tells its servers to exit; one
+  // that dies (its process killed) cannot, so the node stops whatever is left when it stops
+  // itself, or `troupe node` would wait for them forever on SIGTERM.
+  auto hosted = std::make_shared<std::set<caf::actor_addr>>();
+  self->set_down_handler([hosted](caf::down_msg& down) { hosted->erase(down.source); });
+  self->attach_functor([hosted] {
+    for (const caf::actor_addr& server : *hosted) {
+      caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    }
+  });
   return {
       [=](spawn_server_atom, const ServerSpec& spec) {
         spdlog::info("node: hosting server {} ({} GPUs, {} CPUs, {} GB)", spec.name, spec.gpus,
                      spec.cpus, spec.memory_gb);
-        return self->spawn(ServerActor, spec, telemetry);
+        caf::actor server = self->spawn(ServerActor, spec, telemetry);
+        self->monitor(server);
+        hosted->insert(server.address());
+        return server;
       },
       [=](crash_atom) {
         // A `crash node:HOST:PORT` fault: the process dies at once, as under kill -9 (no

@@ -152,10 +152,11 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
                                   "nothing could end the run");
     }
   }
-  if (!plan->faults.empty()) {
-    plan->scheduler.report_grace_s = plan->faults.report_grace_s;
-    plan->runtime.heartbeat_s = plan->faults.heartbeat_s;
-  }
+  // A faults block turns supervision on even with no fault of its own to inject: a `troupe node`
+  // may still be killed from outside (kill -9), and a silent one is caught by heartbeats.
+  plan->scheduler.report_grace_s = plan->faults.report_grace_s;
+  plan->runtime.heartbeat_s = plan->faults.heartbeat_s;
+  plan->runtime.peer_timeout_s = 3 * plan->faults.heartbeat_s;
   return Status::Ok();
 }
 

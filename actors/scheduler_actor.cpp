@@ -247,7 +247,7 @@ void RecordFinished(Self* self, TrackedJob& job, double end_s) {
   st.telemetry->jobs_finished.fetch_add(1, std::memory_order_relaxed);
   Tell(self, st.telemetry, st.cluster.metrics, job.record);
   if (job.handle) {
-    st.job_of_actor.erase(job.handle.id());
+    st.job_of_actor.erase(job.handle.address());
     self->demonitor(job.handle);
     self->send_exit(job.handle, caf::exit_reason::user_shutdown);
   }

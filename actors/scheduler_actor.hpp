@@ -21,10 +21,12 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include <caf/actor_addr.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "emulation/runtime/run_clock.hpp"
@@ -93,8 +95,8 @@ struct SchedulerState {
   std::vector<std::vector<int64_t>> round_on_server;  // ... per server
   bool grace_pending = false;
   // Supervision.
-  absl::flat_hash_map<caf::actor_id, int64_t> job_of_actor;
-  absl::flat_hash_map<caf::actor_id, int32_t> server_of_actor;
+  std::unordered_map<caf::actor_addr, int64_t> job_of_actor;
+  std::unordered_map<caf::actor_addr, int32_t> server_of_actor;
   std::vector<bool> server_up;
   // Measurement window.
   int64_t measured_arrived = 0;

@@ -66,21 +66,21 @@ void OnJobDown(Self* self, TrackedJob& job, const caf::error& reason) {
 void WatchJob(Self* self, TrackedJob& job) {
   if (!job.handle) return;
   self->monitor(job.handle);
-  self->state.job_of_actor[job.handle.id()] = job.record.job_id;
+  self->state.job_of_actor[job.handle.address()] = job.record.job_id;
 }
 
 void WatchServers(Self* self) {
   SchedulerState& st = self->state;
   for (size_t s = 0; s < st.cluster.servers.size(); ++s) {
     self->monitor(st.cluster.servers[s]);
-    st.server_of_actor[st.cluster.servers[s].id()] = static_cast<int32_t>(s);
+    st.server_of_actor[st.cluster.servers[s].address()] = static_cast<int32_t>(s);
   }
 }
 
 void OnDown(Self* self, const caf::down_msg& down) {
   SchedulerState& st = self->state;
   if (st.ended) return;
-  const caf::actor_id id = down.source.id();
+  const caf::actor_addr& id = down.source;
   if (auto s = st.server_of_actor.find(id); s != st.server_of_actor.end()) {
     const int32_t server = s->second;
     st.server_of_actor.erase(s);
@@ -97,8 +97,17 @@ void OnDown(Self* self, const caf::down_msg& down) {
 void OnFaultNotice(Self* self, const FaultNotice& notice) {
   auto it = self->state.jobs.find(notice.job_id);
   if (it == self->state.jobs.end() || it->second.done) return;
-  it->second.restart_at_s = notice.restart_at_s;
-  it->second.crash_fault = notice.fault;
+  TrackedJob& job = it->second;
+  job.restart_at_s = notice.restart_at_s;
+  if (!job.down) {
+    job.crash_fault = notice.fault;
+    return;
+  }
+  // Down already, and now known not to come back.
+  if (notice.restart_at_s < 0) {
+    RecordFailed(self, job, fmt::format("{} ({})", job.crash_fault, notice.fault));
+    MaybeCloseRound(self);
+  }
 }
 
 void OnJobRespawned(Self* self, JobRespawned& respawned) {
@@ -129,7 +138,7 @@ void OnServerUp(Self* self, ServerUp& up) {
   st.cluster.servers[up.server] = std::move(up.handle);
   st.server_up[up.server] = true;
   self->monitor(st.cluster.servers[up.server]);
-  st.server_of_actor[st.cluster.servers[up.server].id()] = up.server;
+  st.server_of_actor[st.cluster.servers[up.server].address()] = up.server;
   spdlog::info("scheduler: server {} is back at {:.0f} s", up.server, Now(self));
 }
 

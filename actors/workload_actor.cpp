@@ -24,6 +24,14 @@ JobStart FreshStart(const WorkloadState& st) {
   return start;
 }
 
+// The next arrival from the source or an agent still expected (-1: none will come).
+double NextArrival(const WorkloadState& st, double until_s) {
+  const std::optional<double> next_source = st.source->NextArrival();
+  const std::optional<double> next_agent = st.agents.Next(until_s);
+  return next_source && next_agent ? std::min(*next_source, *next_agent)
+                                   : next_source.value_or(next_agent.value_or(-1));
+}
+
 ArrivalBatch TakeArrivals(Self* self, double until_s) {
   WorkloadState& st = self->state;
   ArrivalBatch batch;
@@ -48,10 +56,11 @@ ArrivalBatch TakeArrivals(Self* self, double until_s) {
   for (size_t i = first_agent_job; i < batch.jobs.size(); ++i) {
     Tell(self, st.telemetry, batch.jobs[i].job, JobScheduler{st.scheduler});
   }
-  const std::optional<double> next_source = st.source->NextArrival();
-  const std::optional<double> next_agent = st.agents.Next(until_s);
-  batch.next_arrival_s = next_source && next_agent ? std::min(*next_source, *next_agent)
-                                                   : next_source.value_or(next_agent.value_or(-1));
+  for (size_t i = first_agent_job; st.checkpoints && i < batch.jobs.size(); ++i) {
+    st.agent_jobs.insert(batch.jobs[i].spec.job_id);
+    st.released.emplace(batch.jobs[i].spec.job_id, batch.jobs[i]);
+  }
+  batch.next_arrival_s = NextArrival(st, until_s);
   return batch;
 }
 
@@ -116,7 +125,7 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
         RecoveredJobs recovered;
         for (const auto& [id, job] : st.released) recovered.jobs.push_back(job);
         recovered.dead_for_good.assign(st.dead_for_good.begin(), st.dead_for_good.end());
-        recovered.next_arrival_s = st.source->NextArrival().value_or(-1);
+        recovered.next_arrival_s = NextArrival(st, st.clock.Seconds(self->clock().now()));
         return recovered;
       },
       [=](const CrashJob& crash) {
@@ -132,6 +141,12 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
         WorkloadState& st = self->state;
         auto it = st.released.find(respawn.job_id);
         if (!st.checkpoints || it == st.released.end() || it->second.job) return;  // not dead
+        if (st.agent_jobs.count(respawn.job_id)) {
+          // Its training process is outside troupe: nothing here can bring it back.
+          Tell(self, st.telemetry, st.scheduler,
+               FaultNotice{respawn.job_id, -1, "an agent's job is not respawned"});
+          return;
+        }
         st.telemetry->messages.fetch_add(2, std::memory_order_relaxed);
         self->request(st.checkpoints, caf::infinite, CheckpointQuery{respawn.job_id})
             .then([=](CheckpointList& list) {

@@ -30,12 +30,13 @@ struct WorkloadState {
   std::shared_ptr<const ModelCatalog> catalog;
   RunClock clock;
   Telemetry* telemetry = nullptr;
-  caf::actor scheduler;                           // the latest to ask for arrivals
-  caf::actor checkpoints;                         // the checkpoint store; none without faults
-  std::shared_ptr<const JobCompute> compute;      // real compute for every job; none: emulated
+  caf::actor scheduler;                       // the latest to ask for arrivals
+  caf::actor checkpoints;                     // the checkpoint store; none without faults
+  std::shared_ptr<const JobCompute> compute;  // real compute for every job; none: emulated
   // With faults: every job released, by id, with its live actor (none once a crash killed it).
   absl::btree_map<int64_t, ArrivedJob> released;
   absl::btree_set<int64_t> dead_for_good;  // crashed without a restart
+  absl::btree_set<int64_t> agent_jobs;     // released jobs whose agent runs outside troupe
   InjectedArrivals agents;  // jobs of registered agents (RunConfig.agents, actors/agent/)
   static inline const char* name = "troupe.workload";
 };

@@ -33,6 +33,9 @@ namespace troupe {
 namespace {
 
 constexpr char kDefaultConfig[] = "configs/default.textproto";
+// How often `troupe node` sends heartbeats: well under the smallest silence a run waits before
+// taking a node for dead (3 x faults.heartbeat_s; docs/faults.md).
+constexpr double kNodeHeartbeatS = 0.05;
 
 int Fail(const Status& status) {
   std::cerr << "troupe: " << status.message() << "\n";
@@ -187,6 +190,10 @@ int Node(const std::string& listen) {
   RuntimeOptions options;
   options.emulated = false;
   options.middleman = true;
+  // Heartbeats to the runs connected here, so that a run with faults (which closes a connection
+  // silent for 3 x faults.heartbeat_s) does not take an idle node for a dead one. The node never
+  // times a run out itself: a run may be idle for long.
+  options.heartbeat_s = kNodeHeartbeatS;
   ActorRuntime runtime(options);
   auto node = runtime.system().spawn(NodeActor, runtime.telemetry());
   auto published =

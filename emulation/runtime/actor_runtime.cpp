@@ -23,10 +23,15 @@ ActorRuntime::ActorRuntime(const RuntimeOptions& options)
   }
   if (options_.middleman) {
     config_->load<caf::io::middleman>();
+    // CAF 0.17 closes a connection silent for connection-timeout even when the peer sends no
+    // heartbeats of its own: both sides must send them (the node does, see troupe_main).
     if (options_.heartbeat_s > 0) {
-      const auto interval = caf::timespan{static_cast<int64_t>(options_.heartbeat_s * 1e9)};
-      config_->set("middleman.heartbeat-interval", interval);
-      config_->set("middleman.connection-timeout", 3 * interval);
+      config_->set("middleman.heartbeat-interval",
+                   caf::timespan{static_cast<int64_t>(options_.heartbeat_s * 1e9)});
+    }
+    if (options_.peer_timeout_s > 0) {
+      config_->set("middleman.connection-timeout",
+                   caf::timespan{static_cast<int64_t>(options_.peer_timeout_s * 1e9)});
     }
   }
   system_ = std::make_unique<caf::actor_system>(*config_);

@@ -22,9 +22,12 @@ struct RuntimeOptions {
   double time_scale = 1;  // real mode only; emulated mode always runs at 1
   int threads = 0;        // real mode; 0 = CAF's default
   bool middleman = false;
-  // With the middleman and faults: seconds between heartbeats to other processes; a peer silent
-  // for three of them is taken as dead (its actors' down messages arrive). 0: CAF's defaults.
+  // With the middleman: seconds between the heartbeats this process sends to the others (0: none,
+  // CAF's default), and the silence after which a peer is taken as dead: its connection is closed
+  // and its actors' down messages arrive (0: never). A run with faults sends every heartbeat_s and
+  // judges its nodes after three; `troupe node` sends often and judges nobody (a run may be idle).
   double heartbeat_s = 0;
+  double peer_timeout_s = 0;
 };
 
 class ActorRuntime {
