@@ -246,7 +246,14 @@ Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
 
 #else
 
-Status MakeCudaHbmTable(const paramserver::HbmConfig&, std::unique_ptr<paramserver::HbmBackend>*) {
+Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
+                        std::unique_ptr<paramserver::HbmBackend>*) {
+  // A bad config is bad input whatever the build: the same answer as with CUDA.
+  try {
+    paramserver::CpuHbmTable check(config);
+  } catch (const std::invalid_argument& e) {
+    return Status::InvalidInput(std::string("HBM-PS config: ") + e.what());
+  }
   return Status::Internal("cuda HBM-PS: this build has no CUDA (configure with -DTROUPE_CUDA=ON)");
 }
 
