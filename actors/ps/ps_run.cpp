@@ -224,6 +224,13 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
     if (Status s = BuildFaultPlan(cfg.faults(), plan->seed, universe, &plan->faults); !s.ok()) {
       return Status::InvalidInput(config_name + ": " + s.message());
     }
+    for (const FaultEvent& e : plan->faults.events) {
+      if (e.target.kind != EndpointKind::kPs) {
+        return Status::InvalidInput(config_name + ": fault '" + e.Describe() +
+                                    "': a parameter-server run takes crash, slow and disk faults "
+                                    "on ps:N targets");
+      }
+    }
     plan->options.durable_updates = PlanCrashesPsNodes(plan->faults, p.nodes());
   }
   if (!p.criteo_file().empty()) return ReadCriteo(p, config_name, plan);

@@ -94,6 +94,17 @@ TEST(Chaos, BadFaultFlagsAreRefusedAndWriteNothing) {
   }
 }
 
+TEST(Chaos, ParameterServerRunsTakeOnlyPsFaults) {
+  const std::string out = FreshDir("ps-bad-fault") + "/run";
+  for (const std::string flag : {"drop:*@0,p=0.1", "crash:server:0@1", "crash:ps:9@0.001"}) {
+    ProcessResult r = RunTroupe(
+        {"run", SourcePath("configs/hps_ctr_faults.textproto"), "--out", out, "--fault", flag});
+    EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find("hps_ctr_faults.textproto"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << flag;
+  }
+}
+
 TEST(Chaos, FaultFlagRunsWriteFaultsCsv) {
   const std::string config = WriteConfig("fault-flag", kCluster);
   const std::string out = FreshDir("fault-flag-out") + "/run";
