@@ -26,14 +26,16 @@ run: build
 	  --set run.lease_log=true --out $(OUT)
 	./$(BUILD)/apps/troupe report $(OUT)/mechanism-*_seed-* --out $(OUT)/report
 
-test: build
+# Builds what the tests run (the troupe binary and the two test programs), not the benchmarks.
+test: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target troupe troupe_unit_tests troupe_integration_tests
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The same tests under AddressSanitizer + UndefinedBehaviorSanitizer, in a second build folder.
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTROUPE_SANITIZE=ON \
 	  -DTROUPE_CUDA=OFF -DTROUPE_BENCHMARKS=OFF $(CMAKE_FLAGS)
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target troupe troupe_unit_tests troupe_integration_tests
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 
 bench: build
