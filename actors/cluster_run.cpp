@@ -111,8 +111,9 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   if (plan.compute.enabled()) {
     compute = std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases});
   }
-  cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(),
-                               runtime.telemetry(), cluster.checkpoints, compute);
+  cluster.workload =
+      sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(), runtime.telemetry(),
+                cluster.checkpoints, compute, plan.runtime.emulated && plan.faults.empty());
   if (plan.profile_jobs) {
     cluster.profiler = sys.spawn(ProfilerActor, plan.profiler, plan.catalog, runtime.telemetry());
   }

@@ -24,12 +24,23 @@ int64_t IterationsIn(double seconds, double iter_time_s, double speedup) {
   return static_cast<int64_t>(std::floor(seconds / per_iteration));
 }
 
+// Starts a new lease, keeping the vectors' memory: a job takes a lease every round.
+void ResetLease(JobLease& lease) {
+  std::vector<int32_t> servers_seen = std::move(lease.servers_seen);
+  std::vector<LeasePart> parts = std::move(lease.parts);
+  servers_seen.clear();
+  parts.clear();
+  lease = JobLease{};
+  lease.servers_seen = std::move(servers_seen);
+  lease.parts = std::move(parts);
+}
+
 // Returns false if the grant is stale or a duplicate.
 bool AddLeasePart(JobActorState& st, const LeaseGrant& grant) {
   JobLease& lease = st.lease;
   if (grant.start_s < lease.start_s) return false;
   if (grant.start_s > lease.start_s) {
-    lease = JobLease{};
+    ResetLease(lease);
     lease.round = grant.round;
     lease.start_s = grant.start_s;
     lease.end_s = grant.end_s;
@@ -79,7 +90,7 @@ JobProgress RunLease(JobActorState& st) {
     p.cpus += part.cpus;
     p.memory_gb += part.memory_gb;
   }
-  p.parts = lease.parts;
+  p.parts = std::move(lease.parts);  // the lease is over: the report carries them
   // A gang job runs on all of its GPUs or not at all.
   const bool complete = static_cast<int32_t>(lease.servers_seen.size()) == lease.parts_expected;
   if (lease.refused || !complete || p.gpus != st.spec.gpus) return p;
@@ -162,7 +173,7 @@ void OnProgressQuery(Self* self, const ProgressQuery& q) {
   }
   if (q.lease_start_s > st.lease.start_s) {
     // Every grant of that lease was lost.
-    st.lease = JobLease{};
+    ResetLease(st.lease);
     st.lease.round = q.round;
     st.lease.start_s = q.lease_start_s;
     st.lease.scheduler = st.scheduler;
@@ -209,6 +220,7 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
   st.account.job_id = spec.job_id;
   if (st.account.iterations_left < 0) st.account.iterations_left = spec.iterations;
   st.checkpoints = std::move(start.checkpoints);
+  st.commit_at_grant = start.commit_at_grant && !start.compute;
   st.compute = std::move(start.compute);
   if (st.compute) {
     // PlanRun checked every model of the catalogue against the sizing.
@@ -231,6 +243,13 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
         if (!AddLeasePart(st, grant)) return;
         if (previous_worker && !st.lease.worker) StopWorker(self, previous_worker);  // newer lease
         if (static_cast<int32_t>(st.lease.servers_seen.size()) < st.lease.parts_expected) return;
+        if (st.commit_at_grant) {
+          JobProgress progress = RunLease(st);
+          st.lease.ended = true;  // no ProgressQuery comes without faults: no copy kept
+          TellAt(self, st.telemetry, st.clock, st.lease.scheduler, grant.end_s,
+                 std::move(progress));
+          return;
+        }
         TellAt(self, st.telemetry, st.clock, self, grant.end_s, lease_end_atom::value,
                grant.start_s);
         if (st.compute && Runnable(st)) StartWorker(self);

@@ -38,6 +38,10 @@ struct JobStart {
   JobCheckpoint from;      // from.iterations_left < 0: all of spec.iterations
   caf::actor checkpoints;  // the checkpoint store; none when the run has no faults
   std::shared_ptr<const JobCompute> compute;  // real compute; none: the emulated throughput
+  // Emulated and without faults nothing can take a lease away: the job commits its work when the
+  // lease is granted and sends its report to arrive at the lease end — one timed message a
+  // lease instead of a timer and a report. The records are the same.
+  bool commit_at_grant = false;
 };
 
 // The lease being assembled from its parts, then run.
@@ -65,6 +69,7 @@ struct JobActorState {
   const ModelProfile* profile = nullptr;
   caf::actor scheduler;
   caf::actor checkpoints;
+  bool commit_at_grant = false;
   RunClock clock;
   Telemetry* telemetry = nullptr;
   JobCheckpoint account;  // the committed state: what a checkpoint holds

@@ -21,6 +21,7 @@ JobStart FreshStart(const WorkloadState& st) {
   start.from.iterations_left = -1;
   start.checkpoints = st.checkpoints;
   start.compute = st.compute;
+  start.commit_at_grant = st.commit_at_grant;
   return start;
 }
 
@@ -91,7 +92,7 @@ void Respawn(Self* self, const JobCheckpoint& checkpoint) {
 caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
                             std::shared_ptr<const ModelCatalog> catalog, RunClock clock,
                             Telemetry* telemetry, caf::actor checkpoints,
-                            std::shared_ptr<const JobCompute> compute) {
+                            std::shared_ptr<const JobCompute> compute, bool commit_at_grant) {
   WorkloadState& st = self->state;
   st.source = std::move(source);
   st.catalog = std::move(catalog);
@@ -99,6 +100,7 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
   st.telemetry = telemetry;
   st.checkpoints = std::move(checkpoints);
   st.compute = std::move(compute);
+  st.commit_at_grant = commit_at_grant;
   if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kWorkload, 0);
   return {
       [=](const ArrivalsRequest& request) {

@@ -33,6 +33,7 @@ struct WorkloadState {
   caf::actor scheduler;                       // the latest to ask for arrivals
   caf::actor checkpoints;                     // the checkpoint store; none without faults
   std::shared_ptr<const JobCompute> compute;  // real compute for every job; none: emulated
+  bool commit_at_grant = false;               // JobStart::commit_at_grant for every job
   // With faults: every job released, by id, with its live actor (none once a crash killed it).
   absl::btree_map<int64_t, ArrivedJob> released;
   absl::btree_set<int64_t> dead_for_good;  // crashed without a restart
@@ -41,6 +42,7 @@ struct WorkloadState {
   static inline const char* name = "troupe.workload";
 };
 
+// `commit_at_grant`: the run is emulated and has no faults (job_actor.hpp, JobStart).
 // `checkpoints`: the checkpoint store in runs with faults (jobs checkpoint to it; the workload
 // keeps its registry), else none. `compute`: real compute for the jobs (RunConfig.backends), none
 // for the emulated throughput.
@@ -48,6 +50,6 @@ caf::behavior WorkloadActor(caf::stateful_actor<WorkloadState>* self,
                             std::shared_ptr<JobSource> source,
                             std::shared_ptr<const ModelCatalog> catalog, RunClock clock,
                             Telemetry* telemetry, caf::actor checkpoints,
-                            std::shared_ptr<const JobCompute> compute);
+                            std::shared_ptr<const JobCompute> compute, bool commit_at_grant);
 
 }  // namespace troupe
