@@ -55,7 +55,7 @@ struct JobRespawned {
 struct RecoverRequest {};
 
 struct RecoveredJobs {
-  std::vector<ArrivedJob> jobs;  // each with its live actor, none while a crash has it down
+  std::vector<ArrivedJob> jobs;        // each with its live actor, none while a crash has it down
   std::vector<int64_t> dead_for_good;  // crashed without a restart: failed
   double next_arrival_s = -1;
 };

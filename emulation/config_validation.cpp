@@ -1,0 +1,359 @@
+// ValidateConfig (config_loader.hpp): the rules of a RunConfig that its schema cannot express,
+// one Validate* function per block, each adding "field.path: <why>" failures to a Check.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <concepts>
+#include <limits>
+#include <string>
+
+#include "emulation/config_loader.hpp"
+#include "emulation/fault_plan.hpp"
+
+namespace troupe {
+namespace {
+
+std::string Num(double value) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  return ec == std::errc() ? std::string(buf, end) : std::string("?");
+}
+
+template <std::integral T>
+std::string Num(T value) {
+  return std::to_string(value);
+}
+
+// Runs every rule but keeps only the first failure: a Status holds one line.
+class Check {
+ public:
+  explicit Check(const std::string& name) : name_(name) {}
+
+  void Fail(const std::string& field, const std::string& why) {
+    if (status_.ok()) status_ = Status::InvalidInput(name_ + ": " + field + ": " + why);
+  }
+  void AtLeast(const std::string& field, int64_t value, int64_t min) {
+    if (value < min) Fail(field, "must be >= " + Num(min) + ", got " + Num(value));
+  }
+  // Written as !(value > 0) so that NaN fails too; infinity is no usable size or rate either.
+  void Positive(const std::string& field, double value) {
+    if (!std::isfinite(value) || !(value > 0)) Fail(field, "must be > 0, got " + Num(value));
+  }
+  void NonNegative(const std::string& field, double value) {
+    if (!std::isfinite(value) || !(value >= 0)) Fail(field, "must be >= 0, got " + Num(value));
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  const std::string& name_;
+  Status status_;
+};
+
+void ValidateServers(const config::Cluster& cluster, Check& check) {
+  if (cluster.servers_size() == 0) {
+    check.Fail("cluster.servers", "at least one server group is needed");
+  }
+  for (int i = 0; i < cluster.servers_size(); ++i) {
+    const config::ServerGroup& g = cluster.servers(i);
+    std::string at = "cluster.servers[" + std::to_string(i) + "].";
+    check.AtLeast(at + "count", g.count(), 1);
+    check.AtLeast(at + "gpus", g.gpus(), 1);
+    check.Positive(at + "cpus", g.cpus());
+    check.Positive(at + "memory_gb", g.memory_gb());
+  }
+}
+
+void ValidateWorkload(const config::RunConfig& cfg, Check& check) {
+  const config::Workload& w = cfg.workload();
+  const config::Generator& g = w.generator();
+  check.AtLeast("workload.max_jobs", w.max_jobs(), 0);
+  check.Positive("workload.generator.jobs_per_hour", g.jobs_per_hour());
+  check.AtLeast("workload.generator.num_jobs", g.num_jobs(), 0);
+  check.NonNegative("workload.generator.image_percent", g.image_percent());
+  check.NonNegative("workload.generator.language_percent", g.language_percent());
+  check.NonNegative("workload.generator.speech_percent", g.speech_percent());
+  double sum = g.image_percent() + g.language_percent() + g.speech_percent();
+  if (!(sum > 0))
+    check.Fail("workload.generator", "class percents must sum to > 0, got " + Num(sum));
+  // An endless generator only stops when the measured jobs are done or the deadline passes.
+  bool uses_generator = w.trace_file().empty();
+  bool has_window = cfg.run().measure_last_job() >= 0;
+  if (uses_generator && g.num_jobs() == 0 && !has_window && cfg.run().deadline_s() == 0) {
+    check.Fail("workload.generator.num_jobs",
+               "is 0 (endless) but neither run.measure_last_job nor run.deadline_s is set, so the "
+               "run would never end");
+  }
+}
+
+void ValidateRun(const config::RunConfig& cfg, Check& check) {
+  const config::Run& r = cfg.run();
+  check.Positive("scheduler.round_s", cfg.scheduler().round_s());
+  check.NonNegative("scheduler.starvation_s", cfg.scheduler().starvation_s());
+  const config::Profiler& profiler = cfg.scheduler().profiler();
+  check.NonNegative("scheduler.profiler.seconds_per_point", profiler.seconds_per_point());
+  check.NonNegative("scheduler.profiler.noise_stddev", profiler.noise_stddev());
+  check.NonNegative("scheduler.profiler.improvement_threshold", profiler.improvement_threshold());
+  check.AtLeast("scheduler.profiler.servers", profiler.servers(), 0);
+  check.Positive("run.time_scale", r.time_scale());
+  check.NonNegative("run.deadline_s", r.deadline_s());
+  check.AtLeast("run.measure_first_job", r.measure_first_job(), -1);
+  check.AtLeast("run.measure_last_job", r.measure_last_job(), -1);
+  if (r.measure_first_job() >= 0 && r.measure_last_job() >= 0 &&
+      r.measure_first_job() > r.measure_last_job()) {
+    check.Fail("run.measure_first_job", "must be <= run.measure_last_job (" +
+                                            Num(r.measure_last_job()) + "), got " +
+                                            Num(r.measure_first_job()));
+  }
+  check.AtLeast("run.threads", r.threads(), 0);
+  if (r.out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
+}
+
+// "host:port" with a non-empty host and a port in 1..65535.
+bool ValidNode(const std::string& node) {
+  size_t colon = node.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == node.size()) return false;
+  int port = 0;
+  const char* first = node.data() + colon + 1;
+  const char* last = node.data() + node.size();
+  auto [end, ec] = std::from_chars(first, last, port);
+  return ec == std::errc() && end == last && port >= 1 && port <= 65535;
+}
+
+void ValidatePlacement(const config::RunConfig& cfg, Check& check) {
+  if (cfg.placement_size() == 0) return;
+  if (cfg.run().mode() != config::real) {
+    check.Fail("placement", "needs run.mode: real (servers live on other nodes)");
+  }
+  int64_t servers = 0;
+  for (const auto& g : cfg.cluster().servers()) servers += g.count();
+  std::vector<int> order;  // placement indices, sorted by first server, to find overlaps
+  for (int i = 0; i < cfg.placement_size(); ++i) {
+    const config::Placement& p = cfg.placement(i);
+    std::string at = "placement[" + std::to_string(i) + "]";
+    if (!ValidNode(p.node())) {
+      check.Fail(at + ".node",
+                 "must be \"host:port\" with a port in 1..65535, got \"" + p.node() + "\"");
+    }
+    if (!p.has_first_server() || !p.has_last_server()) {
+      check.Fail(at, "needs both first_server and last_server");
+    } else if (p.first_server() < 0 || p.first_server() > p.last_server() ||
+               p.last_server() >= servers) {
+      check.Fail(at, "servers " + Num(p.first_server()) + ".." + Num(p.last_server()) +
+                         " are not a range inside the cluster's " + Num(servers) + " servers (0.." +
+                         Num(servers - 1) + ")");
+    }
+    order.push_back(i);
+  }
+  if (!check.status().ok()) return;  // overlaps mean nothing among malformed ranges
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return cfg.placement(a).first_server() < cfg.placement(b).first_server();
+  });
+  for (size_t k = 1; k < order.size(); ++k) {
+    const config::Placement& prev = cfg.placement(order[k - 1]);
+    const config::Placement& next = cfg.placement(order[k]);
+    if (next.first_server() <= prev.last_server()) {
+      check.Fail("placement[" + std::to_string(order[k]) + "]",
+                 "servers " + Num(next.first_server()) + ".." + Num(next.last_server()) +
+                     " overlap placement[" + std::to_string(order[k - 1]) + "] (" +
+                     Num(prev.first_server()) + ".." + Num(prev.last_server()) + ")");
+    }
+  }
+}
+
+// A parameter-server run (RunConfig.paramserver): its own fields instead of cluster/workload.
+void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
+  const config::ParamServer& p = cfg.paramserver();
+  const std::string at = "paramserver.";
+  check.AtLeast(at + "nodes", p.nodes(), 1);
+  check.AtLeast(at + "gpus_per_node", p.gpus_per_node(), 1);
+  check.AtLeast(at + "dim", p.dim(), 1);
+  const int64_t hbm_row = 8 + 8 * int64_t{std::max(p.dim(), 1)};  // key + weights + Adagrad
+  check.AtLeast(at + "hbm_bytes_per_gpu", p.hbm_bytes_per_gpu(), hbm_row);
+  check.AtLeast(at + "mem_bytes_per_node", p.mem_bytes_per_node(), 0);
+  check.AtLeast(at + "ssd_file_bytes", p.ssd_file_bytes(), 4096);
+  check.AtLeast(at + "ssd_compaction_threshold_bytes", p.ssd_compaction_threshold_bytes(), 1);
+  for (int i = 0; i < p.hidden_size(); ++i) {
+    check.AtLeast(at + "hidden[" + std::to_string(i) + "]", p.hidden(i), 1);
+  }
+  check.Positive(at + "lr_dense", p.lr_dense());
+  check.Positive(at + "lr_embedding", p.lr_embedding());
+  check.AtLeast(at + "batch_size", p.batch_size(), 1);
+  check.AtLeast(at + "batches", p.batches(), 1);
+  check.AtLeast(at + "prefetch", p.prefetch(), 1);
+  check.Positive(at + "zipf_skew", p.zipf_skew());
+  check.AtLeast(at + "keys_per_field", p.keys_per_field(), 1);
+  if (p.keys_per_field() > (int64_t{1} << 32)) {
+    check.Fail(at + "keys_per_field", "must be <= 2^32, got " + Num(p.keys_per_field()));
+  }
+  check.AtLeast(at + "holdout_examples", p.holdout_examples(), 0);
+  check.Positive(at + "gpu_flops", p.gpu_flops());
+  check.Positive(at + "hbm_bytes_per_s", p.hbm_bytes_per_s());
+  check.Positive(at + "network_bytes_per_s", p.network_bytes_per_s());
+  check.Positive(at + "ssd_bytes_per_s", p.ssd_bytes_per_s());
+  check.Positive(at + "disk_bytes_per_s", p.disk_bytes_per_s());
+  check.Positive("run.time_scale", cfg.run().time_scale());
+  check.AtLeast("run.threads", cfg.run().threads(), 0);
+  if (cfg.run().out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
+  if (cfg.placement_size() > 0) check.Fail("placement", "a paramserver run has no placement");
+}
+
+void ValidateOasisRange(const std::string& field, const config::Oasis::Range& r, double min,
+                        Check& check) {
+  if (!std::isfinite(r.lo()) || !std::isfinite(r.hi()) || r.lo() < min || r.hi() < r.lo()) {
+    check.Fail(field, "must have " + Num(min) + " <= lo <= hi, got [" + Num(r.lo()) + ", " +
+                          Num(r.hi()) + "]");
+  }
+}
+
+// The OASiS run (RunConfig.oasis, docs/oasis.md): counts and times positive, ranges ordered,
+// names known.
+void ValidateOasis(const config::RunConfig& cfg, Check& check) {
+  const config::Oasis& o = cfg.oasis();
+  const std::string at = "oasis.";
+  const std::string& p = o.policy();
+  if (p != "oasis" && p != "fifo" && p != "drf" && p != "rrh" && p != "dorm") {
+    check.Fail(at + "policy", "must be oasis, fifo, drf, rrh or dorm, got " + p);
+  }
+  const std::string& u = o.utility();
+  if (u != "sigmoid" && u != "linear" && u != "step") {
+    check.Fail(at + "utility", "must be sigmoid, linear or step, got " + u);
+  }
+  check.AtLeast(at + "slots", o.slots(), 1);
+  check.Positive(at + "slot_s", o.slot_s());
+  check.AtLeast(at + "worker_servers", o.worker_servers(), 1);
+  check.AtLeast(at + "ps_machines", o.ps_machines(), 1);
+  check.AtLeast(at + "jobs", o.jobs(), 0);
+  check.NonNegative(at + "jobs_per_slot", o.jobs_per_slot());
+  check.NonNegative(at + "diurnal_amplitude", o.diurnal_amplitude());
+  check.AtLeast(at + "diurnal_period", o.diurnal_period(), 1);
+  for (const auto* m : {&o.worker_capacity(), &o.ps_capacity()}) {
+    const std::string where =
+        at + (m == &o.worker_capacity() ? "worker_capacity." : "ps_capacity.");
+    for (double v : {m->gpus(), m->cpus(), m->memory_gb(), m->storage_gb(), m->gbps()}) {
+      check.NonNegative(where + "*", v);
+    }
+  }
+  const config::Oasis::Range* counts[] = {&o.epochs(), &o.chunks(), &o.minibatches()};
+  for (const auto* r : counts) {
+    if (r->has_lo() || r->has_hi())
+      ValidateOasisRange(at + "epochs/chunks/minibatches", *r, 1, check);
+  }
+  const config::Oasis::Range* others[] = {&o.g1(),
+                                          &o.g2(),
+                                          &o.g3(),
+                                          &o.minibatch_s(),
+                                          &o.gradient_gb(),
+                                          &o.worker_gpus(),
+                                          &o.worker_cpus(),
+                                          &o.worker_memory_gb(),
+                                          &o.worker_storage_gb(),
+                                          &o.worker_gbps(),
+                                          &o.ps_cpus(),
+                                          &o.ps_memory_gb(),
+                                          &o.ps_storage_gb(),
+                                          &o.ps_gbps()};
+  for (const auto* r : others) {
+    if (r->has_lo() || r->has_hi()) ValidateOasisRange(at + "range", *r, 0, check);
+  }
+  check.Positive(at + "low_scale", o.low_scale());
+  check.Positive(at + "high_scale", o.high_scale());
+  check.Positive(at + "dorm_fairness", o.dorm_fairness());
+  if (o.dorm_fairness() < 1) check.Fail(at + "dorm_fairness", "must be >= 1");
+  check.NonNegative(at + "dorm_time_limit_s", o.dorm_time_limit_s());
+  check.Positive("run.time_scale", cfg.run().time_scale());
+  if (cfg.run().out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
+  if (cfg.placement_size() > 0) check.Fail("placement", "an oasis run has no placement");
+}
+
+// The agent gateway (docs/agent.md): real mode, a secret, sane limits and timeouts.
+void ValidateAgents(const config::RunConfig& cfg, Check& check) {
+  if (!cfg.has_agents()) return;
+  const config::AgentGateway& a = cfg.agents();
+  if (cfg.run().mode() != config::real) {
+    check.Fail("agents", "agents train on the wall clock: set run.mode to real");
+  }
+  const size_t colon = a.listen().rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    check.Fail("agents.listen", "must be HOST:PORT, got '" + a.listen() + "'");
+  }
+  if (a.secret().empty() && a.secret_file().empty()) {
+    check.Fail("agents.secret", "a shared secret (agents.secret or agents.secret_file) is needed");
+  }
+  if (!a.secret().empty() && !a.secret_file().empty()) {
+    check.Fail("agents.secret_file", "give agents.secret or agents.secret_file, not both");
+  }
+  check.AtLeast("agents.expected_jobs", a.expected_jobs(), 0);
+  check.Positive("agents.registration_timeout_s", a.registration_timeout_s());
+  check.AtLeast("agents.max_connections", a.max_connections(), 1);
+  check.AtLeast("agents.max_frame_bytes", a.max_frame_bytes(), 1024);
+  check.Positive("agents.read_timeout_s", a.read_timeout_s());
+  check.Positive("agents.heartbeat_s", a.heartbeat_s());
+  if (a.heartbeat_s() >= a.read_timeout_s()) {
+    check.Fail("agents.heartbeat_s", "must be shorter than agents.read_timeout_s (" +
+                                         Num(a.read_timeout_s()) + "), got " +
+                                         Num(a.heartbeat_s()));
+  }
+  check.AtLeast("agents.first_job_id", a.first_job_id(), 0);
+}
+
+// The real-mode backends (RunConfig.backends, docs/gpu.md): known names, real mode for real
+// compute, a positive step sizing. Whether this build and machine can run "cuda" or "nccl" is
+// checked by PlanRun (actors/run_setup.cpp), which links the GPU backends.
+void ValidateBackends(const config::RunConfig& cfg, Check& check) {
+  if (!cfg.has_backends()) return;
+  const config::Backends& b = cfg.backends();
+  const std::string& compute = b.compute();
+  const std::string& collective = b.collective();
+  if (compute != "emulated" && compute != "cpu" && compute != "cuda") {
+    check.Fail("backends.compute", "must be emulated, cpu or cuda, got '" + compute + "'");
+  }
+  if (collective != "emulated" && collective != "cpu" && collective != "nccl") {
+    check.Fail("backends.collective", "must be emulated, cpu or nccl, got '" + collective + "'");
+  }
+  if (compute != "emulated" && cfg.run().mode() != config::real) {
+    check.Fail("backends.compute",
+               "'" + compute + "' runs real steps on the wall clock: set run.mode to real");
+  }
+  if (collective != "emulated" && compute == "emulated") {
+    check.Fail("backends.collective",
+               "'" + collective + "' all-reduces real steps: set backends.compute to cpu or cuda");
+  }
+  if (collective == "nccl" && compute == "cpu") {
+    check.Fail("backends.collective", "'nccl' needs backends.compute: cuda");
+  }
+  check.Positive("backends.scale", b.scale());
+  if (b.scale() > 1) check.Fail("backends.scale", "must be <= 1, got " + Num(b.scale()));
+  check.AtLeast("backends.width", b.width(), 1);
+  check.AtLeast("backends.gemms", b.gemms(), 1);
+  check.Positive("backends.reference_flops_per_s", b.reference_flops_per_s());
+  check.NonNegative("backends.gradient_mib", b.gradient_mib());
+  check.Positive("backends.link_gbps", b.link_gbps());
+  check.NonNegative("backends.link_latency_us", b.link_latency_us());
+}
+
+}  // namespace
+
+Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
+  if (cfg.has_faults()) {
+    if (cfg.has_oasis()) return Status::InvalidInput(name + ": faults: OASiS runs take no faults");
+    if (Status s = CheckFaults(cfg.faults(), name + ": faults"); !s.ok()) return s;
+  }
+  Check check(name);
+  if (cfg.has_paramserver()) {
+    ValidateParamServer(cfg, check);
+    return check.status();
+  }
+  if (cfg.has_oasis()) {
+    ValidateOasis(cfg, check);
+    return check.status();
+  }
+  ValidateServers(cfg.cluster(), check);
+  ValidateRun(cfg, check);
+  ValidateWorkload(cfg, check);
+  ValidatePlacement(cfg, check);
+  ValidateAgents(cfg, check);
+  ValidateBackends(cfg, check);
+  return check.status();
+}
+
+}  // namespace troupe
