@@ -17,6 +17,7 @@
 #include "emulation/config_loader.hpp"
 #include "paramserver/reference_trainer.hpp"
 #include "paramserver/ssd_store.hpp"
+#include "tests/integration/ps_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 namespace troupe::testing {
@@ -24,46 +25,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// ps_pipeline_test's small run (4 nodes x 64 examples x 40 steps, most parameters on SSD-PS): its
-// steps take about 0.4 ms of virtual time, so the run lasts about 16 ms.
-constexpr char kSmall[] = R"(
-paramserver {
-  nodes: 4
-  gpus_per_node: 2
-  batch_size: 64
-  batches: 40
-  prefetch: 3
-  keys_per_field: 2000
-  hidden: 16
-  mem_bytes_per_node: 98304
-  hbm_bytes_per_gpu: 524288
-  ssd_file_bytes: 16384
-  ssd_compaction_threshold_bytes: 1048576
-  holdout_examples: 4096
-}
-)";
-
-struct PsRun {
-  Status status;
-  PsPlan plan;
-  PsRunResult result;
-};
-
-PsRun RunPs(const std::string& faults, const std::vector<std::string>& sets = {}) {
-  PsRun run;
-  config::RunConfig cfg;
+// ps_fixture's small run (about 16 ms of virtual time) with a faults block of `faults`.
+PsRun RunPsWithFaults(const std::string& faults, const std::vector<std::string>& sets = {}) {
   const std::string block = faults.empty() ? "" : "faults {\n" + faults + "}\n";
-  run.status = ParseConfigText(std::string(kSmall) + block, "ps_faults.textproto", &cfg);
-  for (size_t i = 0; run.status.ok() && i < sets.size(); ++i) {
-    run.status = ApplyOverride(sets[i], &cfg);
-  }
-  if (run.status.ok()) run.status = ValidateConfig(cfg, "ps_faults.textproto");
-  if (run.status.ok()) run.status = PlanPsRun(cfg, "ps_faults.textproto", &run.plan);
-  if (run.status.ok()) run.status = ExecutePsRun(run.plan, ExecuteOptions{}, &run.result);
-  return run;
+  return RunPs(std::string(kSmallPsConfig) + block, sets);
 }
 
-// One `fault { ... }` of the faults block RunPs wraps them in.
+// One `fault { ... }` of the faults block RunPsWithFaults wraps them in.
 std::string Fault(const std::string& kind, const std::string& target, double at_s,
                   double duration_s, const std::string& extra = "") {
   std::ostringstream f;
@@ -79,12 +47,12 @@ size_t CountEvents(const PsRunResult& r, const std::string& event) {
 }
 
 TEST(PsFaults, CrashedShardRecoversEveryAcknowledgedUpdate) {
-  const PsRun clean = RunPs("");
+  const PsRun clean = RunPsWithFaults("");
   ASSERT_TRUE(clean.status.ok()) << clean.status.message();
   const double end_s = clean.result.summary.emulated_s;
   // ps:1 dies a third into the run and restarts 2 ms later; ps:3 dies near the end.
-  const PsRun crashed =
-      RunPs(Fault("crash", "ps:1", 0.006, 0.002) + Fault("crash", "ps:3", 0.8 * end_s, 0.001));
+  const PsRun crashed = RunPsWithFaults(Fault("crash", "ps:1", 0.006, 0.002) +
+                                        Fault("crash", "ps:3", 0.8 * end_s, 0.001));
   ASSERT_TRUE(crashed.status.ok()) << crashed.status.message();
   const PsSummary& s = crashed.result.summary;
   EXPECT_EQ(s.crashes, 2);
@@ -108,7 +76,7 @@ TEST(PsFaults, CrashedShardRecoversEveryAcknowledgedUpdate) {
 
   // The stall costs at least the downtime over the same run with write-through and no crash (a
   // crash planned after the end turns write-through on and never fires).
-  const PsRun durable = RunPs(Fault("crash", "ps:1", 10, 1));
+  const PsRun durable = RunPsWithFaults(Fault("crash", "ps:1", 10, 1));
   ASSERT_TRUE(durable.status.ok()) << durable.status.message();
   EXPECT_EQ(durable.result.summary.crashes, 0);
   const double durable_s = durable.result.summary.emulated_s;
@@ -124,7 +92,7 @@ TEST(PsFaults, CrashedShardRecoversEveryAcknowledgedUpdate) {
 
 TEST(PsFaults, NodeThatNeverRestartsFailsTheRunNamingIt) {
   const std::string out = FreshDir("ps-crash-forever") + "/run";
-  const PsRun run = RunPs(Fault("crash", "ps:2", 0.005, 0), {"run.out_dir=" + out});
+  const PsRun run = RunPsWithFaults(Fault("crash", "ps:2", 0.005, 0), {"run.out_dir=" + out});
   ASSERT_FALSE(run.status.ok());
   EXPECT_NE(run.status.message().find("ps:2 crashed"), std::string::npos) << run.status.message();
   EXPECT_NE(run.status.exit_code(), 0);
@@ -133,10 +101,10 @@ TEST(PsFaults, NodeThatNeverRestartsFailsTheRunNamingIt) {
 }
 
 TEST(PsFaults, DiskErrorsAreRetriedUntilTheFaultEnds) {
-  const PsRun clean = RunPs("");
+  const PsRun clean = RunPsWithFaults("");
   ASSERT_TRUE(clean.status.ok()) << clean.status.message();
   const std::string out = FreshDir("ps-disk") + "/run";
-  const PsRun run = RunPs(
+  const PsRun run = RunPsWithFaults(
       Fault("disk", "ps:0", 0.004, 0.003) + Fault("disk", "ps:3", 0.008, 0.002, "disk_full: true"),
       {"run.out_dir=" + out});
   ASSERT_TRUE(run.status.ok()) << run.status.message();
@@ -157,8 +125,8 @@ TEST(PsFaults, DiskErrorsAreRetriedUntilTheFaultEnds) {
 TEST(PsFaults, DiskThatNeverHealsFailsCleanlyAndLeavesTheStoreReadable) {
   const std::string root = FreshDir("ps-disk-forever");
   const std::string out = root + "/run";
-  const PsRun run = RunPs(Fault("disk", "ps:1", 0.004, 0, "disk_full: true"),
-                          {"run.out_dir=" + out, "paramserver.ssd_dir=" + root + "/ssd"});
+  const PsRun run = RunPsWithFaults(Fault("disk", "ps:1", 0.004, 0, "disk_full: true"),
+                                    {"run.out_dir=" + out, "paramserver.ssd_dir=" + root + "/ssd"});
   ASSERT_FALSE(run.status.ok());
   const std::string& why = run.status.message();
   EXPECT_NE(why.find("ps:1 SSD-PS: " + root + "/ssd/node-1/"), std::string::npos) << why;
@@ -182,8 +150,8 @@ TEST(PsFaults, DiskThatNeverHealsFailsCleanlyAndLeavesTheStoreReadable) {
 // One node, so the batch's SSD stage is that node's: its time is its bytes over the slowed rate.
 TEST(PsFaults, SlowDiskStretchesTheSsdStageByItsFactor) {
   const std::vector<std::string> one = {"paramserver.nodes=1"};
-  const PsRun clean = RunPs("", one);
-  const PsRun slow = RunPs(Fault("slow", "ps:0", 0, 0, "factor: 0.25"), one);
+  const PsRun clean = RunPsWithFaults("", one);
+  const PsRun slow = RunPsWithFaults(Fault("slow", "ps:0", 0, 0, "factor: 0.25"), one);
   ASSERT_TRUE(clean.status.ok()) << clean.status.message();
   ASSERT_TRUE(slow.status.ok()) << slow.status.message();
   const double rate = slow.plan.options.rates.ssd_bytes_per_s * 0.25;
@@ -217,8 +185,8 @@ TEST(PsFaults, SameFaultsAndSeedGiveTheSameRunDirectory) {
                              Fault("slow", "ps:1", 0.002, 0.004, "factor: 0.5");
   const std::string a = FreshDir("ps-fault-det-a") + "/run";
   const std::string b = FreshDir("ps-fault-det-b") + "/run";
-  const PsRun first = RunPs(faults, {"run.out_dir=" + a});
-  const PsRun second = RunPs(faults, {"run.out_dir=" + b});
+  const PsRun first = RunPsWithFaults(faults, {"run.out_dir=" + a});
+  const PsRun second = RunPsWithFaults(faults, {"run.out_dir=" + b});
   ASSERT_TRUE(first.status.ok()) << first.status.message();
   ASSERT_TRUE(second.status.ok()) << second.status.message();
   for (const char* file : {"/batches.csv", "/faults.csv"}) {

@@ -13,55 +13,11 @@
 #include "actors/ps/ps_run.hpp"
 #include "emulation/config_loader.hpp"
 #include "paramserver/reference_trainer.hpp"
+#include "tests/integration/ps_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 namespace troupe::testing {
 namespace {
-
-// 4 nodes of 64-example batches, 40 steps; 2,000 categories a field, so most of the ~40 K keys
-// it touches are used a few times; MEM-PS holds 1,024 rows a node; SSD-PS compacts past 1 MB.
-constexpr char kSmall[] = R"(
-paramserver {
-  nodes: 4
-  gpus_per_node: 2
-  batch_size: 64
-  batches: 40
-  prefetch: 3
-  keys_per_field: 2000
-  hidden: 16
-  mem_bytes_per_node: 98304
-  hbm_bytes_per_gpu: 524288
-  ssd_file_bytes: 16384
-  ssd_compaction_threshold_bytes: 1048576
-  holdout_examples: 4096
-}
-)";
-
-struct PsRun {
-  Status status;
-  PsPlan plan;  // its data, for the reference
-  PsRunResult result;
-};
-
-PsRun RunPs(const std::string& text, const std::vector<std::string>& sets = {}) {
-  PsRun run;
-  config::RunConfig cfg;
-  run.status = ParseConfigText(text, "ps.textproto", &cfg);
-  for (size_t i = 0; run.status.ok() && i < sets.size(); ++i) {
-    run.status = ApplyOverride(sets[i], &cfg);
-  }
-  if (run.status.ok()) run.status = ValidateConfig(cfg, "ps.textproto");
-  if (run.status.ok()) run.status = PlanPsRun(cfg, "ps.textproto", &run.plan);
-  const bool wants_out_dir = std::any_of(sets.begin(), sets.end(), [](const std::string& set) {
-    return set.rfind("run.out_dir=", 0) == 0;
-  });
-  if (run.status.ok()) {
-    PsPlan copy = run.plan;
-    if (!wants_out_dir) copy.out_dir.clear();
-    run.status = ExecutePsRun(std::move(copy), ExecuteOptions{}, &run.result);
-  }
-  return run;
-}
 
 // The reference: the plan's examples, one global batch (nodes x batch_size) a step, in one
 // process. EXPECTs each step's loss to match the run's.
@@ -98,7 +54,7 @@ std::pair<size_t, size_t> CountDifferent(const paramserver::CtrParameters& a,
 // bit: an Adagrad step lr * g / (sqrt(acc) + eps) amplifies the rounding of a key whose gradient
 // nearly cancels, so a few rows drift by a small fraction of one step (lr_embedding = 0.05).
 TEST(PsPipeline, LosslessAgainstTheReferenceWithMostParametersOnSsd) {
-  PsRun run = RunPs(kSmall);
+  PsRun run = RunPs(kSmallPsConfig);
   ASSERT_TRUE(run.status.ok()) << run.status.message();
   const PsSummary& s = run.result.summary;
   paramserver::ReferenceTrainer reference = TrainReference(run);
@@ -133,7 +89,7 @@ TEST(PsPipeline, LosslessAgainstTheReferenceWithMostParametersOnSsd) {
 
 // With one node nothing is reassociated: the pipeline does the reference's arithmetic exactly.
 TEST(PsPipeline, OneNodeIsBitIdenticalToTheReference) {
-  PsRun run = RunPs(kSmall, {"paramserver.nodes=1"});
+  PsRun run = RunPs(kSmallPsConfig, {"paramserver.nodes=1"});
   ASSERT_TRUE(run.status.ok()) << run.status.message();
   paramserver::ReferenceTrainer reference = TrainReference(run);
   EXPECT_EQ(paramserver::MaxAbsDifference(reference.Parameters(), run.result.parameters), 0.0);
@@ -143,8 +99,8 @@ TEST(PsPipeline, OneNodeIsBitIdenticalToTheReference) {
 
 // Rates that make every stage matter: reading, SSD and training each take a comparable time.
 TEST(PsPipeline, StagesOverlapSoTheBatchTakesTheSlowestStage) {
-  PsRun run =
-      RunPs(kSmall, {"paramserver.disk_bytes_per_s=60e6", "paramserver.network_bytes_per_s=250e6"});
+  PsRun run = RunPs(kSmallPsConfig,
+                    {"paramserver.disk_bytes_per_s=60e6", "paramserver.network_bytes_per_s=250e6"});
   ASSERT_TRUE(run.status.ok()) << run.status.message();
   const PsSummary& s = run.result.summary;
   std::printf(
@@ -157,8 +113,9 @@ TEST(PsPipeline, StagesOverlapSoTheBatchTakesTheSlowestStage) {
   EXPECT_LT(s.batch_time_s, 0.75 * s.stage_sum_s);  // far from the sum: the stages overlap
 
   // With no batch prefetched, each waits for the one before: the batch takes about the sum.
-  PsRun serial = RunPs(kSmall, {"paramserver.disk_bytes_per_s=60e6",
-                                "paramserver.network_bytes_per_s=250e6", "paramserver.prefetch=1"});
+  PsRun serial =
+      RunPs(kSmallPsConfig, {"paramserver.disk_bytes_per_s=60e6",
+                             "paramserver.network_bytes_per_s=250e6", "paramserver.prefetch=1"});
   ASSERT_TRUE(serial.status.ok()) << serial.status.message();
   std::printf("[overlap] prefetch 1: batch %.3f ms, sum of stages %.3f ms\n",
               1e3 * serial.result.summary.batch_time_s, 1e3 * serial.result.summary.stage_sum_s);
@@ -169,7 +126,7 @@ TEST(PsPipeline, MoreNodesTrainFaster) {
   double rate[3] = {0, 0, 0};
   const int nodes[3] = {1, 2, 4};
   for (int i = 0; i < 3; ++i) {
-    PsRun run = RunPs(kSmall, {"paramserver.nodes=" + std::to_string(nodes[i])});
+    PsRun run = RunPs(kSmallPsConfig, {"paramserver.nodes=" + std::to_string(nodes[i])});
     ASSERT_TRUE(run.status.ok()) << run.status.message();
     const PsSummary& s = run.result.summary;
     rate[i] = s.examples_per_s;
@@ -185,8 +142,8 @@ TEST(PsPipeline, MoreNodesTrainFaster) {
 
 TEST(PsPipeline, SameConfigTwiceGivesIdenticalBatches) {
   const std::string a = FreshDir("ps-det-a") + "/run", b = FreshDir("ps-det-b") + "/run";
-  PsRun first = RunPs(kSmall, {"paramserver.batches=12", "run.out_dir=" + a});
-  PsRun second = RunPs(kSmall, {"paramserver.batches=12", "run.out_dir=" + b});
+  PsRun first = RunPs(kSmallPsConfig, {"paramserver.batches=12", "run.out_dir=" + a});
+  PsRun second = RunPs(kSmallPsConfig, {"paramserver.batches=12", "run.out_dir=" + b});
   ASSERT_TRUE(first.status.ok()) << first.status.message();
   ASSERT_TRUE(second.status.ok()) << second.status.message();
   const std::string csv_a = ReadFile(a + "/batches.csv"), csv_b = ReadFile(b + "/batches.csv");
@@ -194,7 +151,7 @@ TEST(PsPipeline, SameConfigTwiceGivesIdenticalBatches) {
   EXPECT_TRUE(csv_a == csv_b) << "batches.csv differs between two runs of the same config";
   EXPECT_NE(ReadFile(a + "/summary.json").find("\"auc\""), std::string::npos);
   EXPECT_EQ(first.result.summary.messages, second.result.summary.messages);
-  PsRun other = RunPs(kSmall, {"paramserver.batches=12", "run.seed=2"});
+  PsRun other = RunPs(kSmallPsConfig, {"paramserver.batches=12", "run.seed=2"});
   ASSERT_TRUE(other.status.ok());
   EXPECT_NE(other.result.batches.back().loss, first.result.batches.back().loss);
 }
@@ -247,7 +204,8 @@ TEST(PsPipeline, MalformedCriteoLineIsNamedOrSkipped) {
 }
 
 TEST(PsPipeline, WorkingSetLargerThanHbmIsBadInput) {
-  PsRun run = RunPs(kSmall, {"paramserver.hbm_bytes_per_gpu=2048", "paramserver.batches=4"});
+  PsRun run =
+      RunPs(kSmallPsConfig, {"paramserver.hbm_bytes_per_gpu=2048", "paramserver.batches=4"});
   EXPECT_EQ(run.status.code(), Status::Code::kInvalidInput);
   EXPECT_NE(run.status.message().find("paramserver.hbm_bytes_per_gpu"), std::string::npos)
       << run.status.message();
@@ -256,8 +214,8 @@ TEST(PsPipeline, WorkingSetLargerThanHbmIsBadInput) {
 // The wall clock and CAF's thread pool change when messages arrive, never what is computed:
 // shards handle prepares in step order and sum gradients in node order.
 TEST(PsPipeline, RealModeTrainsTheSameParameters) {
-  PsRun emulated = RunPs(kSmall, {"paramserver.batches=10"});
-  PsRun real = RunPs(kSmall, {"paramserver.batches=10", "run.mode=real", "run.threads=2"});
+  PsRun emulated = RunPs(kSmallPsConfig, {"paramserver.batches=10"});
+  PsRun real = RunPs(kSmallPsConfig, {"paramserver.batches=10", "run.mode=real", "run.threads=2"});
   ASSERT_TRUE(emulated.status.ok()) << emulated.status.message();
   ASSERT_TRUE(real.status.ok()) << real.status.message();
   EXPECT_EQ(paramserver::MaxAbsDifference(emulated.result.parameters, real.result.parameters), 0.0);
@@ -266,7 +224,7 @@ TEST(PsPipeline, RealModeTrainsTheSameParameters) {
 
 TEST(PsPipeline, ConfigChecksNameTheField) {
   config::RunConfig cfg;
-  ASSERT_TRUE(ParseConfigText(kSmall, "ps.textproto", &cfg).ok());
+  ASSERT_TRUE(ParseConfigText(kSmallPsConfig, "ps.textproto", &cfg).ok());
   EXPECT_TRUE(ValidateConfig(cfg, "ps.textproto").ok()) << "no cluster or workload is needed";
   cfg.mutable_paramserver()->set_prefetch(0);
   EXPECT_EQ(ValidateConfig(cfg, "ps.textproto").message(),
