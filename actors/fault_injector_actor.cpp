@@ -16,15 +16,6 @@ namespace {
 
 using Self = caf::stateful_actor<FaultInjectorState>;
 
-// The indices of `set` among `count` actors of its kind (a job set without an end stops at the
-// number of jobs, or 100 when that is unknown).
-std::vector<int64_t> Indices(const ActorSet& set, int64_t count) {
-  std::vector<int64_t> out;
-  const int64_t last = set.last >= 0 ? std::min(set.last, count - 1) : count - 1;
-  for (int64_t i = set.first; i <= last; ++i) out.push_back(i);
-  return out;
-}
-
 void Record(Self* self, const FaultEvent& e, std::string effect, double recovered_s) {
   FaultInjectorState& st = self->state;
   spdlog::info("fault at {:.0f} s: {} ({})", e.at_s, e.Describe(), effect);
@@ -36,7 +27,7 @@ double RestartAt(const FaultEvent& e) { return e.duration_s > 0 ? e.EndS() : -1;
 
 void CrashServers(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
-  for (int64_t s : Indices(e.target, static_cast<int64_t>(st.setup.cluster.servers.size()))) {
+  for (int64_t s : e.target.IndicesAmong(static_cast<int64_t>(st.setup.cluster.servers.size()))) {
     self->send_exit(st.setup.cluster.servers[s], caf::exit_reason::kill);
     Record(self, e, fmt::format("killed server {}", s), RestartAt(e));
   }
@@ -45,7 +36,7 @@ void CrashServers(Self* self, const FaultEvent& e) {
 void RestartServers(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   ClusterHandles& cluster = st.setup.cluster;
-  for (int64_t s : Indices(e.target, static_cast<int64_t>(cluster.servers.size()))) {
+  for (int64_t s : e.target.IndicesAmong(static_cast<int64_t>(cluster.servers.size()))) {
     if (!st.setup.server_is_local[s]) {
       spdlog::warn("fault: server {} lived on another node; it restarts in this process", s);
     }
@@ -54,9 +45,12 @@ void RestartServers(Self* self, const FaultEvent& e) {
   }
 }
 
+// A job set without an end stops at the number of jobs, or at 100 when that is unknown.
+int64_t JobCount(const FaultInjectorState& st) { return st.setup.jobs > 0 ? st.setup.jobs : 100; }
+
 void CrashJobs(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
-  for (int64_t id : Indices(e.target, st.setup.jobs > 0 ? st.setup.jobs : 100)) {
+  for (int64_t id : e.target.IndicesAmong(JobCount(st))) {
     // The notice goes first, so the scheduler knows whether to wait for the job when its down
     // message arrives.
     Tell(self, st.telemetry, st.scheduler, FaultNotice{id, RestartAt(e), e.Describe()});
@@ -67,7 +61,7 @@ void CrashJobs(Self* self, const FaultEvent& e) {
 
 void RestartJobs(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
-  for (int64_t id : Indices(e.target, st.setup.jobs > 0 ? st.setup.jobs : 100)) {
+  for (int64_t id : e.target.IndicesAmong(JobCount(st))) {
     Tell(self, st.telemetry, st.setup.cluster.workload, RespawnJob{id});
   }
 }
@@ -100,7 +94,8 @@ void Begin(Self* self, const FaultEvent& e) {
       return Record(self, e, "not a target of a cluster run", -1);
     case FaultKind::kSlow: {
       const SlowDown slow{e.factor, e.EndS()};
-      for (int64_t s : Indices(e.target, static_cast<int64_t>(st.setup.cluster.servers.size()))) {
+      for (int64_t s :
+           e.target.IndicesAmong(static_cast<int64_t>(st.setup.cluster.servers.size()))) {
         Tell(self, st.telemetry, st.setup.cluster.servers[s], slow);
       }
       return Record(self, e, "leases from now run at the factor", -1);

@@ -1,6 +1,7 @@
 // Parsing of fault targets, links and --fault flags (fault_plan.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -165,6 +166,13 @@ bool ActorSet::Contains(EndpointKind k, int64_t index) const {
   if (kind == EndpointKind::kAny) return true;
   if (kind != k) return false;
   return index >= first && (last < 0 || index <= last);
+}
+
+std::vector<int64_t> ActorSet::IndicesAmong(int64_t count) const {
+  std::vector<int64_t> out;
+  const int64_t end = last >= 0 ? std::min(last, count - 1) : count - 1;
+  for (int64_t i = first; i <= end; ++i) out.push_back(i);
+  return out;
 }
 
 std::string ActorSet::ToString() const {

@@ -32,6 +32,8 @@ struct ActorSet {
   std::string node;
 
   bool Contains(EndpointKind k, int64_t index) const;
+  // The indices [first, last] among `count` actors of the set's kind (last -1: up to count - 1).
+  std::vector<int64_t> IndicesAmong(int64_t count) const;
   std::string ToString() const;
 };
 

@@ -22,10 +22,7 @@ int PsNodeFaults::DiskErrorAt(double t) const {
 std::vector<int32_t> PsNodesOf(const FaultEvent& event, int32_t nodes) {
   std::vector<int32_t> out;
   if (event.target.kind != EndpointKind::kPs) return out;
-  const int64_t last = event.target.last < 0 ? nodes - 1 : event.target.last;
-  for (int64_t m = event.target.first; m <= last && m < nodes; ++m) {
-    out.push_back(static_cast<int32_t>(m));
-  }
+  for (const int64_t m : event.target.IndicesAmong(nodes)) out.push_back(static_cast<int32_t>(m));
   return out;
 }
 
@@ -33,9 +30,7 @@ PsNodeFaults PsNodeFaultsOf(const FaultPlan& plan, int32_t node, int32_t nodes) 
   PsNodeFaults out;
   for (const FaultEvent& e : plan.events) {
     if (e.kind != FaultKind::kSlow && e.kind != FaultKind::kDisk) continue;
-    bool hits = false;
-    for (const int32_t m : PsNodesOf(e, nodes)) hits = hits || m == node;
-    if (!hits) continue;
+    if (node >= nodes || !e.target.Contains(EndpointKind::kPs, node)) continue;
     PsFaultWindow w{e.at_s, e.EndS(), e.factor, 0};
     if (e.kind == FaultKind::kSlow) {
       out.slow.push_back(w);
