@@ -85,15 +85,14 @@ JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_
 JobProgress RunLease(JobActorState& st) {
   JobLease& lease = st.lease;
   JobProgress p = ReportOf(st, lease.round, lease.start_s);
+  const bool runnable = Runnable(st);  // a gang job runs on all of its GPUs or not at all
   for (const LeasePart& part : lease.parts) {
     p.gpus += static_cast<int32_t>(part.gpu_ids.size());
     p.cpus += part.cpus;
     p.memory_gb += part.memory_gb;
   }
   p.parts = std::move(lease.parts);  // the lease is over: the report carries them
-  // A gang job runs on all of its GPUs or not at all.
-  const bool complete = static_cast<int32_t>(lease.servers_seen.size()) == lease.parts_expected;
-  if (lease.refused || !complete || p.gpus != st.spec.gpus) return p;
+  if (!runnable) return p;
   p.ran = true;
   p.speedup = st.profile->Speedup(p.cpus / p.gpus, p.memory_gb / p.gpus);
   if (lease.speed != 1) p.speedup *= lease.speed;
@@ -115,7 +114,7 @@ JobProgress RunLease(JobActorState& st) {
   account.finished = account.iterations_left == 0;
   if (account.first_start_s < 0) account.first_start_s = lease.start_s;
   ++account.rounds_run;
-  account.gpu_seconds += p.gpus * (lease.end_s - lease.start_s);
+  account.gpu_seconds += p.gpus * lease_s;
   p.iterations_left = account.iterations_left;
   p.finished = account.finished;
   return p;
@@ -143,9 +142,7 @@ void OnLeaseLost(Self* self, const LeaseLost& lost) {
   JobLease& lease = st.lease;
   if (lost.lease_start_s != lease.start_s || lease.ended) return;
   JobProgress p = ReportOf(st, lease.round, lease.start_s);
-  const bool running =
-      !lease.refused && static_cast<int32_t>(lease.servers_seen.size()) == lease.parts_expected;
-  if (running) {
+  if (Runnable(st)) {  // it was running: the GPU time since the lease start is lost
     const double now_s = st.clock.Seconds(self->clock().now());
     const double held_s = std::clamp(now_s - lease.start_s, 0.0, lease.end_s - lease.start_s);
     p.wasted_gpu_s = st.spec.gpus * held_s;
