@@ -81,6 +81,17 @@ TEST(AgentJobMachineTest, GangLeaseRunsThenReportsAfterTheCheckpoint) {
   EXPECT_EQ(never.report->iterations_left, 60);
 }
 
+TEST(AgentJobMachineTest, DuplicatedGrantCountsOnce) {
+  AgentJobMachine m(Facts());
+  EXPECT_TRUE(m.OnGrant(Part(0, {1}, 2)).to_agent.empty());
+  EXPECT_TRUE(m.OnGrant(Part(0, {1}, 2)).to_agent.empty()) << "the same part again";
+  EXPECT_EQ(m.phase(), AgentJobMachine::Phase::kAssembling);
+  MachineOutput out = m.OnGrant(Part(5, {0}, 2));
+  ASSERT_EQ(out.to_agent.size(), 1u);
+  EXPECT_EQ(out.to_agent[0].lease_grant().parts_size(), 2);
+  EXPECT_EQ(m.phase(), AgentJobMachine::Phase::kRunning);
+}
+
 TEST(AgentJobMachineTest, RefusedPartReportsNotRunAtTheLeaseEnd) {
   AgentJobMachine m(Facts());
   m.OnGrant(Part(0, {1}, 2));

@@ -55,16 +55,19 @@ MachineOutput AgentJobMachine::OnGrant(const LeaseGrant& grant) {
     round_ = grant.round;
     start_s_ = grant.start_s;
     end_s_ = grant.end_s;
-    parts_seen_ = 0;
+    servers_seen_.clear();
     refused_ = false;
     parts_.clear();
   }
-  ++parts_seen_;
+  if (std::find(servers_seen_.begin(), servers_seen_.end(), grant.server) != servers_seen_.end()) {
+    return out;
+  }
+  servers_seen_.push_back(grant.server);
   refused_ = refused_ || !grant.granted;
   if (grant.granted) {
     parts_.push_back(LeasePart{grant.server, grant.gpu_ids, grant.cpus, grant.memory_gb});
   }
-  if (parts_seen_ < grant.parts) return out;
+  if (static_cast<int32_t>(servers_seen_.size()) < grant.parts) return out;
   JobProgress lease = LeaseReport();
   // A gang job runs on all of its GPUs or not at all: report that it did not run, at the lease's
   // end, as an emulated job does.

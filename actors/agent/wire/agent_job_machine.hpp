@@ -72,7 +72,7 @@ class AgentJobMachine {
   int64_t round_ = -1;
   double start_s_ = 0;
   double end_s_ = 0;
-  int32_t parts_seen_ = 0;
+  std::vector<int32_t> servers_seen_;  // a grant delivered twice (a duplicate fault) counts once
   bool refused_ = false;
   std::vector<LeasePart> parts_;
   int64_t lost_round_ = -1;          // its late CheckpointDone is expected and ignored
