@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <caf/exit_reason.hpp>
 #include <cmath>
+#include <limits>
 
 #include "actors/server_actor.hpp"
 #include "emulation/runtime/counted_send.hpp"
@@ -25,9 +26,38 @@ void Record(Self* self, const FaultEvent& e, std::string effect, double recovere
 
 double RestartAt(const FaultEvent& e) { return e.duration_s > 0 ? e.EndS() : -1; }
 
+constexpr double kUp = -1;
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// Until when a crash keeps its target down.
+double DownUntil(const FaultEvent& e) { return e.duration_s > 0 ? e.EndS() : kNever; }
+
+// As FaultNotice and ServerNotice say it: -1 for never.
+double AsRestart(double down_until) { return down_until == kNever ? -1 : down_until; }
+
+std::string BackAt(double down_until) {
+  return down_until == kNever ? "it never restarts" : fmt::format("back at {:.0f} s", down_until);
+}
+
 void CrashServers(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   for (int64_t s : e.target.IndicesAmong(static_cast<int64_t>(st.setup.cluster.servers.size()))) {
+    double& down = st.server_down_until[s];
+    const double until = std::max(down, DownUntil(e));
+    const bool already_down = down != kUp;
+    const bool changed = until != down;
+    down = until;
+    // The notice goes first, so the scheduler knows whether the server comes back when its down
+    // message arrives.
+    if (changed) {
+      Tell(self, st.telemetry, st.scheduler,
+           ServerNotice{static_cast<int32_t>(s), AsRestart(until), e.Describe()});
+    }
+    if (already_down) {
+      // One recovery, recorded by the crash that took it down.
+      Record(self, e, fmt::format("server {} was down already; {}", s, BackAt(until)), -1);
+      continue;
+    }
     self->send_exit(st.setup.cluster.servers[s], caf::exit_reason::kill);
     Record(self, e, fmt::format("killed server {}", s), RestartAt(e));
   }
@@ -37,6 +67,9 @@ void RestartServers(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   ClusterHandles& cluster = st.setup.cluster;
   for (int64_t s : e.target.IndicesAmong(static_cast<int64_t>(cluster.servers.size()))) {
+    // A later crash of the same server moved its restart: that crash's end restarts it.
+    if (st.server_down_until[s] != e.EndS()) continue;
+    st.server_down_until[s] = kUp;
     if (!st.setup.server_is_local[s]) {
       spdlog::warn("fault: server {} lived on another node; it restarts in this process", s);
     }
@@ -66,13 +99,36 @@ void RestartJobs(Self* self, const FaultEvent& e) {
   }
 }
 
-void RestartScheduler(Self* self) {
+void CrashScheduler(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
+  if (st.scheduler_down_until != kUp) {
+    // Killing it again would kill nothing, and two restarts would make two schedulers.
+    st.scheduler_down_until = std::max(st.scheduler_down_until, DownUntil(e));
+    return Record(
+        self, e, fmt::format("the scheduler was down already; {}", BackAt(st.scheduler_down_until)),
+        -1);
+  }
+  st.scheduler_down_until = DownUntil(e);
+  self->send_exit(st.scheduler, caf::exit_reason::kill);
+  Record(self, e, "killed the scheduler", RestartAt(e));
+}
+
+void RestartScheduler(Self* self, const FaultEvent& e) {
+  FaultInjectorState& st = self->state;
+  if (st.scheduler_down_until != e.EndS()) return;  // a later crash moved its restart
+  st.scheduler_down_until = kUp;
   SchedulerOptions options = st.setup.scheduler_options;
   options.recover = true;
   ClusterHandles cluster = st.setup.cluster;
   cluster.injector = caf::actor_cast<caf::actor>(self);
   st.scheduler = self->spawn(SchedulerActor, options, cluster, st.clock, st.telemetry);
+  // It finds the dead servers by their down messages; which of them come back, only we know.
+  for (size_t s = 0; s < st.server_down_until.size(); ++s) {
+    if (st.server_down_until[s] == kUp) continue;
+    Tell(self, st.telemetry, st.scheduler,
+         ServerNotice{static_cast<int32_t>(s), AsRestart(st.server_down_until[s]),
+                      "down when the scheduler restarted"});
+  }
 }
 
 void Begin(Self* self, const FaultEvent& e) {
@@ -81,10 +137,7 @@ void Begin(Self* self, const FaultEvent& e) {
     case FaultKind::kCrash:
       if (e.target.kind == EndpointKind::kServer) return CrashServers(self, e);
       if (e.target.kind == EndpointKind::kJob) return CrashJobs(self, e);
-      if (e.target.kind == EndpointKind::kScheduler) {
-        self->send_exit(st.scheduler, caf::exit_reason::kill);
-        return Record(self, e, "killed the scheduler", RestartAt(e));
-      }
+      if (e.target.kind == EndpointKind::kScheduler) return CrashScheduler(self, e);
       if (e.target.kind == EndpointKind::kNode) {
         auto node = st.setup.nodes.find(e.target.node);
         if (node == st.setup.nodes.end()) return Record(self, e, "no such node in this run", -1);
@@ -109,7 +162,7 @@ void End(Self* self, const FaultEvent& e) {
   if (e.kind != FaultKind::kCrash) return;
   if (e.target.kind == EndpointKind::kServer) return RestartServers(self, e);
   if (e.target.kind == EndpointKind::kJob) return RestartJobs(self, e);
-  if (e.target.kind == EndpointKind::kScheduler) return RestartScheduler(self);
+  if (e.target.kind == EndpointKind::kScheduler) return RestartScheduler(self, e);
 }
 
 }  // namespace
@@ -120,6 +173,7 @@ caf::behavior FaultInjectorActor(Self* self, FaultInjectorSetup setup, RunClock 
   st.setup = std::move(setup);
   st.clock = clock;
   st.telemetry = telemetry;
+  st.server_down_until.assign(st.setup.cluster.servers.size(), kUp);
   const std::vector<FaultEvent>& events = st.setup.plan.events;
   for (size_t i = 0; i < events.size(); ++i) {
     const int64_t index = static_cast<int64_t>(i);

@@ -8,6 +8,12 @@
 // faults need no action here: the fault network applies them to every send. Every fault applied
 // becomes a FaultRecord for the run's faults.csv. Deterministic in emulated mode: its timers are
 // the run's virtual clock.
+//
+// Crashes of one server, or of the scheduler, may overlap: a crash of what is down already kills
+// nothing; it stays down until the later restart (for good if either crash never restarts), and
+// only one replacement is ever spawned. The scheduler is told before a server dies when it will
+// come back (ServerNotice), so that it can fail the jobs that no longer fit the servers that
+// survive; a restarted scheduler is told again of every server still down.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
@@ -35,6 +41,10 @@ struct FaultInjectorSetup {
 struct FaultInjectorState {
   FaultInjectorSetup setup;
   caf::actor scheduler;
+  // Until when each server, and the scheduler, is down: -1 while up, then its restart time, or
+  // infinity when it never restarts.
+  std::vector<double> server_down_until;
+  double scheduler_down_until = -1;
   RunClock clock;
   Telemetry* telemetry = nullptr;
   static inline const char* name = "troupe.injector";

@@ -129,6 +129,13 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
 
 // The fault plan against the run's shape: targets must name servers and jobs it has.
 Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
+  // Servers on `troupe node` processes are always watched, faults block or not: a node killed
+  // from outside (kill -9) or hung (SIGSTOP) is found dead by heartbeats within 3 of them, and its
+  // servers are lost for good, instead of the run waiting for them forever.
+  if (plan->runtime.middleman) {
+    plan->runtime.heartbeat_s = cfg.faults().heartbeat_s();
+    plan->runtime.peer_timeout_s = 3 * cfg.faults().heartbeat_s();
+  }
   if (!cfg.has_faults()) return Status::Ok();
   FaultUniverse universe;
   universe.servers = static_cast<int64_t>(plan->servers.size());
@@ -152,11 +159,8 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
                                   "nothing could end the run");
     }
   }
-  // A faults block turns supervision on even with no fault of its own to inject: a `troupe node`
-  // may still be killed from outside (kill -9), and a silent one is caught by heartbeats.
+  // A faults block turns the re-asking of missing reports on even with no fault to inject.
   plan->scheduler.report_grace_s = plan->faults.report_grace_s;
-  plan->runtime.heartbeat_s = plan->faults.heartbeat_s;
-  plan->runtime.peer_timeout_s = 3 * plan->faults.heartbeat_s;
   return Status::Ok();
 }
 

@@ -156,6 +156,7 @@ void ResetLedger(SchedulerState& st) {
 
 void PlanRound(Self* self, double start_s) {
   SchedulerState& st = self->state;
+  FailJobsThatNoLongerFit(self);
   std::vector<const scheduling::SchedJob*> runnable;
   runnable.reserve(st.queue.size());
   for (int64_t id : st.queue) {
@@ -260,6 +261,12 @@ void RecordFailed(Self* self, TrackedJob& job, const std::string& reason) {
   job.record.failure = reason;
   if (job.record.measured) ++st.measured_ended;
   Tell(self, st.telemetry, st.cluster.metrics, job.record);
+  if (job.handle) {  // alive, but it can never run
+    st.job_of_actor.erase(job.handle.address());
+    self->demonitor(job.handle);
+    self->send_exit(job.handle, caf::exit_reason::user_shutdown);
+    job.handle = caf::actor{};
+  }
 }
 
 void OnProgress(Self* self, const JobProgress& p) {
@@ -309,6 +316,7 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
   st.clock = clock;
   st.telemetry = telemetry;
   st.server_up.assign(st.cluster.servers.size(), true);
+  st.server_back_at_s.assign(st.cluster.servers.size(), -1);
   st.round_on_server.resize(st.cluster.servers.size());
   if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kScheduler, 0);
   scheduler_detail::WatchServers(self);
@@ -331,6 +339,7 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
       [=](grace_atom, int64_t round) { scheduler_detail::OnGrace(self, round); },
       [=](const FaultNotice& notice) { scheduler_detail::OnFaultNotice(self, notice); },
       [=](JobRespawned& respawned) { scheduler_detail::OnJobRespawned(self, respawned); },
+      [=](const ServerNotice& notice) { scheduler_detail::OnServerNotice(self, notice); },
       [=](ServerUp& up) { scheduler_detail::OnServerUp(self, up); },
       [=](const LeaseRefusal& refusal) {
         ++self->state.lease_refusals;

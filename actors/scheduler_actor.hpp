@@ -13,10 +13,13 @@
 // Faults (docs/faults.md): it monitors every server and job, so it learns of a death by a down
 // message, not by a timeout guess. A dead server's capacity leaves the plan until it restarts
 // (ServerUp) and the jobs leased on it lose their lease (LeaseLost: a gang job loses all its
-// GPUs). A dead job is requeued when the injector said it restarts (FaultNotice, JobRespawned) and
-// reported failed with the reason otherwise. Reports still missing report_grace_s after a round's
-// end are asked for again (ProgressQuery). A restarted scheduler (options.recover) rebuilds its
-// state from the workload's jobs and the checkpoint store, and resumes at the next round.
+// GPUs). A server that will not restart (its ServerNotice says never, or none came: a dead
+// `troupe node`) is lost for good: at each round's start every job that needs more GPUs than the
+// other servers have fails with the reason, so that a run never waits for capacity that is gone. A
+// dead job is requeued when the injector said it restarts (FaultNotice, JobRespawned) and reported
+// failed with the reason otherwise. Reports still missing report_grace_s after a round's end are
+// asked for again (ProgressQuery). A restarted scheduler (options.recover) rebuilds its state from
+// the workload's jobs and the checkpoint store, and resumes at the next round.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -98,6 +101,7 @@ struct SchedulerState {
   std::unordered_map<caf::actor_addr, int64_t> job_of_actor;
   std::unordered_map<caf::actor_addr, int32_t> server_of_actor;
   std::vector<bool> server_up;
+  std::vector<double> server_back_at_s;  // a down server restarts then; -1: never (lost for good)
   // Measurement window.
   int64_t measured_arrived = 0;
   int64_t measured_ended = 0;  // finished or failed

@@ -132,14 +132,55 @@ void OnJobRespawned(Self* self, JobRespawned& respawned) {
   WatchJob(self, job);
 }
 
+void OnServerNotice(Self* self, const ServerNotice& notice) {
+  SchedulerState& st = self->state;
+  if (notice.server < 0 || static_cast<size_t>(notice.server) >= st.server_back_at_s.size()) return;
+  st.server_back_at_s[notice.server] = notice.restart_at_s;
+}
+
 void OnServerUp(Self* self, ServerUp& up) {
   SchedulerState& st = self->state;
   if (up.server < 0 || static_cast<size_t>(up.server) >= st.cluster.servers.size()) return;
-  st.cluster.servers[up.server] = std::move(up.handle);
+  // The handle it replaces is no longer the server: its down message, late or not, means nothing.
+  caf::actor& slot = st.cluster.servers[up.server];
+  st.server_of_actor.erase(slot.address());
+  self->demonitor(slot);
+  slot = std::move(up.handle);
   st.server_up[up.server] = true;
-  self->monitor(st.cluster.servers[up.server]);
-  st.server_of_actor[st.cluster.servers[up.server].address()] = up.server;
+  st.server_back_at_s[up.server] = -1;
+  self->monitor(slot);
+  st.server_of_actor[slot.address()] = up.server;
   spdlog::info("scheduler: server {} is back at {:.0f} s", up.server, Now(self));
+}
+
+void FailJobsThatNoLongerFit(Self* self) {
+  SchedulerState& st = self->state;
+  int32_t surviving_gpus = 0;
+  size_t lost = 0;
+  for (size_t s = 0; s < st.server_up.size(); ++s) {
+    if (!st.server_up[s] && st.server_back_at_s[s] < 0) {
+      ++lost;
+    } else {
+      surviving_gpus += st.cluster.specs[s].gpus;
+    }
+  }
+  if (lost == 0) return;  // a run that lost nothing for good: not a single change
+  // Placement spreads a job over as many servers as it takes, so only the GPU count matters: the
+  // CPUs and memory of a GPU-proportional share always fit an empty server.
+  for (int64_t id : st.queue) {
+    TrackedJob& job = st.jobs[id];
+    if (job.done || job.view.gpus <= surviving_gpus) continue;
+    RecordFailed(
+        self, job,
+        fmt::format("needs {} GPU{}; {} survive ({} of {} servers lost for good)", job.view.gpus,
+                    job.view.gpus == 1 ? "" : "s", surviving_gpus, lost, st.server_up.size()));
+  }
+  std::erase_if(st.queue, [&st](int64_t id) {
+    auto it = st.jobs.find(id);
+    if (!it->second.done) return false;
+    st.jobs.erase(it);
+    return true;
+  });
 }
 
 void ArmGrace(Self* self) {

@@ -30,7 +30,8 @@ void MaybeCloseRound(Self* self);
 void WatchJob(Self* self, TrackedJob& job);
 // Records a job that finished at end_s (once) and stops its actor.
 void RecordFinished(Self* self, TrackedJob& job, double end_s);
-// Records a job that failed, with the reason, and drops it from the queue at the round's close.
+// Records a job that failed, with the reason, stops its actor if it still lives, and drops it
+// from the queue at the round's close.
 void RecordFailed(Self* self, TrackedJob& job, const std::string& reason);
 
 // Fault handling (scheduler_faults.cpp).
@@ -38,7 +39,11 @@ void WatchServers(Self* self);
 void OnDown(Self* self, const caf::down_msg& down);
 void OnFaultNotice(Self* self, const FaultNotice& notice);
 void OnJobRespawned(Self* self, JobRespawned& respawned);
+void OnServerNotice(Self* self, const ServerNotice& notice);
 void OnServerUp(Self* self, ServerUp& up);
+// Fails every queued job that needs more GPUs than the servers not lost for good have (a server
+// down without a restart announced is lost for good). Called before each round is planned.
+void FailJobsThatNoLongerFit(Self* self);
 // A round's reports are still missing after the grace period: ask again.
 void OnGrace(Self* self, int64_t round);
 // Schedules OnGrace for the current round if reports are missing and the run has faults.

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "actors/cluster_run.hpp"
@@ -98,28 +101,46 @@ Status ParseSweepAxis(const std::string& text, SweepAxis* axis) {
   return Status::Ok();
 }
 
+namespace {
+
+// A seed in plain decimal, at most 2^63 - 1 (what `troupe run --seed` takes).
+bool ParseSeed(std::string_view text, uint64_t* out) {
+  const char* end = text.data() + text.size();
+  auto [stop, ec] = std::from_chars(text.data(), end, *out);
+  return !text.empty() && ec == std::errc() && stop == end &&
+         *out <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+}
+
+constexpr uint64_t kMaxSeeds = 10000;
+
+}  // namespace
+
 Status ParseSeeds(const std::string& text, std::vector<uint64_t>* seeds) {
   seeds->clear();
-  try {
-    const auto dash = text.find('-');
-    if (dash != std::string::npos && text.find(',') == std::string::npos) {
-      const uint64_t first = std::stoull(text.substr(0, dash));
-      const uint64_t last = std::stoull(text.substr(dash + 1));
-      if (last < first || last - first > 10000) throw std::invalid_argument("range");
-      for (uint64_t s = first; s <= last; ++s) seeds->push_back(s);
-      return Status::Ok();
+  const Status bad = Status::InvalidInput(
+      "--seeds " + text + ": expected A-B or A,B,C: at most 10000 whole numbers in [0, 2^63 - 1]");
+  const size_t dash = text.find('-');
+  if (dash != std::string::npos && text.find(',') == std::string::npos) {
+    uint64_t first = 0, last = 0;
+    const std::string_view view(text);
+    if (!ParseSeed(view.substr(0, dash), &first) || !ParseSeed(view.substr(dash + 1), &last) ||
+        last < first || last - first >= kMaxSeeds) {
+      return bad;
     }
-    size_t start = 0;
-    while (start <= text.size()) {
-      const size_t comma = std::min(text.find(',', start), text.size());
-      size_t used = 0;
-      const std::string item = text.substr(start, comma - start);
-      seeds->push_back(std::stoull(item, &used));
-      if (used != item.size()) throw std::invalid_argument("junk");
-      start = comma + 1;
+    for (uint64_t s = first; s <= last; ++s) seeds->push_back(s);
+    return Status::Ok();
+  }
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    uint64_t seed = 0;
+    if (!ParseSeed(std::string_view(text).substr(start, comma - start), &seed) ||
+        seeds->size() >= kMaxSeeds) {
+      seeds->clear();
+      return bad;
     }
-  } catch (const std::exception&) {
-    return Status::InvalidInput("--seeds " + text + ": expected A-B or A,B,C (whole numbers)");
+    seeds->push_back(seed);
+    start = comma + 1;
   }
   return Status::Ok();
 }

@@ -2,6 +2,7 @@
 // the cluster rebuilds itself after a crash.
 //
 //   injector --FaultNotice--> scheduler   (before it kills a job: will it come back?)
+//   injector --ServerNotice--> scheduler  (before it kills a server: when, if ever, it returns)
 //   injector --ServerUp--> scheduler      (a crashed server restarted: its new handle)
 //   injector --SlowDown--> server         (a straggler: throughput x factor until until_s)
 //   injector --CrashJob / RespawnJob--> workload (the workload spawned the job; it kills and
@@ -24,6 +25,14 @@ struct FaultNotice {
   int64_t job_id = 0;
   double restart_at_s = -1;  // -1: it stays dead (the job fails)
   std::string fault;         // FaultEvent::Describe()
+};
+
+// A server the injector kills (or has killed) comes back at restart_at_s; -1: never. A server
+// that dies without any notice (its `troupe node` process died) is lost for good too.
+struct ServerNotice {
+  int32_t server = 0;
+  double restart_at_s = -1;
+  std::string fault;  // FaultEvent::Describe()
 };
 
 struct ServerUp {
@@ -72,6 +81,10 @@ struct CheckpointList {
 template <class Inspector>
 auto inspect(Inspector& f, FaultNotice& x) {
   return f(x.job_id, x.restart_at_s, x.fault);
+}
+template <class Inspector>
+auto inspect(Inspector& f, ServerNotice& x) {
+  return f(x.server, x.restart_at_s, x.fault);
 }
 template <class Inspector>
 auto inspect(Inspector& f, ServerUp& x) {

@@ -23,6 +23,7 @@ void RegisterMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<LeaseLost>("troupe.LeaseLost");
   cfg.add_message_type<JobCheckpoint>("troupe.JobCheckpoint");
   cfg.add_message_type<FaultNotice>("troupe.FaultNotice");
+  cfg.add_message_type<ServerNotice>("troupe.ServerNotice");
   cfg.add_message_type<ServerUp>("troupe.ServerUp");
   cfg.add_message_type<SlowDown>("troupe.SlowDown");
   cfg.add_message_type<CrashJob>("troupe.CrashJob");
