@@ -11,9 +11,11 @@
 
 #include <CLI/CLI.hpp>
 #include <caf/io/middleman.hpp>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "actors/cluster_run.hpp"
@@ -40,6 +42,30 @@ constexpr double kNodeHeartbeatS = 0.05;
 int Fail(const Status& status) {
   std::cerr << "troupe: " << status.message() << "\n";
   return status.exit_code();
+}
+
+// A whole decimal number in [0, max], nothing else (no sign, no hex, no octal, no junk): what
+// CLI11's own conversion (strtoll, base 0) would accept, clamp or read in another base.
+bool ParseWhole(std::string_view text, uint64_t max, uint64_t* out) {
+  const char* end = text.data() + text.size();
+  auto [stop, ec] = std::from_chars(text.data(), end, *out);
+  return !text.empty() && ec == std::errc() && stop == end && *out <= max;
+}
+
+// For --seed: a seed in [0, 2^63 - 1], rewritten in plain decimal before CLI11 converts it.
+CLI::Validator SeedValidator(uint64_t min) {
+  constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        uint64_t value = 0;
+        if (!ParseWhole(text, kMax, &value) || value < min) {
+          return "must be a whole number in [" + std::to_string(min) + ", 2^63 - 1], got '" + text +
+                 "'";
+        }
+        text = std::to_string(value);
+        return "";
+      },
+      "SEED");
 }
 
 struct RunArgs {
@@ -168,18 +194,14 @@ int Validate(const std::string& path) {
 
 int Node(const std::string& listen) {
   const auto colon = listen.rfind(':');
-  if (colon == std::string::npos) {
+  if (colon == std::string::npos || colon == 0) {
     return Fail(Status::InvalidInput("--listen " + listen + ": expected HOST:PORT"));
   }
   const std::string host = listen.substr(0, colon);
-  int port = 0;
-  try {
-    port = std::stoi(listen.substr(colon + 1));
-  } catch (const std::exception&) {
-    port = -1;
-  }
-  if (port < 0 || port > 65535) {  // 0: an ephemeral port, printed below
-    return Fail(Status::InvalidInput("--listen " + listen + ": bad port"));
+  uint64_t port = 0;  // 0: an ephemeral port, printed below
+  if (!ParseWhole(std::string_view(listen).substr(colon + 1), 65535, &port)) {
+    return Fail(Status::InvalidInput("--listen " + listen + ": the port must be a whole number " +
+                                     "in [0, 65535]"));
   }
   // Block the signals before CAF starts its threads so that only sigwait below receives them.
   sigset_t stop_signals;
@@ -215,6 +237,10 @@ int Node(const std::string& listen) {
 
 int main(int argc, char** argv) {
   CLI::App app{"troupe: an actor-based emulator of deep-learning clusters"};
+  // Bad flags get one line, like every other bad input.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("troupe: ") + e.what() + "\n";
+  });
   app.set_version_flag("--version", std::string("troupe ") + TROUPE_VERSION);
   app.require_subcommand(1);
 
@@ -222,7 +248,8 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "run an experiment and write its run directory");
   run->add_option("config", run_args.config, "config file (protobuf text format)");
   run->add_option("--out", run_args.out, "run directory (default: run.out_dir)");
-  run->add_option("--seed", run_args.seed, "seed of every random draw (overrides run.seed)");
+  run->add_option("--seed", run_args.seed, "seed of every random draw (overrides run.seed)")
+      ->check(troupe::SeedValidator(0));
   run->add_option("--set", run_args.sets, "field.path=value, applied after the file")->take_all();
   run->add_option("--fault", run_args.faults, "a fault, KIND:TARGET@AT[+DURATION][,OPTION...]")
       ->take_all();
@@ -236,7 +263,8 @@ int main(int argc, char** argv) {
   sweep->add_option("--seeds", sweep_args.seeds, "seeds: A-B or A,B,C (overrides run.seed)");
   sweep->add_option("--set", sweep_args.sets, "field.path=value, applied to every run")->take_all();
   sweep->add_option("--out", sweep_args.out, "folder for sweep.csv and every run's directory");
-  sweep->add_option("--jobs", sweep_args.jobs, "runs in parallel (default: one per core)");
+  sweep->add_option("--jobs", sweep_args.jobs, "runs in parallel (default: one per core)")
+      ->check(CLI::Range(1, 1024));
 
   std::vector<std::string> report_dirs;
   std::string report_out;
@@ -258,9 +286,12 @@ int main(int argc, char** argv) {
   CLI::App* chaos =
       app.add_subcommand("chaos", "runs under random fault schedules, checked for invariants");
   chaos->add_option("config", chaos_spec.config, "config file")->required();
-  chaos->add_option("--runs", chaos_spec.runs, "runs with faults (after one without)");
-  chaos->add_option("--seed", chaos_spec.seed, "fault seed of the first run (run i: seed + i - 1)");
-  chaos->add_option("--faults", chaos_spec.faults_per_run, "faults per run");
+  chaos->add_option("--runs", chaos_spec.runs, "runs with faults (after one without)")
+      ->check(CLI::Range(1, 10000));
+  chaos->add_option("--seed", chaos_spec.seed, "fault seed of the first run (run i: seed + i - 1)")
+      ->check(troupe::SeedValidator(1));
+  chaos->add_option("--faults", chaos_spec.faults_per_run, "faults per run")
+      ->check(CLI::Range(1, 10000));
   chaos->add_option("--kinds", chaos_spec.kinds, "fault kinds drawn (default: all)")
       ->delimiter(',');
   chaos->add_option("--set", chaos_spec.sets, "field.path=value, applied to every run")->take_all();

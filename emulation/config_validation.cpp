@@ -1,5 +1,6 @@
-// ValidateConfig (config_loader.hpp): the rules of a RunConfig that its schema cannot express,
-// one Validate* function per block, each adding "field.path: <why>" failures to a Check.
+// ValidateConfig (config_loader.hpp): every number within the range config.proto declares
+// (config_ranges.hpp), then the rules that compare fields, one Validate* function per block, each
+// adding "field.path: <why>" failures to a Check.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -8,10 +9,16 @@
 #include <string>
 
 #include "emulation/config_loader.hpp"
+#include "emulation/config_ranges.hpp"
 #include "emulation/fault_plan.hpp"
 
 namespace troupe {
 namespace {
+
+constexpr int64_t kMaxServers = 10000;
+constexpr int64_t kMaxGpus = 100000;
+// Examples one parameter-server run holds in flight: nodes x batch_size x (prefetch + 1).
+constexpr int64_t kMaxPsExamplesInFlight = 1 << 22;
 
 std::string Num(double value) {
   char buf[64];
@@ -60,6 +67,20 @@ void ValidateServers(const config::Cluster& cluster, Check& check) {
     check.AtLeast(at + "gpus", g.gpus(), 1);
     check.Positive(at + "cpus", g.cpus());
     check.Positive(at + "memory_gb", g.memory_gb());
+  }
+  // Each group is within its range; the whole cluster must also fit a run's memory (one actor per
+  // server, per-GPU state in the scheduler).
+  int64_t servers = 0, gpus = 0;
+  for (const config::ServerGroup& g : cluster.servers()) {
+    servers += g.count();
+    gpus += int64_t{g.count()} * g.gpus();
+  }
+  if (servers > kMaxServers) {
+    check.Fail("cluster.servers",
+               "at most " + Num(kMaxServers) + " servers in all, got " + Num(servers));
+  }
+  if (gpus > kMaxGpus) {
+    check.Fail("cluster.servers", "at most " + Num(kMaxGpus) + " GPUs in all, got " + Num(gpus));
   }
 }
 
@@ -186,6 +207,11 @@ void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
     check.Fail(at + "keys_per_field", "must be <= 2^32, got " + Num(p.keys_per_field()));
   }
   check.AtLeast(at + "holdout_examples", p.holdout_examples(), 0);
+  const int64_t in_flight = int64_t{p.nodes()} * p.batch_size() * (int64_t{p.prefetch()} + 1);
+  if (in_flight > kMaxPsExamplesInFlight) {
+    check.Fail(at + "batch_size", "nodes x batch_size x (prefetch + 1) must be <= " +
+                                      Num(kMaxPsExamplesInFlight) + ", got " + Num(in_flight));
+  }
   check.Positive(at + "gpu_flops", p.gpu_flops());
   check.Positive(at + "hbm_bytes_per_s", p.hbm_bytes_per_s());
   check.Positive(at + "network_bytes_per_s", p.network_bytes_per_s());
@@ -334,6 +360,7 @@ void ValidateBackends(const config::RunConfig& cfg, Check& check) {
 }  // namespace
 
 Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
+  if (Status s = CheckFieldRanges(cfg, name); !s.ok()) return s;
   if (cfg.has_faults()) {
     if (cfg.has_oasis()) return Status::InvalidInput(name + ": faults: OASiS runs take no faults");
     if (Status s = CheckFaults(cfg.faults(), name + ": faults"); !s.ok()) return s;

@@ -1,9 +1,13 @@
 #include "emulation/csv_input.hpp"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+
+#include "emulation/config_ranges.hpp"
 
 namespace troupe {
 namespace {
@@ -41,13 +45,18 @@ std::string_view TrimField(std::string_view field) {
 }
 
 Status ReadWholeFile(const std::string& path, std::string* out) {
+  // An input the user named that cannot be read (missing, a directory, no permission) is bad
+  // input: the user fixes the path.
   std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) return Status::IoError(path + ": cannot open for reading");
+  if (!file) return Status::InvalidInput(path + ": cannot read: " + std::strerror(errno));
   out->clear();
   char buffer[1 << 16];
   size_t got;
   while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) out->append(buffer, got);
-  if (std::ferror(file.get())) return Status::IoError(path + ": read error");
+  // A directory opens fine and only fails on read (EISDIR).
+  if (std::ferror(file.get())) {
+    return Status::InvalidInput(path + ": cannot read: " + std::strerror(errno));
+  }
   return Status::Ok();
 }
 
@@ -119,6 +128,14 @@ Status FieldError(std::string_view file, int64_t line, std::string_view column,
                   std::string_view message) {
   return Status::InvalidInput(std::string(file) + ":" + std::to_string(line) + ": column " +
                               Quoted(column) + ": " + std::string(message));
+}
+
+Status CheckFieldRange(double value, double min, double max, std::string_view text,
+                       std::string_view file, int64_t line, std::string_view column) {
+  if (value >= min && value <= max) return Status::Ok();
+  return FieldError(file, line, column,
+                    "must be in [" + FormatRangeNumber(min) + ", " + FormatRangeNumber(max) +
+                        "], got " + std::string(text));
 }
 
 Status ParseDoubleField(std::string_view text, std::string_view file, int64_t line,

@@ -22,6 +22,7 @@ namespace troupe {
 std::string_view TrimField(std::string_view field);
 
 // Reads a whole file into *out in one go (traces are a few MB; one read beats line-wise streams).
+// A file that cannot be read (missing, a directory) is InvalidInput "path: cannot read: <why>".
 Status ReadWholeFile(const std::string& path, std::string* out);
 
 struct CsvLine {
@@ -71,6 +72,10 @@ Status ParseDoubleField(std::string_view text, std::string_view file, int64_t li
                         std::string_view column, double* out);
 Status ParseInt64Field(std::string_view text, std::string_view file, int64_t line,
                        std::string_view column, int64_t* out);
+
+// "file:line: column 'name': must be in [min, max], got <text>" unless min <= value <= max.
+Status CheckFieldRange(double value, double min, double max, std::string_view text,
+                       std::string_view file, int64_t line, std::string_view column);
 
 // Shortest decimal text that reads back as `value` ("62.5", "20.83", "3"), for messages.
 std::string FormatNumber(double value);

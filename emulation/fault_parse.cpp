@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "emulation/config_ranges.hpp"
 #include "emulation/fault_plan.hpp"
 
 namespace troupe {
@@ -159,7 +160,8 @@ Status ParseFaultFlag(std::string_view flag, config::Fault* out) {
     if (Status s = ApplyFlagOption(flag, rest.substr(0, next), out); !s.ok()) return s;
     rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
   }
-  return Status::Ok();
+  // The ranges config.proto gives a Fault (a time past 1e9 s would wrap the run's clock).
+  return CheckFieldRanges(*out, "--fault '" + std::string(flag) + "'");
 }
 
 bool ActorSet::Contains(EndpointKind k, int64_t index) const {

@@ -13,6 +13,12 @@
 namespace troupe {
 namespace {
 
+// Every column has a range, so that no job can outlast the run's clock (int64 nanoseconds, about
+// 9.2e9 s) or need more GPUs than a cluster can have (config_validation.cpp's limits).
+constexpr double kMaxTraceSeconds = 1e9;
+constexpr int64_t kMaxJobId = 1'000'000'000'000;
+constexpr int64_t kMaxJobGpus = 100000;
+
 // iterations = floor(duration / iter_time), at least 1: a job always has work to do.
 int64_t IterationsFor(double duration_s, const ModelProfile& model) {
   double iterations = std::floor(duration_s / model.iter_time_s);
@@ -26,8 +32,8 @@ Status ParseGpus(std::string_view field, std::string_view file, int64_t line,
                  std::string_view column, int32_t* gpus) {
   int64_t value = 0;
   Status status = ParseInt64Field(field, file, line, column, &value);
-  if (status.ok() && (value < 1 || value > std::numeric_limits<int32_t>::max())) {
-    return FieldError(file, line, column, "must be at least 1, got " + std::string(field));
+  if (status.ok()) {
+    status = CheckFieldRange(static_cast<double>(value), 1, kMaxJobGpus, field, file, line, column);
   }
   *gpus = static_cast<int32_t>(value);
   return status;
@@ -73,9 +79,11 @@ Status ParseLength(const CsvLine& line, const TroupeColumns& col, std::string_vi
   if (col.iterations >= 0) {
     Status status =
         ParseInt64Field(line.fields[col.iterations], file, line.number, "iterations", iterations);
-    if (status.ok() && *iterations < 1) {
-      return FieldError(file, line.number, "iterations",
-                        "must be at least 1, got " + std::string(line.fields[col.iterations]));
+    // At most what the model runs in kMaxTraceSeconds at its reference speed.
+    const double most = std::max(1.0, std::floor(kMaxTraceSeconds / model.iter_time_s));
+    if (status.ok()) {
+      status = CheckFieldRange(static_cast<double>(*iterations), 1, most,
+                               line.fields[col.iterations], file, line.number, "iterations");
     }
     return status;
   }
@@ -86,6 +94,10 @@ Status ParseLength(const CsvLine& line, const TroupeColumns& col, std::string_vi
     return FieldError(file, line.number, "duration_s",
                       "must be positive, got " + std::string(line.fields[col.duration]));
   }
+  if (status.ok()) {
+    status = CheckFieldRange(duration, 0, kMaxTraceSeconds, line.fields[col.duration], file,
+                             line.number, "duration_s");
+  }
   if (status.ok()) *iterations = IterationsFor(duration, model);
   return status;
 }
@@ -95,8 +107,9 @@ Status ParseTroupeRow(const CsvLine& line, const TroupeColumns& col, std::string
   job->source_line = line.number;
   Status status =
       ParseInt64Field(line.fields[col.job_id], file, line.number, "job_id", &job->job_id);
-  if (status.ok() && job->job_id < 0) {
-    return FieldError(file, line.number, "job_id", "must not be negative");
+  if (status.ok()) {
+    status = CheckFieldRange(static_cast<double>(job->job_id), 0, kMaxJobId,
+                             line.fields[col.job_id], file, line.number, "job_id");
   }
   std::string_view model_name = line.fields[col.model];
   const ModelProfile* model = catalog.Find(model_name);
@@ -109,9 +122,9 @@ Status ParseTroupeRow(const CsvLine& line, const TroupeColumns& col, std::string
     status =
         ParseDoubleField(line.fields[col.arrival], file, line.number, "arrival_s", &job->arrival_s);
   }
-  if (status.ok() && job->arrival_s < 0) {
-    return FieldError(file, line.number, "arrival_s",
-                      "must not be negative, got " + std::string(line.fields[col.arrival]));
+  if (status.ok()) {
+    status = CheckFieldRange(job->arrival_s, 0, kMaxTraceSeconds, line.fields[col.arrival], file,
+                             line.number, "arrival_s");
   }
   if (status.ok()) status = ParseLength(line, col, file, *model, &job->iterations);
   if (status.ok()) status = ParseGpus(line.fields[col.gpus], file, line.number, "gpus", &job->gpus);
@@ -198,9 +211,9 @@ Status ParsePhillyRow(const CsvLine& line, const int* col, std::string_view file
   }
   Status status =
       ParseDoubleField(line.fields[col[1]], file, line.number, "duration", &row->duration_s);
-  if (status.ok() && row->duration_s < 0) {
-    return FieldError(file, line.number, "duration",
-                      "must not be negative, got " + std::string(line.fields[col[1]]));
+  if (status.ok()) {
+    status = CheckFieldRange(row->duration_s, 0, kMaxTraceSeconds, line.fields[col[1]], file,
+                             line.number, "duration");
   }
   if (status.ok())
     status = ParseGpus(line.fields[col[2]], file, line.number, "num_gpus", &row->gpus);
@@ -229,6 +242,11 @@ Status ParsePhilly(CsvCursor* cursor, const CsvHeader& header, std::string_view 
                    [](const PhillyRow& a, const PhillyRow& b) { return a.time_s < b.time_s; });
   if (options.max_jobs > 0 && static_cast<size_t>(options.max_jobs) < rows.size()) {
     rows.resize(options.max_jobs);
+  }
+  if (!rows.empty() && rows.back().time_s - rows.front().time_s > kMaxTraceSeconds) {
+    return FieldError(
+        file, rows.back().line, "timestamp",
+        "more than " + FormatNumber(kMaxTraceSeconds) + " s after the trace's first job");
   }
   ModelAssigner assigner(catalog, options.image_percent, options.language_percent,
                          options.speech_percent);

@@ -87,12 +87,40 @@ void Summarise(const OasisPlan& plan, OasisRunResult* result) {
   s.violations = r.violations;
 }
 
+// What the run holds must fit memory and its ints: a usage entry per machine and slot, the jobs,
+// and the worker-slots of the longest job the ranges allow (counted in an int).
+Status CheckScale(const so::WorkloadSpec& s, const std::string& name) {
+  constexpr double kMaxMachineSlots = 2e6, kMaxJobs = 1e6, kMaxJobWorkerSlots = 1e9;
+  const double machine_slots = double(s.slots) * (s.worker_servers + s.ps_machines);
+  if (machine_slots > kMaxMachineSlots) {
+    return Status::InvalidInput(name + ": oasis.slots: slots x (worker_servers + ps_machines) " +
+                                "must be <= 2e6, got " + std::to_string(int64_t(machine_slots)));
+  }
+  const double jobs = s.jobs > 0 ? s.jobs : s.jobs_per_slot * (1 + s.diurnal_amplitude) * s.slots;
+  if (jobs > kMaxJobs) {
+    return Status::InvalidInput(name + ": oasis.jobs_per_slot: jobs_per_slot x (1 + " +
+                                "diurnal_amplitude) x slots must be <= 1e6 jobs, got " +
+                                std::to_string(int64_t(jobs)));
+  }
+  const so::JobRanges& r = s.ranges;
+  const double step_s = r.minibatch_s.hi + 2 * r.gradient.hi / r.worker_bandwidth.lo;
+  const double longest = r.epochs.hi * r.chunks.hi * r.minibatches.hi * step_s / s.slot_s;
+  if (!(longest <= kMaxJobWorkerSlots)) {
+    return Status::InvalidInput(
+        name + ": oasis.slot_s: the longest job the ranges allow (epochs.hi x chunks.hi x " +
+        "minibatches.hi x (minibatch_s.hi + 2 gradient_gb.hi / worker_gbps.lo) / slot_s) must " +
+        "take <= 1e9 worker-slots");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name, OasisPlan* plan) {
   const config::Oasis& o = cfg.oasis();
   plan->config_name = config_name;
   plan->spec = Spec(o);
+  if (Status s = CheckScale(plan->spec, config_name); !s.ok()) return s;
   plan->seed = cfg.run().seed();
   plan->cluster = so::MakeCluster(plan->spec);
   plan->jobs = so::MakeJobs(plan->spec, plan->seed);

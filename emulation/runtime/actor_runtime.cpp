@@ -26,12 +26,10 @@ ActorRuntime::ActorRuntime(const RuntimeOptions& options)
     // CAF 0.17 closes a connection silent for connection-timeout even when the peer sends no
     // heartbeats of its own: both sides must send them (the node does, see troupe_main).
     if (options_.heartbeat_s > 0) {
-      config_->set("middleman.heartbeat-interval",
-                   caf::timespan{static_cast<int64_t>(options_.heartbeat_s * 1e9)});
+      config_->set("middleman.heartbeat-interval", SecondsToTimespan(options_.heartbeat_s));
     }
     if (options_.peer_timeout_s > 0) {
-      config_->set("middleman.connection-timeout",
-                   caf::timespan{static_cast<int64_t>(options_.peer_timeout_s * 1e9)});
+      config_->set("middleman.connection-timeout", SecondsToTimespan(options_.peer_timeout_s));
     }
   }
   system_ = std::make_unique<caf::actor_system>(*config_);

@@ -30,9 +30,7 @@ bool SendThroughNetwork(Self* self, Telemetry* telemetry, const Dest& dest, caf:
   const NetworkRoute route = network->Decide(self->id(), IdOf(dest), self->clock().now());
   if (route.copies == 1 && route.delay_s == 0) return false;
   if (route.copies == 0) return true;
-  const caf::timespan late =
-      delay +
-      caf::timespan{static_cast<int64_t>(route.delay_s / network->clock().time_scale * 1e9)};
+  const caf::timespan late = delay + SecondsToTimespan(route.delay_s / network->clock().time_scale);
   telemetry->timed_events.fetch_add(route.copies, std::memory_order_relaxed);
   for (int i = 1; i < route.copies; ++i) self->delayed_send(dest, late, xs...);
   self->delayed_send(dest, late, std::forward<Ts>(xs)...);

@@ -14,6 +14,19 @@
 
 namespace troupe {
 
+// The longest wait one timer may ask for: the actor clock counts int64 nanoseconds (about 9.2e9 s
+// from its epoch), and now + wait must not wrap. Config and trace times are at most 1e9 s
+// (config.proto's ranges), so a wait this long only stands for "never within this run".
+inline constexpr double kMaxWaitS = 4e9;
+
+// Seconds on the actor clock as a timespan: NaN and negative waits are 0, waits past kMaxWaitS
+// are kMaxWaitS, so that no value can overflow the int64 nanosecond count.
+inline caf::timespan SecondsToTimespan(double seconds) {
+  if (!(seconds > 0)) return caf::timespan{0};
+  if (seconds > kMaxWaitS) seconds = kMaxWaitS;
+  return caf::timespan{static_cast<int64_t>(std::llround(seconds * 1e9))};
+}
+
 struct RunClock {
   caf::actor_clock::time_point epoch{};
   double time_scale = 1;
@@ -25,9 +38,7 @@ struct RunClock {
 
   // How long to wait, on the actor clock, until virtual time at_s (zero if it has passed).
   caf::timespan DelayUntil(caf::actor_clock::time_point now, double at_s) const {
-    const double wait_s = (at_s - Seconds(now)) / time_scale;
-    if (!(wait_s > 0)) return caf::timespan{0};
-    return caf::timespan{static_cast<int64_t>(std::llround(wait_s * 1e9))};
+    return SecondsToTimespan((at_s - Seconds(now)) / time_scale);
   }
 };
 

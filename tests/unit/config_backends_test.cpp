@@ -53,20 +53,20 @@ TEST(ConfigBackends, NamesAndPairingsAreChecked) {
             "b.textproto: backends.collective: 'nccl' needs backends.compute: cuda");
 }
 
-TEST(ConfigBackends, SizingMustBePositive) {
+TEST(ConfigBackends, SizingMustBeInRange) {
   const std::string real = "run { mode: real }\n";
   EXPECT_EQ(ErrorOf(real + "backends { compute: 'cpu' scale: 0 }\n"),
             "b.textproto: backends.scale: must be > 0, got 0");
   EXPECT_EQ(ErrorOf(real + "backends { compute: 'cpu' scale: 2 }\n"),
-            "b.textproto: backends.scale: must be <= 1, got 2");
+            "b.textproto: backends.scale: must be in [0, 1], got 2");
   EXPECT_EQ(ErrorOf(real + "backends { compute: 'cpu' width: 0 }\n"),
-            "b.textproto: backends.width: must be >= 1, got 0");
+            "b.textproto: backends.width: must be in [1, 65536], got 0");
   EXPECT_EQ(ErrorOf(real + "backends { compute: 'cpu' gemms: 0 }\n"),
-            "b.textproto: backends.gemms: must be >= 1, got 0");
+            "b.textproto: backends.gemms: must be in [1, 1000], got 0");
   EXPECT_EQ(ErrorOf(real + "backends { compute: 'cpu' gradient_mib: -1 }\n"),
-            "b.textproto: backends.gradient_mib: must be >= 0, got -1");
+            "b.textproto: backends.gradient_mib: must be in [0, 1000000], got -1");
   EXPECT_EQ(ErrorOf(real + "backends { compute: 'cpu' link_gbps: 0 }\n"),
-            "b.textproto: backends.link_gbps: must be > 0, got 0");
+            "b.textproto: backends.link_gbps: must be in [0.01, 100000], got 0");
 }
 
 }  // namespace

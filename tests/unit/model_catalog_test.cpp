@@ -109,7 +109,7 @@ TEST(ModelCatalogTest, LoadFromDirReadsTheRepositoryCatalogue) {
   EXPECT_EQ(catalog.models().size(), 10u);
   ModelCatalog missing;
   status = ModelCatalog::LoadFromDir("/nonexistent/troupe-models", &missing);
-  EXPECT_EQ(status.code(), Status::Code::kIoError);
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
   EXPECT_NE(status.message().find("/nonexistent/troupe-models/synergy_models.csv"),
             std::string::npos);
 }

@@ -130,15 +130,25 @@ TEST_F(TraceReaderTest, BadInputNamesFileLineAndColumn) {
       {"short line", kHeader, "2,gnmt,10,100", {":3:", "expected 5 columns, found 4"}},
       {"not a number", kHeader, "2,gnmt,10,100,abc", {":3: column 'gpus': not a number: 'abc'"}},
       {"fractional gpus", kHeader, "2,gnmt,10,100,1.5", {":3:", "'gpus'", "'1.5'"}},
-      {"negative arrival", kHeader, "2,gnmt,-5,100,1", {":3:", "'arrival_s'", "negative"}},
-      {"no gpus", kHeader, "2,gnmt,10,100,0", {":3:", "'gpus'", "at least 1"}},
-      {"no iterations", kHeader, "2,gnmt,10,0,1", {":3:", "'iterations'", "at least 1"}},
+      {"negative arrival", kHeader, "2,gnmt,-5,100,1", {":3:", "'arrival_s'", "[0, 1000000000]"}},
+      {"arrival past 1e9 s", kHeader, "2,gnmt,1e300,100,1", {":3:", "'arrival_s'", "got 1e300"}},
+      {"no gpus", kHeader, "2,gnmt,10,100,0", {":3:", "'gpus'", "must be in [1, 100000], got 0"}},
+      {"no iterations", kHeader, "2,gnmt,10,0,1", {":3:", "'iterations'", "must be in [1, "}},
+      {"endless job",
+       kHeader,
+       "2,gnmt,10,9223372036854775807,1",
+       {":3:", "'iterations'", "got 9223372036854775807"}},
+      {"huge job id", kHeader, "9223372036854775807,gnmt,10,100,1", {":3:", "'job_id'"}},
       {"duplicate id", kHeader, "1,gnmt,10,100,1", {":3:", "'job_id'", "first on line 2"}},
       {"unknown model", kHeader, "2,resnet9000,10,100,1", {":3:", "'model'", "'resnet9000'"}},
       {"bad duration",
        "job_id,model,arrival_s,duration_s,gpus",
        "2,gnmt,10,-1,1",
        {":3:", "'duration_s'"}},
+      {"duration past 1e9 s",
+       "job_id,model,arrival_s,duration_s,gpus",
+       "2,gnmt,10,1e10,1",
+       {":3:", "'duration_s'", "must be in [0, 1000000000]"}},
       {"both lengths",
        "job_id,model,arrival_s,duration_s,gpus,iterations",
        "2,gnmt,10,5,1,5",
@@ -161,11 +171,15 @@ TEST_F(TraceReaderTest, BadInputNamesFileLineAndColumn) {
   }
 }
 
-TEST_F(TraceReaderTest, MissingFileIsAnIoError) {
+// The user named a path that is no readable file: bad input (exit status 2), naming the path.
+TEST_F(TraceReaderTest, MissingFileOrDirectoryIsInvalidInput) {
   std::vector<JobSpec> jobs;
   Status status = Read((dir_ / "absent.csv").string(), &jobs);
-  EXPECT_EQ(status.code(), Status::Code::kIoError);
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
   EXPECT_NE(status.message().find("absent.csv"), std::string::npos);
+  status = Read(dir_.string(), &jobs);
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput) << status.message();
+  EXPECT_NE(status.message().find(dir_.string()), std::string::npos);
 }
 
 // Unsorted rows across a leap day and a new year; two rows share a timestamp.
