@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CONFIG ?= configs/default.textproto
-OUT ?= runs/default
+OUT ?= runs/mechanisms
 CMAKE_FLAGS ?=
 
 .PHONY: deps configure build run test test-asan bench fuzz format clean

@@ -14,6 +14,7 @@
 #include "actors/server_actor.hpp"
 #include "actors/workload_actor.hpp"
 #include "emulation/report_writer.hpp"
+#include "emulation/run_directory.hpp"
 #include "emulation/runtime/fault_network.hpp"
 #include "emulation/runtime/remote_node.hpp"
 #include "messages/atoms.hpp"
@@ -86,6 +87,10 @@ struct FaultMachinery {
 };
 
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result) {
+  // Refused before anything runs: troupe never replaces a folder it did not write.
+  if (!plan.out_dir.empty()) {
+    if (Status s = CheckRunDirectory(plan.out_dir); !s.ok()) return s;
+  }
   FaultMachinery faults;  // outlives the runtime: actors use the network until they are gone
   ActorRuntime runtime(plan.runtime);
   caf::actor_system& sys = runtime.system();

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "emulation/output_folder.hpp"
+
 extern char** environ;
 
 namespace troupe {
@@ -75,6 +77,12 @@ int RunReport(const std::vector<std::string>& run_dirs, const std::string& out_d
     if (!first.has_filename() && first.has_parent_path()) first = first.parent_path();  // "a/"
     out = first / "report";
   }
+  // plot.py checks this too; here it is refused before Python starts, with exit status 2.
+  if (Status s = CheckOutputFolder(out.string(), out_dir.empty() ? "report" : "--out"); !s.ok()) {
+    std::cerr << "troupe: " << s.message() << "\n";
+    return s.exit_code();
+  }
+  RemoveStaleStaging(out.string());
   std::vector<std::string> argv = {FindPython(), "-B", script, "--out", out.string(), "--"};
   argv.insert(argv.end(), run_dirs.begin(), run_dirs.end());
   const int status = SpawnAndWait(argv);

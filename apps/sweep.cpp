@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -9,11 +10,13 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string_view>
 #include <thread>
 
 #include "actors/cluster_run.hpp"
 #include "emulation/config_loader.hpp"
+#include "emulation/output_folder.hpp"
 
 namespace troupe {
 namespace {
@@ -30,14 +33,49 @@ std::string Fixed(double value, int decimals) {
   return buf;
 }
 
+// A value as it may stand in a folder name: letters, digits, '.', '+' and '-' are kept (a leading
+// '.' is not), anything else becomes '_', and at most 40 characters. A value that had to change
+// (a path, say) gets a hash of itself appended, so two values never share a folder.
+std::string SafeValue(const std::string& value) {
+  std::string safe;
+  for (char c : value.substr(0, 40)) {
+    const bool kept = std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' ||
+                      (c == '.' && !safe.empty());
+    safe += kept ? c : '_';
+  }
+  if (safe == value) return safe;
+  uint32_t hash = 2166136261u;  // FNV-1a
+  for (char c : value) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "~%08x", hash);
+  return safe + suffix;
+}
+
 // A folder name for one run: field leaves and values, e.g. "mechanism-tune_seed-3".
 std::string RunName(const std::vector<SweepAxis>& axes, const Combination& c) {
   std::string name;
   for (size_t i = 0; i < axes.size(); ++i) {
     const std::string& field = axes[i].field;
-    name += field.substr(field.rfind('.') + 1) + "-" + c.values[i] + "_";
+    name += SafeValue(field.substr(field.rfind('.') + 1)) + "-" + SafeValue(c.values[i]) + "_";
   }
   return name + "seed-" + std::to_string(c.seed);
+}
+
+// Every run's folder inside the sweep's must be free or troupe's, and no two runs may share one.
+Status CheckRunFolders(const SweepSpec& spec, const std::vector<Combination>& grid) {
+  if (Status s = CheckOutputFolder(spec.out_dir, "--out"); !s.ok()) return s;
+  std::set<std::string> seen;
+  for (const Combination& c : grid) {
+    if (!seen.insert(c.plan.out_dir).second) {
+      return Status::InvalidInput("--over: two runs would share the folder " + c.plan.out_dir +
+                                  " (a value or seed is repeated)");
+    }
+    if (Status s = CheckOutputFolder(c.plan.out_dir, "sweep run"); !s.ok()) return s;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(spec.out_dir, ec);
+  if (ec) return Status::IoError(spec.out_dir + ": cannot create folder: " + ec.message());
+  return WriteOutputMarker(OutputTarget(spec.out_dir), "sweep");
 }
 
 Status PlanCombination(const SweepSpec& spec, Combination* c) {
@@ -150,6 +188,9 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   for (Combination& c : grid) {
     if (Status s = PlanCombination(spec, &c); !s.ok()) return s;
   }
+  if (!spec.out_dir.empty()) {
+    if (Status s = CheckRunFolders(spec, grid); !s.ok()) return s;
+  }
   rows->assign(grid.size(), SweepRow{});
   std::atomic<size_t> next{0};
   std::mutex failure_mutex;
@@ -177,7 +218,7 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   std::error_code ec;
   std::filesystem::rename(csv_path + ".tmp", csv_path, ec);
   if (ec) return Status::IoError(csv_path + ": cannot write: " + ec.message());
-  return Status::Ok();
+  return WriteOutputMarker(OutputTarget(spec.out_dir), "sweep");
 }
 
 std::string SweepCsv(const std::vector<SweepAxis>& axes, const std::vector<SweepRow>& rows) {

@@ -29,6 +29,7 @@
 #include "apps/sweep.hpp"
 #include "emulation/config_loader.hpp"
 #include "emulation/fault_plan.hpp"
+#include "emulation/output_folder.hpp"
 #include "emulation/report_writer.hpp"
 
 namespace troupe {
@@ -121,6 +122,9 @@ int RunOasis(const RunArgs& args, const config::RunConfig& cfg) {
 int Run(const RunArgs& args) {
   config::RunConfig cfg;
   if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
+  // Checked before anything runs, naming where the folder came from.
+  const std::string out_from = args.out.empty() ? args.config + ": run.out_dir" : "--out";
+  if (Status s = CheckOutputFolder(cfg.run().out_dir(), out_from); !s.ok()) return Fail(s);
   if (cfg.has_paramserver()) return RunParamServer(args, cfg);
   if (cfg.has_oasis()) return RunOasis(args, cfg);
   RunPlan plan;

@@ -7,17 +7,14 @@
 #include <cstring>
 #include <filesystem>
 
+#include "emulation/output_folder.hpp"
+
 namespace troupe {
 namespace {
 
 namespace fs = std::filesystem;
 
-// "runs/x/" names the folder runs/x; std::filesystem would see an empty last component.
-fs::path Target(const std::string& out_dir) {
-  fs::path target = fs::path(out_dir).lexically_normal();
-  if (!target.has_filename() && target.has_parent_path()) target = target.parent_path();
-  return target;
-}
+fs::path Target(const std::string& out_dir) { return OutputTarget(out_dir); }
 
 Status WriteFile(const fs::path& path, const std::string& content) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
@@ -34,8 +31,9 @@ Status WriteFile(const fs::path& path, const std::string& content) {
   return Status::Ok();
 }
 
-// Moves `staging` onto `target`, replacing a folder already there. The old folder is set aside
-// first and restored if the second rename fails, so target is never lost on error.
+// Moves `staging` onto `target`, replacing a folder troupe wrote there (never anything else).
+// The old folder is set aside first and restored if the second rename fails, so target is never
+// lost on error.
 Status Replace(const fs::path& staging, const fs::path& target) {
   std::error_code ec;
   fs::file_status existing = fs::symlink_status(target, ec);
@@ -44,9 +42,7 @@ Status Replace(const fs::path& staging, const fs::path& target) {
     if (ec) return Status::IoError(target.string() + ": cannot create: " + ec.message());
     return Status::Ok();
   }
-  if (!fs::is_directory(existing)) {
-    return Status::IoError(target.string() + ": exists and is not a folder; not replacing it");
-  }
+  if (Status s = CheckOutputFolder(target.string(), "out_dir"); !s.ok()) return s;
   fs::path old = target;
   old += ".old-" + std::to_string(::getpid());
   fs::remove_all(old, ec);
@@ -65,11 +61,17 @@ Status Replace(const fs::path& staging, const fs::path& target) {
 }  // namespace
 
 Status CheckRunDirectory(const std::string& out_dir) {
-  const std::string leaf = Target(out_dir).filename().string();
-  if (leaf.empty() || leaf == "." || leaf == "..") {
-    return Status::InvalidInput("out_dir \"" + out_dir + "\": must name a folder");
-  }
-  return Status::Ok();
+  return CheckOutputFolder(out_dir, "out_dir");
+}
+
+Status PrepareStagingDirectory(const std::string& out_dir) {
+  RemoveStaleStaging(out_dir);
+  const fs::path staging = StagingDirectory(out_dir);
+  std::error_code ec;
+  fs::create_directories(staging, ec);
+  if (ec) return Status::IoError(staging.string() + ": cannot create folder: " + ec.message());
+  // Marked at once, so that a later run can tell this folder for troupe's if this process dies.
+  return WriteOutputMarker(staging.string(), "staging");
 }
 
 std::string StagingDirectory(const std::string& out_dir) {
@@ -82,12 +84,12 @@ Status CommitRunDirectory(const std::string& out_dir, const std::vector<NamedFil
   if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
   const fs::path staging = StagingDirectory(out_dir);
   std::error_code ec;
-  fs::create_directories(staging, ec);
-  if (ec) return Status::IoError(staging.string() + ": cannot create folder: " + ec.message());
   Status status = Status::Ok();
+  if (!fs::is_directory(staging, ec)) status = PrepareStagingDirectory(out_dir);
   for (const NamedFile& f : files) {
     if (status.ok()) status = WriteFile(staging / f.name, f.content);
   }
+  if (status.ok()) status = WriteOutputMarker(staging.string(), "run");
   if (status.ok()) status = Replace(staging, Target(out_dir));
   if (!status.ok()) fs::remove_all(staging, ec);
   return status;

@@ -1,7 +1,8 @@
 // Writing a run directory all at once: every kind of run (cluster, parameter server, OASiS) stages
 // its files in `<out_dir>.tmp-<pid>` and then renames that folder onto out_dir, so a failed run
-// leaves no half-written output. An existing out_dir folder is set aside first and restored if the
-// rename fails; anything at out_dir that is not a folder is refused, never replaced.
+// leaves no half-written output. An existing out_dir is replaced only when troupe wrote it
+// (emulation/output_folder.hpp): it is set aside first and restored if the rename fails. Anything
+// else at out_dir is refused, never replaced.
 #pragma once
 
 #include <string>
@@ -16,12 +17,16 @@ struct NamedFile {
   std::string content;
 };
 
-// InvalidInput unless out_dir names a folder ("runs/x" and "runs/x/" do; "", "." and ".." do not).
+// InvalidInput unless troupe may write its run directory at out_dir (CheckOutputFolder).
 Status CheckRunDirectory(const std::string& out_dir);
 
 // The staging folder of out_dir. A run may put large outputs there before committing (the
 // parameter server keeps its SSD-PS files in it).
 std::string StagingDirectory(const std::string& out_dir);
+
+// Creates out_dir's staging folder (marked as troupe's), first removing the staging folders of
+// dead troupe processes beside out_dir. For runs that stage large outputs before committing.
+Status PrepareStagingDirectory(const std::string& out_dir);
 
 // Writes `files` into the staging folder (created with its parents; what a run already staged
 // there is kept) and moves it onto out_dir. On failure the staging folder is removed.

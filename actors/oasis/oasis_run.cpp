@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <future>
 
+#include "emulation/run_directory.hpp"
 #include "scheduling/oasis/baselines.hpp"
 #include "scheduling/oasis/experiment.hpp"
 
@@ -144,6 +145,10 @@ Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name
 }
 
 Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunResult* result) {
+  // Refused before anything runs: troupe never replaces a folder it did not write.
+  if (!plan.out_dir.empty()) {
+    if (Status s = CheckRunDirectory(plan.out_dir); !s.ok()) return s;
+  }
   std::shared_ptr<so::OnlinePolicy> policy;
   if (plan.policy == "dorm") {
     policy = std::make_shared<so::DormPolicy>(plan.cluster, plan.dorm);

@@ -17,6 +17,7 @@
 #include "actors/ps/ps_results.hpp"
 #include "actors/ps/shard_actor.hpp"
 #include "actors/ps/trainer_actor.hpp"
+#include "emulation/run_directory.hpp"
 
 namespace troupe {
 namespace {
@@ -241,6 +242,8 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
 Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* result) {
   if (!plan.out_dir.empty()) {
     if (Status s = CheckPsOutDir(plan.out_dir); !s.ok()) return s;
+    // The SSD-PS files live in the staging folder until the run commits (SsdRoot).
+    if (Status s = PrepareStagingDirectory(plan.out_dir); !s.ok()) return s;
   }
   const std::string root = SsdRoot(plan);
   plan.scratch_ssd = plan.options.ssd_dir.empty();

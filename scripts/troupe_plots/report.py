@@ -1,16 +1,16 @@
 """Puts a report together: check every run, draw into a staging folder, rename it into place.
 
 Every run is read and checked before anything is written, and the figures and report.html go
-into a hidden sibling folder that replaces the output folder only once all of it is written, so
+into a sibling staging folder that replaces the output folder only once all of it is written, so
 bad input or a failure leaves no partial report (and an earlier report stays as it was).
 """
 
 import os
 import re
 import shutil
-import tempfile
 
-from . import figures, gpu_figures, html_report, oasis_figures, ps_figures, rundir, series
+from . import (figures, gpu_figures, html_report, oasis_figures, output_folder, ps_figures, rundir,
+               series)
 from .errors import InputError
 
 CDF_FILE = "jct_cdf.png"
@@ -23,12 +23,16 @@ def build(run_paths, out_dir):
     check_output(out_dir, run_paths)
     parent = os.path.dirname(os.path.abspath(out_dir))
     os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix="." + os.path.basename(out_dir) + ".tmp-", dir=parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(staging, 0o777 & ~umask)  # mkdtemp's folder is private; a report need not be
+    # Named as troupe's C++ side names staging folders, so that a later run removes it if this
+    # process is killed: "<out>.tmp-<pid>", marked as troupe's at once.
+    staging = out_dir + ".tmp-" + str(os.getpid())
+    if output_folder.read_marker(staging) is not None:
+        shutil.rmtree(staging, ignore_errors=True)  # a leftover of an earlier process, same pid
+    os.mkdir(staging)
+    output_folder.write_marker(staging, "staging")
     try:
         notes = draw(runs, staging)
+        output_folder.write_marker(staging, "report")
         replace(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -48,8 +52,10 @@ def check_output(out_dir, run_paths):
     if os.path.lexists(out_dir):
         if not os.path.isdir(out_dir) or os.path.islink(out_dir):
             raise InputError(out_dir, None, "exists and is not a folder; not replacing it")
-        if os.listdir(out_dir) and not os.path.exists(os.path.join(out_dir, "report.html")):
-            raise InputError(out_dir, None, "exists and is not a report folder; not replacing it")
+        if os.listdir(out_dir) and not output_folder.is_troupe_folder(out_dir):
+            raise InputError(out_dir, None, "exists and was not written by troupe (no "
+                             f"{output_folder.MARKER}, or files troupe did not write); not "
+                             "replacing it: move it away or choose another folder")
 
 
 def replace(staging, out_dir):
@@ -57,9 +63,9 @@ def replace(staging, out_dir):
     if not os.path.exists(out_dir):
         os.rename(staging, out_dir)
         return
-    old = tempfile.mkdtemp(prefix="." + os.path.basename(out_dir) + ".old-",
-                           dir=os.path.dirname(os.path.abspath(out_dir)))
-    os.rmdir(old)
+    old = out_dir + ".old-" + str(os.getpid())
+    if output_folder.read_marker(old) is not None:
+        shutil.rmtree(old, ignore_errors=True)
     os.rename(out_dir, old)
     try:
         os.rename(staging, out_dir)

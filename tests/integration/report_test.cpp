@@ -214,13 +214,16 @@ TEST_F(Report, TwoRunsShareOneCdfAndTheOutputIsDeterministic) {
   EXPECT_EQ(Count(html, "again (fifo + proportional)"), 2u);
 }
 
-TEST_F(Report, ReplacesAnEarlierReportButNeverARunDirectory) {
+TEST_F(Report, ReplacesAnEarlierReportButNeverARunDirectoryOrAUsersFile) {
   const std::string run = CopyRun("run-small");
   ASSERT_EQ(RunTroupe({"report", run}).exit_code, 0);
-  WriteFile(run + "/report/stale.png", "old");
   ProcessResult r = RunTroupe({"report", run});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_FALSE(fs::exists(run + "/report/stale.png"));
+  WriteFile(run + "/report/mine.png", "added by hand");
+  r = RunTroupe({"report", run});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not written by troupe"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(run + "/report/mine.png"), "added by hand");
   r = RunTroupe({"report", run, "--out", run});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("run directory"), std::string::npos) << r.err;

@@ -194,19 +194,37 @@ TEST(ReportWriter, SameRecordsGiveSameBytes) {
   fs::remove_all(dir);
 }
 
-TEST(ReportWriter, ExistingOutDirIsReplacedWhole) {
+TEST(ReportWriter, ARunDirectoryTroupeWroteIsReplacedWhole) {
   fs::path dir = FreshDir("replace");
-  fs::create_directories(dir / "out");
-  std::ofstream(dir / "out" / "stale.txt") << "old run";
-  std::ofstream(dir / "out" / "jobs.csv") << "old";
   RunSummary s;
-  // A trailing slash still names the same folder.
+  const std::vector<LeaseRecord> leases;
+  ASSERT_TRUE(WriteRunDirectory((dir / "out").string(), s, SampleJobs(), {}, &leases).ok());
+  ASSERT_TRUE(fs::exists(dir / "out" / "leases.csv"));
+  // A trailing slash still names the same folder; the second run writes no leases.csv.
   ASSERT_TRUE(WriteRunDirectory((dir / "out").string() + "/", s, SampleJobs(), {}).ok());
-  EXPECT_FALSE(fs::exists(dir / "out" / "stale.txt"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "leases.csv"));
   EXPECT_EQ(ReadFile(dir / "out" / "jobs.csv"), JobsCsv(SampleJobs()));
   EXPECT_EQ(ReadFile(dir / "out" / "rounds.csv"), std::string(kRoundsCsvHeader) + "\n");
   EXPECT_FALSE(HasStagingLeftover(dir));
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  fs::remove_all(dir);
+}
+
+TEST(ReportWriter, AFolderTroupeDidNotWriteIsNeverReplaced) {
+  fs::path dir = FreshDir("user");
+  fs::create_directories(dir / "out");
+  std::ofstream(dir / "out" / "notes.txt") << "the user's";
+  std::ofstream(dir / "out" / "jobs.csv") << "the user's too";
+  RunSummary s;
+  Status st = WriteRunDirectory((dir / "out").string(), s, SampleJobs(), {});
+  EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(st.message().find("not written by troupe"), std::string::npos) << st.message();
+  EXPECT_EQ(ReadFile(dir / "out" / "notes.txt"), "the user's");
+  EXPECT_EQ(ReadFile(dir / "out" / "jobs.csv"), "the user's too");
+  EXPECT_FALSE(HasStagingLeftover(dir));
+  // An empty folder holds nothing of anyone's: it may receive a run.
+  fs::create_directories(dir / "empty");
+  EXPECT_TRUE(WriteRunDirectory((dir / "empty").string(), s, SampleJobs(), {}).ok());
   fs::remove_all(dir);
 }
 
@@ -215,7 +233,7 @@ TEST(ReportWriter, ParentThatIsAFileFailsAndLeavesNothing) {
   std::ofstream(dir / "file") << "x";
   RunSummary s;
   Status st = WriteRunDirectory((dir / "file" / "out").string(), s, SampleJobs(), SampleRounds());
-  EXPECT_EQ(st.code(), Status::Code::kIoError);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
   EXPECT_NE(st.message().find("file"), std::string::npos) << st.message();
   EXPECT_FALSE(fs::exists(dir / "file" / "out"));
   EXPECT_FALSE(HasStagingLeftover(dir));
@@ -223,13 +241,12 @@ TEST(ReportWriter, ParentThatIsAFileFailsAndLeavesNothing) {
   fs::remove_all(dir);
 }
 
-TEST(ReportWriter, FailureAfterStagingRemovesTheStagingFolder) {
-  // out_dir is an existing regular file: all files get written, then the final rename is refused.
+TEST(ReportWriter, AFileAtOutDirIsRefusedAndKept) {
   fs::path dir = FreshDir("outfile");
   std::ofstream(dir / "out") << "not a run";
   RunSummary s;
   Status st = WriteRunDirectory((dir / "out").string(), s, SampleJobs(), SampleRounds());
-  EXPECT_EQ(st.code(), Status::Code::kIoError);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
   EXPECT_NE(st.message().find("not a folder"), std::string::npos) << st.message();
   EXPECT_EQ(ReadFile(dir / "out"), "not a run");
   EXPECT_FALSE(HasStagingLeftover(dir));

@@ -1,0 +1,50 @@
+"""The marker troupe leaves in every folder it writes, and the test of whether a folder is troupe's.
+
+troupe replaces or removes only folders it wrote itself. Each such folder holds `.troupe-output`:
+a first line "troupe output: KIND", then the names of the entries troupe put there, one a line.
+A folder is troupe's when it has the marker and every entry is named by it or is itself troupe's.
+The same rule is implemented for the C++ side in emulation/output_folder.cpp.
+"""
+
+import os
+
+MARKER = ".troupe-output"
+PREFIX = "troupe output: "
+MAX_DEPTH = 8
+
+
+def read_marker(folder):
+    """(kind, set of entry names), or None when the folder has no readable marker."""
+    try:
+        with open(os.path.join(folder, MARKER), encoding="utf-8") as file:
+            lines = file.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not lines or not lines[0].startswith(PREFIX):
+        return None
+    return lines[0][len(PREFIX):], {line for line in lines[1:] if line}
+
+
+def is_troupe_folder(folder, depth=0):
+    if depth > MAX_DEPTH or os.path.islink(folder) or not os.path.isdir(folder):
+        return False
+    marker = read_marker(folder)
+    if marker is None:
+        return False
+    _, named = marker
+    for entry in os.scandir(folder):
+        if entry.name == MARKER:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if not is_troupe_folder(entry.path, depth + 1):
+                return False
+        elif not entry.is_file(follow_symlinks=False) or entry.name not in named:
+            return False
+    return True
+
+
+def write_marker(folder, kind):
+    """Marks folder as troupe's, naming every entry it holds now."""
+    entries = sorted(name for name in os.listdir(folder) if name != MARKER)
+    with open(os.path.join(folder, MARKER), "w", encoding="utf-8") as file:
+        file.write(PREFIX + kind + "\n" + "".join(name + "\n" for name in entries))
