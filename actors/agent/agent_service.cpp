@@ -58,6 +58,8 @@ Status AgentGatewayOptionsFromConfig(const config::AgentGateway& cfg, double tim
     return Status::InvalidInput("agents: a secret (agents.secret or agents.secret_file) is needed");
   }
   options->max_connections = cfg.max_connections();
+  options->max_unauthenticated = cfg.max_unauthenticated();
+  options->register_timeout_s = cfg.register_timeout_s();
   options->max_frame_bytes = static_cast<size_t>(cfg.max_frame_bytes());
   options->read_timeout_s = cfg.read_timeout_s();
   options->heartbeat_s = cfg.heartbeat_s();

@@ -48,11 +48,13 @@ class AgentGatewayTest : public ::testing::Test {
   void SetUp() override { StartGateway(64); }
   void TearDown() override { gateway_->Stop(); }
 
-  void StartGateway(int32_t max_connections) {
+  void StartGateway(int32_t max_connections, int32_t max_unauthenticated = 8,
+                    size_t max_frame_bytes = 4096) {
     GatewayOptions options;
     options.secret = kSecret;
     options.max_connections = max_connections;
-    options.max_frame_bytes = 4096;
+    options.max_unauthenticated = max_unauthenticated;
+    options.max_frame_bytes = max_frame_bytes;
     options.read_timeout_s = 0.3;
     options.heartbeat_s = 0.1;
     gateway_ = std::make_unique<AgentGateway>(
@@ -247,14 +249,73 @@ TEST_F(AgentGatewayTest, ConnectionsOverTheCapAreRefused) {
   gateway_->Stop();
   StartGateway(2);
   AgentClient a, b, c;
+  int64_t job_id = -1;
   Connect(&a);
+  ASSERT_TRUE(a.Register(Job(), kSecret, &job_id).ok());
   Connect(&b);
-  agent::Envelope hello;
-  ASSERT_TRUE(a.Read(&hello, milliseconds(2000)).ok());  // both are in before the third
-  ASSERT_TRUE(b.Read(&hello, milliseconds(2000)).ok());
+  ASSERT_TRUE(b.Register(Job(), kSecret, &job_id).ok());
   Connect(&c);
   EXPECT_NE(ErrorThenClose(&c).find("too many connections"), std::string::npos);
   EXPECT_EQ(gateway_->counters().refused_full.load(), 1);
+}
+
+TEST_F(AgentGatewayTest, IdleUnauthenticatedSocketsCannotLockAgentsOut) {
+  gateway_->Stop();
+  StartGateway(/*max_connections=*/4, /*max_unauthenticated=*/3);
+  // An attacker holds far more idle sockets than either limit, never registering.
+  std::vector<std::unique_ptr<AgentClient>> idle;
+  for (int i = 0; i < 20; ++i) {
+    idle.push_back(std::make_unique<AgentClient>());
+    Connect(idle.back().get());
+    agent::Envelope hello;
+    ASSERT_TRUE(idle.back()->Read(&hello, milliseconds(2000)).ok()) << "idle socket " << i;
+  }
+  EXPECT_LE(gateway_->counters().unauthenticated.load(), 3);
+  EXPECT_GE(gateway_->counters().evicted.load(), 17);
+  // A real agent still gets in, and so do as many as max_connections.
+  std::vector<std::unique_ptr<AgentClient>> agents;
+  for (int i = 0; i < 4; ++i) {
+    agents.push_back(std::make_unique<AgentClient>());
+    Connect(agents.back().get());
+    int64_t job_id = -1;
+    ASSERT_TRUE(agents.back()->Register(Job(), kSecret, &job_id).ok()) << "agent " << i;
+  }
+  EXPECT_EQ(gateway_->counters().registered.load(), 4);
+  EXPECT_EQ(gateway_->counters().refused_full.load(), 0);
+}
+
+TEST_F(AgentGatewayTest, UnregisteredConnectionsMaySendOnlySmallFrames) {
+  gateway_->Stop();
+  StartGateway(64, 8, /*max_frame_bytes=*/1 << 20);
+  AgentClient stranger;
+  Connect(&stranger);
+  agent::Envelope hello;
+  ASSERT_TRUE(stranger.Read(&hello, milliseconds(2000)).ok());
+  // 100 KiB announced before registering: refused at the header, nothing buffered.
+  ASSERT_TRUE(stranger.SendBytes(std::string("\x00\x01\x90\x00", 4)).ok());
+  EXPECT_NE(ErrorThenClose(&stranger).find("over the limit of 65536"), std::string::npos);
+  // A registered agent may send frames up to max_frame_bytes.
+  AgentClient agent;
+  Connect(&agent);
+  int64_t job_id = -1;
+  ASSERT_TRUE(agent.Register(Job(), kSecret, &job_id).ok());
+  agent::Envelope large;
+  large.mutable_error()->set_message(std::string(100 << 10, 'x'));
+  ASSERT_TRUE(agent.Send(large).ok());
+  EXPECT_TRUE(recorder_.WaitFor(std::to_string(job_id) + ":error"));
+}
+
+TEST(FrameDecoderCeilingTest, NoLimitGoesPastTheCeiling) {
+  FrameDecoder decoder(size_t{1} << 31);  // a 2 GiB limit asked for
+  EXPECT_EQ(decoder.max_frame_bytes(), kMaxFrameBytesCeiling);
+  std::vector<agent::Envelope> frames;
+  const uint32_t over = static_cast<uint32_t>(kMaxFrameBytesCeiling) + 1;
+  const std::string header = {static_cast<char>(over >> 24), static_cast<char>(over >> 16),
+                              static_cast<char>(over >> 8), static_cast<char>(over)};
+  Status s = decoder.Feed(header, &frames);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("over the limit"), std::string::npos) << s.message();
+  EXPECT_EQ(decoder.pending_bytes(), 4u);  // the header only: nothing allocated for the payload
 }
 
 TEST(AgentGatewayListenTest, BadAddressIsAnError) {

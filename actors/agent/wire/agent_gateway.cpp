@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <asio.hpp>
 #include <deque>
@@ -23,12 +24,15 @@ struct AgentGateway::Impl {
   std::optional<tcp::acceptor> acceptor;
   std::thread thread;
   std::unordered_set<std::shared_ptr<Session>> sessions;  // the gateway's thread only
+  std::deque<std::weak_ptr<Session>> unauthenticated;     // oldest first; may hold closed ones
   GatewayCounters counters;
   std::atomic<bool> stopping{false};
   uint16_t port = 0;
 
   void Accept(const std::shared_ptr<Impl>& self);
   void Refuse(tcp::socket socket, const std::string& why);
+  void MakeRoomForUnauthenticated();
+  int64_t registered_open() const { return counters.open.load() - counters.unauthenticated.load(); }
 };
 
 namespace {
@@ -62,7 +66,7 @@ class Session : public std::enable_shared_from_this<Session> {
         options_(gw->options),
         socket_(std::move(socket)),
         deadline_(*io_),
-        decoder_(options_.max_frame_bytes),
+        decoder_(std::min(options_.max_frame_bytes, kMaxRegisterFrameBytes)),
         peer_(PeerOf(socket_)) {}
 
   asio::io_context& io() { return *io_; }
@@ -71,6 +75,7 @@ class Session : public std::enable_shared_from_this<Session> {
     return !gw || gw->stopping.load();
   }
   bool registered() const { return registered_; }
+  bool closed() const { return closed_ || closing_; }
 
   void Start() {
     asio::error_code ec;
@@ -84,7 +89,7 @@ class Session : public std::enable_shared_from_this<Session> {
     h->set_read_timeout_s(options_.read_timeout_s);
     h->set_time_scale(options_.time_scale);
     Queue(Frame(hello));
-    ArmDeadline(options_.read_timeout_s);
+    ArmDeadline(std::min(options_.register_timeout_s, options_.read_timeout_s));
     ReadMore();
   }
 
@@ -115,16 +120,9 @@ class Session : public std::enable_shared_from_this<Session> {
     NotifyClosed(reason);
     if (auto gw = gw_.lock()) {
       gw->counters.open.fetch_sub(1);
+      if (!registered_) gw->counters.unauthenticated.fetch_sub(1);
       gw->sessions.erase(shared_from_this());
     }
-  }
-
- private:
-  void NotifyClosed(const std::string& reason) {
-    if (!sink_) return;
-    AgentSink sink = std::move(sink_);
-    sink_ = nullptr;
-    sink(AgentEvent{nullptr, true, reason});
   }
 
   // Logs why, counts it, tells the peer (Error frame) and closes.
@@ -134,6 +132,14 @@ class Session : public std::enable_shared_from_this<Session> {
                  job_id_ >= 0 ? " (job " + std::to_string(job_id_) + ")" : "", reason);
     if (counter) counter->fetch_add(1);
     CloseAfter(std::make_shared<agent::Envelope>(ErrorFrame(reason)), reason);
+  }
+
+ private:
+  void NotifyClosed(const std::string& reason) {
+    if (!sink_) return;
+    AgentSink sink = std::move(sink_);
+    sink_ = nullptr;
+    sink(AgentEvent{nullptr, true, reason});
   }
 
   void ArmDeadline(double seconds) {
@@ -204,6 +210,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!reg.has_token() || !TokenMatches(options_.secret, nonce_, reg.token())) {
       return Fail(reg.has_token() ? "wrong token" : "missing token", &gw.counters.auth_failed);
     }
+    if (gw.registered_open() >= options_.max_connections) {
+      return Fail(
+          "too many connections (max_connections " + std::to_string(options_.max_connections) + ")",
+          &gw.counters.refused_full);
+    }
     if (reg.has_protocol_version() && reg.protocol_version() != kProtocolVersion) {
       return Fail("protocol version " + std::to_string(reg.protocol_version()) +
                       ", this gateway speaks " + std::to_string(kProtocolVersion),
@@ -213,6 +224,8 @@ class Session : public std::enable_shared_from_this<Session> {
     Admission admission = gw.hook(reg, link);
     if (!admission.status.ok()) return Fail(admission.status.message(), &gw.counters.refused_jobs);
     registered_ = true;
+    gw.counters.unauthenticated.fetch_sub(1);
+    decoder_.set_max_frame_bytes(options_.max_frame_bytes);
     job_id_ = admission.job_id;
     sink_ = std::move(admission.sink);
     gw.counters.registered.fetch_add(1);
@@ -279,20 +292,43 @@ void AgentGateway::Impl::Refuse(tcp::socket socket, const std::string& why) {
   });
 }
 
+// Closes the oldest connection that has not registered when the unregistered ones are at their
+// limit: whoever holds idle sockets open can delay a newcomer's turn, never take it away.
+void AgentGateway::Impl::MakeRoomForUnauthenticated() {
+  while (!unauthenticated.empty()) {  // forget the front ones that registered or closed
+    std::shared_ptr<Session> front = unauthenticated.front().lock();
+    if (front && !front->closed() && !front->registered()) break;
+    unauthenticated.pop_front();
+  }
+  while (!unauthenticated.empty() &&
+         counters.unauthenticated.load() >= options.max_unauthenticated) {
+    std::shared_ptr<Session> oldest = unauthenticated.front().lock();
+    unauthenticated.pop_front();
+    if (!oldest || oldest->closed() || oldest->registered()) continue;
+    oldest->Fail("closed to make room for a newer connection (max_unauthenticated " +
+                     std::to_string(options.max_unauthenticated) + ")",
+                 &counters.evicted);
+    oldest->Shutdown("evicted");
+  }
+}
+
 void AgentGateway::Impl::Accept(const std::shared_ptr<Impl>& self) {
   acceptor->async_accept([self](const asio::error_code& ec, tcp::socket socket) {
     if (self->stopping.load()) return;
     if (ec) {
       spdlog::warn("agent gateway: accept failed: {}", ec.message());
-    } else if (self->counters.open.load() >= self->options.max_connections) {
+    } else if (self->registered_open() >= self->options.max_connections) {
       self->counters.refused_full.fetch_add(1);
       self->Refuse(std::move(socket), "too many connections (max_connections " +
                                           std::to_string(self->options.max_connections) + ")");
     } else {
+      self->MakeRoomForUnauthenticated();
       self->counters.accepted.fetch_add(1);
       self->counters.open.fetch_add(1);
+      self->counters.unauthenticated.fetch_add(1);
       auto session = std::make_shared<Session>(self->io, self, std::move(socket));
       self->sessions.insert(session);
+      self->unauthenticated.push_back(session);
       session->Start();
     }
     self->Accept(self);

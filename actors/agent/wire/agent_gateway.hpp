@@ -9,7 +9,11 @@
 // admits the job (and returns a sink for the connection's later frames) or refuses it with a
 // reason sent back as Error. After registration every frame goes to the sink, and so does the
 // connection's end (closed by the peer, timed out, bad frame): AgentEvent{closed, reason}.
-// Connections beyond max_connections are refused with an Error frame at once.
+// Connections that have not registered yet are kept apart from registered agents: at most
+// max_unauthenticated of them are open (a new one closes the oldest, so idle sockets cannot lock
+// agents out), each has register_timeout_s to register, and its frames may be at most
+// kMaxRegisterFrameBytes. Once max_connections agents are registered, further connections are
+// refused with an Error frame at once.
 //
 // Binds 127.0.0.1 unless the options name another address. Thread-safety: Start/Stop from one
 // thread; AgentLink may be used from any thread; hooks and sinks run on the gateway's thread.
@@ -29,21 +33,26 @@
 namespace troupe::agent_wire {
 
 inline constexpr uint32_t kProtocolVersion = 1;
+// The largest frame a connection may send before it has registered (a Register is far smaller).
+inline constexpr size_t kMaxRegisterFrameBytes = 64 << 10;
 
 struct GatewayOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;  // 0: any free port; port() says which
   std::string secret;
-  int32_t max_connections = 64;
-  size_t max_frame_bytes = kDefaultMaxFrameBytes;
-  double read_timeout_s = 10;  // wall seconds of silence (no whole frame) before closing
-  double heartbeat_s = 1;      // told to agents in Hello
-  double time_scale = 1;       // told to agents in Hello
+  int32_t max_connections = 64;                    // registered agents
+  int32_t max_unauthenticated = 8;                 // connections not registered yet
+  size_t max_frame_bytes = kDefaultMaxFrameBytes;  // capped at kMaxFrameBytesCeiling
+  double read_timeout_s = 10;     // wall seconds of silence (no whole frame) before closing
+  double register_timeout_s = 5;  // wall seconds a new connection has to register
+  double heartbeat_s = 1;         // told to agents in Hello
+  double time_scale = 1;          // told to agents in Hello
 };
 
 struct GatewayCounters {
   std::atomic<int64_t> accepted{0};
   std::atomic<int64_t> refused_full{0};  // over max_connections
+  std::atomic<int64_t> evicted{0};       // unregistered, closed to make room for a newer one
   std::atomic<int64_t> auth_failed{0};   // wrong or missing token
   std::atomic<int64_t> bad_frames{0};    // garbage, oversized, truncated, out of turn
   std::atomic<int64_t> timed_out{0};     // silent past the read timeout
@@ -51,6 +60,7 @@ struct GatewayCounters {
   std::atomic<int64_t> registered{0};
   std::atomic<int64_t> frames_in{0};
   std::atomic<int64_t> open{0};
+  std::atomic<int64_t> unauthenticated{0};  // open and not registered
 };
 
 // What happens on a registered connection, for the job behind it.

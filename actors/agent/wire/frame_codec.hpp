@@ -9,6 +9,7 @@
 // everything: the connection is to be closed, never resynchronised.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,6 +23,9 @@ namespace troupe::agent_wire {
 
 inline constexpr size_t kFrameHeaderBytes = 4;
 inline constexpr size_t kDefaultMaxFrameBytes = 1 << 20;  // 1 MiB of payload
+// No decoder buffers a frame larger than this, whatever limit it is given: a length prefix is
+// the peer's word, and memory is ours.
+inline constexpr size_t kMaxFrameBytesCeiling = 64 << 20;
 
 // The frame of `envelope`: header and payload. Fails only when the payload is over `max_bytes`.
 Status EncodeFrame(const agent::Envelope& envelope, std::string* frame,
@@ -34,8 +38,16 @@ std::string_view BodyName(const agent::Envelope& envelope);
 
 class FrameDecoder {
  public:
+  // Frames over max_frame_bytes (at most kMaxFrameBytesCeiling) are refused.
   explicit FrameDecoder(size_t max_frame_bytes = kDefaultMaxFrameBytes)
-      : max_frame_bytes_(max_frame_bytes) {}
+      : max_frame_bytes_(std::min(max_frame_bytes, kMaxFrameBytesCeiling)) {}
+
+  // A new limit for the frames after those already decoded (the gateway allows larger frames
+  // once a connection has authenticated).
+  void set_max_frame_bytes(size_t max_frame_bytes) {
+    max_frame_bytes_ = std::min(max_frame_bytes, kMaxFrameBytesCeiling);
+  }
+  size_t max_frame_bytes() const { return max_frame_bytes_; }
 
   // Appends `bytes` and moves every whole frame now buffered into `out` (appended). Returns the
   // first error; frames decoded before it are still in `out`.
