@@ -261,6 +261,9 @@ void RecordFailed(Self* self, TrackedJob& job, const std::string& reason) {
   job.record.failure = reason;
   if (job.record.measured) ++st.measured_ended;
   Tell(self, st.telemetry, st.cluster.metrics, job.record);
+  // A scheduler that may be restarted (there is an injector) leaves word with the workload.
+  if (st.cluster.injector)
+    Tell(self, st.telemetry, st.cluster.workload, JobFailed{job.record.job_id});
   if (job.handle) {  // alive, but it can never run
     st.job_of_actor.erase(job.handle.address());
     self->demonitor(job.handle);

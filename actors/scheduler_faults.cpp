@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "actors/scheduler_internal.hpp"
+#include "emulation/run_invariants.hpp"
 #include "emulation/runtime/counted_send.hpp"
 #include "messages/atoms.hpp"
 
@@ -170,10 +171,10 @@ void FailJobsThatNoLongerFit(Self* self) {
   for (int64_t id : st.queue) {
     TrackedJob& job = st.jobs[id];
     if (job.done || job.view.gpus <= surviving_gpus) continue;
-    RecordFailed(
-        self, job,
-        fmt::format("needs {} GPU{}; {} survive ({} of {} servers lost for good)", job.view.gpus,
-                    job.view.gpus == 1 ? "" : "s", surviving_gpus, lost, st.server_up.size()));
+    RecordFailed(self, job,
+                 fmt::format("needs {} GPU{}; {} survive ({} of {} {}", job.view.gpus,
+                             job.view.gpus == 1 ? "" : "s", surviving_gpus, lost,
+                             st.server_up.size(), kNoLongerFits));
   }
   std::erase_if(st.queue, [&st](int64_t id) {
     auto it = st.jobs.find(id);

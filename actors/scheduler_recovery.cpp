@@ -44,6 +44,13 @@ void Rebuild(Self* self, RecoveredJobs& recovered, const CheckpointList& list) {
   SchedulerState& st = self->state;
   std::vector<ProfileAsk> asks = Admit(self, recovered.jobs);
   st.next_arrival_s = recovered.next_arrival_s;
+  // Failed and recorded by an earlier scheduler: done, and not recorded (nor reported) again.
+  for (int64_t id : recovered.failed) {
+    auto it = st.jobs.find(id);
+    if (it == st.jobs.end() || it->second.done) continue;
+    it->second.done = true;
+    if (it->second.record.measured) ++st.measured_ended;
+  }
   for (const JobCheckpoint& c : list.checkpoints) ApplyCheckpoint(self, c);
   for (const ArrivedJob& a : recovered.jobs) {
     TrackedJob& job = st.jobs[a.spec.job_id];

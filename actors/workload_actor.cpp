@@ -127,9 +127,11 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
         RecoveredJobs recovered;
         for (const auto& [id, job] : st.released) recovered.jobs.push_back(job);
         recovered.dead_for_good.assign(st.dead_for_good.begin(), st.dead_for_good.end());
+        recovered.failed.assign(st.failed.begin(), st.failed.end());
         recovered.next_arrival_s = NextArrival(st, st.clock.Seconds(self->clock().now()));
         return recovered;
       },
+      [=](const JobFailed& failed) { self->state.failed.insert(failed.job_id); },
       [=](const CrashJob& crash) {
         WorkloadState& st = self->state;
         auto it = st.released.find(crash.job_id);

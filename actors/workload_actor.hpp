@@ -37,6 +37,7 @@ struct WorkloadState {
   // With faults: every job released, by id, with its live actor (none once a crash killed it).
   absl::btree_map<int64_t, ArrivedJob> released;
   absl::btree_set<int64_t> dead_for_good;  // crashed without a restart
+  absl::btree_set<int64_t> failed;         // recorded failed by a scheduler (JobFailed)
   absl::btree_set<int64_t> agent_jobs;     // released jobs whose agent runs outside troupe
   InjectedArrivals agents;  // jobs of registered agents (RunConfig.agents, actors/agent/)
   static inline const char* name = "troupe.workload";

@@ -18,7 +18,7 @@ namespace {
 
 struct ChaosRow {
   uint64_t fault_seed = 0;  // 0: the baseline
-  int64_t faults = 0, recoveries = 0, jobs_lost = 0, jobs_failed = 0;
+  int64_t faults = 0, recoveries = 0, servers_lost = 0, jobs_lost = 0, jobs_failed = 0;
   double wasted_gpu_hours = 0, jct_mean_h = 0;
   double auc = 0;  // parameter-server runs
   std::string verdict = "ok";
@@ -41,6 +41,9 @@ Status LoadBase(const ChaosSpec& spec, config::RunConfig* cfg) {
                         spec.config);  // runs write no directory: the plans' out_dir is cleared
 }
 
+// The share of drawn server and job crashes that never restart.
+constexpr double kPermanentProbability = 0.25;
+
 Status AddRandomFaults(const ChaosSpec& spec, uint64_t fault_seed, double window_s,
                        config::RunConfig* cfg) {
   config::RandomFaults* random = cfg->mutable_faults()->mutable_random();
@@ -49,6 +52,9 @@ Status AddRandomFaults(const ChaosSpec& spec, uint64_t fault_seed, double window
   random->set_start_s(0);
   random->set_end_s(std::max(window_s, 1.0));
   random->set_mean_duration_s(std::max(window_s / 20, 1.0));
+  // Some crashes never restart: a server lost for good must end the run all the same, its jobs
+  // that no longer fit failed with the reason. (Parameter-server runs draw no such crash.)
+  if (!cfg->has_paramserver()) random->set_permanent_probability(kPermanentProbability);
   for (const std::string& name : spec.kinds) {
     config::FaultKind kind;
     if (!config::FaultKind_Parse(name, &kind)) {
@@ -75,6 +81,8 @@ Status RunCluster(const ChaosSpec& spec, const config::RunConfig& cfg, ChaosRow*
     in.servers.push_back({server.gpus, server.cpus, server.memory_gb});
   }
   const FaultPlan faults = plan.faults;
+  row->servers_lost = static_cast<int64_t>(
+      faults.ServersLostForGood(static_cast<int64_t>(plan.servers.size())).size());
   in.jobs_expected = plan.jobs_known;
   RunResult result;
   if (Status s = ExecuteRun(std::move(plan), ExecuteOptions{}, &result); !s.ok()) {
@@ -125,17 +133,17 @@ std::string FormatTable(const std::vector<ChaosRow>& rows, bool ps) {
   std::string t =
       ps ? fmt::format("{:>4} {:>10} {:>6} {:>10} {:>12} {:>9}  {}\n", "run", "fault seed",
                        "faults", "recoveries", "updates lost", "AUC", "invariants")
-         : fmt::format("{:>4} {:>10} {:>6} {:>10} {:>9} {:>11} {:>12} {:>10}  {}\n", "run",
-                       "fault seed", "faults", "recoveries", "jobs lost", "jobs failed",
-                       "wasted GPU-h", "JCT mean h", "invariants");
+         : fmt::format("{:>4} {:>10} {:>6} {:>10} {:>12} {:>9} {:>11} {:>12} {:>10}  {}\n", "run",
+                       "fault seed", "faults", "recoveries", "servers lost", "jobs lost",
+                       "jobs failed", "wasted GPU-h", "JCT mean h", "invariants");
   for (size_t i = 0; i < rows.size(); ++i) {
     const ChaosRow& r = rows[i];
     const std::string seed = i == 0 ? "none" : std::to_string(r.fault_seed);
     t += ps ? fmt::format("{:>4} {:>10} {:>6} {:>10} {:>12} {:>9.6f}  {}\n", i, seed, r.faults,
                           r.recoveries, r.jobs_lost, r.auc, r.verdict)
-            : fmt::format("{:>4} {:>10} {:>6} {:>10} {:>9} {:>11} {:>12.2f} {:>10.2f}  {}\n", i,
-                          seed, r.faults, r.recoveries, r.jobs_lost, r.jobs_failed,
-                          r.wasted_gpu_hours, r.jct_mean_h, r.verdict);
+            : fmt::format("{:>4} {:>10} {:>6} {:>10} {:>12} {:>9} {:>11} {:>12.2f} {:>10.2f}  {}\n",
+                          i, seed, r.faults, r.recoveries, r.servers_lost, r.jobs_lost,
+                          r.jobs_failed, r.wasted_gpu_hours, r.jct_mean_h, r.verdict);
   }
   return t;
 }

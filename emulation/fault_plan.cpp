@@ -136,6 +136,8 @@ FaultEvent DrawFault(Rng& rng, const config::RandomFaults& r, const std::vector<
   const int64_t job = DrawIndex(rng, u.jobs > 0 ? u.jobs : 100);
   const int64_t ps = DrawIndex(rng, std::max<int64_t>(u.ps_nodes, 1));
   const double link_pick = rng.Uniform01();
+  // Drawn only when asked for, so that the schedules of existing seeds do not change.
+  const double permanence = r.permanent_probability() > 0 ? rng.Uniform01() : 1;
   const bool ps_run = u.ps_nodes > 0;
   auto one = [](EndpointKind kind, int64_t index) { return ActorSet{kind, index, index, ""}; };
   switch (e.kind) {
@@ -148,6 +150,11 @@ FaultEvent DrawFault(Rng& rng, const config::RandomFaults& r, const std::vector<
         e.target = one(EndpointKind::kJob, job);
       else
         e.target = ActorSet{EndpointKind::kScheduler, 0, -1, ""};
+      // A scheduler must restart (nothing else could end the run); a server or a job need not.
+      if (e.target.kind != EndpointKind::kScheduler && !ps_run &&
+          permanence < r.permanent_probability()) {
+        e.duration_s = 0;
+      }
       break;
     case FaultKind::kSlow:
       e.target = ps_run ? one(EndpointKind::kPs, ps) : one(EndpointKind::kServer, server);
@@ -208,6 +215,18 @@ bool FaultPlan::HasLinkFaults() const {
   });
 }
 
+std::vector<int64_t> FaultPlan::ServersLostForGood(int64_t servers) const {
+  std::vector<int64_t> lost;
+  for (const FaultEvent& e : events) {
+    if (e.kind != FaultKind::kCrash || e.duration_s > 0 || e.target.kind != EndpointKind::kServer)
+      continue;
+    for (int64_t s : e.target.IndicesAmong(servers)) lost.push_back(s);
+  }
+  std::sort(lost.begin(), lost.end());
+  lost.erase(std::unique(lost.begin(), lost.end()), lost.end());
+  return lost;
+}
+
 Status CheckFaults(const config::Faults& faults, const std::string& where) {
   for (int i = 0; i < faults.fault_size(); ++i) {
     FaultEvent e;
@@ -224,6 +243,9 @@ Status CheckFaults(const config::Faults& faults, const std::string& where) {
     return Invalid(where + ".random.probability", "must lie in [0, 1]");
   }
   if (!(r.slow_factor() > 0)) return Invalid(where + ".random.slow_factor", "must be > 0");
+  if (!(r.permanent_probability() >= 0 && r.permanent_probability() <= 1)) {
+    return Invalid(where + ".random.permanent_probability", "must lie in [0, 1]");
+  }
   if (!(faults.report_grace_s() > 0)) return Invalid(where + ".report_grace_s", "must be > 0");
   // troupe node processes beat every 0.05 s; a shorter run-side interval would time them out.
   if (!(faults.heartbeat_s() >= 0.05)) return Invalid(where + ".heartbeat_s", "must be >= 0.05");

@@ -78,6 +78,8 @@ struct FaultPlan {
 
   bool empty() const { return events.empty(); }
   bool HasLinkFaults() const;
+  // The servers, among `servers`, that a crash without a restart kills: lost for good.
+  std::vector<int64_t> ServersLostForGood(int64_t servers) const;
 };
 
 const char* FaultKindName(FaultKind kind);

@@ -112,11 +112,33 @@ void CheckDeadActors(const InvariantInput& in, InvariantReport& report) {
   }
 }
 
+// A job that failed because it no longer fits ("needs N GPUs; ... servers lost for good") is
+// legitimate only if the crashes that never restart leave fewer than N GPUs. A run whose plan
+// kills `troupe node` processes is not judged: which servers a node held is not in the plan.
+void CheckUnfittable(const InvariantInput& in, InvariantReport& report) {
+  if (!in.faults) return;
+  for (const FaultEvent& e : in.faults->events) {
+    if (e.kind == FaultKind::kCrash && e.target.kind == EndpointKind::kNode) return;
+  }
+  int64_t surviving_gpus = 0;
+  for (const ServerCapacity& server : in.servers) surviving_gpus += server.gpus;
+  for (int64_t s : in.faults->ServersLostForGood(static_cast<int64_t>(in.servers.size()))) {
+    surviving_gpus -= in.servers[s].gpus;
+  }
+  for (const JobRecord& job : *in.jobs) {
+    if (job.failure.find(kNoLongerFits) == std::string::npos) continue;
+    if (job.gpus > surviving_gpus) continue;
+    Violation(report, fmt::format("job {} failed ('{}'), but {} GPUs survive every crash for good",
+                                  job.job_id, job.failure, surviving_gpus));
+  }
+}
+
 }  // namespace
 
 InvariantReport CheckRunInvariants(const InvariantInput& in) {
   InvariantReport report;
   CheckJobs(in, report);
+  CheckUnfittable(in, report);
   if (in.leases && in.rounds) {
     CheckCapacity(in, report);
     CheckDeadActors(in, report);

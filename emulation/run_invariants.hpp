@@ -2,6 +2,8 @@
 // fault tests and after every run of `troupe chaos`, from the run's records alone:
 //   - every job is recorded once; when the run ended because all jobs finished, each of them
 //     finished or failed with a reason (a job that did neither is "lost": must be 0);
+//   - a job failed because it no longer fits (its failure holds kNoLongerFits) needs more GPUs
+//     than the servers no crash kills for good have;
 //   - no server is over capacity in any round, GPU indices exist and are leased once per round;
 //   - a job never holds more GPUs than it asked for, nor the same server twice in a round;
 //   - no lease is given on a server, or to a job, that is dead: after a crash at t and until
@@ -17,6 +19,10 @@
 #include "messages/records.hpp"
 
 namespace troupe {
+
+// In the failure of a job the scheduler failed because the servers lost for good left too few
+// GPUs for it ("needs 8 GPUs; 4 survive (5 of 6 servers lost for good)").
+inline constexpr char kNoLongerFits[] = "servers lost for good)";
 
 struct ServerCapacity {
   int32_t gpus = 0;

@@ -8,6 +8,7 @@
 //   injector --CrashJob / RespawnJob--> workload (the workload spawned the job; it kills and
 //                                          respawns it from its checkpoint)
 //   workload --JobRespawned--> scheduler  (the restarted job's new handle)
+//   scheduler --JobFailed--> workload     (recorded failed: a restarted scheduler must know)
 //   scheduler --RecoverRequest--> workload, --CheckpointQuery--> store (a restarted scheduler)
 #pragma once
 
@@ -60,12 +61,19 @@ struct JobRespawned {
   JobCheckpoint checkpoint;  // what it resumed from
 };
 
+// The scheduler recorded the job failed; a restarted scheduler learns it from the workload instead
+// of failing (and reporting) the job again.
+struct JobFailed {
+  int64_t job_id = 0;
+};
+
 // A restarted scheduler asks the workload for every job it has released so far.
 struct RecoverRequest {};
 
 struct RecoveredJobs {
   std::vector<ArrivedJob> jobs;        // each with its live actor, none while a crash has it down
   std::vector<int64_t> dead_for_good;  // crashed without a restart: failed
+  std::vector<int64_t> failed;         // recorded failed already (JobFailed), by an earlier one
   double next_arrival_s = -1;
 };
 
@@ -107,12 +115,16 @@ auto inspect(Inspector& f, JobRespawned& x) {
   return f(x.job_id, x.handle, x.checkpoint);
 }
 template <class Inspector>
+auto inspect(Inspector& f, JobFailed& x) {
+  return f(x.job_id);
+}
+template <class Inspector>
 auto inspect(Inspector& f, RecoverRequest&) {
   return f(caf::meta::type_name("troupe.RecoverRequest"));
 }
 template <class Inspector>
 auto inspect(Inspector& f, RecoveredJobs& x) {
-  return f(x.jobs, x.dead_for_good, x.next_arrival_s);
+  return f(x.jobs, x.dead_for_good, x.failed, x.next_arrival_s);
 }
 template <class Inspector>
 auto inspect(Inspector& f, CheckpointQuery& x) {

@@ -29,6 +29,7 @@ void RegisterMessageTypes(caf::actor_system_config& cfg) {
   cfg.add_message_type<CrashJob>("troupe.CrashJob");
   cfg.add_message_type<RespawnJob>("troupe.RespawnJob");
   cfg.add_message_type<JobRespawned>("troupe.JobRespawned");
+  cfg.add_message_type<JobFailed>("troupe.JobFailed");
   cfg.add_message_type<RecoverRequest>("troupe.RecoverRequest");
   cfg.add_message_type<RecoveredJobs>("troupe.RecoveredJobs");
   cfg.add_message_type<CheckpointQuery>("troupe.CheckpointQuery");

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iterator>
+#include <regex>
 #include <sstream>
 
 #include "tests/integration/run_fixture.hpp"
@@ -51,6 +53,37 @@ TEST(Chaos, ShortCampaignHoldsEveryInvariant) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("13 runs, 0 failed"), std::string::npos) << r.out;
   EXPECT_EQ(CountLines(r.out, "  ok\n"), 13) << r.out;
+}
+
+// Crash-only campaigns with many faults: crashes of the scheduler overlap, servers are lost for
+// good (some jobs no longer fit), and a restarted scheduler meets jobs that failed before it.
+// Every "job N failed" the scheduler logs is a failure in the table: a second scheduler, or a
+// restarted one failing a job again, logged failures the table did not count.
+TEST(Chaos, FailureWarningsAgreeWithTheTable) {
+  const std::string config = WriteConfig("chaos-crashes", kCluster);
+  ProcessResult r = RunTroupe(
+      {"chaos", config, "--runs", "4", "--seed", "11", "--faults", "60", "--kinds", "crash"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("5 runs, 0 failed"), std::string::npos) << r.out;
+  const std::string log = r.out + r.err;
+  EXPECT_GT(CountLines(log, "the scheduler was down already"), 0) << "no overlapping crashes";
+  EXPECT_GT(CountLines(log, "servers lost for good)"), 0) << "no job outgrew the cluster";
+  int failed_in_table = 0, servers_lost = 0;
+  for (int run = 1; run <= 4; ++run) {
+    std::istringstream fields(Row(r.out, run));
+    std::string seed;
+    int faults = 0, recoveries = 0, lost_servers = 0, lost_jobs = 0, failed = 0;
+    fields >> seed >> faults >> recoveries >> lost_servers >> lost_jobs >> failed;
+    EXPECT_EQ(lost_jobs, 0) << "run " << run;
+    failed_in_table += failed;
+    servers_lost += lost_servers;
+  }
+  EXPECT_GT(servers_lost, 0) << r.out;
+  EXPECT_GT(failed_in_table, 0) << r.out;
+  static const std::regex warning(R"(scheduler: job \d+ failed: )");
+  const auto warnings =
+      std::distance(std::sregex_iterator(log.begin(), log.end(), warning), std::sregex_iterator());
+  EXPECT_EQ(warnings, failed_in_table) << r.out;
 }
 
 TEST(Chaos, ParameterServerCampaignLosesNoUpdate) {

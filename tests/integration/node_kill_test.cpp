@@ -1,11 +1,13 @@
 // A real multi-process run that loses a node (issue 6): three `troupe node` processes on loopback
 // host two servers each (`placement`), `troupe run` (real mode, 60 s rounds at time_scale 1200,
-// so 50 ms a round and about 5 s a run) schedules 12 jobs on them with a `faults` block (heartbeats
-// on), and the node hosting servers 2 and 3 dies mid-run: killed by the test with SIGKILL, or by
-// a `crash node:HOST:PORT` fault (the node calls _Exit(137)). Asserts that the run exits 0, that
-// jobs.csv has every job finished exactly once (emulation/run_invariants.hpp on the run directory
-// read back), that the scheduler was told of exactly the dead node's servers by down messages,
-// and that no round starting a round after it learned leases them. Every child process is killed
+// so 50 ms a round and about 5 s a run) schedules 12 jobs on them, and the node hosting servers 2
+// and 3 dies mid-run: killed by the test with SIGKILL, or by a `crash node:HOST:PORT` fault (the
+// node calls _Exit(137)). Heartbeats are on with or without a `faults` block. Asserts that the run
+// exits 0, that jobs.csv has every job finished exactly once (emulation/run_invariants.hpp on the
+// run directory read back), that the scheduler was told of exactly the dead node's servers by
+// down messages, and that no round starting a round after it learned leases them. Without a
+// faults block the trace has a 13th job of 20 GPUs arriving late: once the node is gone only 16
+// survive, and it fails with the reason instead of waiting forever. Every child process is killed
 // in TearDown, whatever failed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -43,6 +45,11 @@ constexpr char kTrace[] =
     "0,res18,0,1800,2\n1,res18,0,2400,4\n2,res18,0,1200,1\n3,res18,60,3000,2\n"
     "4,res18,60,1800,4\n5,res18,120,2400,1\n6,res18,120,1200,8\n7,res18,180,3600,2\n"
     "8,res18,240,1800,1\n9,res18,300,2400,4\n10,res18,600,1200,2\n11,res18,900,3000,1\n";
+
+// Arrives after the node died (about 960 s in); needs more GPUs than the two other nodes have.
+constexpr int kBigJob = 12;
+constexpr double kBigJobArrivalS = 3000;
+constexpr char kBigJobLine[] = "12,res18,3000,600,20\n";
 
 // A child process running the troupe binary, stdout and stderr to files.
 struct Child {
@@ -160,9 +167,11 @@ class NodeKill : public ::testing::Test {
     }
   }
 
-  // Writes the trace and the config, with `faults` inside the faults block, and starts the run.
-  void StartRun(const std::string& faults) {
-    WriteFile(dir_ + "/trace.csv", kTrace);
+  // Writes the trace and the config, with `faults` inside the faults block (no block at all when
+  // `faults_block` is false: the trace then has the big job too), and starts the run.
+  void StartRun(const std::string& faults, bool faults_block = true) {
+    big_job_ = !faults_block;
+    WriteFile(dir_ + "/trace.csv", std::string(kTrace) + (big_job_ ? kBigJobLine : ""));
     std::ostringstream cfg;
     cfg << "cluster { servers { name: \"s\" count: " << kServers
         << " gpus: 4 cpus: 16 memory_gb: 200 } }\n"
@@ -173,7 +182,7 @@ class NodeKill : public ::testing::Test {
       cfg << "placement { node: \"" << addresses_[i] << "\" first_server: " << 2 * i
           << " last_server: " << 2 * i + 1 << " }\n";
     }
-    cfg << "faults { heartbeat_s: 0.2 " << faults << " }\n";
+    if (faults_block) cfg << "faults { heartbeat_s: 0.2 " << faults << " }\n";
     WriteFile(dir_ + "/run.textproto", cfg.str());
     run_ =
         Spawn({"run", dir_ + "/run.textproto", "--out", dir_ + "/out", "--quiet"}, dir_ + "/run");
@@ -243,10 +252,21 @@ class NodeKill : public ::testing::Test {
       l.memory_gb = std::stod(row["memory_gb"]);
       leases.push_back(l);
     }
-    ASSERT_EQ(jobs.size(), static_cast<size_t>(kJobs)) << ReadFile(out + "/jobs.csv");
+    const int all_jobs = kJobs + (big_job_ ? 1 : 0);
+    ASSERT_EQ(jobs.size(), static_cast<size_t>(all_jobs)) << ReadFile(out + "/jobs.csv");
+    int big_job_failed = 0;
     for (const JobRecord& j : jobs) {
+      if (j.job_id == kBigJob && !j.failure.empty()) {
+        EXPECT_EQ(j.failure, "needs 20 GPUs; 16 survive (2 of 6 servers lost for good)");
+        ++big_job_failed;
+        continue;
+      }
       EXPECT_GE(j.end_s, 0) << "job " << j.job_id << " did not finish";
       EXPECT_EQ(j.failure, "") << "job " << j.job_id;
+    }
+    // Arriving after the loss, it never fits; before it (a slow machine), it may have finished.
+    if (big_job_ && learned_s < kBigJobArrivalS) {
+      EXPECT_EQ(big_job_failed, 1) << log;
     }
 
     // The invariants, with the node's servers dead from one round after the scheduler learned.
@@ -269,7 +289,7 @@ class NodeKill : public ::testing::Test {
     EXPECT_EQ(in.end_reason, "all jobs finished");
     const InvariantReport report = CheckRunInvariants(in);
     for (const std::string& v : report.violations) ADD_FAILURE() << v;
-    EXPECT_EQ(report.jobs_finished, kJobs);
+    EXPECT_EQ(report.jobs_finished, all_jobs - big_job_failed);
     EXPECT_EQ(report.jobs_lost, 0);
 
     // The node really died mid-run: its servers had leases before, the run went on after.
@@ -286,6 +306,7 @@ class NodeKill : public ::testing::Test {
   }
 
   std::string dir_;
+  bool big_job_ = false;
   std::vector<Child> nodes_;
   std::vector<std::string> addresses_;
   Child run_;
@@ -308,6 +329,19 @@ TEST_F(NodeKill, SigkillOfANodeMidRunLosesNoJob) {
     if (i == kKilledNode) continue;
     EXPECT_FALSE(WaitExit(nodes_[i], std::chrono::seconds(0))) << "node " << i << " exited";
   }
+}
+
+// No faults block: heartbeats are on all the same, the dead node's servers are lost for good, and
+// the job that no longer fits fails instead of holding the run open forever.
+TEST_F(NodeKill, SigkillWithoutAFaultsBlockEndsTheRun) {
+  ASSERT_NO_FATAL_FAILURE(StartNodes());
+  ASSERT_NO_FATAL_FAILURE(StartRun("", /*faults_block=*/false));
+  ASSERT_NO_FATAL_FAILURE(WaitForServersHosted());
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  Child& victim = nodes_[kKilledNode];
+  ASSERT_EQ(kill(victim.pid, SIGKILL), 0);
+  ASSERT_TRUE(WaitExit(victim, std::chrono::seconds(10)));
+  ExpectRunSurvivedTheNode();
 }
 
 TEST_F(NodeKill, CrashFaultMakesTheNodeExitAndLosesNoJob) {
