@@ -167,11 +167,13 @@ class NodeKill : public ::testing::Test {
     }
   }
 
-  // Writes the trace and the config, with `faults` inside the faults block (no block at all when
-  // `faults_block` is false: the trace then has the big job too), and starts the run.
-  void StartRun(const std::string& faults, bool faults_block = true) {
-    big_job_ = !faults_block;
-    WriteFile(dir_ + "/trace.csv", std::string(kTrace) + (big_job_ ? kBigJobLine : ""));
+  // Writes the trace (kTrace and `more_jobs`) and the config, with `faults` inside the faults block
+  // (no block at all when `faults_block` is false), and starts the run.
+  void StartRun(const std::string& faults, bool faults_block = true,
+                const std::string& more_jobs = "") {
+    big_job_ = more_jobs.find(kBigJobLine) != std::string::npos;
+    jobs_ = kJobs + static_cast<int>(std::count(more_jobs.begin(), more_jobs.end(), '\n'));
+    WriteFile(dir_ + "/trace.csv", std::string(kTrace) + more_jobs);
     std::ostringstream cfg;
     cfg << "cluster { servers { name: \"s\" count: " << kServers
         << " gpus: 4 cpus: 16 memory_gb: 200 } }\n"
@@ -252,7 +254,7 @@ class NodeKill : public ::testing::Test {
       l.memory_gb = std::stod(row["memory_gb"]);
       leases.push_back(l);
     }
-    const int all_jobs = kJobs + (big_job_ ? 1 : 0);
+    const int all_jobs = jobs_;
     ASSERT_EQ(jobs.size(), static_cast<size_t>(all_jobs)) << ReadFile(out + "/jobs.csv");
     int big_job_failed = 0;
     for (const JobRecord& j : jobs) {
@@ -306,7 +308,8 @@ class NodeKill : public ::testing::Test {
   }
 
   std::string dir_;
-  bool big_job_ = false;
+  bool big_job_ = false;  // the trace has kBigJobLine
+  int jobs_ = kJobs;
   std::vector<Child> nodes_;
   std::vector<std::string> addresses_;
   Child run_;
@@ -335,12 +338,26 @@ TEST_F(NodeKill, SigkillOfANodeMidRunLosesNoJob) {
 // the job that no longer fits fails instead of holding the run open forever.
 TEST_F(NodeKill, SigkillWithoutAFaultsBlockEndsTheRun) {
   ASSERT_NO_FATAL_FAILURE(StartNodes());
-  ASSERT_NO_FATAL_FAILURE(StartRun("", /*faults_block=*/false));
+  ASSERT_NO_FATAL_FAILURE(StartRun("", /*faults_block=*/false, kBigJobLine));
   ASSERT_NO_FATAL_FAILURE(WaitForServersHosted());
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
   Child& victim = nodes_[kKilledNode];
   ASSERT_EQ(kill(victim.pid, SIGKILL), 0);
   ASSERT_TRUE(WaitExit(victim, std::chrono::seconds(10)));
+  ExpectRunSurvivedTheNode();
+}
+
+// A hung node (SIGSTOP) keeps its connection open: only the heartbeats, on by default for remote
+// servers, find it dead (3 x 1 s of silence), and the run goes on without it. Until then the
+// reports of jobs waiting for its grants are asked for again. A long job (9,000 s, 7.5 s of wall
+// time) keeps the run going past the detection.
+TEST_F(NodeKill, HungNodeWithoutAFaultsBlockIsFoundByHeartbeats) {
+  ASSERT_NO_FATAL_FAILURE(StartNodes());
+  ASSERT_NO_FATAL_FAILURE(
+      StartRun("", /*faults_block=*/false, std::string(kBigJobLine) + "13,res18,0,9000,1\n"));
+  ASSERT_NO_FATAL_FAILURE(WaitForServersHosted());
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  ASSERT_EQ(kill(nodes_[kKilledNode].pid, SIGSTOP), 0);  // TearDown's SIGKILL ends it
   ExpectRunSurvivedTheNode();
 }
 
