@@ -58,6 +58,21 @@ int SpawnAndWait(const std::vector<std::string>& argv) {
   return -1;
 }
 
+// A report folder replaces what is at `out`: it must not be one of the runs, nor hold one.
+Status CheckNotHoldingRuns(const fs::path& out, const std::vector<std::string>& run_dirs,
+                           const std::string& what) {
+  std::error_code ec;
+  const std::string target = fs::weakly_canonical(out, ec).string() + "/";
+  for (const std::string& run : run_dirs) {
+    const std::string path = fs::weakly_canonical(run, ec).string() + "/";
+    if (path.compare(0, target.size(), target) == 0) {
+      return Status::InvalidInput(what + " " + out.string() +
+                                  ": is (or holds) a run directory; not replacing it");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 int RunReport(const std::vector<std::string>& run_dirs, const std::string& out_dir) {
@@ -77,10 +92,13 @@ int RunReport(const std::vector<std::string>& run_dirs, const std::string& out_d
     if (!first.has_filename() && first.has_parent_path()) first = first.parent_path();  // "a/"
     out = first / "report";
   }
-  // plot.py checks this too; here it is refused before Python starts, with exit status 2.
-  if (Status s = CheckOutputFolder(out.string(), out_dir.empty() ? "report" : "--out"); !s.ok()) {
-    std::cerr << "troupe: " << s.message() << "\n";
-    return s.exit_code();
+  // plot.py checks these too; here they are refused before Python starts, with exit status 2.
+  const std::string what = out_dir.empty() ? "report" : "--out";
+  Status checked = CheckNotHoldingRuns(out, run_dirs, what);
+  if (checked.ok()) checked = CheckOutputFolder(out.string(), what);
+  if (!checked.ok()) {
+    std::cerr << "troupe: " << checked.message() << "\n";
+    return checked.exit_code();
   }
   RemoveStaleStaging(out.string());
   std::vector<std::string> argv = {FindPython(), "-B", script, "--out", out.string(), "--"};

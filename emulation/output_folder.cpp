@@ -139,6 +139,29 @@ Status WriteOutputMarker(const std::string& folder, const std::string& kind) {
   return Status::Ok();
 }
 
+Status ResetScratchFolder(const std::string& path, const std::string& kind,
+                          const std::string& what) {
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (fs::exists(status)) {
+    std::string marked_kind;
+    std::set<std::string> entries;
+    const bool ours = fs::is_directory(status) &&
+                      (fs::is_empty(path, ec) ||
+                       (ReadMarker(path, &marked_kind, &entries) && marked_kind == kind));
+    if (!ours) {
+      return Status::InvalidInput(Quote(what, path) + ": exists and is not a " + kind +
+                                  " folder troupe wrote (no " + kOutputMarker +
+                                  "); not emptying it");
+    }
+    fs::remove_all(path, ec);
+    if (ec) return Status::IoError(path + ": cannot empty: " + ec.message());
+  }
+  fs::create_directories(path, ec);
+  if (ec) return Status::IoError(path + ": cannot create folder: " + ec.message());
+  return WriteOutputMarker(path, kind);
+}
+
 void RemoveStaleStaging(const std::string& path) {
   const fs::path target = OutputTarget(path);
   const std::string leaf = target.filename().string();

@@ -39,6 +39,12 @@ Status WriteOutputMarker(const std::string& folder, const std::string& kind);
 // The folder `path` names: "runs/x/" and "runs/x/." are runs/x.
 std::string OutputTarget(const std::string& path);
 
+// Makes `path` an empty folder marked as troupe's scratch of `kind` (a parameter server's SSD-PS
+// store): created if missing, emptied if it is an earlier scratch folder of that kind or empty.
+// A folder troupe did not mark is never emptied: InvalidInput "WHAT PATH: why".
+Status ResetScratchFolder(const std::string& path, const std::string& kind,
+                          const std::string& what);
+
 // Removes the `PATH.tmp-PID` staging folders and `PATH.old-PID` set-aside folders that troupe
 // processes no longer alive left beside `path` (a run killed mid-way). An old folder whose
 // target has gone is moved back instead. Only folders carrying the marker are touched.

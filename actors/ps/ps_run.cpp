@@ -17,6 +17,7 @@
 #include "actors/ps/ps_results.hpp"
 #include "actors/ps/shard_actor.hpp"
 #include "actors/ps/trainer_actor.hpp"
+#include "emulation/output_folder.hpp"
 #include "emulation/run_directory.hpp"
 
 namespace troupe {
@@ -114,10 +115,10 @@ std::string SsdRoot(const PsPlan& plan) {
 Status OpenShards(const PsPlan& plan, std::vector<std::shared_ptr<ShardCore>>* cores) {
   for (int32_t m = 0; m < plan.options.nodes; ++m) {
     const fs::path dir = fs::path(plan.options.ssd_dir) / ("node-" + std::to_string(m));
-    std::error_code ec;
-    fs::remove_all(dir, ec);  // every run starts from an empty SSD-PS
-    fs::create_directories(dir, ec);
-    if (ec) return Status::IoError(dir.string() + ": cannot create folder: " + ec.message());
+    // Every run starts from an empty SSD-PS; a folder troupe did not write is never emptied.
+    if (Status s = ResetScratchFolder(dir.string(), "ssd-ps", "paramserver.ssd_dir"); !s.ok()) {
+      return s;
+    }
     std::unique_ptr<ShardCore> core;
     if (ps::PsStatus s = ShardCore::Open(plan.options, m, dir.string(), &core); !s.ok()) {
       return s.code() == ps::PsStatus::Code::kInvalidArgument ? Status::InvalidInput(s.message())

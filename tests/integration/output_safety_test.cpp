@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "emulation/output_folder.hpp"
+#include "tests/integration/ps_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 namespace troupe::testing {
@@ -136,6 +137,22 @@ TEST_F(OutputSafety, ReportRefusesAFolderItDidNotWrite) {
   ProcessResult r = RunTroupe({"report", dir_ + "/run", "--out", dir_ + "/figures"});
   ExpectRefused(r, "was not written by troupe");
   EXPECT_EQ(Entries(dir_ + "/figures"), std::vector<std::string>{"keep.png"});
+}
+
+TEST_F(OutputSafety, AParameterServerNeverEmptiesAFolderItDidNotMake) {
+  const std::string ssd = dir_ + "/ssd";
+  fs::create_directories(ssd + "/node-0");
+  WriteFile(ssd + "/node-0/embeddings.bin", "precious");
+  const PsRun refused = RunPs(kSmallPsConfig, {"paramserver.ssd_dir=" + ssd});
+  EXPECT_EQ(refused.status.code(), Status::Code::kInvalidInput) << refused.status.message();
+  EXPECT_NE(refused.status.message().find("paramserver.ssd_dir"), std::string::npos);
+  EXPECT_EQ(ReadFile(ssd + "/node-0/embeddings.bin"), "precious");
+  // The stores troupe made are emptied and reused by the next run.
+  const PsRun first = RunPs(kSmallPsConfig, {"paramserver.ssd_dir=" + dir_ + "/ssd2"});
+  ASSERT_TRUE(first.status.ok()) << first.status.message();
+  const PsRun second = RunPs(kSmallPsConfig, {"paramserver.ssd_dir=" + dir_ + "/ssd2"});
+  ASSERT_TRUE(second.status.ok()) << second.status.message();
+  EXPECT_EQ(first.result.summary.auc, second.result.summary.auc);
 }
 
 }  // namespace
