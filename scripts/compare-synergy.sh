@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Replays one job sequence in Synergy's own simulator and in troupe, and compares them job for job.
+#
+#   scripts/compare-synergy.sh [options] SYNERGY_SIMULATOR_DIR
+#   SYNERGY_SIM=... scripts/compare-synergy.sh [options]
+#
+# SYNERGY_SIMULATOR_DIR is the simulator/ folder of a checkout of
+# https://github.com/msr-fiddle/synergy (not a package, so not part of CI). Options:
+#   --policies "fifo srtf las ftf"   policies to run (default: all four)
+#   --mechanisms "proportional greedy tune"   (default: all three; OPT needs a solver Synergy's
+#                                    code gets from cvxpy, which is not run here)
+#   --seed N        seed of Synergy's generator (default 7)
+#   --jobs N        jobs in the sequence (default 300)
+#   --servers N     servers of 8 GPUs, 24 CPUs, 500 GB (default 2: a small cluster that queues)
+#   --first A --last B   measured jobs (default: all)
+#   --jobs-per-hour X    (default 9)
+#   --troupe PATH   the troupe binary (default build/apps/troupe)
+#   --out DIR       where the trace, both results and the table go (default runs/compare-synergy)
+#
+# For each policy x mechanism it prints: jobs agreeing (same JCT to 1 ms) out of the measured,
+# the first job that differs, both mean JCTs (hours) and both wall times. FTF runs twice in
+# troupe: in its default order (largest rho first, as Themis defines it) and with
+# scheduler.ftf_order=synergy (smallest first, as Synergy's simulator sorts).
+#
+# Synergy's simulator needs Debian's Python packages (no pip):
+#   apt-get install python3-numpy python3-pandas python3-matplotlib python3-grpcio \
+#                   python3-grpc-tools python3-psutil
+# and runs on /usr/bin/python3 (3.11); scripts/synergy_driver.py supplies the rest.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PY=${PYTHON:-/usr/bin/python3}
+POLICIES="fifo srtf las ftf"
+MECHANISMS="proportional greedy tune"
+SEED=7 JOBS=300 SERVERS=2 FIRST=-1 LAST=-1 RATE=9
+TROUPE="$ROOT/build/apps/troupe"
+OUT="$ROOT/runs/compare-synergy"
+SIM="${SYNERGY_SIM:-}"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --policies) POLICIES="$2"; shift 2 ;;
+    --mechanisms) MECHANISMS="$2"; shift 2 ;;
+    --seed) SEED="$2"; shift 2 ;;
+    --jobs) JOBS="$2"; shift 2 ;;
+    --servers) SERVERS="$2"; shift 2 ;;
+    --first) FIRST="$2"; shift 2 ;;
+    --last) LAST="$2"; shift 2 ;;
+    --jobs-per-hour) RATE="$2"; shift 2 ;;
+    --troupe) TROUPE="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -*) echo "compare-synergy.sh: unknown option $1" >&2; exit 2 ;;
+    *) SIM="$1"; shift ;;
+  esac
+done
+if [[ -z "$SIM" || ! -f "$SIM/runner.py" ]]; then
+  echo "compare-synergy.sh: give Synergy's simulator/ folder (argument or SYNERGY_SIM)" >&2
+  exit 2
+fi
+[[ -x "$TROUPE" ]] || { echo "compare-synergy.sh: no troupe binary at $TROUPE" >&2; exit 2; }
+if [[ "$FIRST" -lt 0 ]]; then FIRST=0; LAST=$((JOBS - 1)); fi
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+TRACE="$OUT/trace.csv"
+
+"$PY" "$ROOT/scripts/synergy_driver.py" "$SIM" generate --seed "$SEED" --jobs "$JOBS" \
+  --jobs-per-hour "$RATE" "$TRACE" 2>/dev/null
+cat > "$OUT/config.textproto" <<EOF
+# Replay of $TRACE: Synergy's cluster shape, $SERVERS servers.
+cluster { servers { name: "synergy" count: $SERVERS gpus: 8 cpus: 24 memory_gb: 500 } }
+workload { trace_file: "$TRACE" }
+scheduler { round_s: 300 }
+run { mode: emulated seed: 1 measure_first_job: $FIRST measure_last_job: $LAST }
+EOF
+
+now() { date +%s.%N; }
+TABLE="$OUT/table.md"
+echo "| policy | mechanism | jobs agreeing | first differing job | Synergy mean JCT, h | troupe mean JCT, h | Synergy wall, s | troupe wall, s | wall ratio |" > "$TABLE"
+echo "|---|---|---|---|---|---|---|---|---|" >> "$TABLE"
+for policy in $POLICIES; do
+  for mech in $MECHANISMS; do
+    expect="$OUT/synergy-$policy-$mech.csv"
+    t0=$(now)
+    "$PY" "$ROOT/scripts/synergy_driver.py" "$SIM" run --policy "$policy" --mechanism "$mech" \
+      --first "$FIRST" --last "$LAST" --servers "$SERVERS" "$TRACE" "$expect" 2>/dev/null
+    synergy_s=$(echo "$(now) - $t0" | bc)
+    orders=("")
+    [[ "$policy" == ftf ]] && orders=(themis synergy)
+    for order in "${orders[@]}"; do
+      name="$policy" sets=(--set "scheduler.policy=$policy" --set "scheduler.mechanism=$mech")
+      if [[ -n "$order" ]]; then name="$policy($order)"; sets+=(--set "scheduler.ftf_order=$order"); fi
+      run="$OUT/troupe-$policy${order:+-$order}-$mech"
+      t0=$(now)
+      "$TROUPE" run --quiet --out "$run" "$OUT/config.textproto" "${sets[@]}" >/dev/null
+      troupe_s=$(echo "$(now) - $t0" | bc)
+      "$PY" - "$expect" "$run/jobs.csv" "$FIRST" "$LAST" "$name" "$mech" "$synergy_s" \
+        "$troupe_s" >> "$TABLE" <<'PYEOF'
+import csv, sys
+expect, got, first, last, name, mech, ss, ts = sys.argv[1:]
+first, last, ss, ts = int(first), int(last), float(ss), float(ts)
+want = {int(r["job_id"]): float(r["jct_s"]) for r in csv.DictReader(open(expect))}
+have = {int(r["job_id"]): float(r["jct_s"]) for r in csv.DictReader(open(got)) if r["jct_s"]}
+ids = [j for j in range(first, last + 1)]
+agree = [j for j in ids if j in want and j in have and abs(want[j] - have[j]) < 1e-3]
+differ = [j for j in ids if j not in agree]
+mean = lambda d: sum(d[j] for j in ids if j in d) / max(1, sum(1 for j in ids if j in d)) / 3600
+first_diff = "—" if not differ else "%d (%s s / %s s)" % (
+    differ[0], want.get(differ[0], "none"), have.get(differ[0], "none"))
+print("| %s | %s | %d / %d | %s | %.2f | %.2f | %.1f | %.2f | %.0f× |" % (
+    name, mech, len(agree), len(ids), first_diff, mean(want), mean(have), ss, ts, ss / ts))
+PYEOF
+      tail -1 "$TABLE"
+    done
+  done
+done
+echo "table: $TABLE"
