@@ -100,7 +100,10 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
   plan->scheduler.mechanism =
       static_cast<scheduling::MechanismKind>(static_cast<int>(s.mechanism()));
   plan->scheduler.round_s = s.round_s();
-  plan->scheduler.starvation_s = s.starvation_s();
+  plan->scheduler.order.starvation_s = s.starvation_s();
+  plan->scheduler.order.ftf_order = s.ftf_order() == config::synergy
+                                        ? scheduling::FtfOrder::kSmallestFirst
+                                        : scheduling::FtfOrder::kLargestFirst;
   plan->scheduler.mechanism_options.tune_sort_by_demand = s.tune_sort_by_demand();
   const config::Run& r = cfg.run();
   plan->scheduler.measure_first_job = r.measure_first_job();

@@ -51,6 +51,7 @@ std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
     v.ideal_memory_gb_per_gpu = a.ideal_memory_gb_per_gpu;
     v.speedup_at_ideal = a.speedup_at_ideal;
     v.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(a.sensitivity));
+    v.expected_speedup = scheduling::ExpectedSpeedup(st.mechanism->kind(), v, nullptr);
     t.handle = std::move(a.job);
     t.record.job_id = s.job_id;
     t.record.model = s.model;
@@ -74,6 +75,8 @@ void ApplyProfiles(Self* self, ProfileBatch& batch) {
     job.view.ideal_memory_gb_per_gpu = p.ideal_memory_gb_per_gpu;
     job.view.speedup_at_ideal = p.speedup_at_ideal;
     job.view.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(p.estimated));
+    job.view.expected_speedup =
+        scheduling::ExpectedSpeedup(st.mechanism->kind(), job.view, nullptr);
     job.ready_at_s = p.ready_at_s;
     job.record.profiling_points = p.points_profiled;
     job.record.profiling_s = p.profiling_s;
@@ -152,6 +155,23 @@ void ResetLedger(SchedulerState& st) {
   }
 }
 
+// What SRTF and FTF will take each job's speed to be next round (scheduling::ExpectedSpeedup).
+void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed) {
+  if (st.options.policy != scheduling::Policy::kSrtf &&
+      st.options.policy != scheduling::Policy::kFtf) {
+    return;  // no other policy reads it
+  }
+  const scheduling::MechanismKind kind = st.mechanism->kind();
+  for (int64_t id : st.queue) {
+    scheduling::SchedJob& view = st.jobs[id].view;
+    view.expected_speedup = scheduling::ExpectedSpeedup(kind, view, nullptr);
+  }
+  for (const scheduling::JobPlacement& p : placed) {
+    scheduling::SchedJob& view = st.jobs[p.job_id].view;
+    view.expected_speedup = scheduling::ExpectedSpeedup(kind, view, &p);
+  }
+}
+
 }  // namespace
 
 void PlanRound(Self* self, double start_s) {
@@ -166,14 +186,15 @@ void PlanRound(Self* self, double start_s) {
   // Order only the head of a long queue: a mechanism stops reading once the GPUs are full. If it
   // did not fill them it read every job, so the whole queue is ordered and the round re-placed.
   const size_t head = std::max<size_t>(4 * static_cast<size_t>(st.ledger->total_gpus()), 64);
-  scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.starvation_s, head);
+  scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order, head);
   ResetLedger(st);
   std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   if (runnable.size() > head && st.ledger->free_gpus() > 0) {
-    scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.starvation_s);
+    scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order);
     ResetLedger(st);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   }
+  NoteExpectedSpeedups(st, placements);
   if (st.queue.empty()) return Idle(self, start_s);
 
   ++st.round;

@@ -47,7 +47,7 @@ struct SchedulerOptions {
   scheduling::MechanismKind mechanism = scheduling::MechanismKind::kProportional;
   scheduling::MechanismOptions mechanism_options;
   double round_s = 300;
-  double starvation_s = 0;         // see scheduling::OrderJobs
+  scheduling::OrderOptions order;  // starvation guard, FTF's direction: scheduling::OrderJobs
   int64_t measure_first_job = -1;  // -1: every job is measured
   int64_t measure_last_job = -1;
   double deadline_s = 0;      // 0: none

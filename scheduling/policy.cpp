@@ -12,7 +12,7 @@ bool ByArrival(const SchedJob* a, const SchedJob* b) {
 }
 
 // The policy's sort key of a job (smaller first).
-double KeyOf(Policy policy, double now_s, const SchedJob& j) {
+double KeyOf(Policy policy, FtfOrder ftf_order, double now_s, const SchedJob& j) {
   switch (policy) {
     case Policy::kFifo:
       return 0;  // arrival decides
@@ -22,7 +22,8 @@ double KeyOf(Policy policy, double now_s, const SchedJob& j) {
       return j.attained_gpu_s;
     case Policy::kFtf: {
       const double ideal = std::max(j.ideal_duration_s(), 1e-9);
-      return -((now_s - j.arrival_s + j.remaining_s()) / ideal);  // largest rho first
+      const double rho = (now_s - j.arrival_s + j.remaining_s()) / ideal;
+      return ftf_order == FtfOrder::kSmallestFirst ? rho : -rho;
     }
   }
   return 0;
@@ -62,8 +63,9 @@ std::string_view PolicyName(Policy policy) {
   return "?";
 }
 
-void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs, double starvation_s,
-               size_t prefix) {
+void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs,
+               const OrderOptions& options, size_t prefix) {
+  const double starvation_s = options.starvation_s;
   const bool any_starving = std::any_of(jobs.begin(), jobs.end(), [&](const SchedJob* j) {
     return Starving(*j, now_s, starvation_s);
   });
@@ -76,11 +78,26 @@ void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs, 
   ranked.reserve(jobs.size());
   for (const SchedJob* j : jobs) {
     ranked.push_back(Ranked{!(any_starving && Starving(*j, now_s, starvation_s)),
-                            KeyOf(policy, now_s, *j), j->arrival_s, j->id, j});
+                            KeyOf(policy, options.ftf_order, now_s, *j), j->arrival_s, j->id, j});
   }
   const size_t sorted = prefix == 0 ? ranked.size() : std::min(prefix, ranked.size());
   std::partial_sort(ranked.begin(), ranked.begin() + sorted, ranked.end());
   for (size_t i = 0; i < ranked.size(); ++i) jobs[i] = ranked[i].job;
+}
+
+double ExpectedSpeedup(MechanismKind mechanism, const SchedJob& job,
+                       const JobPlacement* placement) {
+  if (mechanism == MechanismKind::kProportional) return 1;
+  if (placement == nullptr || placement->gpus() <= 0) return job.speedup_at_ideal;
+  constexpr double kSlack = 1e-9;
+  const double gpus = placement->gpus();
+  const double cpus = placement->cpus() / gpus;
+  const double memory_gb = placement->memory_gb() / gpus;
+  if (cpus + kSlack >= job.ideal_cpus_per_gpu &&
+      memory_gb + kSlack >= job.ideal_memory_gb_per_gpu) {
+    return job.speedup_at_ideal;
+  }
+  return job.sensitivity ? job.sensitivity->At(cpus, memory_gb) : 1;
 }
 
 }  // namespace troupe::scheduling

@@ -1,8 +1,13 @@
 // Scheduling policies: the order in which queued jobs are offered GPUs each round.
 //   FIFO  arrival time
-//   SRTF  remaining time at the proportional share, shortest first
+//   SRTF  remaining time, shortest first
 //   LAS   attained service (GPU-seconds), least first
 //   FTF   finish-time fairness rho = (now - arrival + remaining) / ideal duration, largest first
+//         (Themis, NSDI '20: the job treated least fairly goes first); FtfOrder::kSmallestFirst
+//         sorts the other way, as Synergy's simulator does (ftf_synergy_new.py)
+// Remaining time is the remaining iterations at the job's expected speed-up (SchedJob::
+// expected_speedup, see ExpectedSpeedup), the ideal duration at the proportional share:
+// both exactly as Synergy's simulator computes them (job.py remaining_duration, ideal_duration).
 // Ties are broken by arrival time, then job id, so the order is total and deterministic.
 // Starvation guard (Synergy's simulator does the same): a job that has waited longer than
 // `starvation_s` since it last ran (or since it arrived) goes ahead of every job that has not,
@@ -13,11 +18,24 @@
 #include <string_view>
 #include <vector>
 
+#include "scheduling/mechanism.hpp"
+#include "scheduling/placement.hpp"
 #include "scheduling/sched_job.hpp"
 
 namespace troupe::scheduling {
 
 enum class Policy { kFifo, kSrtf, kLas, kFtf };
+
+// Which end of finish-time fairness goes first.
+enum class FtfOrder {
+  kLargestFirst,   // the job treated least fairly (Themis; the default)
+  kSmallestFirst,  // the job treated most fairly (Synergy's simulator)
+};
+
+struct OrderOptions {
+  double starvation_s = 0;  // the starvation guard (above); 0: off
+  FtfOrder ftf_order = FtfOrder::kLargestFirst;
+};
 
 std::string_view PolicyName(Policy policy);
 
@@ -26,6 +44,14 @@ std::string_view PolicyName(Policy policy);
 // in no particular order): a round rarely reads past the jobs that fill the cluster, and a full
 // sort of a long queue every round is what made SRTF runs slow.
 void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs,
-               double starvation_s = 0, size_t prefix = 0);
+               const OrderOptions& options = {}, size_t prefix = 0);
+
+// The speed-up `job` is expected to run at in the next round, given the placement it got in the
+// round just planned (null: none), as Synergy's simulator reckons it when it sorts: 1 under
+// GPU-proportional (which never gives a job more than its share); otherwise the speed-up of that
+// placement — its speed-up at its ideal demand if it holds that demand, the estimated matrix at
+// what it holds if not (TUNE's fallback to the share: 1) — and its speed-up at its ideal demand
+// if it was not placed.
+double ExpectedSpeedup(MechanismKind mechanism, const SchedJob& job, const JobPlacement* placement);
 
 }  // namespace troupe::scheduling

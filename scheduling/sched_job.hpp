@@ -25,9 +25,15 @@ struct SchedJob {
   double ideal_memory_gb_per_gpu = 0;
   double speedup_at_ideal = 1;
   std::shared_ptr<const SensitivityMatrix> sensitivity;
+  // The speed-up (against the proportional share) the job is expected to run at: what SRTF and
+  // FTF divide its remaining work by; the scheduler sets it each round (ExpectedSpeedup,
+  // policy.hpp).
+  double expected_speedup = 1;
 
-  // Remaining and ideal durations at the proportional share (SRTF, FTF).
-  double remaining_s() const { return static_cast<double>(iterations_left) * iter_time_s; }
+  // Remaining time at the expected speed-up; ideal duration at the proportional share.
+  double remaining_s() const {
+    return static_cast<double>(iterations_left) * iter_time_s / expected_speedup;
+  }
   double ideal_duration_s() const { return static_cast<double>(iterations_total) * iter_time_s; }
 };
 

@@ -201,12 +201,12 @@ TEST(StarvationGuard, LongWaitingJobsGoFirstInPolicyOrder) {
   long_b.iterations_left = 500;
   long_b.last_served_s = -1;  // never ran: waiting since arrival at 0
   std::vector<const SchedJob*> jobs = {&shortest, &long_a, &long_b};
-  OrderJobs(Policy::kSrtf, 6000, jobs, /*starvation_s=*/1000);
+  OrderJobs(Policy::kSrtf, 6000, jobs, OrderOptions{.starvation_s = 1000});
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs[0]->id, 3);  // starving, shorter of the two
   EXPECT_EQ(jobs[1]->id, 2);
   EXPECT_EQ(jobs[2]->id, 1);
-  OrderJobs(Policy::kSrtf, 6000, jobs, /*starvation_s=*/0);  // guard off: plain SRTF
+  OrderJobs(Policy::kSrtf, 6000, jobs, OrderOptions{.starvation_s = 0});  // guard off
   EXPECT_EQ(jobs[0]->id, 1);
 }
 
