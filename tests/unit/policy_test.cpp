@@ -1,8 +1,9 @@
 // Scheduling policies (scheduling/policy.hpp): the order in which a round offers GPUs to jobs.
 //
 // Contract checked here, on hand-made jobs with exact expected orders:
-//   FIFO by arrival; SRTF by remaining time at the proportional share (shortest first); LAS by
-//   attained GPU-seconds (least first); FTF by finish-time fairness rho, largest first.
+//   FIFO by arrival; SRTF by remaining time at the expected speed-up (shortest first); LAS by
+//   attained GPU-seconds (least first); FTF by finish-time fairness rho, largest first (or, as
+//   Synergy's simulator, smallest first). ExpectedSpeedup as Synergy's simulator reckons it.
 //   Every tie is broken by arrival, then job id, so the order is total: the same set of jobs
 //   comes out in the same order whatever order it went in (a run's determinism depends on it).
 #include "scheduling/policy.hpp"
@@ -132,6 +133,46 @@ TEST(PolicyTest, FtfDependsOnNow) {
   EXPECT_EQ(Order(Policy::kFtf, 10'000, jobs), (std::vector<int64_t>{2, 1, 3}));
   // now = 20'000: rho1 = 21, rho2 = 1'992, rho3 = 10'015 / 10 = 1'001.5.
   EXPECT_EQ(Order(Policy::kFtf, 20'000, jobs), (std::vector<int64_t>{2, 3, 1}));
+}
+
+TEST(PolicyTest, FtfSynergyOrderServesSmallestRhoFirst) {
+  // The jobs of FtfOrdersByLargestRho (rho 11, 2, 2.75, 2): the other end first; the tie at
+  // rho 2 still goes to the earlier arrival (job 4).
+  std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 900), Job(3, 500), Job(4, 0)};
+  jobs[2].iterations_total = 200, jobs[2].iterations_left = 50;
+  jobs[3].iterations_total = 950, jobs[3].iterations_left = 900;
+  std::vector<const SchedJob*> ptrs;
+  for (const SchedJob& j : jobs) ptrs.push_back(&j);
+  OrderJobs(Policy::kFtf, 1000, ptrs, OrderOptions{.ftf_order = FtfOrder::kSmallestFirst});
+  std::vector<int64_t> ids;
+  for (const SchedJob* j : ptrs) ids.push_back(j->id);
+  EXPECT_EQ(ids, (std::vector<int64_t>{4, 2, 3, 1}));
+}
+
+TEST(PolicyTest, RemainingTimeIsAtTheExpectedSpeedup) {
+  // Job 1: 100 iterations left at speed-up 2.5 = 40 s; job 2: 50 iterations at 1 = 50 s.
+  std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 0)};
+  jobs[0].expected_speedup = 2.5;
+  jobs[1].iterations_left = 50;
+  EXPECT_EQ(Order(Policy::kSrtf, 0, jobs), (std::vector<int64_t>{1, 2}));
+  // FTF: rho = (now - arrival + remaining) / ideal at the share: (0 + 40) / 100 = 0.4 for job 1,
+  // (0 + 50) / 100 = 0.5 for job 2.
+  EXPECT_EQ(Order(Policy::kFtf, 0, jobs), (std::vector<int64_t>{2, 1}));
+}
+
+TEST(PolicyTest, ExpectedSpeedupIsWhatSynergysSimulatorSortsBy) {
+  SchedJob j = Job(1, 0);
+  j.ideal_cpus_per_gpu = 6, j.ideal_memory_gb_per_gpu = 62.5, j.speedup_at_ideal = 1.8;
+  JobPlacement at_ideal{1, {PlacementPart{0, 2, 12, 125}}};
+  JobPlacement at_share{1, {PlacementPart{0, 2, 6, 125}}};  // 3 CPUs a GPU; no matrix: 1
+  // GPU-proportional never gives more than the share.
+  EXPECT_EQ(ExpectedSpeedup(MechanismKind::kProportional, j, &at_ideal), 1);
+  EXPECT_EQ(ExpectedSpeedup(MechanismKind::kProportional, j, nullptr), 1);
+  for (MechanismKind m : {MechanismKind::kGreedy, MechanismKind::kTune, MechanismKind::kOpt}) {
+    EXPECT_EQ(ExpectedSpeedup(m, j, nullptr), 1.8);  // not placed: its ideal
+    EXPECT_EQ(ExpectedSpeedup(m, j, &at_ideal), 1.8);
+    EXPECT_EQ(ExpectedSpeedup(m, j, &at_share), 1);  // TUNE fell back to the share
+  }
 }
 
 TEST(PolicyTest, EqualKeysFallBackToArrivalThenId) {
