@@ -137,9 +137,22 @@ void Report(Self* self, JobProgress progress) {
        std::move(progress));
 }
 
+// No grant of the lease starting at lease_start_s ever came (lost, or its server died first): the
+// lease never ran, and the report says so.
+void ReportLeaseNeverGranted(Self* self, int64_t round, double lease_start_s) {
+  JobActorState& st = self->state;
+  ResetLease(st.lease);
+  st.lease.round = round;
+  st.lease.start_s = lease_start_s;
+  st.lease.scheduler = st.scheduler;
+  Report(self, ReportOf(st, round, lease_start_s));
+}
+
 void OnLeaseLost(Self* self, const LeaseLost& lost) {
   JobActorState& st = self->state;
   JobLease& lease = st.lease;
+  if (lost.lease_start_s > lease.start_s)
+    return ReportLeaseNeverGranted(self, lost.round, lost.lease_start_s);
   if (lost.lease_start_s != lease.start_s || lease.ended) return;
   JobProgress p = ReportOf(st, lease.round, lease.start_s);
   if (Runnable(st)) {  // it was running: the GPU time since the lease start is lost
@@ -168,14 +181,7 @@ void OnProgressQuery(Self* self, const ProgressQuery& q) {
     }
     return;
   }
-  if (q.lease_start_s > st.lease.start_s) {
-    // Every grant of that lease was lost.
-    ResetLease(st.lease);
-    st.lease.round = q.round;
-    st.lease.start_s = q.lease_start_s;
-    st.lease.scheduler = st.scheduler;
-    Report(self, ReportOf(st, q.round, q.lease_start_s));
-  }
+  if (q.lease_start_s > st.lease.start_s) ReportLeaseNeverGranted(self, q.round, q.lease_start_s);
 }
 
 // Spawns the worker of a runnable lease (real compute): detached, so its blocking steps hold

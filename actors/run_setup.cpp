@@ -134,12 +134,10 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
 Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
   // Servers on `troupe node` processes are always watched, faults block or not: a node killed
   // from outside (kill -9) or hung (SIGSTOP) is found dead by heartbeats within 3 of them, and its
-  // servers are lost for good; the reports of jobs whose grants it never sent are asked for again
-  // after report_grace_s. Without these the run would wait for the node forever.
+  // servers are lost for good, instead of the run waiting for them forever.
   if (plan->runtime.middleman) {
     plan->runtime.heartbeat_s = cfg.faults().heartbeat_s();
     plan->runtime.peer_timeout_s = 3 * cfg.faults().heartbeat_s();
-    plan->scheduler.report_grace_s = cfg.faults().report_grace_s();
   }
   if (!cfg.has_faults()) return Status::Ok();
   FaultUniverse universe;

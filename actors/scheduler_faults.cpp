@@ -27,8 +27,8 @@ void OnServerDown(Self* self, int32_t server, const caf::error& reason) {
   st.server_up[server] = false;
   spdlog::warn("scheduler: server {} is down ({}) at {:.0f} s", server,
                self->system().render(reason), Now(self));
-  if (!InFlight(st)) return;
-  // Its leases end now; a gang job loses every part (the job reports at once).
+  // Its leases end now; a gang job loses every part (the job reports at once). After the round's
+  // timer, the jobs still awaited on it may be waiting for a grant it never sent: they report too.
   for (int64_t id : st.round_on_server[server]) {
     auto it = st.jobs.find(id);
     if (it == st.jobs.end() || it->second.done || !it->second.handle) continue;

@@ -348,9 +348,9 @@ TEST_F(NodeKill, SigkillWithoutAFaultsBlockEndsTheRun) {
 }
 
 // A hung node (SIGSTOP) keeps its connection open: only the heartbeats, on by default for remote
-// servers, find it dead (3 x 1 s of silence), and the run goes on without it. Until then the
-// reports of jobs waiting for its grants are asked for again. A long job (9,000 s, 7.5 s of wall
-// time) keeps the run going past the detection.
+// servers, find it dead (3 x 1 s of silence); the jobs waiting for its grants then report, and the
+// run goes on without it. A long job (9,000 s, 7.5 s of wall time) keeps the run going past the
+// detection.
 TEST_F(NodeKill, HungNodeWithoutAFaultsBlockIsFoundByHeartbeats) {
   ASSERT_NO_FATAL_FAILURE(StartNodes());
   ASSERT_NO_FATAL_FAILURE(
