@@ -10,8 +10,8 @@
 //    with the inner fields' own ranges), so that one small message type (Oasis.Range) can carry
 //    different ranges where it is used.
 //  - SchemaRanges lists every numeric field and every repeated field reachable from a message type
-//    with the range that applies to it, for the tests that keep the schema complete and for
-//    docs/config.md (scripts/config_ranges_table.py prints the same from the .proto).
+//    with the range that applies to it, for the tests that keep the schema complete and
+//    docs/config.md's table of ranges in step with it (tests/unit/config_ranges_test.cpp).
 // Plain protobuf: no CAF, no file system.
 #pragma once
 

@@ -19,6 +19,9 @@ constexpr int64_t kMaxServers = 10000;
 constexpr int64_t kMaxGpus = 100000;
 // Examples one parameter-server run holds in flight: nodes x batch_size x (prefetch + 1).
 constexpr int64_t kMaxPsExamplesInFlight = 1 << 22;
+// The synthetic training examples a parameter-server run generates up front (264 bytes each):
+// batches x nodes x batch_size, about 1 GiB at most.
+constexpr int64_t kMaxPsTrainingExamples = 1 << 22;
 
 std::string Num(double value) {
   char buf[64];
@@ -207,6 +210,11 @@ void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
     check.Fail(at + "keys_per_field", "must be <= 2^32, got " + Num(p.keys_per_field()));
   }
   check.AtLeast(at + "holdout_examples", p.holdout_examples(), 0);
+  const int64_t examples = p.batches() * p.nodes() * p.batch_size();
+  if (p.criteo_file().empty() && examples > kMaxPsTrainingExamples) {
+    check.Fail(at + "batches", "batches x nodes x batch_size (the generated examples) must be <= " +
+                                   Num(kMaxPsTrainingExamples) + ", got " + Num(examples));
+  }
   const int64_t in_flight = int64_t{p.nodes()} * p.batch_size() * (int64_t{p.prefetch()} + 1);
   if (in_flight > kMaxPsExamplesInFlight) {
     check.Fail(at + "batch_size", "nodes x batch_size x (prefetch + 1) must be <= " +

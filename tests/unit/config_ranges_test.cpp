@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "emulation/config_loader.hpp"
 
@@ -127,6 +129,31 @@ TEST(ConfigRanges, TheRepositoryConfigsAreInRange) {
     Status s = CheckFieldRanges(cfg, path);
     EXPECT_TRUE(s.ok()) << s.message();
   }
+}
+
+// docs/config.md lists every range as a table row; the failure message prints the whole table
+// (paste it into the "Ranges" section after changing a range in config.proto).
+TEST(ConfigRanges, DocsListEveryRange) {
+  std::ifstream in(std::string(TROUPE_SOURCE_DIR) + "/docs/config.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  std::string table = "| field | allowed |\n|---|---|\n";
+  std::vector<std::string> missing;
+  for (const FieldRange& r : SchemaRanges(config::RunConfig::descriptor())) {
+    std::string row = "| `";
+    row.append(r.path).append("` | ");
+    if (IsCountEntry(r)) {
+      row.append("at most ").append(std::to_string(*r.max_count)).append(" entries");
+    } else {
+      row.append("[").append(FormatRangeNumber(*r.min)).append(", ");
+      row.append(FormatRangeNumber(*r.max)).append("]");
+    }
+    row.append(" |\n");
+    table += row;
+    if (doc.str().find(row) == std::string::npos) missing.push_back(row);
+  }
+  EXPECT_TRUE(missing.empty()) << "docs/config.md lacks " << missing.front() << "The table:\n"
+                               << table;
 }
 
 }  // namespace
