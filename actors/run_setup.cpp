@@ -9,11 +9,16 @@
 namespace troupe {
 namespace {
 
-Status LoadCatalog(const config::Workload& w, std::shared_ptr<const ModelCatalog>* out) {
+Status LoadCatalog(const config::Workload& w, const std::string& config_name,
+                   std::shared_ptr<const ModelCatalog>* out) {
   if (!w.has_models_dir() || w.models_dir().empty()) {
     // The built-in catalogue lives for the whole process.
     *out = std::shared_ptr<const ModelCatalog>(&ModelCatalog::BuiltIn(), [](const auto*) {});
     return Status::Ok();
+  }
+  if (!std::filesystem::is_directory(w.models_dir())) {
+    return Status::InvalidInput(config_name + ": workload.models_dir: no such folder: '" +
+                                w.models_dir() + "'");
   }
   auto catalog = std::make_shared<ModelCatalog>();
   Status s = ModelCatalog::LoadFromDir(w.models_dir(), catalog.get());
@@ -53,6 +58,10 @@ Status OpenTrace(const config::Workload& w, const std::string& config_name, RunP
   if (!std::filesystem::exists(w.trace_file())) {
     return Status::InvalidInput(config_name + ": workload.trace_file: no such file: '" +
                                 w.trace_file() + "'");
+  }
+  if (std::filesystem::is_directory(w.trace_file())) {
+    return Status::InvalidInput(config_name + ": workload.trace_file: '" + w.trace_file() +
+                                "' is a folder, not a trace file");
   }
   std::vector<JobSpec> jobs;
   if (Status s = ReadTrace(w.trace_file(), options, *plan->catalog, &jobs); !s.ok()) return s;
@@ -239,7 +248,7 @@ Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, Run
     return Status::InvalidInput(config_name + ": scheduler.mechanism: '" +
                                 plan->identity.mechanism + "' is not available in this build");
   }
-  if (Status s = LoadCatalog(cfg.workload(), &plan->catalog); !s.ok()) return s;
+  if (Status s = LoadCatalog(cfg.workload(), config_name, &plan->catalog); !s.ok()) return s;
   PlanServers(cfg, plan);
   Status opened = cfg.workload().has_trace_file() && !cfg.workload().trace_file().empty()
                       ? OpenTrace(cfg.workload(), config_name, plan)
