@@ -171,10 +171,10 @@ TEST(ConfigLoader, ValidationRejectsEachBrokenRuleNamingTheField) {
     const char* message;
   };
   const Case cases[] = {
-      {"scheduler.round_s=0", "x.textproto: scheduler.round_s: must be in [1, 86400], got 0"},
-      {"run.time_scale=-1", "run.time_scale: must be in [0.001, 1000000], got -1"},
-      {"run.time_scale=nan", "run.time_scale: must be in [0.001, 1000000], got nan"},
-      {"scheduler.round_s=inf", "scheduler.round_s: must be in [1, 86400], got inf"},
+      {"scheduler.round_s=0", "x.textproto: scheduler.round_s: must be in [1, 1000000000], got 0"},
+      {"run.time_scale=-1", "run.time_scale: must be in [0.001, 1000000000], got -1"},
+      {"run.time_scale=nan", "run.time_scale: must be in [0.001, 1000000000], got nan"},
+      {"scheduler.round_s=inf", "scheduler.round_s: must be in [1, 1000000000], got inf"},
       {"run.measure_last_job=-2", "run.measure_last_job: must be in [-1, 10000000], got -2"},
       {"run.threads=-1", "run.threads: must be in [0, 1024], got -1"},
       {"workload.max_jobs=-1", "workload.max_jobs: must be in [0, 10000000], got -1"},
