@@ -116,7 +116,8 @@ TEST(Chaos, BadFaultFlagsAreRefusedAndWriteNothing) {
            {"explode:server:1@0", "expected KIND:TARGET@AT"},
            {"crash:server:9@100", "has no server 9"},
            {"crash:rack:1@100", "unknown actor kind"},
-           {"drop:*@0,p=1.5", "probability: must lie in [0, 1]"},
+           {"drop:*@0,p=1.5", "probability: must be in [0, 1], got 1.5"},
+           {"crash:server:1@1e10", "at_s: must be in [0, 1000000000]"},
            {"crash:scheduler@100", "must restart"},
            {"slow:job:3@0,x=0.5", "slow hits a server"},
        }) {

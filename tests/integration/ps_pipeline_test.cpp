@@ -228,11 +228,11 @@ TEST(PsPipeline, ConfigChecksNameTheField) {
   EXPECT_TRUE(ValidateConfig(cfg, "ps.textproto").ok()) << "no cluster or workload is needed";
   cfg.mutable_paramserver()->set_prefetch(0);
   EXPECT_EQ(ValidateConfig(cfg, "ps.textproto").message(),
-            "ps.textproto: paramserver.prefetch: must be >= 1, got 0");
+            "ps.textproto: paramserver.prefetch: must be in [1, 64], got 0");
   cfg.mutable_paramserver()->set_prefetch(2);
   cfg.mutable_paramserver()->set_network_bytes_per_s(0);
   EXPECT_EQ(ValidateConfig(cfg, "ps.textproto").message(),
-            "ps.textproto: paramserver.network_bytes_per_s: must be > 0, got 0");
+            "ps.textproto: paramserver.network_bytes_per_s: must be in [1000000, 1e15], got 0");
 }
 
 TEST(PsPipeline, DefaultConfigIsValid) {
