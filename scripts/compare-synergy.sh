@@ -16,6 +16,8 @@
 #   --jobs-per-hour X    (default 9)
 #   --troupe PATH   the troupe binary (default build/apps/troupe)
 #   --out DIR       where the trace, both results and the table go (default runs/compare-synergy)
+#   --test-data DIR also write the sequence and Synergy's JCTs as test data: DIR/trace.csv and
+#                   DIR/expected.csv (job_id, then one jct_s column per policy/mechanism run)
 #
 # For each policy x mechanism it prints: jobs agreeing (same JCT to 1 ms) out of the measured,
 # the first job that differs, both mean JCTs (hours) and both wall times. FTF runs twice in
@@ -36,6 +38,7 @@ SEED=7 JOBS=300 SERVERS=2 FIRST=-1 LAST=-1 RATE=9
 TROUPE="$ROOT/build/apps/troupe"
 OUT="$ROOT/runs/compare-synergy"
 SIM="${SYNERGY_SIM:-}"
+TEST_DATA=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --policies) POLICIES="$2"; shift 2 ;;
@@ -48,6 +51,7 @@ while [[ $# -gt 0 ]]; do
     --jobs-per-hour) RATE="$2"; shift 2 ;;
     --troupe) TROUPE="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
+    --test-data) TEST_DATA="$2"; shift 2 ;;
     -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     -*) echo "compare-synergy.sh: unknown option $1" >&2; exit 2 ;;
     *) SIM="$1"; shift ;;
@@ -114,3 +118,26 @@ PYEOF
   done
 done
 echo "table: $TABLE"
+
+if [[ -n "$TEST_DATA" ]]; then
+  mkdir -p "$TEST_DATA"
+  { echo "# Synergy's generator, seed $SEED, $JOBS jobs at $RATE jobs/h, replayed on $SERVERS servers"
+    grep -v '^#' "$TRACE"; } > "$TEST_DATA/trace.csv"
+  "$PY" - "$OUT" "$TEST_DATA/expected.csv" $POLICIES -- $MECHANISMS <<'PYEOF'
+import csv, sys
+out, dest, *rest = sys.argv[1:]
+cut = rest.index("--")
+policies, mechanisms = rest[:cut], rest[cut + 1:]
+cols, table = [], {}
+for p in policies:
+    for m in mechanisms:
+        cols.append(p + "/" + m)
+        for r in csv.DictReader(open("%s/synergy-%s-%s.csv" % (out, p, m))):
+            table.setdefault(int(r["job_id"]), {})[cols[-1]] = r["jct_s"]
+with open(dest, "w") as f:
+    f.write(",".join(["job_id"] + cols) + "\n")
+    for j in sorted(table):
+        f.write(",".join([str(j)] + [table[j].get(c, "") for c in cols]) + "\n")
+PYEOF
+  echo "test data: $TEST_DATA"
+fi
