@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "actors/run_setup.hpp"
+#include "base/status.hpp"
 #include "emulation/run_summary.hpp"
-#include "emulation/status.hpp"
 #include "messages/records.hpp"
 
 namespace troupe {

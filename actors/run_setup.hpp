@@ -12,12 +12,12 @@
 #include "actors/compute_worker_actor.hpp"
 #include "actors/profiler_actor.hpp"
 #include "actors/scheduler_actor.hpp"
+#include "base/status.hpp"
 #include "emulation/fault_plan.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
 #include "emulation/run_summary.hpp"
 #include "emulation/runtime/actor_runtime.hpp"
-#include "emulation/status.hpp"
 #include "messages/config.pb.h"
 
 namespace troupe {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.hpp"
 #include "emulation/run_summary.hpp"
-#include "emulation/status.hpp"
 
 namespace troupe {
 

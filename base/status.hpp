@@ -1,8 +1,12 @@
-// Status: the outcome of an operation that can fail on bad input or I/O.
+// Status: the outcome of an operation that can fail on bad input, I/O or stored bytes.
 //
-// A Status is either OK or an error carrying one human-readable line that names where the
-// problem is ("configs/x.textproto:12:3: unknown field 'foo'"). Callers print it and exit with
-// status 2 (bad input) or 1 (anything else); nothing that could look like a result is written.
+// base/ is the bottom library: every layer (scheduling/, paramserver/, emulation/, gpu/, actors/,
+// apps/) may include it, and it includes nothing of the project. A Status is either OK or an error
+// carrying one human-readable line that names where the problem is
+// ("configs/x.textproto:12:3: unknown field 'foo'"). Callers print it and exit with status 2 (bad
+// input) or 1 (anything else); nothing that could look like a result is written. kCorrupt means
+// stored bytes failed a check (checksum, magic, size) and nothing read from them was returned.
+// Errors travel as values: no exception crosses a library boundary.
 #pragma once
 
 #include <string>
@@ -12,7 +16,7 @@ namespace troupe {
 
 class Status {
  public:
-  enum class Code { kOk = 0, kInvalidInput = 2, kIoError = 3, kInternal = 4 };
+  enum class Code { kOk = 0, kInvalidInput = 2, kIoError = 3, kInternal = 4, kCorrupt = 5 };
 
   Status() = default;
   static Status Ok() { return Status(); }
@@ -23,6 +27,7 @@ class Status {
   static Status Internal(std::string message) {
     return Status(Code::kInternal, std::move(message));
   }
+  static Status Corrupt(std::string message) { return Status(Code::kCorrupt, std::move(message)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 #include "messages/config.pb.h"
 
 namespace troupe {

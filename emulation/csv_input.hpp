@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 
 namespace troupe {
 

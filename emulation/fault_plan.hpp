@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 #include "messages/config.pb.h"
 
 namespace troupe {

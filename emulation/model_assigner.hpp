@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/status.hpp"
 #include "emulation/model_catalog.hpp"
-#include "emulation/status.hpp"
 
 namespace troupe {
 

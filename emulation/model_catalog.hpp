@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 #include "messages/sensitivity.hpp"
 
 namespace troupe {

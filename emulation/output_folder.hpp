@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 
 namespace troupe {
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.hpp"
 #include "emulation/run_summary.hpp"
-#include "emulation/status.hpp"
 #include "messages/records.hpp"
 
 namespace troupe {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 
 namespace troupe {
 

@@ -16,11 +16,11 @@
 #include <optional>
 #include <string>
 
+#include "base/status.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_assigner.hpp"
 #include "emulation/model_catalog.hpp"
 #include "emulation/rng.hpp"
-#include "emulation/status.hpp"
 
 namespace troupe {
 

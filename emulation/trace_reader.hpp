@@ -27,9 +27,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
-#include "emulation/status.hpp"
 #include "messages/job_spec.hpp"
 
 namespace troupe {

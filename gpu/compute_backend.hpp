@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.hpp"
 #include "emulation/model_catalog.hpp"
-#include "emulation/status.hpp"
 
 namespace troupe::gpu {
 

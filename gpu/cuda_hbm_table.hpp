@@ -18,7 +18,7 @@
 
 #include <memory>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 #include "paramserver/hbm_table.hpp"
 
 namespace troupe::gpu {

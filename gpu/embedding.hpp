@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 
 namespace troupe::gpu {
 

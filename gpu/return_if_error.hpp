@@ -3,7 +3,7 @@
 // keeps each one a single line without dropping a failure.
 #pragma once
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 
 #define TROUPE_RETURN_IF_ERROR(expr)                 \
   do {                                               \

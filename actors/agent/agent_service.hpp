@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "actors/agent/wire/agent_gateway.hpp"
+#include "base/status.hpp"
 #include "emulation/model_catalog.hpp"
 #include "emulation/runtime/run_clock.hpp"
 #include "emulation/runtime/telemetry.hpp"
-#include "emulation/status.hpp"
 #include "messages/config.pb.h"
 
 namespace troupe {

@@ -22,8 +22,8 @@
 
 #include "actors/cluster_run.hpp"
 #include "actors/oasis/oasis_scheduler_actor.hpp"
+#include "base/status.hpp"
 #include "emulation/runtime/actor_runtime.hpp"
-#include "emulation/status.hpp"
 #include "messages/config.pb.h"
 #include "scheduling/oasis/dorm.hpp"
 #include "scheduling/oasis/prices.hpp"

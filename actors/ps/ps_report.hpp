@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "actors/ps/ps_run.hpp"
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 
 namespace troupe {
 

@@ -27,9 +27,9 @@
 
 #include "actors/cluster_run.hpp"
 #include "actors/ps/ps_options.hpp"
+#include "base/status.hpp"
 #include "emulation/fault_plan.hpp"
 #include "emulation/runtime/actor_runtime.hpp"
-#include "emulation/status.hpp"
 #include "messages/config.pb.h"
 #include "messages/ps_messages.hpp"
 #include "paramserver/criteo.hpp"

@@ -7,7 +7,7 @@
 #include <caf/actor_system.hpp>
 #include <string>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 
 namespace troupe {
 

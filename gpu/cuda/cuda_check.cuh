@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 #include "gpu/return_if_error.hpp"
 
 namespace troupe::gpu {

@@ -24,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 
 namespace troupe::gpu {
 

@@ -340,5 +340,48 @@ TEST(ConfigEdges, ParamServerFields) {
   CheckFields("tests/data/edges/ps.textproto", {"paramserver."}, {});
 }
 
+// Every list one entry past its (max_count): refused by the rules, naming the list. Entries are
+// copies of the base config's first one (or defaults), so only the count is wrong.
+TEST(ConfigEdges, ListsPastTheirCountAreRefused) {
+  config::RunConfig cluster, ps;
+  ASSERT_TRUE(LoadConfigFile(SourcePath("tests/data/edges/cluster.textproto"), &cluster).ok());
+  ASSERT_TRUE(LoadConfigFile(SourcePath("tests/data/edges/ps.textproto"), &ps).ok());
+  int lists = 0;
+  for (const FieldRange& r : SchemaRanges(config::RunConfig::descriptor())) {
+    if (!r.field->is_repeated() || r.path.ends_with("[]")) continue;
+    ++lists;
+    config::RunConfig cfg = r.path.rfind("paramserver.", 0) == 0 ? ps : cluster;
+    pb::Message* m = nullptr;
+    const pb::FieldDescriptor* f = nullptr;
+    Reach(&cfg, r.path, &m, &f);
+    const pb::Reflection* refl = m->GetReflection();
+    while (refl->FieldSize(*m, f) <= *r.max_count) {
+      if (f->cpp_type() == Type::CPPTYPE_MESSAGE) {
+        pb::Message* added = refl->AddMessage(m, f);
+        if (refl->FieldSize(*m, f) > 1) added->CopyFrom(refl->GetRepeatedMessage(*m, f, 0));
+      } else if (f->cpp_type() == Type::CPPTYPE_ENUM) {
+        refl->AddEnumValue(m, f, 0);
+      } else {
+        refl->AddInt32(m, f, 1);
+      }
+    }
+    const Status s = ValidateConfig(cfg, "edge.textproto");
+    EXPECT_EQ(s.code(), Status::Code::kInvalidInput) << r.path;
+    EXPECT_NE(s.message().find(r.path + ": must have at most"), std::string::npos) << s.message();
+    if (r.path != "cluster.servers") continue;
+    // One of them through the binary: a config of a thousand and one server groups.
+    const std::string dir = FreshDir("edges-lists");
+    std::string text;
+    pb::TextFormat::PrintToString(cfg, &text);
+    WriteFile(dir + "/edge.textproto", text);
+    const Outcome o = RunBounded({"validate", dir + "/edge.textproto"}, dir);
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_EQ(Lines(o.err), 1) << o.err;
+    EXPECT_NE(o.err.find("cluster.servers: must have at most 1000 entries"), std::string::npos)
+        << o.err;
+  }
+  EXPECT_GE(lists, 5);
+}
+
 }  // namespace
 }  // namespace troupe::testing

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 
 namespace troupe::agent_wire {
 

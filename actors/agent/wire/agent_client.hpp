@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "actors/agent/wire/frame_codec.hpp"
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 #include "messages/agent.pb.h"
 
 namespace troupe::agent_wire {

@@ -27,7 +27,7 @@
 #include <string>
 
 #include "actors/agent/wire/frame_codec.hpp"
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 #include "messages/agent.pb.h"
 
 namespace troupe::agent_wire {

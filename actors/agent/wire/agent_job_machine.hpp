@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 #include "messages/agent.pb.h"
 #include "messages/cluster_messages.hpp"
 

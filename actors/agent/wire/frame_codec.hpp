@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "emulation/status.hpp"
+#include "base/status.hpp"
 #include "messages/agent.pb.h"
 
 namespace troupe::agent_wire {

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
+#include "base/status.hpp"
 #include "emulation/model_catalog.hpp"
-#include "emulation/status.hpp"
 #include "messages/agent.pb.h"
 #include "messages/cluster_messages.hpp"
 
