@@ -32,6 +32,10 @@ struct ServerSpec {
   double cpus = 0;
   double memory_gb = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, ServerSpec& x) {
+  return f(x.index, x.name, x.gpus, x.cpus, x.memory_gb);
+}
 
 // The scheduler's order for one job's part on one server.
 struct LeaseOrder {
@@ -42,6 +46,10 @@ struct LeaseOrder {
   double memory_gb = 0;
   int32_t parts = 1;  // servers the job spans this round (gang: all or nothing)
 };
+template <class Inspector>
+auto inspect(Inspector& f, LeaseOrder& x) {
+  return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts);
+}
 
 // Every lease of one round on one server. Leases of earlier rounds have ended by start_s.
 struct RoundLeases {
@@ -50,6 +58,10 @@ struct RoundLeases {
   double end_s = 0;
   std::vector<LeaseOrder> leases;
 };
+template <class Inspector>
+auto inspect(Inspector& f, RoundLeases& x) {
+  return f(x.round, x.start_s, x.end_s, x.leases);
+}
 
 // A server's answer to a job for one part of its lease. `granted` false: the server refused it.
 struct LeaseGrant {
@@ -65,6 +77,11 @@ struct LeaseGrant {
   caf::actor scheduler;  // who ordered the lease: the job reports there (it may have restarted)
   double speed = 1;      // the server's throughput factor (a `slow` fault: a straggler)
 };
+template <class Inspector>
+auto inspect(Inspector& f, LeaseGrant& x) {
+  return f(x.round, x.start_s, x.end_s, x.server, x.gpu_ids, x.cpus, x.memory_gb, x.parts,
+           x.granted, x.scheduler, x.speed);
+}
 
 // The scheduler asks a job for its report on the lease that started at lease_start_s: the job
 // answers with that JobProgress again (a lost report), or ran=false if it never held it.
@@ -72,6 +89,10 @@ struct ProgressQuery {
   int64_t round = 0;
   double lease_start_s = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, ProgressQuery& x) {
+  return f(x.round, x.lease_start_s);
+}
 
 // A server of the job's lease that started at lease_start_s died: the lease ends now and its work
 // since the last checkpoint (the lease start) is lost. The job reports ran=false at once.
@@ -80,6 +101,10 @@ struct LeaseLost {
   double lease_start_s = 0;
   int32_t server = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, LeaseLost& x) {
+  return f(x.round, x.lease_start_s, x.server);
+}
 
 // A job's checkpoint on shared storage, written at the end of each lease it ran or lost (Synergy
 // checkpoints on lease termination): what a restarted job resumes from, with the job's own
@@ -95,6 +120,11 @@ struct JobCheckpoint {
   double wasted_gpu_s = 0;
   int32_t restarts = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, JobCheckpoint& x) {
+  return f(x.job_id, x.iterations_left, x.at_s, x.finished, x.first_start_s, x.rounds_run,
+           x.gpu_seconds, x.wasted_gpu_s, x.restarts);
+}
 
 // A server tells the scheduler it refused a lease, and why.
 struct LeaseRefusal {
@@ -103,6 +133,10 @@ struct LeaseRefusal {
   int64_t job_id = 0;
   std::string reason;
 };
+template <class Inspector>
+auto inspect(Inspector& f, LeaseRefusal& x) {
+  return f(x.round, x.server, x.job_id, x.reason);
+}
 
 // Changes the CPUs and memory of a lease a job holds on a server; answered with the
 // server's free resources or an error.
@@ -111,11 +145,19 @@ struct LeaseResize {
   double cpus = 0;
   double memory_gb = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, LeaseResize& x) {
+  return f(x.job_id, x.cpus, x.memory_gb);
+}
 
 // Ends a job's lease on a server before its end time.
 struct LeaseRelease {
   int64_t job_id = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, LeaseRelease& x) {
+  return f(x.job_id);
+}
 
 // What a server has free, in answer to a resize or release.
 struct ServerFree {
@@ -124,6 +166,10 @@ struct ServerFree {
   double cpus = 0;
   double memory_gb = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, ServerFree& x) {
+  return f(x.server, x.gpus, x.cpus, x.memory_gb);
+}
 
 // One part of a lease as the job holds it: the server, its GPU indices there, CPUs, memory.
 struct LeasePart {
@@ -132,6 +178,10 @@ struct LeasePart {
   double cpus = 0;
   double memory_gb = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, LeasePart& x) {
+  return f(x.server, x.gpu_ids, x.cpus, x.memory_gb);
+}
 
 // A job's report at the end of a lease.
 struct JobProgress {
@@ -149,11 +199,20 @@ struct JobProgress {
   double lease_start_s = 0;
   double wasted_gpu_s = 0;  // GPU-seconds of a lease lost to a dead server (work not checkpointed)
 };
+template <class Inspector>
+auto inspect(Inspector& f, JobProgress& x) {
+  return f(x.job_id, x.round, x.ran, x.iterations_done, x.iterations_left, x.finished, x.gpus,
+           x.cpus, x.memory_gb, x.speedup, x.parts, x.lease_start_s, x.wasted_gpu_s);
+}
 
 // The scheduler asks the workload for every job arriving up to until_s.
 struct ArrivalsRequest {
   double until_s = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, ArrivalsRequest& x) {
+  return f(x.until_s);
+}
 
 // A job that arrived, its actor, and the model facts the scheduler plans with: its demand and
 // sensitivity as profiling estimated them.
@@ -166,76 +225,16 @@ struct ArrivedJob {
   double speedup_at_ideal = 1;
   SensitivityMatrix sensitivity;
 };
-
-struct ArrivalBatch {
-  std::vector<ArrivedJob> jobs;
-  double next_arrival_s = -1;  // -1: the workload is exhausted
-};
-
-template <class Inspector>
-auto inspect(Inspector& f, ServerSpec& x) {
-  return f(x.index, x.name, x.gpus, x.cpus, x.memory_gb);
-}
-template <class Inspector>
-auto inspect(Inspector& f, LeaseOrder& x) {
-  return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts);
-}
-template <class Inspector>
-auto inspect(Inspector& f, RoundLeases& x) {
-  return f(x.round, x.start_s, x.end_s, x.leases);
-}
-template <class Inspector>
-auto inspect(Inspector& f, LeaseGrant& x) {
-  return f(x.round, x.start_s, x.end_s, x.server, x.gpu_ids, x.cpus, x.memory_gb, x.parts,
-           x.granted, x.scheduler, x.speed);
-}
-template <class Inspector>
-auto inspect(Inspector& f, ProgressQuery& x) {
-  return f(x.round, x.lease_start_s);
-}
-template <class Inspector>
-auto inspect(Inspector& f, LeaseLost& x) {
-  return f(x.round, x.lease_start_s, x.server);
-}
-template <class Inspector>
-auto inspect(Inspector& f, JobCheckpoint& x) {
-  return f(x.job_id, x.iterations_left, x.at_s, x.finished, x.first_start_s, x.rounds_run,
-           x.gpu_seconds, x.wasted_gpu_s, x.restarts);
-}
-template <class Inspector>
-auto inspect(Inspector& f, LeaseRefusal& x) {
-  return f(x.round, x.server, x.job_id, x.reason);
-}
-template <class Inspector>
-auto inspect(Inspector& f, LeaseResize& x) {
-  return f(x.job_id, x.cpus, x.memory_gb);
-}
-template <class Inspector>
-auto inspect(Inspector& f, LeaseRelease& x) {
-  return f(x.job_id);
-}
-template <class Inspector>
-auto inspect(Inspector& f, ServerFree& x) {
-  return f(x.server, x.gpus, x.cpus, x.memory_gb);
-}
-template <class Inspector>
-auto inspect(Inspector& f, LeasePart& x) {
-  return f(x.server, x.gpu_ids, x.cpus, x.memory_gb);
-}
-template <class Inspector>
-auto inspect(Inspector& f, JobProgress& x) {
-  return f(x.job_id, x.round, x.ran, x.iterations_done, x.iterations_left, x.finished, x.gpus,
-           x.cpus, x.memory_gb, x.speedup, x.parts, x.lease_start_s, x.wasted_gpu_s);
-}
-template <class Inspector>
-auto inspect(Inspector& f, ArrivalsRequest& x) {
-  return f(x.until_s);
-}
 template <class Inspector>
 auto inspect(Inspector& f, ArrivedJob& x) {
   return f(x.spec, x.job, x.iter_time_s, x.ideal_cpus_per_gpu, x.ideal_memory_gb_per_gpu,
            x.speedup_at_ideal, x.sensitivity);
 }
+
+struct ArrivalBatch {
+  std::vector<ArrivedJob> jobs;
+  double next_arrival_s = -1;  // -1: the workload is exhausted
+};
 template <class Inspector>
 auto inspect(Inspector& f, ArrivalBatch& x) {
   return f(x.jobs, x.next_arrival_s);

@@ -27,6 +27,10 @@ struct FaultNotice {
   double restart_at_s = -1;  // -1: it stays dead (the job fails)
   std::string fault;         // FaultEvent::Describe()
 };
+template <class Inspector>
+auto inspect(Inspector& f, FaultNotice& x) {
+  return f(x.job_id, x.restart_at_s, x.fault);
+}
 
 // A server the injector kills (or has killed) comes back at restart_at_s; -1: never. A server
 // that dies without any notice (its `troupe node` process died) is lost for good too.
@@ -35,37 +39,65 @@ struct ServerNotice {
   double restart_at_s = -1;
   std::string fault;  // FaultEvent::Describe()
 };
+template <class Inspector>
+auto inspect(Inspector& f, ServerNotice& x) {
+  return f(x.server, x.restart_at_s, x.fault);
+}
 
 struct ServerUp {
   int32_t server = 0;
   caf::actor handle;
 };
+template <class Inspector>
+auto inspect(Inspector& f, ServerUp& x) {
+  return f(x.server, x.handle);
+}
 
 struct SlowDown {
   double factor = 1;
   double until_s = 0;  // infinity: to the end of the run
 };
+template <class Inspector>
+auto inspect(Inspector& f, SlowDown& x) {
+  return f(x.factor, x.until_s);
+}
 
 struct CrashJob {
   int64_t job_id = 0;
   bool restarts = false;  // a RespawnJob will follow
 };
+template <class Inspector>
+auto inspect(Inspector& f, CrashJob& x) {
+  return f(x.job_id, x.restarts);
+}
 
 struct RespawnJob {
   int64_t job_id = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, RespawnJob& x) {
+  return f(x.job_id);
+}
 
 struct JobRespawned {
   int64_t job_id = 0;
   caf::actor handle;
   JobCheckpoint checkpoint;  // what it resumed from
 };
+template <class Inspector>
+auto inspect(Inspector& f, JobRespawned& x) {
+  return f(x.job_id, x.handle, x.checkpoint);
+}
 
 // The scheduler recorded the job failed; a restarted scheduler learns it from the workload instead
 // of failing (and reporting) the job again.
 struct JobFailed {
   int64_t job_id = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, JobFailed& x) {
+  return f(x.job_id);
+}
 
 // A restarted scheduler asks the workload for every job it has released so far.
 struct RecoverRequest {};
@@ -76,63 +108,31 @@ struct RecoveredJobs {
   std::vector<int64_t> failed;         // recorded failed already (JobFailed), by an earlier one
   double next_arrival_s = -1;
 };
+template <class Inspector>
+auto inspect(Inspector& f, RecoveredJobs& x) {
+  return f(x.jobs, x.dead_for_good, x.failed, x.next_arrival_s);
+}
 
 // Every checkpoint the store holds (a restarted scheduler), or one job's (job_id >= 0).
 struct CheckpointQuery {
   int64_t job_id = -1;
 };
-
-struct CheckpointList {
-  std::vector<JobCheckpoint> checkpoints;
-};
-
-template <class Inspector>
-auto inspect(Inspector& f, FaultNotice& x) {
-  return f(x.job_id, x.restart_at_s, x.fault);
-}
-template <class Inspector>
-auto inspect(Inspector& f, ServerNotice& x) {
-  return f(x.server, x.restart_at_s, x.fault);
-}
-template <class Inspector>
-auto inspect(Inspector& f, ServerUp& x) {
-  return f(x.server, x.handle);
-}
-template <class Inspector>
-auto inspect(Inspector& f, SlowDown& x) {
-  return f(x.factor, x.until_s);
-}
-template <class Inspector>
-auto inspect(Inspector& f, CrashJob& x) {
-  return f(x.job_id, x.restarts);
-}
-template <class Inspector>
-auto inspect(Inspector& f, RespawnJob& x) {
-  return f(x.job_id);
-}
-template <class Inspector>
-auto inspect(Inspector& f, JobRespawned& x) {
-  return f(x.job_id, x.handle, x.checkpoint);
-}
-template <class Inspector>
-auto inspect(Inspector& f, JobFailed& x) {
-  return f(x.job_id);
-}
-template <class Inspector>
-auto inspect(Inspector& f, RecoverRequest&) {
-  return f(caf::meta::type_name("troupe.RecoverRequest"));
-}
-template <class Inspector>
-auto inspect(Inspector& f, RecoveredJobs& x) {
-  return f(x.jobs, x.dead_for_good, x.failed, x.next_arrival_s);
-}
 template <class Inspector>
 auto inspect(Inspector& f, CheckpointQuery& x) {
   return f(x.job_id);
 }
+
+struct CheckpointList {
+  std::vector<JobCheckpoint> checkpoints;
+};
 template <class Inspector>
 auto inspect(Inspector& f, CheckpointList& x) {
   return f(x.checkpoints);
+}
+
+template <class Inspector>
+auto inspect(Inspector& f, RecoverRequest&) {
+  return f(caf::meta::type_name("troupe.RecoverRequest"));
 }
 
 }  // namespace troupe

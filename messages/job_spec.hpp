@@ -15,7 +15,6 @@ struct JobSpec {
   double arrival_s = 0;     // virtual seconds from the start of the run
   int64_t source_line = 0;  // line of the trace file it came from; 0 when generated
 };
-
 template <class Inspector>
 auto inspect(Inspector& f, JobSpec& x) {
   return f(x.job_id, x.model, x.gpus, x.iterations, x.arrival_s, x.source_line);

@@ -24,6 +24,10 @@ namespace troupe {
 struct OasisTick {
   int32_t slot = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, OasisTick& x) {
+  return f(x.slot);
+}
 
 // Slot `slot` of job `job` (its index in the run): `workers` workers and `ps` parameter servers,
 // the machine of each (worker_machines[w], ps_machines[k]), for [start_s, end_s).
@@ -35,6 +39,10 @@ struct OasisLease {
   std::vector<int32_t> worker_machines;
   std::vector<int32_t> ps_machines;
 };
+template <class Inspector>
+auto inspect(Inspector& f, OasisLease& x) {
+  return f(x.job, x.slot, x.start_s, x.end_s, x.worker_machines, x.ps_machines);
+}
 
 // Train mini-batches [from, to) of the job's sequence (epoch-major: position p is in chunk
 // floor(p / M) mod N of epoch floor(p / (N M))) by end_s, exchanging with `ps`.
@@ -45,6 +53,10 @@ struct OasisWork {
   double to = 0;
   std::vector<caf::actor> ps;
 };
+template <class Inspector>
+auto inspect(Inspector& f, OasisWork& x) {
+  return f(x.slot, x.end_s, x.from, x.to, x.ps);
+}
 
 // One chunk piece's gradients; the PS answers `reply_to` at return_s.
 struct OasisGradient {
@@ -54,12 +66,20 @@ struct OasisGradient {
   double return_s = 0;
   caf::actor reply_to;
 };
+template <class Inspector>
+auto inspect(Inspector& f, OasisGradient& x) {
+  return f(x.chunk, x.minibatches, x.gb, x.return_s, x.reply_to);
+}
 
 struct OasisParams {
   int64_t chunk = 0;
   double minibatches = 0;
   double gb = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, OasisParams& x) {
+  return f(x.chunk, x.minibatches, x.gb);
+}
 
 struct OasisWorkerDone {
   int32_t slot = 0;
@@ -68,6 +88,10 @@ struct OasisWorkerDone {
   int64_t pieces = 0;  // chunk pieces exchanged
   double end_s = 0;    // when its last parameters arrived
 };
+template <class Inspector>
+auto inspect(Inspector& f, OasisWorkerDone& x) {
+  return f(x.slot, x.worker, x.minibatches, x.pieces, x.end_s);
+}
 
 struct OasisSlotReport {
   int64_t job = 0;
@@ -78,31 +102,6 @@ struct OasisSlotReport {
   double finish_s = 0;  // when the last parameters arrived, if finished
   int64_t pieces = 0;
 };
-
-template <class Inspector>
-auto inspect(Inspector& f, OasisTick& x) {
-  return f(x.slot);
-}
-template <class Inspector>
-auto inspect(Inspector& f, OasisLease& x) {
-  return f(x.job, x.slot, x.start_s, x.end_s, x.worker_machines, x.ps_machines);
-}
-template <class Inspector>
-auto inspect(Inspector& f, OasisWork& x) {
-  return f(x.slot, x.end_s, x.from, x.to, x.ps);
-}
-template <class Inspector>
-auto inspect(Inspector& f, OasisGradient& x) {
-  return f(x.chunk, x.minibatches, x.gb, x.return_s, x.reply_to);
-}
-template <class Inspector>
-auto inspect(Inspector& f, OasisParams& x) {
-  return f(x.chunk, x.minibatches, x.gb);
-}
-template <class Inspector>
-auto inspect(Inspector& f, OasisWorkerDone& x) {
-  return f(x.slot, x.worker, x.minibatches, x.pieces, x.end_s);
-}
 template <class Inspector>
 auto inspect(Inspector& f, OasisSlotReport& x) {
   return f(x.job, x.slot, x.minibatches, x.trained, x.finished, x.finish_s, x.pieces);

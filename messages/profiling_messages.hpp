@@ -18,10 +18,18 @@ struct ProfileAsk {
   std::string model;
   double arrival_s = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, ProfileAsk& x) {
+  return f(x.job_id, x.model, x.arrival_s);
+}
 
 struct ProfileRequest {
   std::vector<ProfileAsk> asks;
 };
+template <class Inspector>
+auto inspect(Inspector& f, ProfileRequest& x) {
+  return f(x.asks);
+}
 
 struct JobProfile {
   int64_t job_id = 0;
@@ -33,24 +41,15 @@ struct JobProfile {
   double profiling_s = 0;
   double ready_at_s = 0;
 };
-
-struct ProfileBatch {
-  std::vector<JobProfile> profiles;
-};
-
-template <class Inspector>
-auto inspect(Inspector& f, ProfileAsk& x) {
-  return f(x.job_id, x.model, x.arrival_s);
-}
-template <class Inspector>
-auto inspect(Inspector& f, ProfileRequest& x) {
-  return f(x.asks);
-}
 template <class Inspector>
 auto inspect(Inspector& f, JobProfile& x) {
   return f(x.job_id, x.estimated, x.ideal_cpus_per_gpu, x.ideal_memory_gb_per_gpu,
            x.speedup_at_ideal, x.points_profiled, x.profiling_s, x.ready_at_s);
 }
+
+struct ProfileBatch {
+  std::vector<JobProfile> profiles;
+};
 template <class Inspector>
 auto inspect(Inspector& f, ProfileBatch& x) {
   return f(x.profiles);

@@ -38,6 +38,10 @@ struct PsExamples {
   std::vector<float> dense;
   std::vector<uint64_t> sparse;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsExamples& x) {
+  return f(x.step, x.node, x.labels, x.dense, x.sparse);
+}
 
 // Partitioner -> owner shard: node's distinct keys of `step` that the shard owns (sorted).
 // `trainer` receives the PsReady.
@@ -47,12 +51,20 @@ struct PsPrepare {
   caf::actor trainer;
   std::vector<uint64_t> keys;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsPrepare& x) {
+  return f(x.step, x.node, x.trainer, x.keys);
+}
 
 struct PsReady {
   int64_t step = 0;
   int32_t shard = 0;
   int32_t incarnation = 0;  // 0, then +1 at each restart of the shard
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsReady& x) {
+  return f(x.step, x.shard, x.incarnation);
+}
 
 // Trainer -> owner shard: the embedding rows of `keys` (sorted), as of the end of step - 1.
 struct PsPull {
@@ -60,6 +72,10 @@ struct PsPull {
   int32_t node = 0;
   std::vector<uint64_t> keys;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsPull& x) {
+  return f(x.step, x.node, x.keys);
+}
 
 // The answer: `dim` floats per key, in the pull's order.
 struct PsRows {
@@ -69,6 +85,10 @@ struct PsRows {
   std::vector<uint64_t> keys;
   std::vector<float> values;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsRows& x) {
+  return f(x.step, x.shard, x.incarnation, x.keys, x.values);
+}
 
 // Trainer -> owner shard: node's embedding gradient rows (`dim` floats per key, keys sorted).
 struct PsPush {
@@ -78,6 +98,10 @@ struct PsPush {
   std::vector<float> gradients;
   bool resent = false;  // a retained copy, re-sent to a restarted shard
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsPush& x) {
+  return f(x.step, x.node, x.keys, x.gradients, x.resent);
+}
 
 // Trainer -> every trainer: node's dense gradient and its share of the step's loss.
 struct PsExchange {
@@ -86,26 +110,46 @@ struct PsExchange {
   double loss = 0;
   std::vector<float> dense;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsExchange& x) {
+  return f(x.step, x.node, x.loss, x.dense);
+}
 
 struct PsCredit {
   int64_t step = 0;  // the step the trainer finished
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsCredit& x) {
+  return f(x.step);
+}
 
 // A trainer's timer: its modelled stage-4 work of `step` (all-reduce included) is over.
 struct PsStepDone {
   int64_t step = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsStepDone& x) {
+  return f(x.step);
+}
 
 // The run's wiring, sent by the driver to each trainer before the readers start.
 struct PsPeers {
   std::vector<caf::actor> trainers;  // by node
   caf::actor reader;                 // this trainer's node's reader
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsPeers& x) {
+  return f(x.trainers, x.reader);
+}
 
 // Starts a reader.
 struct PsStart {
   int64_t steps = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsStart& x) {
+  return f(x.steps);
+}
 
 // Stage 1 (reader, stage 1) or 2 (partitioner, stage 2) of one node and step: modelled busy
 // seconds, when its output was sent (virtual s), and bytes it moved (disk or network).
@@ -117,6 +161,10 @@ struct PsStageReport {
   double end_s = 0;
   int64_t bytes = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsStageReport& x) {
+  return f(x.step, x.node, x.stage, x.busy_s, x.end_s, x.bytes);
+}
 
 // Stage 3 of one shard and step: the prepares of every node and the dump after the update.
 struct PsShardReport {
@@ -136,6 +184,12 @@ struct PsShardReport {
   int64_t ssd_keys = 0;          // distinct keys in SSD-PS after the step
   int64_t hbm_rows = 0;          // in HBM-PS after the step
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsShardReport& x) {
+  return f(x.step, x.shard, x.busy_s, x.keys, x.hbm_hits, x.mem_keys, x.mem_hits, x.ssd_rows_read,
+           x.rows_created, x.ssd_bytes_read, x.ssd_bytes_written, x.compaction_bytes, x.mem_rows,
+           x.ssd_keys, x.hbm_rows);
+}
 
 // Stage 4 of one node and step.
 struct PsTrainerReport {
@@ -148,6 +202,11 @@ struct PsTrainerReport {
   double pull_s = 0, gpu_s = 0, push_s = 0, allreduce_s = 0;  // modelled
   int64_t net_bytes = 0;  // pulls, pushes and all-reduce sent or received
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsTrainerReport& x) {
+  return f(x.step, x.node, x.loss, x.unique_keys, x.start_s, x.end_s, x.pull_s, x.gpu_s, x.push_s,
+           x.allreduce_s, x.net_bytes);
+}
 
 // After the last step: a shard's every parameter (full rows, keys sorted) and tier sizes.
 struct PsShardFinal {
@@ -161,16 +220,29 @@ struct PsShardFinal {
   int64_t mem_capacity_rows = 0;
   int64_t compactions = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsShardFinal& x) {
+  return f(x.shard, x.keys, x.values, x.ssd_keys, x.ssd_disk_bytes, x.ssd_files, x.mem_rows,
+           x.mem_capacity_rows, x.compactions);
+}
 
 struct PsTrainerFinal {
   int32_t node = 0;
   std::vector<float> dense;
   std::vector<float> dense_state;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsTrainerFinal& x) {
+  return f(x.node, x.dense, x.dense_state);
+}
 
 struct PsFailure {
   std::string message;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsFailure& x) {
+  return f(x.message);
+}
 
 // The fault injector restarted `shard` as `actor`, recovered from its SSD-PS: every update of
 // the steps up to `recovered_step` (-1: none) is there. Everything later is re-sent.
@@ -180,11 +252,19 @@ struct PsShardRestarted {
   int32_t incarnation = 0;
   int64_t recovered_step = -1;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsShardRestarted& x) {
+  return f(x.shard, x.actor, x.incarnation, x.recovered_step);
+}
 
 // A shard's own timer: try its failed SSD-PS writes again.
 struct PsRetryWrites {
   int32_t attempt = 0;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsRetryWrites& x) {
+  return f(x.attempt);
+}
 
 // The fault injector's own timer: event `index` of its plan starts (or, `end`, ends).
 struct PsFaultTimer {
@@ -192,6 +272,10 @@ struct PsFaultTimer {
   int32_t node = 0;
   bool end = false;
 };
+template <class Inspector>
+auto inspect(Inspector& f, PsFaultTimer& x) {
+  return f(x.index, x.node, x.end);
+}
 
 // One line of faults.csv: what a fault did, when, to which node.
 struct PsFaultRecord {
@@ -203,91 +287,6 @@ struct PsFaultRecord {
   int64_t count = 0;  // keys recovered, retries, updates lost, ... (see docs/paramserver.md)
   std::string detail;
 };
-
-template <class Inspector>
-auto inspect(Inspector& f, PsExamples& x) {
-  return f(x.step, x.node, x.labels, x.dense, x.sparse);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsPrepare& x) {
-  return f(x.step, x.node, x.trainer, x.keys);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsReady& x) {
-  return f(x.step, x.shard, x.incarnation);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsPull& x) {
-  return f(x.step, x.node, x.keys);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsRows& x) {
-  return f(x.step, x.shard, x.incarnation, x.keys, x.values);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsPush& x) {
-  return f(x.step, x.node, x.keys, x.gradients, x.resent);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsExchange& x) {
-  return f(x.step, x.node, x.loss, x.dense);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsCredit& x) {
-  return f(x.step);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsStepDone& x) {
-  return f(x.step);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsPeers& x) {
-  return f(x.trainers, x.reader);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsStart& x) {
-  return f(x.steps);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsStageReport& x) {
-  return f(x.step, x.node, x.stage, x.busy_s, x.end_s, x.bytes);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsShardReport& x) {
-  return f(x.step, x.shard, x.busy_s, x.keys, x.hbm_hits, x.mem_keys, x.mem_hits, x.ssd_rows_read,
-           x.rows_created, x.ssd_bytes_read, x.ssd_bytes_written, x.compaction_bytes, x.mem_rows,
-           x.ssd_keys, x.hbm_rows);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsTrainerReport& x) {
-  return f(x.step, x.node, x.loss, x.unique_keys, x.start_s, x.end_s, x.pull_s, x.gpu_s, x.push_s,
-           x.allreduce_s, x.net_bytes);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsShardFinal& x) {
-  return f(x.shard, x.keys, x.values, x.ssd_keys, x.ssd_disk_bytes, x.ssd_files, x.mem_rows,
-           x.mem_capacity_rows, x.compactions);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsTrainerFinal& x) {
-  return f(x.node, x.dense, x.dense_state);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsFailure& x) {
-  return f(x.message);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsShardRestarted& x) {
-  return f(x.shard, x.actor, x.incarnation, x.recovered_step);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsRetryWrites& x) {
-  return f(x.attempt);
-}
-template <class Inspector>
-auto inspect(Inspector& f, PsFaultTimer& x) {
-  return f(x.index, x.node, x.end);
-}
 template <class Inspector>
 auto inspect(Inspector& f, PsFaultRecord& x) {
   return f(x.at_s, x.node, x.fault, x.event, x.step, x.count, x.detail);

@@ -33,6 +33,12 @@ struct JobRecord {
   int32_t restarts = 0;
   std::string failure;
 };
+template <class Inspector>
+auto inspect(Inspector& f, JobRecord& x) {
+  return f(x.job_id, x.model, x.gpus, x.iterations, x.arrival_s, x.start_s, x.end_s, x.jct_s,
+           x.ideal_duration_s, x.rounds_run, x.gpu_seconds, x.measured, x.profiling_points,
+           x.profiling_s, x.wasted_gpu_s, x.restarts, x.failure);
+}
 
 // A fault the injector applied, and when the run recovered from it (-1: it did not, or the fault
 // needs no recovery).
@@ -42,6 +48,10 @@ struct FaultRecord {
   std::string effect;  // what it hit: "killed server 3", "job 17 not running", ...
   double recovered_s = -1;
 };
+template <class Inspector>
+auto inspect(Inspector& f, FaultRecord& x) {
+  return f(x.at_s, x.fault, x.effect, x.recovered_s);
+}
 
 struct RoundRecord {
   int64_t round = 0;
@@ -54,6 +64,11 @@ struct RoundRecord {
   int32_t jobs_queued = 0;
   int32_t jobs_finished = 0;  // finished in this round
 };
+template <class Inspector>
+auto inspect(Inspector& f, RoundRecord& x) {
+  return f(x.round, x.start_s, x.end_s, x.gpus_allocated, x.cpus_allocated, x.memory_gb_allocated,
+           x.jobs_running, x.jobs_queued, x.jobs_finished);
+}
 
 // One part of one job's lease in one round, as the job received it from the server.
 struct LeaseRecord {
@@ -64,38 +79,18 @@ struct LeaseRecord {
   double cpus = 0;
   double memory_gb = 0;
 };
-
-// The lease parts of one round, sent to the metrics recorder in one message.
-struct LeaseBatch {
-  std::vector<LeaseRecord> leases;
-};
-
 template <class Inspector>
 auto inspect(Inspector& f, LeaseRecord& x) {
   return f(x.round, x.job_id, x.server, x.gpu_ids, x.cpus, x.memory_gb);
 }
 
+// The lease parts of one round, sent to the metrics recorder in one message.
+struct LeaseBatch {
+  std::vector<LeaseRecord> leases;
+};
 template <class Inspector>
 auto inspect(Inspector& f, LeaseBatch& x) {
   return f(x.leases);
-}
-
-template <class Inspector>
-auto inspect(Inspector& f, JobRecord& x) {
-  return f(x.job_id, x.model, x.gpus, x.iterations, x.arrival_s, x.start_s, x.end_s, x.jct_s,
-           x.ideal_duration_s, x.rounds_run, x.gpu_seconds, x.measured, x.profiling_points,
-           x.profiling_s, x.wasted_gpu_s, x.restarts, x.failure);
-}
-
-template <class Inspector>
-auto inspect(Inspector& f, FaultRecord& x) {
-  return f(x.at_s, x.fault, x.effect, x.recovered_s);
-}
-
-template <class Inspector>
-auto inspect(Inspector& f, RoundRecord& x) {
-  return f(x.round, x.start_s, x.end_s, x.gpus_allocated, x.cpus_allocated, x.memory_gb_allocated,
-           x.jobs_running, x.jobs_queued, x.jobs_finished);
 }
 
 }  // namespace troupe

@@ -11,7 +11,6 @@ struct RunEnd {
   double end_s = 0;    // virtual time of the end of the last round
   int64_t rounds = 0;
 };
-
 template <class Inspector>
 auto inspect(Inspector& f, RunEnd& x) {
   return f(x.reason, x.end_s, x.rounds);

@@ -55,7 +55,6 @@ struct SensitivityMatrix {
     *fraction = (x - grid[*index]) / (grid[upper] - grid[*index]);
   }
 };
-
 template <class Inspector>
 auto inspect(Inspector& f, SensitivityMatrix& x) {
   return f(x.cpu_grid, x.memory_grid, x.values);

@@ -1,0 +1,11 @@
+// Every header that declares message types (what TROUPE_MESSAGE_TYPES lists), for the code that
+// handles all of them at once: registration and the serialisation round-trip test.
+#pragma once
+
+#include "messages/cluster_messages.hpp"
+#include "messages/fault_messages.hpp"
+#include "messages/oasis_messages.hpp"
+#include "messages/profiling_messages.hpp"
+#include "messages/ps_messages.hpp"
+#include "messages/records.hpp"
+#include "messages/run_messages.hpp"
