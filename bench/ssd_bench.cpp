@@ -80,7 +80,7 @@ std::string RocksKey(Key key) {
   return s;
 }
 
-void Check(const PsStatus& s, const char* what) {
+void Check(const Status& s, const char* what) {
   if (s.ok()) return;
   std::fprintf(stderr, "%s: %s\n", what, s.message().c_str());
   std::exit(1);

@@ -4,7 +4,7 @@
 // tests and for runs without SSDs. Both deal in full rows (ValueLayout::floats() per key) and in
 // batches: MEM-PS calls Load once per Fetch with that Fetch's missing keys, and Store once per
 // call with the dirty rows it evicted or flushed. A store that can fail (I/O) says so in the
-// PsStatus it returns; InMemoryBackingStore fails only on rows that do not match its layout.
+// Status it returns; InMemoryBackingStore fails only on rows that do not match its layout.
 #pragma once
 
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "paramserver/ps_status.hpp"
+#include "base/status.hpp"
 #include "paramserver/types.hpp"
 
 namespace troupe::paramserver {
@@ -28,10 +28,10 @@ class BackingStore {
   // Sets *out to one row per key, in `keys` order (out->keys == keys). A key the store has never
   // stored gets the store's initial row (a parameter's first use). `keys` holds no duplicates.
   // On error *out is unspecified.
-  virtual PsStatus Load(std::span<const Key> keys, RowBatch* out) = 0;
+  virtual Status Load(std::span<const Key> keys, RowBatch* out) = 0;
   // Persists `rows`, replacing any older value of the same keys (later rows of a key win). On
   // error the store holds each row either at its old or at its new value.
-  virtual PsStatus Store(const RowBatch& rows) = 0;
+  virtual Status Store(const RowBatch& rows) = 0;
   virtual const ValueLayout& layout() const = 0;
 };
 
@@ -49,7 +49,7 @@ class InMemoryBackingStore final : public BackingStore {
     }
   }
 
-  PsStatus Load(std::span<const Key> keys, RowBatch* out) override {
+  Status Load(std::span<const Key> keys, RowBatch* out) override {
     const auto width = static_cast<size_t>(layout_.floats());
     out->keys.assign(keys.begin(), keys.end());
     out->values.resize(keys.size() * width);
@@ -66,13 +66,13 @@ class InMemoryBackingStore final : public BackingStore {
     }
     ++load_calls_;
     rows_loaded_ += keys.size();
-    return PsStatus::Ok();
+    return Status::Ok();
   }
 
-  PsStatus Store(const RowBatch& rows) override {
+  Status Store(const RowBatch& rows) override {
     const auto width = static_cast<size_t>(layout_.floats());
     if (rows.values.size() != rows.keys.size() * width) {
-      return PsStatus::InvalidArgument("InMemoryBackingStore::Store: rows do not match the layout");
+      return Status::InvalidInput("InMemoryBackingStore::Store: rows do not match the layout");
     }
     FindSlots(rows.keys, /*insert=*/true);
     for (size_t i = 0; i < rows.keys.size(); ++i) {
@@ -81,7 +81,7 @@ class InMemoryBackingStore final : public BackingStore {
     }
     ++store_calls_;
     rows_stored_ += rows.keys.size();
-    return PsStatus::Ok();
+    return Status::Ok();
   }
 
   const ValueLayout& layout() const override { return layout_; }

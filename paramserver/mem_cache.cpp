@@ -111,9 +111,9 @@ uint32_t MemCache::Admit(Key key) {
   return slot;
 }
 
-PsStatus MemCache::StoreWriteBack() {
-  if (write_back_.keys.empty()) return PsStatus::Ok();
-  PsStatus status = store_->Store(write_back_);
+Status MemCache::StoreWriteBack() {
+  if (write_back_.keys.empty()) return Status::Ok();
+  Status status = store_->Store(write_back_);
   if (!status.ok()) {
     failure_ = status;
     return status;
@@ -123,13 +123,13 @@ PsStatus MemCache::StoreWriteBack() {
   return status;
 }
 
-PsStatus MemCache::LoadMisses(RowBatch* out) {
-  if (miss_keys_.empty()) return PsStatus::Ok();
-  PsStatus status = store_->Load(miss_keys_, &loaded_);
+Status MemCache::LoadMisses(RowBatch* out) {
+  if (miss_keys_.empty()) return Status::Ok();
+  Status status = store_->Load(miss_keys_, &loaded_);
   if (status.ok() && loaded_.values.size() != miss_keys_.size() * width_) {
-    status = PsStatus::InvalidArgument("MemCache::Fetch: the backing store returned " +
-                                       std::to_string(loaded_.values.size()) + " floats for " +
-                                       std::to_string(miss_keys_.size()) + " rows");
+    status = Status::InvalidInput("MemCache::Fetch: the backing store returned " +
+                                  std::to_string(loaded_.values.size()) + " floats for " +
+                                  std::to_string(miss_keys_.size()) + " rows");
   }
   if (!status.ok()) {
     for (const Key key : miss_keys_) index_.erase(key);  // no longer pending
@@ -148,7 +148,7 @@ PsStatus MemCache::LoadMisses(RowBatch* out) {
   return status;
 }
 
-PsStatus MemCache::Fetch(std::span<const Key> keys, RowBatch* out, FetchStats* stats) {
+Status MemCache::Fetch(std::span<const Key> keys, RowBatch* out, FetchStats* stats) {
   if (!failure_.ok()) return failure_;
   out->keys.assign(keys.begin(), keys.end());
   out->values.resize(keys.size() * width_);
@@ -168,7 +168,7 @@ PsStatus MemCache::Fetch(std::span<const Key> keys, RowBatch* out, FetchStats* s
     std::copy_n(RowOf(value), width_, out->values.data() + i * width_);
     Touch(value);
   }
-  if (PsStatus status = LoadMisses(out); !status.ok()) return status;
+  if (Status status = LoadMisses(out); !status.ok()) return status;
   const size_t written_back = write_back_.keys.size();
   if (stats != nullptr) {
     *stats = FetchStats{keys.size(), keys.size() - miss_positions_.size(), miss_keys_.size(),
@@ -177,10 +177,10 @@ PsStatus MemCache::Fetch(std::span<const Key> keys, RowBatch* out, FetchStats* s
   return StoreWriteBack();
 }
 
-PsStatus MemCache::Update(const RowBatch& rows, UpdateStats* stats, bool already_stored) {
+Status MemCache::Update(const RowBatch& rows, UpdateStats* stats, bool already_stored) {
   if (!failure_.ok()) return failure_;
   if (rows.values.size() != rows.keys.size() * width_) {
-    return PsStatus::InvalidArgument("MemCache::Update: rows do not match the layout");
+    return Status::InvalidInput("MemCache::Update: rows do not match the layout");
   }
   evicted_ = 0;
   size_t resident = 0;
@@ -207,7 +207,7 @@ PsStatus MemCache::Update(const RowBatch& rows, UpdateStats* stats, bool already
   return StoreWriteBack();
 }
 
-PsStatus MemCache::Flush(size_t* stored) {
+Status MemCache::Flush(size_t* stored) {
   if (!failure_.ok()) return failure_;
   for (uint32_t slot = 1; slot < entries_.size(); ++slot) {
     Entry& e = entries_[slot];

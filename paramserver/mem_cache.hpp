@@ -39,8 +39,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/status.hpp"
 #include "paramserver/backing_store.hpp"
-#include "paramserver/ps_status.hpp"
 #include "paramserver/types.hpp"
 
 namespace troupe::paramserver {
@@ -82,21 +82,20 @@ class MemCache {
 
   // Sets *out to one full row per key, in `keys` order (out->keys == keys; duplicates allowed).
   // Resident keys are served from the cache; the others are loaded in one Load call and cached.
-  [[nodiscard]] PsStatus Fetch(std::span<const Key> keys, RowBatch* out,
-                               FetchStats* stats = nullptr);
+  [[nodiscard]] Status Fetch(std::span<const Key> keys, RowBatch* out, FetchStats* stats = nullptr);
   // Writes full rows back (MEM-PS applying what HBM-PS trained); later rows of a key win.
   // Non-resident rows are cached as dirty (evicting if needed). Rows that do not match the
-  // layout: InvalidArgument, nothing written. `already_stored`: the caller has just stored these
+  // layout: InvalidInput, nothing written. `already_stored`: the caller has just stored these
   // very values in the backing store (write-through), so they are cached clean and never written
   // back again.
-  [[nodiscard]] PsStatus Update(const RowBatch& rows, UpdateStats* stats = nullptr,
-                                bool already_stored = false);
+  [[nodiscard]] Status Update(const RowBatch& rows, UpdateStats* stats = nullptr,
+                              bool already_stored = false);
   // Stores every dirty row in one Store call (slot order); they stay cached, now clean.
   // *stored (if given): how many were stored.
-  [[nodiscard]] PsStatus Flush(size_t* stored = nullptr);
+  [[nodiscard]] Status Flush(size_t* stored = nullptr);
 
   // The failed Store's status (ok while the cache has not failed) and the rows it did not store.
-  const PsStatus& failure() const { return failure_; }
+  const Status& failure() const { return failure_; }
   const RowBatch& unstored() const { return write_back_; }
 
   bool Contains(Key key) const { return index_.contains(key); }
@@ -139,10 +138,10 @@ class MemCache {
   uint32_t ChooseVictim();
   // Loads miss_keys_ in one call, fills their positions of *out and admits them. On error the
   // pending entries are removed and nothing is admitted.
-  PsStatus LoadMisses(RowBatch* out);
+  Status LoadMisses(RowBatch* out);
   void Evict(uint32_t slot);
   // Stores write_back_ (if not empty) and clears it; on error the cache fails, keeping it.
-  PsStatus StoreWriteBack();
+  Status StoreWriteBack();
 
   MemCacheConfig config_;
   BackingStore* store_;
@@ -153,7 +152,7 @@ class MemCache {
   absl::flat_hash_map<Key, uint32_t> index_;  // resident key -> slot (and pending, in a Fetch)
   size_t resident_ = 0;
   size_t evicted_ = 0;  // by the current call
-  PsStatus failure_;
+  Status failure_;
 
   // Per-call scratch, kept to reuse its capacity.
   std::vector<Key> miss_keys_;

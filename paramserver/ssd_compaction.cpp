@@ -10,11 +10,11 @@
 
 namespace troupe::paramserver {
 
-PsStatus SsdStore::ReadLiveRows(uint64_t seq, ssd::ParamFile* file, std::vector<Key>* keys,
-                                std::vector<float>* values, CompactionStats* stats) {
+Status SsdStore::ReadLiveRows(uint64_t seq, ssd::ParamFile* file, std::vector<Key>* keys,
+                              std::vector<float>* values, CompactionStats* stats) {
   const FileInfo& info = files_.at(seq);
-  if (info.live == 0) return PsStatus::Ok();  // nothing to keep: no need to read it
-  PsStatus status = file->Read(FilePath(seq), seq, info.bytes, options_.layout.floats());
+  if (info.live == 0) return Status::Ok();  // nothing to keep: no need to read it
+  Status status = file->Read(FilePath(seq), seq, info.bytes, options_.layout.floats());
   if (!status.ok()) return status;
   stats->bytes_read += static_cast<int64_t>(file->bytes());
   const size_t floats = static_cast<size_t>(options_.layout.floats());
@@ -26,7 +26,7 @@ PsStatus SsdStore::ReadLiveRows(uint64_t seq, ssd::ParamFile* file, std::vector<
     values->resize(values->size() + floats);
     file->CopyRow(slot, values->data() + values->size() - floats);
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 std::vector<uint64_t> SsdStore::CompactionVictims() const {
@@ -40,14 +40,14 @@ std::vector<uint64_t> SsdStore::CompactionVictims() const {
   return victims;
 }
 
-PsStatus SsdStore::FlushStaged(bool all, std::vector<Key>* keys, std::vector<float>* values,
-                               std::vector<Written>* written) {
+Status SsdStore::FlushStaged(bool all, std::vector<Key>* keys, std::vector<float>* values,
+                             std::vector<Written>* written) {
   const size_t per_file = RowsPerFile();
   const size_t floats = static_cast<size_t>(options_.layout.floats());
   size_t begin = 0;
   while (keys->size() - begin >= per_file || (all && begin < keys->size())) {
     const size_t n = std::min(per_file, keys->size() - begin);
-    PsStatus status =
+    Status status =
         WriteFile(std::span<const Key>(*keys).subspan(begin, n),
                   std::span<const float>(*values).subspan(begin * floats, n * floats), written);
     if (!status.ok()) return status;
@@ -55,7 +55,7 @@ PsStatus SsdStore::FlushStaged(bool all, std::vector<Key>* keys, std::vector<flo
   }
   keys->erase(keys->begin(), keys->begin() + static_cast<ptrdiff_t>(begin));
   values->erase(values->begin(), values->begin() + static_cast<ptrdiff_t>(begin * floats));
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 void SsdStore::DropFiles(const std::vector<uint64_t>& seqs) {
@@ -69,22 +69,22 @@ void SsdStore::DropFiles(const std::vector<uint64_t>& seqs) {
   }
 }
 
-PsStatus SsdStore::Compact(CompactionStats* stats) {
+Status SsdStore::Compact(CompactionStats* stats) {
   const std::vector<uint64_t> victims = CompactionVictims();
-  if (victims.empty()) return PsStatus::Ok();
+  if (victims.empty()) return Status::Ok();
   CompactionStats local;
   std::vector<Written> written;
   std::vector<Key> keys;  // live rows read, not yet written
   std::vector<float> values;
   for (uint64_t seq : victims) {
-    PsStatus status = ReadLiveRows(seq, &read_buffer_, &keys, &values, &local);
+    Status status = ReadLiveRows(seq, &read_buffer_, &keys, &values, &local);
     if (status.ok()) status = FlushStaged(false, &keys, &values, &written);
     if (!status.ok()) {
       RemoveUncommitted(written, 0);
       return status;
     }
   }
-  PsStatus status = FlushStaged(true, &keys, &values, &written);
+  Status status = FlushStaged(true, &keys, &values, &written);
   if (status.ok()) status = CommitManifest(written, victims, tag_);
   if (!status.ok()) return status;
   const uint64_t disk_before = disk_bytes_;
@@ -106,13 +106,13 @@ PsStatus SsdStore::Compact(CompactionStats* stats) {
     stats->bytes_written += local.bytes_written;
     stats->bytes_reclaimed += local.bytes_reclaimed;
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus SsdStore::MaybeCompact(bool* compacted, CompactionStats* stats) {
+Status SsdStore::MaybeCompact(bool* compacted, CompactionStats* stats) {
   const bool run = disk_bytes_ > options_.compaction_threshold;
   if (compacted != nullptr) *compacted = run;
-  return run ? Compact(stats) : PsStatus::Ok();
+  return run ? Compact(stats) : Status::Ok();
 }
 
 }  // namespace troupe::paramserver

@@ -161,40 +161,40 @@ struct Header {
 };
 
 // Checks a header against what the manifest says the file is; fills *out.
-PsStatus CheckHeader(const unsigned char* h, const std::string& path, uint64_t seq, uint64_t bytes,
-                     int32_t floats, Header* out) {
+Status CheckHeader(const unsigned char* h, const std::string& path, uint64_t seq, uint64_t bytes,
+                   int32_t floats, Header* out) {
   if (Load<uint32_t>(h + kHeaderCrcOffset) != Crc32c(h, kHeaderCrcOffset)) {
-    return PsStatus::Corrupt(path + ": header checksum mismatch");
+    return Status::Corrupt(path + ": header checksum mismatch");
   }
   if (Load<uint64_t>(h) != kFileMagic || Load<uint32_t>(h + 8) != kFileVersion) {
-    return PsStatus::Corrupt(path + ": not an SSD-PS parameter file (magic or version)");
+    return Status::Corrupt(path + ": not an SSD-PS parameter file (magic or version)");
   }
   out->count = Load<uint64_t>(h + 24);
   out->keys_crc = Load<uint32_t>(h + 32);
   out->body_crc = Load<uint32_t>(h + 36);
   if (Load<uint64_t>(h + 16) != seq || Load<uint32_t>(h + 12) != static_cast<uint32_t>(floats) ||
       ParamFileBytes(out->count, floats) != bytes) {
-    return PsStatus::Corrupt(path + ": header disagrees with the manifest (seq, floats or size)");
+    return Status::Corrupt(path + ": header disagrees with the manifest (seq, floats or size)");
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 // Opens path read-only and checks that it is exactly `bytes` long.
-PsStatus OpenSized(const std::string& path, uint64_t bytes, int* fd) {
+Status OpenSized(const std::string& path, uint64_t bytes, int* fd) {
   *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (*fd < 0) return ErrnoStatus("open", path);
   struct stat st;
   if (::fstat(*fd, &st) != 0) {
-    PsStatus status = ErrnoStatus("fstat", path);
+    Status status = ErrnoStatus("fstat", path);
     ::close(*fd);
     return status;
   }
   if (static_cast<uint64_t>(st.st_size) != bytes) {
     ::close(*fd);
-    return PsStatus::Corrupt(path + ": size " + std::to_string(st.st_size) +
-                             " bytes, manifest says " + std::to_string(bytes));
+    return Status::Corrupt(path + ": size " + std::to_string(st.st_size) +
+                           " bytes, manifest says " + std::to_string(bytes));
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 }  // namespace
@@ -225,11 +225,11 @@ bool ParseFileName(std::string_view name, uint64_t* seq) {
   return true;
 }
 
-PsStatus WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key> keys,
-                        std::span<const float> values, int32_t floats, bool sync,
-                        SsdWriteFault* fault) {
+Status WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key> keys,
+                      std::span<const float> values, int32_t floats, bool sync,
+                      SsdWriteFault* fault) {
   if (values.size() != keys.size() * static_cast<size_t>(floats)) {
-    return PsStatus::InvalidArgument(path + ": rows do not match keys");
+    return Status::InvalidInput(path + ": rows do not match keys");
   }
   const size_t key_bytes = keys.size_bytes();
   const uint32_t keys_crc = Crc32c(keys.data(), key_bytes);
@@ -238,11 +238,11 @@ PsStatus WriteParamFile(const std::string& path, uint64_t seq, std::span<const K
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("create", path);
   if (const int injected = fault != nullptr ? fault->NextWrite() : 0; injected != 0) {
-    PsStatus status = WriteHalfThenFail(fd, header.data(), header.size(), injected, path);
+    Status status = WriteHalfThenFail(fd, header.data(), header.size(), injected, path);
     ::close(fd);
     return status;
   }
-  PsStatus status = WriteAll(fd, header.data(), header.size(), path);
+  Status status = WriteAll(fd, header.data(), header.size(), path);
   if (status.ok()) status = WriteAll(fd, keys.data(), key_bytes, path);
   if (status.ok()) status = WriteAll(fd, values.data(), values.size_bytes(), path);
   if (status.ok() && sync && ::fdatasync(fd) != 0) status = ErrnoStatus("fdatasync", path);
@@ -250,12 +250,12 @@ PsStatus WriteParamFile(const std::string& path, uint64_t seq, std::span<const K
   return status;
 }
 
-PsStatus ParamFile::Read(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats) {
+Status ParamFile::Read(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats) {
   count_ = 0;
   floats_ = floats;
-  if (bytes < kFileHeaderBytes) return PsStatus::Corrupt(path + ": manifest size too small");
+  if (bytes < kFileHeaderBytes) return Status::Corrupt(path + ": manifest size too small");
   int fd = -1;
-  PsStatus status = OpenSized(path, bytes, &fd);
+  Status status = OpenSized(path, bytes, &fd);
   if (!status.ok()) return status;
   buffer_.resize(bytes);
   status = ReadAllAt(fd, buffer_.data(), bytes, 0, path);
@@ -265,10 +265,10 @@ PsStatus ParamFile::Read(const std::string& path, uint64_t seq, uint64_t bytes, 
   status = CheckHeader(buffer_.data(), path, seq, bytes, floats, &h);
   if (!status.ok()) return status;
   if (Crc32c(buffer_.data() + kFileHeaderBytes, bytes - kFileHeaderBytes) != h.body_crc) {
-    return PsStatus::Corrupt(path + ": body checksum mismatch");
+    return Status::Corrupt(path + ": body checksum mismatch");
   }
   count_ = h.count;
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 Key ParamFile::key(uint64_t i) const {
@@ -281,12 +281,12 @@ void ParamFile::CopyRow(uint64_t i, float* out) const {
               row_bytes);
 }
 
-PsStatus ReadParamKeys(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats,
-                       std::vector<Key>* keys) {
+Status ReadParamKeys(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats,
+                     std::vector<Key>* keys) {
   keys->clear();
-  if (bytes < kFileHeaderBytes) return PsStatus::Corrupt(path + ": manifest size too small");
+  if (bytes < kFileHeaderBytes) return Status::Corrupt(path + ": manifest size too small");
   int fd = -1;
-  PsStatus status = OpenSized(path, bytes, &fd);
+  Status status = OpenSized(path, bytes, &fd);
   if (!status.ok()) return status;
   unsigned char header[kFileHeaderBytes];
   status = ReadAllAt(fd, header, sizeof(header), 0, path);
@@ -298,13 +298,13 @@ PsStatus ReadParamKeys(const std::string& path, uint64_t seq, uint64_t bytes, in
   }
   ::close(fd);
   if (status.ok() && Crc32c(keys->data(), h.count * sizeof(Key)) != h.keys_crc) {
-    status = PsStatus::Corrupt(path + ": keys checksum mismatch");
+    status = Status::Corrupt(path + ": keys checksum mismatch");
   }
   if (!status.ok()) keys->clear();
   return status;
 }
 
-PsStatus WriteAll(int fd, const void* data, size_t n, const std::string& path) {
+Status WriteAll(int fd, const void* data, size_t n, const std::string& path) {
   const auto* p = static_cast<const char*>(data);
   while (n > 0) {
     const ssize_t w = ::write(fd, p, n);
@@ -313,41 +313,41 @@ PsStatus WriteAll(int fd, const void* data, size_t n, const std::string& path) {
     p += w;
     n -= static_cast<size_t>(w);
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus WriteHalfThenFail(int fd, const void* data, size_t n, int error, const std::string& path) {
-  PsStatus status = WriteAll(fd, data, n / 2, path);
+Status WriteHalfThenFail(int fd, const void* data, size_t n, int error, const std::string& path) {
+  Status status = WriteAll(fd, data, n / 2, path);
   if (!status.ok()) return status;
   errno = error;
   return ErrnoStatus("write", path);
 }
 
-PsStatus ReadAllAt(int fd, void* data, size_t n, uint64_t offset, const std::string& path) {
+Status ReadAllAt(int fd, void* data, size_t n, uint64_t offset, const std::string& path) {
   auto* p = static_cast<char*>(data);
   while (n > 0) {
     const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(offset));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return ErrnoStatus("read", path);
-    if (r == 0) return PsStatus::Corrupt(path + ": file shorter than expected");
+    if (r == 0) return Status::Corrupt(path + ": file shorter than expected");
     p += r;
     n -= static_cast<size_t>(r);
     offset += static_cast<uint64_t>(r);
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus SyncDirectory(const std::string& dir) {
+Status SyncDirectory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("open directory", dir);
-  PsStatus status;
+  Status status;
   if (::fsync(fd) != 0) status = ErrnoStatus("fsync directory", dir);
   ::close(fd);
   return status;
 }
 
-PsStatus ErrnoStatus(const std::string& what, const std::string& path) {
-  return PsStatus::IoError(path + ": " + what + ": " + std::strerror(errno));
+Status ErrnoStatus(const std::string& what, const std::string& path) {
+  return Status::IoError(path + ": " + what + ": " + std::strerror(errno));
 }
 
 }  // namespace troupe::paramserver::ssd

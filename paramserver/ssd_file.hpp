@@ -12,7 +12,7 @@
 // header and keys (ReadParamKeys), checked by header_crc and keys_crc.
 //
 // Also here: CRC32C (Castagnoli; SSE4.2 instruction where the CPU has it, tables otherwise) and
-// small POSIX helpers that turn errno into a PsStatus naming the path.
+// small POSIX helpers that turn errno into a Status naming the path.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "paramserver/ps_status.hpp"
+#include "base/status.hpp"
 #include "paramserver/ssd_fault.hpp"
 #include "paramserver/types.hpp"
 
@@ -46,16 +46,16 @@ bool ParseFileName(std::string_view name, uint64_t* seq);
 // if sync, fdatasyncs it (not its directory: the manifest's rename does that). Truncates a
 // leftover file. With `fault` set and failing (ssd_fault.hpp), half the file is written and the
 // injected errno returned as write(2)'s.
-PsStatus WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key> keys,
-                        std::span<const float> values, int32_t floats, bool sync,
-                        SsdWriteFault* fault = nullptr);
+Status WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key> keys,
+                      std::span<const float> values, int32_t floats, bool sync,
+                      SsdWriteFault* fault = nullptr);
 
 // A whole file read into memory and checked; key(i) and row(i) index its rows.
 class ParamFile {
  public:
   // Reads all of path (expected: seq, floats and exactly `bytes` bytes, as the manifest says)
   // into this object's buffer, reusing its capacity, and checks size, header and body checksum.
-  PsStatus Read(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats);
+  Status Read(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats);
 
   uint64_t count() const { return count_; }
   uint64_t bytes() const { return buffer_.size(); }
@@ -70,15 +70,15 @@ class ParamFile {
 
 // Reads only the header and keys of path and checks them (header_crc, keys_crc, the expected seq,
 // floats and file size). Used when a store is opened to rebuild its key -> (file, slot) map.
-PsStatus ReadParamKeys(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats,
-                       std::vector<Key>* keys);
+Status ReadParamKeys(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats,
+                     std::vector<Key>* keys);
 
 // POSIX helpers: errors name the path and carry strerror(errno).
-PsStatus WriteAll(int fd, const void* data, size_t n, const std::string& path);
+Status WriteAll(int fd, const void* data, size_t n, const std::string& path);
 // Writes the first half of data, then fails as write(2) with errno `error` (an injected fault).
-PsStatus WriteHalfThenFail(int fd, const void* data, size_t n, int error, const std::string& path);
-PsStatus ReadAllAt(int fd, void* data, size_t n, uint64_t offset, const std::string& path);
-PsStatus SyncDirectory(const std::string& dir);
-PsStatus ErrnoStatus(const std::string& what, const std::string& path);
+Status WriteHalfThenFail(int fd, const void* data, size_t n, int error, const std::string& path);
+Status ReadAllAt(int fd, void* data, size_t n, uint64_t offset, const std::string& path);
+Status SyncDirectory(const std::string& dir);
+Status ErrnoStatus(const std::string& what, const std::string& path);
 
 }  // namespace troupe::paramserver::ssd

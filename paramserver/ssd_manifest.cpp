@@ -50,38 +50,38 @@ std::vector<unsigned char> Encode(const Manifest& m) {
   return out;
 }
 
-PsStatus Decode(const std::vector<unsigned char>& in, const std::string& path, Manifest* m) {
-  if (in.size() < kFixedBytes + 4) return PsStatus::Corrupt(path + ": truncated manifest");
+Status Decode(const std::vector<unsigned char>& in, const std::string& path, Manifest* m) {
+  if (in.size() < kFixedBytes + 4) return Status::Corrupt(path + ": truncated manifest");
   const size_t body = in.size() - 4;
   if (Load<uint32_t>(in.data() + body) != Crc32c(in.data(), body)) {
-    return PsStatus::Corrupt(path + ": manifest checksum mismatch");
+    return Status::Corrupt(path + ": manifest checksum mismatch");
   }
   if (Load<uint64_t>(in.data()) != kManifestMagic ||
       Load<uint32_t>(in.data() + 8) != kManifestVersion) {
-    return PsStatus::Corrupt(path + ": not an SSD-PS manifest (magic or version)");
+    return Status::Corrupt(path + ": not an SSD-PS manifest (magic or version)");
   }
   m->floats = static_cast<int32_t>(Load<uint32_t>(in.data() + 12));
   m->next_seq = Load<uint64_t>(in.data() + 16);
   m->tag = Load<uint64_t>(in.data() + 24);
   const uint64_t files = Load<uint64_t>(in.data() + 32);
   if (files != (body - kFixedBytes) / kEntryBytes || (body - kFixedBytes) % kEntryBytes != 0) {
-    return PsStatus::Corrupt(path + ": manifest file count disagrees with its size");
+    return Status::Corrupt(path + ": manifest file count disagrees with its size");
   }
   m->files.resize(files);
   for (uint64_t i = 0; i < files; ++i) {
     const unsigned char* e = in.data() + kFixedBytes + i * kEntryBytes;
     m->files[i] = {Load<uint64_t>(e), Load<uint64_t>(e + 8), Load<uint64_t>(e + 16)};
     if (m->files[i].seq >= m->next_seq) {
-      return PsStatus::Corrupt(path + ": manifest lists a file at or above next_seq");
+      return Status::Corrupt(path + ": manifest lists a file at or above next_seq");
     }
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 }  // namespace
 
-PsStatus WriteManifest(const std::string& dir, const Manifest& manifest, bool sync,
-                       SsdWriteFault* fault, bool* replaced) {
+Status WriteManifest(const std::string& dir, const Manifest& manifest, bool sync,
+                     SsdWriteFault* fault, bool* replaced) {
   if (replaced != nullptr) *replaced = false;
   const std::string temp = dir + "/" + kManifestTempName;
   const std::string final_path = dir + "/" + kManifestName;
@@ -89,35 +89,35 @@ PsStatus WriteManifest(const std::string& dir, const Manifest& manifest, bool sy
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("create", temp);
   if (const int injected = fault != nullptr ? fault->NextWrite() : 0; injected != 0) {
-    PsStatus status = WriteHalfThenFail(fd, bytes.data(), bytes.size(), injected, temp);
+    Status status = WriteHalfThenFail(fd, bytes.data(), bytes.size(), injected, temp);
     ::close(fd);
     return status;
   }
-  PsStatus status = WriteAll(fd, bytes.data(), bytes.size(), temp);
+  Status status = WriteAll(fd, bytes.data(), bytes.size(), temp);
   if (status.ok() && sync && ::fdatasync(fd) != 0) status = ErrnoStatus("fdatasync", temp);
   if (::close(fd) != 0 && status.ok()) status = ErrnoStatus("close", temp);
   if (!status.ok()) return status;
   if (::rename(temp.c_str(), final_path.c_str()) != 0) return ErrnoStatus("rename", temp);
   if (replaced != nullptr) *replaced = true;
-  return sync ? SyncDirectory(dir) : PsStatus::Ok();
+  return sync ? SyncDirectory(dir) : Status::Ok();
 }
 
-PsStatus ReadManifest(const std::string& dir, Manifest* manifest, bool* found) {
+Status ReadManifest(const std::string& dir, Manifest* manifest, bool* found) {
   const std::string path = dir + "/" + kManifestName;
   *found = false;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) return PsStatus::Ok();
+    if (errno == ENOENT) return Status::Ok();
     return ErrnoStatus("open", path);
   }
   struct stat st;
   if (::fstat(fd, &st) != 0) {
-    PsStatus status = ErrnoStatus("fstat", path);
+    Status status = ErrnoStatus("fstat", path);
     ::close(fd);
     return status;
   }
   std::vector<unsigned char> bytes(static_cast<size_t>(st.st_size));
-  PsStatus status = ReadAllAt(fd, bytes.data(), bytes.size(), 0, path);
+  Status status = ReadAllAt(fd, bytes.data(), bytes.size(), 0, path);
   ::close(fd);
   if (!status.ok()) return status;
   *found = true;

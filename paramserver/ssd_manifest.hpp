@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "paramserver/ps_status.hpp"
+#include "base/status.hpp"
 #include "paramserver/ssd_fault.hpp"
 
 namespace troupe::paramserver::ssd {
@@ -39,11 +39,11 @@ struct Manifest {
 // When it returns OK the new list survives a crash; on error the old MANIFEST (if any) stays.
 // `fault` (may be null) can fail the temp file's write (ssd_fault.hpp). *replaced (if given) says
 // whether the rename happened: then MANIFEST is the new list even if the directory's fsync failed.
-PsStatus WriteManifest(const std::string& dir, const Manifest& manifest, bool sync,
-                       SsdWriteFault* fault = nullptr, bool* replaced = nullptr);
+Status WriteManifest(const std::string& dir, const Manifest& manifest, bool sync,
+                     SsdWriteFault* fault = nullptr, bool* replaced = nullptr);
 
 // Reads dir/MANIFEST. *found is false (and OK returned) when there is none; a manifest that is
 // truncated, has a bad magic or fails its checksum is kCorrupt naming the file.
-PsStatus ReadManifest(const std::string& dir, Manifest* manifest, bool* found);
+Status ReadManifest(const std::string& dir, Manifest* manifest, bool* found);
 
 }  // namespace troupe::paramserver::ssd

@@ -16,34 +16,34 @@ namespace fs = std::filesystem;
 SsdStore::SsdStore(std::string dir, const SsdStoreOptions& options)
     : dir_(std::move(dir)), options_(options) {}
 
-PsStatus SsdStore::Open(const std::string& dir, const SsdStoreOptions& options,
-                        std::unique_ptr<SsdStore>* store) {
+Status SsdStore::Open(const std::string& dir, const SsdStoreOptions& options,
+                      std::unique_ptr<SsdStore>* store) {
   store->reset();
   if (options.layout.floats() <= 0 || options.file_bytes == 0 || !(options.stale_fraction > 0) ||
       options.stale_fraction > 1) {
-    return PsStatus::InvalidArgument(dir +
-                                     ": bad SsdStore options (layout floats, file_bytes "
-                                     "or stale_fraction)");
+    return Status::InvalidInput(dir +
+                                ": bad SsdStore options (layout floats, file_bytes "
+                                "or stale_fraction)");
   }
   std::error_code error;
   fs::create_directories(dir, error);
-  if (error) return PsStatus::IoError(dir + ": create directory: " + error.message());
+  if (error) return Status::IoError(dir + ": create directory: " + error.message());
   std::unique_ptr<SsdStore> opened(new SsdStore(dir, options));
-  PsStatus status = opened->Recover();
+  Status status = opened->Recover();
   if (!status.ok()) return status;
   *store = std::move(opened);
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus SsdStore::Recover() {
+Status SsdStore::Recover() {
   ssd::Manifest manifest;
   bool found = false;
-  PsStatus status = ssd::ReadManifest(dir_, &manifest, &found);
+  Status status = ssd::ReadManifest(dir_, &manifest, &found);
   if (!status.ok()) return status;
   if (found && manifest.floats != options_.layout.floats()) {
-    return PsStatus::InvalidArgument(dir_ + "/" + ssd::kManifestName + ": rows of " +
-                                     std::to_string(manifest.floats) + " floats, options say " +
-                                     std::to_string(options_.layout.floats()));
+    return Status::InvalidInput(dir_ + "/" + ssd::kManifestName + ": rows of " +
+                                std::to_string(manifest.floats) + " floats, options say " +
+                                std::to_string(options_.layout.floats()));
   }
   if (found) {
     next_seq_ = manifest.next_seq;
@@ -61,7 +61,7 @@ PsStatus SsdStore::Recover() {
   return RemoveOrphans();
 }
 
-PsStatus SsdStore::RemoveOrphans() {
+Status SsdStore::RemoveOrphans() {
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir_, error)) {
     const std::string name = entry.path().filename().string();
@@ -71,8 +71,8 @@ PsStatus SsdStore::RemoveOrphans() {
       if (::unlink(entry.path().c_str()) != 0) return ssd::ErrnoStatus("unlink", entry.path());
     }
   }
-  if (error) return PsStatus::IoError(dir_ + ": list directory: " + error.message());
-  return PsStatus::Ok();
+  if (error) return Status::IoError(dir_ + ": list directory: " + error.message());
+  return Status::Ok();
 }
 
 size_t SsdStore::RowsPerFile() const {
@@ -83,21 +83,21 @@ size_t SsdStore::RowsPerFile() const {
   return static_cast<size_t>(std::max<uint64_t>(1, room / row_bytes));
 }
 
-PsStatus SsdStore::WriteFile(std::span<const Key> keys, std::span<const float> values,
-                             std::vector<Written>* written) {
+Status SsdStore::WriteFile(std::span<const Key> keys, std::span<const float> values,
+                           std::vector<Written>* written) {
   const uint64_t seq = next_seq_++;
-  PsStatus status = ssd::WriteParamFile(FilePath(seq), seq, keys, values, options_.layout.floats(),
-                                        options_.sync, options_.write_fault);
+  Status status = ssd::WriteParamFile(FilePath(seq), seq, keys, values, options_.layout.floats(),
+                                      options_.sync, options_.write_fault);
   if (!status.ok()) {
     RemoveUncommitted(*written, seq);
     return status;
   }
   written->push_back({seq, std::vector<Key>(keys.begin(), keys.end())});
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus SsdStore::CommitManifest(const std::vector<Written>& written,
-                                  const std::vector<uint64_t>& dropped, uint64_t tag) const {
+Status SsdStore::CommitManifest(const std::vector<Written>& written,
+                                const std::vector<uint64_t>& dropped, uint64_t tag) const {
   ssd::Manifest manifest;
   manifest.floats = options_.layout.floats();
   manifest.next_seq = next_seq_;
@@ -112,7 +112,7 @@ PsStatus SsdStore::CommitManifest(const std::vector<Written>& written,
         {w.seq, w.keys.size(), ssd::ParamFileBytes(w.keys.size(), options_.layout.floats())});
   }
   bool replaced = false;
-  PsStatus status =
+  Status status =
       ssd::WriteManifest(dir_, manifest, options_.sync, options_.write_fault, &replaced);
   // Once renamed, MANIFEST lists the written files: they must stay even if the fsync failed.
   if (!status.ok() && !replaced) RemoveUncommitted(written, 0);
@@ -150,16 +150,15 @@ void SsdStore::Install(const std::vector<Written>& written) {
   }
 }
 
-PsStatus SsdStore::Put(const RowBatch& batch) { return Put(batch, tag_); }
+Status SsdStore::Put(const RowBatch& batch) { return Put(batch, tag_); }
 
-PsStatus SsdStore::Put(const RowBatch& batch, uint64_t tag) {
+Status SsdStore::Put(const RowBatch& batch, uint64_t tag) {
   const size_t floats = static_cast<size_t>(options_.layout.floats());
   if (batch.values.size() != batch.keys.size() * floats) {
-    return PsStatus::InvalidArgument(dir_ + ": Put batch has " +
-                                     std::to_string(batch.values.size()) + " floats for " +
-                                     std::to_string(batch.keys.size()) + " keys");
+    return Status::InvalidInput(dir_ + ": Put batch has " + std::to_string(batch.values.size()) +
+                                " floats for " + std::to_string(batch.keys.size()) + " keys");
   }
-  if (batch.keys.empty() && tag == tag_) return PsStatus::Ok();
+  if (batch.keys.empty() && tag == tag_) return Status::Ok();
   // The last occurrence of each key wins; `rows` lists the winners in batch order.
   std::vector<uint32_t> rows;
   rows.reserve(batch.keys.size());
@@ -182,17 +181,17 @@ PsStatus SsdStore::Put(const RowBatch& batch, uint64_t tag) {
       std::memcpy(values.data() + (i - begin) * floats, batch.values.data() + rows[i] * floats,
                   floats * sizeof(float));
     }
-    PsStatus status = WriteFile(keys, values, &written);
+    Status status = WriteFile(keys, values, &written);
     if (!status.ok()) return status;
   }
-  PsStatus status = CommitManifest(written, {}, tag);
+  Status status = CommitManifest(written, {}, tag);
   if (!status.ok()) return status;
   Install(written);
   tag_ = tag;
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats) {
+Status SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats) {
   out->keys.clear();
   out->values.clear();
   struct Want {
@@ -222,11 +221,11 @@ PsStatus SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats
   for (size_t i = 0; i < wants.size();) {
     const uint64_t seq = wants[i].seq;
     const std::string path = FilePath(seq);
-    PsStatus status = read_buffer_.Read(path, seq, files_.at(seq).bytes, options_.layout.floats());
+    Status status = read_buffer_.Read(path, seq, files_.at(seq).bytes, options_.layout.floats());
     for (; status.ok() && i < wants.size() && wants[i].seq == seq; ++i) {
       if (read_buffer_.key(wants[i].slot) != out->keys[wants[i].row]) {
-        status = PsStatus::Corrupt(path + ": key at slot " + std::to_string(wants[i].slot) +
-                                   " is not the indexed key");
+        status = Status::Corrupt(path + ": key at slot " + std::to_string(wants[i].slot) +
+                                 " is not the indexed key");
         break;
       }
       read_buffer_.CopyRow(wants[i].slot, out->values.data() + wants[i].row * floats);
@@ -245,7 +244,7 @@ PsStatus SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats
     stats->keys_found += static_cast<int64_t>(out->keys.size());
     stats->keys_missing += missing;
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 double SsdStore::stale_fraction() const {

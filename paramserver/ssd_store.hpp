@@ -20,7 +20,7 @@
 //    critical path. Compaction never loses the latest value of a key, and a crash during it
 //    leaves either the old or the new files in the manifest.
 //  - Bad input: a corrupt or truncated parameter file or manifest fails its checks and the call
-//    returns PsStatus kCorrupt naming the file; no parameter read from it is returned.
+//    returns Status kCorrupt naming the file; no parameter read from it is returned.
 //  - Failed writes (a real I/O error, or options.write_fault injecting EIO/ENOSPC): the call
 //    returns kIoError naming the file, deletes the files it had written (best effort; the next
 //    Open deletes any it could not) and leaves the store, in memory and on disk, as before the
@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "paramserver/ps_status.hpp"
+#include "base/status.hpp"
 #include "paramserver/ssd_file.hpp"
 #include "paramserver/ssd_manifest.hpp"
 #include "paramserver/types.hpp"
@@ -80,10 +80,10 @@ class SsdStore {
  public:
   // Opens (creating if needed) the store in dir and recovers it from its manifest: every file it
   // lists is checked (header and keys) and indexed; unlisted parameter files are deleted. Errors:
-  // kCorrupt naming the manifest or file, kInvalidArgument for bad options or a layout that
+  // kCorrupt naming the manifest or file, kInvalidInput for bad options or a layout that
   // differs from the store's, kIoError for the filesystem.
-  static PsStatus Open(const std::string& dir, const SsdStoreOptions& options,
-                       std::unique_ptr<SsdStore>* store);
+  static Status Open(const std::string& dir, const SsdStoreOptions& options,
+                     std::unique_ptr<SsdStore>* store);
 
   SsdStore(const SsdStore&) = delete;
   SsdStore& operator=(const SsdStore&) = delete;
@@ -91,19 +91,19 @@ class SsdStore {
   // Writes batch (rows of options.layout) as new files and returns once they and the manifest
   // are durable. On error nothing of the batch is visible (its files, if any, are orphans the
   // next Open deletes). An empty batch is a no-op.
-  PsStatus Put(const RowBatch& batch);
+  Status Put(const RowBatch& batch);
   // The same, and commits `tag` with the batch (an empty batch then still commits the tag).
-  PsStatus Put(const RowBatch& batch, uint64_t tag);
+  Status Put(const RowBatch& batch, uint64_t tag);
 
   // Replaces *out with one row per key found, in the order of keys (a repeated key repeats);
   // keys not in the store are left out (compare out->keys) and counted in stats->keys_missing.
   // Reads each file holding a wanted key once, whole. On error *out is empty. stats may be null.
-  PsStatus Get(std::span<const Key> keys, RowBatch* out, GetStats* stats);
+  Status Get(std::span<const Key> keys, RowBatch* out, GetStats* stats);
 
   // Merges every file whose stale share >= options.stale_fraction (see above). stats may be null.
-  PsStatus Compact(CompactionStats* stats = nullptr);
+  Status Compact(CompactionStats* stats = nullptr);
   // Compact() if disk_bytes() > options.compaction_threshold; *compacted says whether it ran.
-  PsStatus MaybeCompact(bool* compacted = nullptr, CompactionStats* stats = nullptr);
+  Status MaybeCompact(bool* compacted = nullptr, CompactionStats* stats = nullptr);
 
   bool Contains(Key key) const { return index_.contains(key); }
   uint64_t tag() const { return tag_; }                // the last committed tag (0: never set)
@@ -135,16 +135,16 @@ class SsdStore {
   };
 
   SsdStore(std::string dir, const SsdStoreOptions& options);
-  PsStatus Recover();
-  PsStatus RemoveOrphans();  // deletes parameter files the manifest does not list
+  Status Recover();
+  Status RemoveOrphans();  // deletes parameter files the manifest does not list
   size_t RowsPerFile() const;
   // Writes keys/values as file next_seq_ (advancing it) and remembers it in *written.
-  PsStatus WriteFile(std::span<const Key> keys, std::span<const float> values,
-                     std::vector<Written>* written);
+  Status WriteFile(std::span<const Key> keys, std::span<const float> values,
+                   std::vector<Written>* written);
   // Manifest of the current files minus `dropped`, plus `written`, and `tag`; durably replaces
   // MANIFEST.
-  PsStatus CommitManifest(const std::vector<Written>& written, const std::vector<uint64_t>& dropped,
-                          uint64_t tag) const;
+  Status CommitManifest(const std::vector<Written>& written, const std::vector<uint64_t>& dropped,
+                        uint64_t tag) const;
   // After a failed write: deletes the files it wrote (and the one it was writing), best effort.
   void RemoveUncommitted(const std::vector<Written>& written, uint64_t failed_seq) const;
   // After CommitManifest: points keys at the written files (older copies turn stale).
@@ -153,10 +153,10 @@ class SsdStore {
   // values; writes staged rows as whole files (all of them if `all`), keeping the remainder;
   // forgets files the manifest no longer lists and deletes them.
   std::vector<uint64_t> CompactionVictims() const;
-  PsStatus ReadLiveRows(uint64_t seq, ssd::ParamFile* file, std::vector<Key>* keys,
-                        std::vector<float>* values, CompactionStats* stats);
-  PsStatus FlushStaged(bool all, std::vector<Key>* keys, std::vector<float>* values,
-                       std::vector<Written>* written);
+  Status ReadLiveRows(uint64_t seq, ssd::ParamFile* file, std::vector<Key>* keys,
+                      std::vector<float>* values, CompactionStats* stats);
+  Status FlushStaged(bool all, std::vector<Key>* keys, std::vector<float>* values,
+                     std::vector<Written>* written);
   void DropFiles(const std::vector<uint64_t>& seqs);
 
   std::string dir_;

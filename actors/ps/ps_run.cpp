@@ -120,10 +120,7 @@ Status OpenShards(const PsPlan& plan, std::vector<std::shared_ptr<ShardCore>>* c
       return s;
     }
     std::unique_ptr<ShardCore> core;
-    if (ps::PsStatus s = ShardCore::Open(plan.options, m, dir.string(), &core); !s.ok()) {
-      return s.code() == ps::PsStatus::Code::kInvalidArgument ? Status::InvalidInput(s.message())
-                                                              : Status::IoError(s.message());
-    }
+    if (Status s = ShardCore::Open(plan.options, m, dir.string(), &core); !s.ok()) return s;
     cores->push_back(std::move(core));
   }
   return Status::Ok();

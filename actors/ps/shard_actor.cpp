@@ -207,7 +207,7 @@ void RetryWrites(Self* self, int32_t attempt) {
   ShardState& st = self->state;
   if (st.failed || !st.blocked) return;
   SetDisk(self);
-  const paramserver::PsStatus status = st.setup.core->RetryWrites();
+  const Status status = st.setup.core->RetryWrites();
   const double blocked_s = Now(self) - st.blocked_since_s;
   if (status.ok()) {
     st.blocked = false;

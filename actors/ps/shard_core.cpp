@@ -6,7 +6,6 @@
 namespace troupe {
 
 using paramserver::Key;
-using paramserver::PsStatus;
 using paramserver::RowBatch;
 
 namespace {
@@ -15,8 +14,8 @@ std::string ShardName(int32_t shard) { return "shard " + std::to_string(shard); 
 
 }  // namespace
 
-PsStatus ShardCore::Open(const PsOptions& options, int32_t shard, const std::string& dir,
-                         std::unique_ptr<ShardCore>* out) {
+Status ShardCore::Open(const PsOptions& options, int32_t shard, const std::string& dir,
+                       std::unique_ptr<ShardCore>* out) {
   std::unique_ptr<ShardCore> core(new ShardCore(options, shard));
   core->layout_ = paramserver::EmbeddingLayout(options.model);
   paramserver::SsdStoreOptions ssd;
@@ -26,7 +25,7 @@ PsStatus ShardCore::Open(const PsOptions& options, int32_t shard, const std::str
   ssd.sync = options.ssd_sync;
   core->write_fault_ = std::make_unique<paramserver::SsdWriteFault>();
   ssd.write_fault = core->write_fault_.get();
-  if (PsStatus s = paramserver::SsdStore::Open(dir, ssd, &core->ssd_); !s.ok()) return s;
+  if (Status s = paramserver::SsdStore::Open(dir, ssd, &core->ssd_); !s.ok()) return s;
   core->recovery_bytes_ =
       static_cast<int64_t>(core->ssd_->file_count() * paramserver::ssd::kFileHeaderBytes +
                            core->ssd_->stored_rows() * sizeof(Key));
@@ -43,10 +42,10 @@ PsStatus ShardCore::Open(const PsOptions& options, int32_t shard, const std::str
     core->mem_ = std::make_unique<paramserver::MemCache>(mem, core->backing_.get());
     core->hbm_ = std::make_unique<paramserver::HbmTable>(hbm);
   } catch (const std::invalid_argument& e) {
-    return PsStatus::InvalidArgument(ShardName(shard) + ": " + e.what());
+    return Status::InvalidInput(ShardName(shard) + ": " + e.what());
   }
   *out = std::move(core);
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 bool ShardCore::Fits(std::span<const Key> keys) const {
@@ -62,7 +61,7 @@ bool ShardCore::Fits(std::span<const Key> keys) const {
   return true;
 }
 
-PsStatus ShardCore::Prepare(int64_t step, std::span<const Key> keys, PrepareStats* stats) {
+Status ShardCore::Prepare(int64_t step, std::span<const Key> keys, PrepareStats* stats) {
   std::vector<Key> fresh;
   std::vector<Key>& pinned_by_step = step_keys_[step];
   for (const Key key : keys) {
@@ -82,7 +81,7 @@ PsStatus ShardCore::Prepare(int64_t step, std::span<const Key> keys, PrepareStat
   const SsdCounters before = backing_->counters();
   RowBatch rows;
   paramserver::FetchStats fetch;
-  if (PsStatus s = mem_->Fetch(fresh, &rows, &fetch); !s.ok()) return s;
+  if (Status s = mem_->Fetch(fresh, &rows, &fetch); !s.ok()) return s;
   const SsdCounters& after = backing_->counters();
   stats->mem_keys += static_cast<int64_t>(fresh.size());
   stats->mem_hits += static_cast<int64_t>(fetch.hits);
@@ -92,22 +91,22 @@ PsStatus ShardCore::Prepare(int64_t step, std::span<const Key> keys, PrepareStat
   stats->ssd_bytes_written += after.bytes_written - before.bytes_written;
   const paramserver::InsertResult inserted = hbm_->Insert(rows);
   if (!inserted.rejected.empty()) {
-    return PsStatus::InvalidArgument(ShardName(shard_) + ": HBM-PS is full (" +
-                                     std::to_string(inserted.rejected.size()) + " rows rejected)");
+    return Status::InvalidInput(ShardName(shard_) + ": HBM-PS is full (" +
+                                std::to_string(inserted.rejected.size()) + " rows rejected)");
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus ShardCore::Pull(std::span<const Key> keys, RowBatch* out) {
+Status ShardCore::Pull(std::span<const Key> keys, RowBatch* out) {
   const std::vector<Key> absent = hbm_->Get(keys, out, paramserver::RowPart::kEmbedding);
   if (!absent.empty()) {
-    return PsStatus::InvalidArgument(ShardName(shard_) + ": pulled key " +
-                                     std::to_string(absent.front()) + " is not in HBM-PS");
+    return Status::InvalidInput(ShardName(shard_) + ": pulled key " +
+                                std::to_string(absent.front()) + " is not in HBM-PS");
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, ApplyStats* stats) {
+Status ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, ApplyStats* stats) {
   const auto found = step_keys_.find(step);
   const std::vector<Key> keys = found == step_keys_.end() ? std::vector<Key>{} : found->second;
   if (found != step_keys_.end()) step_keys_.erase(found);
@@ -119,9 +118,9 @@ PsStatus ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, App
     for (size_t j = 0; j < part.keys.size(); ++j) {
       const auto it = index.find(part.keys[j]);
       if (it == index.end()) {
-        return PsStatus::InvalidArgument(ShardName(shard_) + ": gradient for key " +
-                                         std::to_string(part.keys[j]) + " not prepared in step " +
-                                         std::to_string(step));
+        return Status::InvalidInput(ShardName(shard_) + ": gradient for key " +
+                                    std::to_string(part.keys[j]) + " not prepared in step " +
+                                    std::to_string(step));
       }
       float* sum = sums.data() + it->second * dim;
       const float* g = part.gradients.data() + j * dim;
@@ -130,8 +129,8 @@ PsStatus ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, App
   }
   RowBatch rows;
   if (!hbm_->Get(keys, &rows).empty()) {
-    return PsStatus::InvalidArgument(ShardName(shard_) + ": a key of step " + std::to_string(step) +
-                                     " left HBM-PS before its update");
+    return Status::InvalidInput(ShardName(shard_) + ": a key of step " + std::to_string(step) +
+                                " left HBM-PS before its update");
   }
   const paramserver::CtrModelConfig& model = options_.model;
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -153,65 +152,65 @@ PsStatus ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, App
   const int64_t written_before = backing_->counters().bytes_written;
   if (options_.durable_updates) {
     // Write-through before anything acknowledges the step: every row it updated, tagged.
-    if (PsStatus s = backing_->StoreTagged(rows, static_cast<uint64_t>(step) + 1); !s.ok()) {
+    if (Status s = backing_->StoreTagged(rows, static_cast<uint64_t>(step) + 1); !s.ok()) {
       return s;
     }
   }
-  if (PsStatus s = mem_->Update(released, nullptr, options_.durable_updates); !s.ok()) return s;
+  if (Status s = mem_->Update(released, nullptr, options_.durable_updates); !s.ok()) return s;
   stats->ssd_bytes_written = backing_->counters().bytes_written - written_before;
-  if (blocked()) return PsStatus::Ok();  // compaction waits for the writes to succeed
+  if (blocked()) return Status::Ok();  // compaction waits for the writes to succeed
   return Compact(stats);
 }
 
-PsStatus ShardCore::Compact(ApplyStats* stats) {
+Status ShardCore::Compact(ApplyStats* stats) {
   paramserver::CompactionStats compaction;
   bool compacted = false;
   compaction_error_ = ssd_->MaybeCompact(&compacted, &compaction);
   if (!compaction_error_.ok()) {
     // The store is as before the compaction: only the space is not reclaimed yet.
-    if (compaction_error_.code() != PsStatus::Code::kIoError) return compaction_error_;
-    return PsStatus::Ok();
+    if (compaction_error_.code() != Status::Code::kIoError) return compaction_error_;
+    return Status::Ok();
   }
   if (stats != nullptr) {
     stats->compacted = compacted;
     stats->compaction_bytes = compaction.bytes_read + compaction.bytes_written;
   }
   compactions_ += compacted ? 1 : 0;
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-const PsStatus& ShardCore::WriteError() const {
+const Status& ShardCore::WriteError() const {
   return backing_->blocked() ? backing_->write_error() : compaction_error_;
 }
 
-PsStatus ShardCore::RetryWrites() {
+Status ShardCore::RetryWrites() {
   if (backing_->blocked()) {
-    if (PsStatus s = backing_->Flush(); !s.ok()) return s;
+    if (Status s = backing_->Flush(); !s.ok()) return s;
   }
   if (!compaction_error_.ok()) {
-    if (PsStatus s = Compact(nullptr); !s.ok()) return s;
+    if (Status s = Compact(nullptr); !s.ok()) return s;
     return compaction_error_;
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus ShardCore::FlushMem() { return mem_->Flush(); }
+Status ShardCore::FlushMem() { return mem_->Flush(); }
 
-PsStatus ShardCore::Final(RowBatch* out) {
+Status ShardCore::Final(RowBatch* out) {
   if (!pinned_.empty()) {
-    return PsStatus::InvalidArgument(ShardName(shard_) + ": " + std::to_string(pinned_.size()) +
-                                     " rows still pinned in HBM-PS at the end");
+    return Status::InvalidInput(ShardName(shard_) + ": " + std::to_string(pinned_.size()) +
+                                " rows still pinned in HBM-PS at the end");
   }
-  if (PsStatus s = mem_->Flush(); !s.ok()) return s;
+  if (Status s = mem_->Flush(); !s.ok()) return s;
   if (blocked()) return WriteError();
   const std::vector<Key> keys = backing_->KnownKeys();
   paramserver::GetStats stats;
-  if (PsStatus s = ssd_->Get(keys, out, &stats); !s.ok()) return s;
+  if (Status s = ssd_->Get(keys, out, &stats); !s.ok()) return s;
   if (out->keys.size() != keys.size()) {
-    return PsStatus::Corrupt(ShardName(shard_) + ": " + std::to_string(stats.keys_missing) +
-                             " stored keys missing from SSD-PS");
+    return Status::Corrupt(ShardName(shard_) + ": " + std::to_string(stats.keys_missing) +
+                           " stored keys missing from SSD-PS");
   }
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 }  // namespace troupe

@@ -69,29 +69,28 @@ struct GradientPart {
 class ShardCore {
  public:
   // Opens (creates) the shard's SSD-PS in `dir`. Errors name the folder or the budget.
-  static paramserver::PsStatus Open(const PsOptions& options, int32_t shard, const std::string& dir,
-                                    std::unique_ptr<ShardCore>* out);
+  static Status Open(const PsOptions& options, int32_t shard, const std::string& dir,
+                     std::unique_ptr<ShardCore>* out);
 
   // Whether the keys not yet in HBM-PS fit there now, GPU by GPU.
   bool Fits(std::span<const paramserver::Key> keys) const;
   // Brings `keys` (distinct) into HBM-PS for `step` and pins them until Apply(step).
   // Requires Fits(keys).
-  paramserver::PsStatus Prepare(int64_t step, std::span<const paramserver::Key> keys,
-                                PrepareStats* stats);
+  Status Prepare(int64_t step, std::span<const paramserver::Key> keys, PrepareStats* stats);
   // The embedding weights (dim floats) of pinned keys, in `keys` order.
-  paramserver::PsStatus Pull(std::span<const paramserver::Key> keys, paramserver::RowBatch* out);
+  Status Pull(std::span<const paramserver::Key> keys, paramserver::RowBatch* out);
   // Applies step's gradients (parts in node order), unpins the step's keys and releases those
   // no later step pinned into MEM-PS, then compacts SSD-PS if it passed its threshold.
-  paramserver::PsStatus Apply(int64_t step, std::span<const GradientPart> parts, ApplyStats* stats);
+  Status Apply(int64_t step, std::span<const GradientPart> parts, ApplyStats* stats);
   // After the last Apply: writes MEM-PS's dirty rows back (may leave the core blocked).
-  paramserver::PsStatus FlushMem();
+  Status FlushMem();
   // Then, when !blocked(): every parameter of the shard (full rows, keys sorted).
-  paramserver::PsStatus Final(paramserver::RowBatch* out);
+  Status Final(paramserver::RowBatch* out);
 
   // Failed writes (see above).
   bool blocked() const { return backing_->blocked() || !compaction_error_.ok(); }
-  const paramserver::PsStatus& WriteError() const;
-  paramserver::PsStatus RetryWrites();
+  const Status& WriteError() const;
+  Status RetryWrites();
   paramserver::SsdWriteFault& write_fault() { return *write_fault_; }
   // The last step whose updates SSD-PS holds (durable_updates; -1: none), and the bytes Open read
   // to recover the store (every file's header and keys).
@@ -107,7 +106,7 @@ class ShardCore {
  private:
   ShardCore(const PsOptions& options, int32_t shard) : options_(options), shard_(shard) {}
   // MaybeCompact; an I/O failure is kept in compaction_error_ (blocked), not returned.
-  paramserver::PsStatus Compact(ApplyStats* stats);
+  Status Compact(ApplyStats* stats);
 
   PsOptions options_;
   int32_t shard_;
@@ -122,7 +121,7 @@ class ShardCore {
   std::map<int64_t, std::vector<paramserver::Key>> step_keys_;  // in flight: keys each step pinned
   int64_t compactions_ = 0;
   int64_t recovery_bytes_ = 0;
-  paramserver::PsStatus compaction_error_;
+  Status compaction_error_;
 };
 
 }  // namespace troupe

@@ -7,10 +7,9 @@
 namespace troupe {
 
 using paramserver::Key;
-using paramserver::PsStatus;
 using paramserver::RowBatch;
 
-PsStatus SsdBackingStore::Load(std::span<const Key> keys, RowBatch* out) {
+Status SsdBackingStore::Load(std::span<const Key> keys, RowBatch* out) {
   const auto width = static_cast<size_t>(layout_.floats());
   std::vector<Key> on_disk;  // the keys not pending, in `keys` order
   on_disk.reserve(keys.size());
@@ -18,7 +17,7 @@ PsStatus SsdBackingStore::Load(std::span<const Key> keys, RowBatch* out) {
     if (!pending_at_.contains(key)) on_disk.push_back(key);
   }
   paramserver::GetStats stats;
-  if (PsStatus s = store_->Get(on_disk, &found_, &stats); !s.ok()) return s;
+  if (Status s = store_->Get(on_disk, &found_, &stats); !s.ok()) return s;
   out->keys.assign(keys.begin(), keys.end());
   out->values.assign(keys.size() * width, 0.0f);
   // found_ holds the keys the store has, in on_disk order (Load's keys are distinct).
@@ -38,7 +37,7 @@ PsStatus SsdBackingStore::Load(std::span<const Key> keys, RowBatch* out) {
   }
   counters_.bytes_read += stats.bytes_read;
   counters_.files_read += stats.files_read;
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
 void SsdBackingStore::Merge(const RowBatch& rows) {
@@ -53,13 +52,13 @@ void SsdBackingStore::Merge(const RowBatch& rows) {
   }
 }
 
-PsStatus SsdBackingStore::Flush() {
+Status SsdBackingStore::Flush() {
   if (pending_.keys.empty() && pending_tag_ == store_->tag()) {
-    write_error_ = PsStatus::Ok();
+    write_error_ = Status::Ok();
     return write_error_;
   }
   const uint64_t before = store_->disk_bytes();
-  if (PsStatus s = store_->Put(pending_, pending_tag_); !s.ok()) {
+  if (Status s = store_->Put(pending_, pending_tag_); !s.ok()) {
     ++counters_.failed_writes;
     write_error_ = s;
     return s;
@@ -70,20 +69,20 @@ PsStatus SsdBackingStore::Flush() {
   pending_.keys.clear();
   pending_.values.clear();
   pending_at_.clear();
-  write_error_ = PsStatus::Ok();
+  write_error_ = Status::Ok();
   return write_error_;
 }
 
-PsStatus SsdBackingStore::Store(const RowBatch& rows) {
+Status SsdBackingStore::Store(const RowBatch& rows) {
   if (rows.values.size() != rows.keys.size() * static_cast<size_t>(layout_.floats())) {
-    return PsStatus::InvalidArgument("SsdBackingStore::Store: rows do not match the layout");
+    return Status::InvalidInput("SsdBackingStore::Store: rows do not match the layout");
   }
   Merge(rows);
   (void)Flush();  // a failure keeps the rows pending: the owner sees blocked()
-  return PsStatus::Ok();
+  return Status::Ok();
 }
 
-PsStatus SsdBackingStore::StoreTagged(const RowBatch& rows, uint64_t tag) {
+Status SsdBackingStore::StoreTagged(const RowBatch& rows, uint64_t tag) {
   pending_tag_ = tag;
   return Store(rows);
 }

@@ -42,18 +42,17 @@ class SsdBackingStore final : public paramserver::BackingStore {
   SsdBackingStore(paramserver::SsdStore* store, const paramserver::ValueLayout& layout)
       : store_(store), layout_(layout), pending_tag_(store->tag()) {}
 
-  paramserver::PsStatus Load(std::span<const paramserver::Key> keys,
-                             paramserver::RowBatch* out) override;
-  paramserver::PsStatus Store(const paramserver::RowBatch& rows) override;
+  Status Load(std::span<const paramserver::Key> keys, paramserver::RowBatch* out) override;
+  Status Store(const paramserver::RowBatch& rows) override;
   const paramserver::ValueLayout& layout() const override { return layout_; }
 
   // Store, committing `tag` (SsdStore::Put) with the rows.
-  paramserver::PsStatus StoreTagged(const paramserver::RowBatch& rows, uint64_t tag);
+  Status StoreTagged(const paramserver::RowBatch& rows, uint64_t tag);
   // Writes the pending rows (and tag) again; OK when nothing is pending any more.
-  paramserver::PsStatus Flush();
+  Status Flush();
 
   bool blocked() const { return !write_error_.ok(); }
-  const paramserver::PsStatus& write_error() const { return write_error_; }
+  const Status& write_error() const { return write_error_; }
   size_t pending_rows() const { return pending_.keys.size(); }
   const SsdCounters& counters() const { return counters_; }
   // Every key stored or pending, sorted.
@@ -68,8 +67,8 @@ class SsdBackingStore final : public paramserver::BackingStore {
   paramserver::RowBatch pending_;                             // not yet durable
   absl::flat_hash_map<paramserver::Key, size_t> pending_at_;  // key -> row of pending_
   uint64_t pending_tag_;
-  paramserver::PsStatus write_error_;  // the last failed write while rows are pending
-  paramserver::RowBatch found_;        // scratch
+  Status write_error_;           // the last failed write while rows are pending
+  paramserver::RowBatch found_;  // scratch
 };
 
 }  // namespace troupe

@@ -138,8 +138,7 @@ TEST(PsFaults, DiskThatNeverHealsFailsCleanlyAndLeavesTheStoreReadable) {
   options.layout = paramserver::EmbeddingLayout(run.plan.options.model);
   options.file_bytes = static_cast<uint64_t>(run.plan.options.ssd_file_bytes);
   std::unique_ptr<paramserver::SsdStore> store;
-  const paramserver::PsStatus opened =
-      paramserver::SsdStore::Open(root + "/ssd/node-1", options, &store);
+  const Status opened = paramserver::SsdStore::Open(root + "/ssd/node-1", options, &store);
   ASSERT_TRUE(opened.ok()) << opened.message();
   EXPECT_GT(store->size(), 0u);
   paramserver::RowBatch rows;

@@ -128,14 +128,14 @@ TEST(MemCacheTest, BadConfigsThrow) {
 class FlakyStore final : public BackingStore {
  public:
   FlakyStore() : inner_(kLayout, InitRow) {}
-  PsStatus Load(std::span<const Key> keys, RowBatch* out) override {
-    if (fail_load) return PsStatus::IoError("load failed");
-    PsStatus status = inner_.Load(keys, out);
+  Status Load(std::span<const Key> keys, RowBatch* out) override {
+    if (fail_load) return Status::IoError("load failed");
+    Status status = inner_.Load(keys, out);
     if (short_load) out->values.pop_back();  // a broken store: one float short
     return status;
   }
-  PsStatus Store(const RowBatch& rows) override {
-    return fail_store ? PsStatus::IoError("store failed") : inner_.Store(rows);
+  Status Store(const RowBatch& rows) override {
+    return fail_store ? Status::IoError("store failed") : inner_.Store(rows);
   }
   const ValueLayout& layout() const override { return inner_.layout(); }
   bool fail_load = false;
@@ -151,11 +151,11 @@ TEST(MemCacheTest, LoadErrorFailsOneCallStoreErrorIsSticky) {
   MemCache cache(Config(2, 2), &store);
   RowBatch out;
   store.fail_load = true;
-  EXPECT_EQ(cache.Fetch(std::vector<Key>{1}, &out).code(), PsStatus::Code::kIoError);
+  EXPECT_EQ(cache.Fetch(std::vector<Key>{1}, &out).code(), Status::Code::kIoError);
   EXPECT_EQ(cache.size(), 0u);
   store.fail_load = false;
   store.short_load = true;
-  EXPECT_EQ(cache.Fetch(std::vector<Key>{1}, &out).code(), PsStatus::Code::kInvalidArgument);
+  EXPECT_EQ(cache.Fetch(std::vector<Key>{1}, &out).code(), Status::Code::kInvalidInput);
   EXPECT_FALSE(cache.Contains(1));
   store.short_load = false;
   ASSERT_TRUE(cache.Update(Rows({1, 2}, 4.0f)).ok());

@@ -55,7 +55,7 @@ std::map<Key, float> Contents(SsdStore& store, Key key_space) {
   std::vector<Key> keys;
   for (Key k = 0; k < key_space; ++k) keys.push_back(k);
   RowBatch out;
-  const PsStatus status = store.Get(keys, &out, nullptr);
+  const Status status = store.Get(keys, &out, nullptr);
   EXPECT_TRUE(status.ok()) << status.message();
   std::map<Key, float> contents;
   for (size_t i = 0; i < out.size(); ++i) contents[out.keys[i]] = out.row(i, kLayout)[0];
@@ -64,7 +64,7 @@ std::map<Key, float> Contents(SsdStore& store, Key key_space) {
 
 std::unique_ptr<SsdStore> OpenOk(const std::string& dir, const SsdStoreOptions& options) {
   std::unique_ptr<SsdStore> store;
-  const PsStatus status = SsdStore::Open(dir, options, &store);
+  const Status status = SsdStore::Open(dir, options, &store);
   EXPECT_TRUE(status.ok()) << status.message();
   return store;
 }
@@ -89,8 +89,8 @@ TEST(SsdFault, FailedPutChangesNothingAndNamesTheFile) {
     const size_t files_before = FilesInDir(dir);
     const int error = healthy == 1 ? EIO : ENOSPC;
     fault.Fail(error, healthy);
-    const PsStatus failed = store->Put(Rows(4, 8, 2.0f), 8);  // 4 files, then the manifest
-    EXPECT_EQ(failed.code(), PsStatus::Code::kIoError);
+    const Status failed = store->Put(Rows(4, 8, 2.0f), 8);  // 4 files, then the manifest
+    EXPECT_EQ(failed.code(), Status::Code::kIoError);
     EXPECT_NE(failed.message().find(dir + "/"), std::string::npos) << failed.message();
     EXPECT_NE(failed.message().find(std::strerror(error)), std::string::npos) << failed.message();
     if (healthy == 4) {
@@ -135,8 +135,8 @@ TEST(SsdFault, FailedCompactionKeepsEveryRow) {
   const std::map<Key, float> before = Contents(*store, 16);
   const uint64_t disk_before = store->disk_bytes();
   fault.Fail(ENOSPC, 1);  // one merged file written, then the disk is full
-  const PsStatus failed = store->Compact();
-  EXPECT_EQ(failed.code(), PsStatus::Code::kIoError);
+  const Status failed = store->Compact();
+  EXPECT_EQ(failed.code(), Status::Code::kIoError);
   EXPECT_NE(failed.message().find("No space left on device"), std::string::npos);
   EXPECT_EQ(Contents(*store, 16), before);
   EXPECT_EQ(store->disk_bytes(), disk_before);

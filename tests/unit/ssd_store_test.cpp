@@ -63,7 +63,7 @@ std::map<Key, float> Versions(const RowBatch& out) {
 
 std::unique_ptr<SsdStore> OpenOk(const std::string& dir, const SsdStoreOptions& options) {
   std::unique_ptr<SsdStore> store;
-  const PsStatus status = SsdStore::Open(dir, options, &store);
+  const Status status = SsdStore::Open(dir, options, &store);
   EXPECT_TRUE(status.ok()) << status.message();
   return store;
 }
@@ -72,7 +72,7 @@ std::map<Key, float> ReadAll(SsdStore& store, Key key_space, GetStats* stats = n
   std::vector<Key> keys;
   for (Key k = 0; k < key_space; ++k) keys.push_back(k);
   RowBatch out;
-  const PsStatus status = store.Get(keys, &out, stats);
+  const Status status = store.Get(keys, &out, stats);
   EXPECT_TRUE(status.ok()) << status.message();
   return Versions(out);
 }
@@ -239,7 +239,7 @@ TEST(SsdStore, ReopenRecoversEverythingAndDropsUnlistedFiles) {
   SsdStoreOptions other = Options();
   other.layout = {8, 8};
   std::unique_ptr<SsdStore> mismatched;
-  EXPECT_EQ(SsdStore::Open(dir, other, &mismatched).code(), PsStatus::Code::kInvalidArgument);
+  EXPECT_EQ(SsdStore::Open(dir, other, &mismatched).code(), Status::Code::kInvalidInput);
 }
 
 // A store with one 20-row file whose path is returned.
@@ -257,17 +257,17 @@ TEST(SsdStore, CorruptFileIsReportedWithItsNameNeverRead) {
   auto store = OpenOk(dir, Options());
   FlipByte(path, ssd::ParamFileBytes(20, kLayout.floats()) - 3);  // a value byte
   RowBatch out;
-  const PsStatus get = store->Get(std::vector<Key>{4}, &out, nullptr);
-  EXPECT_EQ(get.code(), PsStatus::Code::kCorrupt);
+  const Status get = store->Get(std::vector<Key>{4}, &out, nullptr);
+  EXPECT_EQ(get.code(), Status::Code::kCorrupt);
   EXPECT_NE(get.message().find(path), std::string::npos) << get.message();
   EXPECT_EQ(out.size(), 0u);
   FlipByte(path, ssd::kFileHeaderBytes + 8);  // a key byte: caught when the store opens
   std::unique_ptr<SsdStore> reopened;
-  const PsStatus open = SsdStore::Open(dir, Options(), &reopened);
-  EXPECT_EQ(open.code(), PsStatus::Code::kCorrupt);
+  const Status open = SsdStore::Open(dir, Options(), &reopened);
+  EXPECT_EQ(open.code(), Status::Code::kCorrupt);
   EXPECT_NE(open.message().find(path), std::string::npos) << open.message();
   fs::resize_file(path, 100);  // truncated
-  EXPECT_EQ(SsdStore::Open(dir, Options(), &reopened).code(), PsStatus::Code::kCorrupt);
+  EXPECT_EQ(SsdStore::Open(dir, Options(), &reopened).code(), Status::Code::kCorrupt);
 }
 
 TEST(SsdStore, CorruptManifestIsReportedWithItsName) {
@@ -279,14 +279,14 @@ TEST(SsdStore, CorruptManifestIsReportedWithItsName) {
     std::ofstream(manifest, std::ios::binary) << good;
     FlipByte(manifest, offset);
     std::unique_ptr<SsdStore> store;
-    const PsStatus status = SsdStore::Open(dir, Options(), &store);
-    EXPECT_EQ(status.code(), PsStatus::Code::kCorrupt) << offset;
+    const Status status = SsdStore::Open(dir, Options(), &store);
+    EXPECT_EQ(status.code(), Status::Code::kCorrupt) << offset;
     EXPECT_NE(status.message().find(manifest), std::string::npos) << status.message();
     EXPECT_EQ(store, nullptr);
   }
   std::ofstream(manifest, std::ios::binary) << good.substr(0, 30);  // truncated
   std::unique_ptr<SsdStore> store;
-  EXPECT_EQ(SsdStore::Open(dir, Options(), &store).code(), PsStatus::Code::kCorrupt);
+  EXPECT_EQ(SsdStore::Open(dir, Options(), &store).code(), Status::Code::kCorrupt);
 }
 
 // The crash test's writer: Put number i of iteration iter, every row at one fresh version.
