@@ -155,15 +155,6 @@ void ResetLedger(SchedulerState& st) {
   }
 }
 
-// The starvation guard's marks, once the round at start_s is ordered (scheduling::MarkStarving).
-void MarkStarvingJobs(SchedulerState& st, const std::vector<const scheduling::SchedJob*>& ordered,
-                      double start_s) {
-  if (st.options.order.starvation_s <= 0) return;
-  for (const scheduling::SchedJob* job : ordered) {
-    scheduling::MarkStarving(start_s, st.options.order.starvation_s, st.jobs[job->id].view);
-  }
-}
-
 // What SRTF and FTF will take each job's speed to be next round (scheduling::ExpectedSpeedup).
 void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed) {
   if (st.options.policy != scheduling::Policy::kSrtf &&
@@ -203,7 +194,6 @@ void PlanRound(Self* self, double start_s) {
     ResetLedger(st);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   }
-  MarkStarvingJobs(st, runnable, start_s);
   NoteExpectedSpeedups(st, placements);
   if (st.queue.empty()) return Idle(self, start_s);
 
@@ -229,29 +219,21 @@ void BeginRound(Self* self, double start_s) {
     return EndRun(self, "deadline");
   }
   if (st.next_arrival_s < 0 || st.next_arrival_s > start_s) return PlanRound(self, start_s);
-  Ask(
-      self, st.telemetry, st.cluster.workload, ArrivalsRequest{start_s},
-      [=](ArrivalBatch& batch) {
+  st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
+  self->request(st.cluster.workload, caf::infinite, ArrivalsRequest{start_s})
+      .then([=](ArrivalBatch& batch) {
         std::vector<ProfileAsk> asks = Admit(self, batch.jobs);
         self->state.next_arrival_s = batch.next_arrival_s;
         if (asks.empty()) return PlanRound(self, start_s);
         SchedulerState& st = self->state;
-        Ask(
-            self, st.telemetry, st.cluster.profiler, ProfileRequest{std::move(asks)},
-            [=](ProfileBatch& profiles) {
+        st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
+        self->request(st.cluster.profiler, caf::infinite, ProfileRequest{std::move(asks)})
+            .then([=](ProfileBatch& profiles) {
               ApplyProfiles(self, profiles);
               PlanRound(self, start_s);
-            },
-            [=] { Unreachable(self, "the profiler"); }, RetryEveryRound(st));
-      },
-      [=] { Unreachable(self, "the workload"); }, RetryEveryRound(st));
+            });
+      });
 }
-
-void Unreachable(Self* self, const std::string& who) {
-  EndRun(self, who + " is unreachable (every request dropped; a partition that never heals?)");
-}
-
-AskRetry RetryEveryRound(const SchedulerState& st) { return AskRetry{st.options.round_s, 1000}; }
 
 void MaybeCloseRound(Self* self) {
   SchedulerState& st = self->state;
@@ -369,7 +351,6 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
     Tell(self, telemetry, self, round_end_atom::value, kWakeUp, 0.0);  // the first round, at 0
   }
   return {
-      AskLaterHandler(),  // the timer of Ask (requests to the workload, profiler, checkpoints)
       [=](round_end_atom, int64_t round, double at_s) {
         SchedulerState& st = self->state;
         if (st.ended) return;
