@@ -1,6 +1,7 @@
 // ValidateConfig (config_loader.hpp): every number within the range config.proto declares
-// (config_ranges.hpp), then the rules that compare fields, one Validate* function per block, each
-// adding "field.path: <why>" failures to a Check.
+// (config_ranges.hpp), then the rules a range cannot say (fields compared with each other, totals,
+// "> 0" where the range starts at 0, names), one Validate* function per block, each adding
+// "field.path: <why>" failures to a Check.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -49,9 +50,6 @@ class Check {
   void Positive(const std::string& field, double value) {
     if (!std::isfinite(value) || !(value > 0)) Fail(field, "must be > 0, got " + Num(value));
   }
-  void NonNegative(const std::string& field, double value) {
-    if (!std::isfinite(value) || !(value >= 0)) Fail(field, "must be >= 0, got " + Num(value));
-  }
   const Status& status() const { return status_; }
 
  private:
@@ -66,8 +64,6 @@ void ValidateServers(const config::Cluster& cluster, Check& check) {
   for (int i = 0; i < cluster.servers_size(); ++i) {
     const config::ServerGroup& g = cluster.servers(i);
     std::string at = "cluster.servers[" + std::to_string(i) + "].";
-    check.AtLeast(at + "count", g.count(), 1);
-    check.AtLeast(at + "gpus", g.gpus(), 1);
     check.Positive(at + "cpus", g.cpus());
     check.Positive(at + "memory_gb", g.memory_gb());
   }
@@ -90,12 +86,6 @@ void ValidateServers(const config::Cluster& cluster, Check& check) {
 void ValidateWorkload(const config::RunConfig& cfg, Check& check) {
   const config::Workload& w = cfg.workload();
   const config::Generator& g = w.generator();
-  check.AtLeast("workload.max_jobs", w.max_jobs(), 0);
-  check.Positive("workload.generator.jobs_per_hour", g.jobs_per_hour());
-  check.AtLeast("workload.generator.num_jobs", g.num_jobs(), 0);
-  check.NonNegative("workload.generator.image_percent", g.image_percent());
-  check.NonNegative("workload.generator.language_percent", g.language_percent());
-  check.NonNegative("workload.generator.speech_percent", g.speech_percent());
   double sum = g.image_percent() + g.language_percent() + g.speech_percent();
   if (!(sum > 0))
     check.Fail("workload.generator", "class percents must sum to > 0, got " + Num(sum));
@@ -111,24 +101,12 @@ void ValidateWorkload(const config::RunConfig& cfg, Check& check) {
 
 void ValidateRun(const config::RunConfig& cfg, Check& check) {
   const config::Run& r = cfg.run();
-  check.Positive("scheduler.round_s", cfg.scheduler().round_s());
-  check.NonNegative("scheduler.starvation_s", cfg.scheduler().starvation_s());
-  const config::Profiler& profiler = cfg.scheduler().profiler();
-  check.NonNegative("scheduler.profiler.seconds_per_point", profiler.seconds_per_point());
-  check.NonNegative("scheduler.profiler.noise_stddev", profiler.noise_stddev());
-  check.NonNegative("scheduler.profiler.improvement_threshold", profiler.improvement_threshold());
-  check.AtLeast("scheduler.profiler.servers", profiler.servers(), 0);
-  check.Positive("run.time_scale", r.time_scale());
-  check.NonNegative("run.deadline_s", r.deadline_s());
-  check.AtLeast("run.measure_first_job", r.measure_first_job(), -1);
-  check.AtLeast("run.measure_last_job", r.measure_last_job(), -1);
   if (r.measure_first_job() >= 0 && r.measure_last_job() >= 0 &&
       r.measure_first_job() > r.measure_last_job()) {
     check.Fail("run.measure_first_job", "must be <= run.measure_last_job (" +
                                             Num(r.measure_last_job()) + "), got " +
                                             Num(r.measure_first_job()));
   }
-  check.AtLeast("run.threads", r.threads(), 0);
   if (r.out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
 }
 
@@ -188,28 +166,11 @@ void ValidatePlacement(const config::RunConfig& cfg, Check& check) {
 void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
   const config::ParamServer& p = cfg.paramserver();
   const std::string at = "paramserver.";
-  check.AtLeast(at + "nodes", p.nodes(), 1);
-  check.AtLeast(at + "gpus_per_node", p.gpus_per_node(), 1);
-  check.AtLeast(at + "dim", p.dim(), 1);
   const int64_t hbm_row = 8 + 8 * int64_t{std::max(p.dim(), 1)};  // key + weights + Adagrad
   check.AtLeast(at + "hbm_bytes_per_gpu", p.hbm_bytes_per_gpu(), hbm_row);
-  check.AtLeast(at + "mem_bytes_per_node", p.mem_bytes_per_node(), 0);
-  check.AtLeast(at + "ssd_file_bytes", p.ssd_file_bytes(), 4096);
-  check.AtLeast(at + "ssd_compaction_threshold_bytes", p.ssd_compaction_threshold_bytes(), 1);
-  for (int i = 0; i < p.hidden_size(); ++i) {
-    check.AtLeast(at + "hidden[" + std::to_string(i) + "]", p.hidden(i), 1);
-  }
   check.Positive(at + "lr_dense", p.lr_dense());
   check.Positive(at + "lr_embedding", p.lr_embedding());
-  check.AtLeast(at + "batch_size", p.batch_size(), 1);
-  check.AtLeast(at + "batches", p.batches(), 1);
-  check.AtLeast(at + "prefetch", p.prefetch(), 1);
   check.Positive(at + "zipf_skew", p.zipf_skew());
-  check.AtLeast(at + "keys_per_field", p.keys_per_field(), 1);
-  if (p.keys_per_field() > (int64_t{1} << 32)) {
-    check.Fail(at + "keys_per_field", "must be <= 2^32, got " + Num(p.keys_per_field()));
-  }
-  check.AtLeast(at + "holdout_examples", p.holdout_examples(), 0);
   const int64_t examples = p.batches() * p.nodes() * p.batch_size();
   if (p.criteo_file().empty() && examples > kMaxPsTrainingExamples) {
     check.Fail(at + "batches", "batches x nodes x batch_size (the generated examples) must be <= " +
@@ -220,13 +181,6 @@ void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
     check.Fail(at + "batch_size", "nodes x batch_size x (prefetch + 1) must be <= " +
                                       Num(kMaxPsExamplesInFlight) + ", got " + Num(in_flight));
   }
-  check.Positive(at + "gpu_flops", p.gpu_flops());
-  check.Positive(at + "hbm_bytes_per_s", p.hbm_bytes_per_s());
-  check.Positive(at + "network_bytes_per_s", p.network_bytes_per_s());
-  check.Positive(at + "ssd_bytes_per_s", p.ssd_bytes_per_s());
-  check.Positive(at + "disk_bytes_per_s", p.disk_bytes_per_s());
-  check.Positive("run.time_scale", cfg.run().time_scale());
-  check.AtLeast("run.threads", cfg.run().threads(), 0);
   if (cfg.run().out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
   if (cfg.placement_size() > 0) check.Fail("placement", "a paramserver run has no placement");
 }
@@ -252,21 +206,6 @@ void ValidateOasis(const config::RunConfig& cfg, Check& check) {
   if (u != "sigmoid" && u != "linear" && u != "step") {
     check.Fail(at + "utility", "must be sigmoid, linear or step, got " + u);
   }
-  check.AtLeast(at + "slots", o.slots(), 1);
-  check.Positive(at + "slot_s", o.slot_s());
-  check.AtLeast(at + "worker_servers", o.worker_servers(), 1);
-  check.AtLeast(at + "ps_machines", o.ps_machines(), 1);
-  check.AtLeast(at + "jobs", o.jobs(), 0);
-  check.NonNegative(at + "jobs_per_slot", o.jobs_per_slot());
-  check.NonNegative(at + "diurnal_amplitude", o.diurnal_amplitude());
-  check.AtLeast(at + "diurnal_period", o.diurnal_period(), 1);
-  for (const auto* m : {&o.worker_capacity(), &o.ps_capacity()}) {
-    const std::string where =
-        at + (m == &o.worker_capacity() ? "worker_capacity." : "ps_capacity.");
-    for (double v : {m->gpus(), m->cpus(), m->memory_gb(), m->storage_gb(), m->gbps()}) {
-      check.NonNegative(where + "*", v);
-    }
-  }
   const config::Oasis::Range* counts[] = {&o.epochs(), &o.chunks(), &o.minibatches()};
   for (const auto* r : counts) {
     if (r->has_lo() || r->has_hi())
@@ -289,12 +228,6 @@ void ValidateOasis(const config::RunConfig& cfg, Check& check) {
   for (const auto* r : others) {
     if (r->has_lo() || r->has_hi()) ValidateOasisRange(at + "range", *r, 0, check);
   }
-  check.Positive(at + "low_scale", o.low_scale());
-  check.Positive(at + "high_scale", o.high_scale());
-  check.Positive(at + "dorm_fairness", o.dorm_fairness());
-  if (o.dorm_fairness() < 1) check.Fail(at + "dorm_fairness", "must be >= 1");
-  check.NonNegative(at + "dorm_time_limit_s", o.dorm_time_limit_s());
-  check.Positive("run.time_scale", cfg.run().time_scale());
   if (cfg.run().out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
   if (cfg.placement_size() > 0) check.Fail("placement", "an oasis run has no placement");
 }
@@ -316,18 +249,11 @@ void ValidateAgents(const config::RunConfig& cfg, Check& check) {
   if (!a.secret().empty() && !a.secret_file().empty()) {
     check.Fail("agents.secret_file", "give agents.secret or agents.secret_file, not both");
   }
-  check.AtLeast("agents.expected_jobs", a.expected_jobs(), 0);
-  check.Positive("agents.registration_timeout_s", a.registration_timeout_s());
-  check.AtLeast("agents.max_connections", a.max_connections(), 1);
-  check.AtLeast("agents.max_frame_bytes", a.max_frame_bytes(), 1024);
-  check.Positive("agents.read_timeout_s", a.read_timeout_s());
-  check.Positive("agents.heartbeat_s", a.heartbeat_s());
   if (a.heartbeat_s() >= a.read_timeout_s()) {
     check.Fail("agents.heartbeat_s", "must be shorter than agents.read_timeout_s (" +
                                          Num(a.read_timeout_s()) + "), got " +
                                          Num(a.heartbeat_s()));
   }
-  check.AtLeast("agents.first_job_id", a.first_job_id(), 0);
 }
 
 // The real-mode backends (RunConfig.backends, docs/gpu.md): known names, real mode for real
@@ -356,13 +282,6 @@ void ValidateBackends(const config::RunConfig& cfg, Check& check) {
     check.Fail("backends.collective", "'nccl' needs backends.compute: cuda");
   }
   check.Positive("backends.scale", b.scale());
-  if (b.scale() > 1) check.Fail("backends.scale", "must be <= 1, got " + Num(b.scale()));
-  check.AtLeast("backends.width", b.width(), 1);
-  check.AtLeast("backends.gemms", b.gemms(), 1);
-  check.Positive("backends.reference_flops_per_s", b.reference_flops_per_s());
-  check.NonNegative("backends.gradient_mib", b.gradient_mib());
-  check.Positive("backends.link_gbps", b.link_gbps());
-  check.NonNegative("backends.link_latency_us", b.link_latency_us());
 }
 
 }  // namespace
