@@ -155,6 +155,15 @@ void ResetLedger(SchedulerState& st) {
   }
 }
 
+// The starvation guard's marks, once the round at start_s is ordered (scheduling::MarkStarving).
+void MarkStarvingJobs(SchedulerState& st, const std::vector<const scheduling::SchedJob*>& ordered,
+                      double start_s) {
+  if (st.options.order.starvation_s <= 0) return;
+  for (const scheduling::SchedJob* job : ordered) {
+    scheduling::MarkStarving(start_s, st.options.order.starvation_s, st.jobs[job->id].view);
+  }
+}
+
 // What SRTF and FTF will take each job's speed to be next round (scheduling::ExpectedSpeedup).
 void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed) {
   if (st.options.policy != scheduling::Policy::kSrtf &&
@@ -194,6 +203,7 @@ void PlanRound(Self* self, double start_s) {
     ResetLedger(st);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   }
+  MarkStarvingJobs(st, runnable, start_s);
   NoteExpectedSpeedups(st, placements);
   if (st.queue.empty()) return Idle(self, start_s);
 

@@ -41,12 +41,6 @@ struct Ranked {
   }
 };
 
-bool Starving(const SchedJob& j, double now_s, double starvation_s) {
-  if (starvation_s <= 0) return false;
-  const double waiting_since = j.last_served_s >= 0 ? j.last_served_s : j.arrival_s;
-  return now_s - waiting_since > starvation_s;
-}
-
 }  // namespace
 
 std::string_view PolicyName(Policy policy) {
@@ -65,10 +59,8 @@ std::string_view PolicyName(Policy policy) {
 
 void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs,
                const OrderOptions& options, size_t prefix) {
-  const double starvation_s = options.starvation_s;
-  const bool any_starving = std::any_of(jobs.begin(), jobs.end(), [&](const SchedJob* j) {
-    return Starving(*j, now_s, starvation_s);
-  });
+  const bool any_starving =
+      std::any_of(jobs.begin(), jobs.end(), [](const SchedJob* j) { return j->starving; });
   // FIFO's queue is kept in arrival order: usually nothing to do.
   if (policy == Policy::kFifo && !any_starving &&
       std::is_sorted(jobs.begin(), jobs.end(), ByArrival)) {
@@ -77,12 +69,18 @@ void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs,
   std::vector<Ranked> ranked;
   ranked.reserve(jobs.size());
   for (const SchedJob* j : jobs) {
-    ranked.push_back(Ranked{!(any_starving && Starving(*j, now_s, starvation_s)),
+    ranked.push_back(Ranked{!(any_starving && j->starving),
                             KeyOf(policy, options.ftf_order, now_s, *j), j->arrival_s, j->id, j});
   }
   const size_t sorted = prefix == 0 ? ranked.size() : std::min(prefix, ranked.size());
   std::partial_sort(ranked.begin(), ranked.begin() + sorted, ranked.end());
   for (size_t i = 0; i < ranked.size(); ++i) jobs[i] = ranked[i].job;
+}
+
+void MarkStarving(double now_s, double starvation_s, SchedJob& job) {
+  if (starvation_s <= 0 || job.starving) return;
+  const double waiting_since = job.last_served_s >= 0 ? job.last_served_s : job.arrival_s;
+  job.starving = now_s - waiting_since > starvation_s;
 }
 
 double ExpectedSpeedup(MechanismKind mechanism, const SchedJob& job,

@@ -9,9 +9,10 @@
 // expected_speedup, see ExpectedSpeedup), the ideal duration at the proportional share:
 // both exactly as Synergy's simulator computes them (job.py remaining_duration, ideal_duration).
 // Ties are broken by arrival time, then job id, so the order is total and deterministic.
-// Starvation guard (Synergy's simulator does the same): a job that has waited longer than
-// `starvation_s` since it last ran (or since it arrived) goes ahead of every job that has not,
-// in the policy's order among themselves. 0 disables it.
+// Starvation guard, Synergy's simulator's priority bump: a job that, when a round is planned, has
+// waited longer than `starvation_s` since it last ran (or since it arrived) is marked
+// (MarkStarving, after the round is ordered) and from then on goes ahead of every unmarked job,
+// until it finishes; marked jobs keep the policy's order among themselves. 0 disables it.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +34,7 @@ enum class FtfOrder {
 };
 
 struct OrderOptions {
-  double starvation_s = 0;  // the starvation guard (above); 0: off
+  double starvation_s = 0;  // the starvation guard's bound (MarkStarving); 0: off
   FtfOrder ftf_order = FtfOrder::kLargestFirst;
 };
 
@@ -45,6 +46,11 @@ std::string_view PolicyName(Policy policy);
 // sort of a long queue every round is what made SRTF runs slow.
 void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs,
                const OrderOptions& options = {}, size_t prefix = 0);
+
+// Marks `job` as starving (SchedJob::starving, for good) if at now_s it has waited longer than
+// starvation_s (> 0) since it last ran or arrived. The scheduler calls it for every job it
+// ordered, once the round is planned: the mark counts from the next round's order on.
+void MarkStarving(double now_s, double starvation_s, SchedJob& job);
 
 // The speed-up `job` is expected to run at in the next round, given the placement it got in the
 // round just planned (null: none), as Synergy's simulator reckons it when it sorts: 1 under

@@ -18,6 +18,7 @@ struct SchedJob {
   int64_t iterations_left = 0;
   double attained_gpu_s = 0;  // service received so far, GPU-seconds (LAS)
   double last_served_s = -1;  // end of the last round it ran in; -1: never ran
+  bool starving = false;      // marked by the starvation guard (policy.hpp), for good
   // The job's ideal auxiliary demand per GPU and its speedup there, and its sensitivity matrix
   // W_j: as profiling estimated them (the job advances by its true matrix, which the scheduler
   // never sees). A null matrix means throughput 1 everywhere.

@@ -224,9 +224,10 @@ TEST(PolicyTest, OrderIsTotalWhateverTheInputOrder) {
 namespace troupe::scheduling {
 namespace {
 
-// A job that has waited longer than the starvation bound goes first, whatever the policy says;
-// among several starving jobs the policy's order holds.
-TEST(StarvationGuard, LongWaitingJobsGoFirstInPolicyOrder) {
+// Synergy's priority bump: a job found, when a round is planned, to have waited longer than the
+// bound is marked, goes first from the next order on whatever the policy says, and stays first
+// until it finishes; among several marked jobs the policy's order holds.
+TEST(StarvationGuard, MarkedJobsGoFirstInPolicyOrderForGood) {
   SchedJob shortest, long_a, long_b;
   shortest.id = 1;
   shortest.arrival_s = 5000;
@@ -242,13 +243,25 @@ TEST(StarvationGuard, LongWaitingJobsGoFirstInPolicyOrder) {
   long_b.iterations_left = 500;
   long_b.last_served_s = -1;  // never ran: waiting since arrival at 0
   std::vector<const SchedJob*> jobs = {&shortest, &long_a, &long_b};
-  OrderJobs(Policy::kSrtf, 6000, jobs, OrderOptions{.starvation_s = 1000});
+  OrderJobs(Policy::kSrtf, 6000, jobs);  // nothing marked yet: plain SRTF
+  EXPECT_EQ(jobs[0]->id, 1);
+  for (SchedJob* j : {&shortest, &long_a, &long_b}) MarkStarving(6000, 1000, *j);
+  EXPECT_FALSE(shortest.starving);  // waited 1000 s: not longer than the bound
+  EXPECT_TRUE(long_a.starving && long_b.starving);
+  OrderJobs(Policy::kSrtf, 6300, jobs);
   ASSERT_EQ(jobs.size(), 3u);
-  EXPECT_EQ(jobs[0]->id, 3);  // starving, shorter of the two
+  EXPECT_EQ(jobs[0]->id, 3);  // marked, shorter of the two
   EXPECT_EQ(jobs[1]->id, 2);
   EXPECT_EQ(jobs[2]->id, 1);
-  OrderJobs(Policy::kSrtf, 6000, jobs, OrderOptions{.starvation_s = 0});  // guard off
-  EXPECT_EQ(jobs[0]->id, 1);
+  // Job 3 ran in the round: it keeps its mark (and its place) until it finishes.
+  long_b.last_served_s = 6600;
+  MarkStarving(6600, 1000, long_b);
+  OrderJobs(Policy::kSrtf, 6600, jobs);
+  EXPECT_EQ(jobs[0]->id, 3);
+  SchedJob fresh = long_a;
+  fresh.starving = false;
+  MarkStarving(6000, 0, fresh);  // bound 0: the guard is off
+  EXPECT_FALSE(fresh.starving);
 }
 
 }  // namespace
