@@ -43,9 +43,10 @@ void BM_CpuHbmInsert(benchmark::State& state) {
   const paramserver::RowBatch batch = HashBatch();
   for (auto _ : state) {
     state.PauseTiming();
-    paramserver::CpuHbmTable table(HashConfig());
+    auto table = paramserver::CpuHbmTable::Create(HashConfig());
+    if (!table.ok()) return state.SkipWithError(table.status().message().c_str());
     state.ResumeTiming();
-    benchmark::DoNotOptimize(table.Insert(batch));
+    benchmark::DoNotOptimize((*table)->Insert(batch));
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kHashKeys));
 }
@@ -53,10 +54,11 @@ BENCHMARK(BM_CpuHbmInsert)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 void BM_CpuHbmFind(benchmark::State& state) {
   const paramserver::RowBatch batch = HashBatch();
-  paramserver::CpuHbmTable table(HashConfig());
-  table.Insert(batch);
+  auto table = paramserver::CpuHbmTable::Create(HashConfig());
+  if (!table.ok()) return state.SkipWithError(table.status().message().c_str());
+  if (!(*table)->Insert(batch).ok()) return state.SkipWithError("Insert failed");
   paramserver::RowBatch out;
-  for (auto _ : state) benchmark::DoNotOptimize(table.Get(batch.keys, &out));
+  for (auto _ : state) benchmark::DoNotOptimize((*table)->Get(batch.keys, &out));
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kHashKeys));
 }
 BENCHMARK(BM_CpuHbmFind)->Unit(benchmark::kMillisecond)->Iterations(5);

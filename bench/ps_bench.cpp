@@ -22,6 +22,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -88,35 +89,50 @@ void RunBatches(benchmark::State& state, Fn one_batch) {
   state.SetItemsProcessed(keys);
 }
 
+// A store holding every row and a cache in front of it; `status` says why not if it failed.
 struct CacheSetup {
-  InMemoryBackingStore store{kLayout, InitRow};
-  MemCache cache;
+  std::unique_ptr<InMemoryBackingStore> store;
+  std::unique_ptr<MemCache> cache;
+  Status status;
 
-  CacheSetup(int32_t window, int64_t budget_percent)
-      : cache(MemCacheConfig{kLayout, kParams * budget_percent / 100 * MemCache::RowCost(kLayout),
-                             window},
-              &store) {
+  CacheSetup(int32_t window, int64_t budget_percent) {
+    auto made = InMemoryBackingStore::Create(kLayout, InitRow);
+    if (!made.ok()) {
+      status = made.status();
+      return;
+    }
+    store = std::move(*made);
+    auto cached = MemCache::Create(
+        MemCacheConfig{kLayout, kParams * budget_percent / 100 * MemCache::RowCost(kLayout),
+                       window},
+        store.get());
+    if (!cached.ok()) {
+      status = cached.status();
+      return;
+    }
+    cache = std::move(*cached);
     RowBatch all;
     for (uint64_t r = 0; r < kParams; ++r) all.keys.push_back(KeyOfRank(r));
     all.values.assign(kParams * kLayout.floats(), 0.5f);
-    (void)store.Store(all);
+    status = store->Store(all);
   }
 };
 
 void MemCacheBench(benchmark::State& state, bool update) {
   CacheSetup setup(static_cast<int32_t>(state.range(0)), state.range(1));
+  if (!setup.status.ok()) return state.SkipWithError(setup.status.message().c_str());
   const Workload& w = GetWorkload();
   RowBatch out;
   FetchStats stats;
   size_t hits = 0;
   size_t lookups = 0;
   RunBatches(state, [&](size_t b) {
-    if (!setup.cache.Fetch(w.unique[b], &out, &stats).ok()) state.SkipWithError("Fetch failed");
+    if (!setup.cache->Fetch(w.unique[b], &out, &stats).ok()) state.SkipWithError("Fetch failed");
     hits += stats.hits;
     lookups += stats.keys;
     if (!update) return;
     Bump(out);
-    if (!setup.cache.Update(out).ok()) state.SkipWithError("Update failed");
+    if (!setup.cache->Update(out).ok()) state.SkipWithError("Update failed");
   });
   state.counters["hit_rate"] = static_cast<double>(hits) / static_cast<double>(lookups);
 }
@@ -160,25 +176,35 @@ void FlatMapBench(benchmark::State& state, bool update) {
 void BM_FlatMapFetchUpdate(benchmark::State& state) { FlatMapBench(state, true); }
 void BM_FlatMapFetch(benchmark::State& state) { FlatMapBench(state, false); }
 
-CpuHbmTable MakeHbm() {
+// Every row of the workload inserted, or null (the benchmark is skipped with the reason).
+std::unique_ptr<CpuHbmTable> MakeHbm(benchmark::State& state) {
   HbmConfig config;
   config.layout = kLayout;
   config.nodes = 1;
   config.gpus_per_node = 8;
   config.bytes_per_gpu = kParams * CpuHbmTable::RowCost(kLayout);
-  CpuHbmTable table(config);
+  StatusOr<std::unique_ptr<CpuHbmTable>> table = CpuHbmTable::Create(config);
+  if (!table.ok()) {
+    state.SkipWithError(table.status().message().c_str());
+    return nullptr;
+  }
   const Workload& w = GetWorkload();
   RowBatch rows;
   for (const auto& keys : w.unique) {
     rows.keys = keys;
     rows.values.assign(keys.size() * kLayout.floats(), 0.5f);
-    table.Insert(rows);
+    if (!(*table)->Insert(rows).ok()) {
+      state.SkipWithError("Insert failed");
+      return nullptr;
+    }
   }
-  return table;
+  return std::move(*table);
 }
 
 void BM_HbmGet(benchmark::State& state) {
-  CpuHbmTable table = MakeHbm();
+  const std::unique_ptr<CpuHbmTable> hbm = MakeHbm(state);
+  if (!hbm) return;
+  CpuHbmTable& table = *hbm;
   const Workload& w = GetWorkload();
   RowBatch out;
   RunBatches(state, [&](size_t b) {
@@ -187,7 +213,9 @@ void BM_HbmGet(benchmark::State& state) {
 }
 
 void BM_HbmAccumulate(benchmark::State& state) {
-  CpuHbmTable table = MakeHbm();
+  const std::unique_ptr<CpuHbmTable> hbm = MakeHbm(state);
+  if (!hbm) return;
+  CpuHbmTable& table = *hbm;
   const Workload& w = GetWorkload();
   const std::vector<float> gradients(kBatch * kLayout.dim, 1e-2f);
   RunBatches(state, [&](size_t b) {
@@ -205,7 +233,7 @@ void BM_DedupPartition(benchmark::State& state) {
   size_t b = 0;
   for (auto _ : state) {
     deduper.Into(w.raw[b], &dedup);
-    PartitionByNodeInto(dedup.unique, 4, &partition);
+    if (!PartitionByNodeInto(dedup.unique, 4, &partition).ok()) state.SkipWithError("partition");
     benchmark::DoNotOptimize(partition.keys.data());
     b = (b + 1) % kBatches;
   }

@@ -1,6 +1,6 @@
 #include "gpu/cuda_hbm_table.hpp"
 
-#include <stdexcept>
+#include <cassert>
 #include <string>
 
 #ifdef TROUPE_HAVE_CUDA
@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "gpu/cuda/device_hash_shard.hpp"
+#include "gpu/return_if_error.hpp"
 #include "paramserver/partitioner.hpp"
 #endif
 
@@ -23,8 +24,9 @@ using paramserver::Key;
 using paramserver::RowBatch;
 using paramserver::RowPart;
 
-void ThrowIfError(const Status& status) {
-  if (!status.ok()) throw std::runtime_error("CudaHbmTable: " + status.message());
+// A device call's error, named as this table's.
+Status Device(const Status& status) {
+  return status.ok() ? status : Status::Internal("CudaHbmTable: " + status.message());
 }
 
 std::vector<Key> Unflagged(std::span<const Key> keys, const std::vector<uint8_t>& flags) {
@@ -46,9 +48,9 @@ class CudaHbmTable final : public paramserver::HbmBackend {
         capacity_(capacity),
         shards_(std::move(shards)) {}
 
-  InsertResult Insert(const RowBatch& rows) override {
+  StatusOr<InsertResult> Insert(const RowBatch& rows) override {
     if (rows.values.size() != rows.keys.size() * width_) {
-      throw std::invalid_argument("CudaHbmTable::Insert: rows do not match the layout");
+      return Status::InvalidInput("CudaHbmTable::Insert: rows do not match the layout");
     }
     Partition(rows.keys);
     InsertResult result;
@@ -60,7 +62,9 @@ class CudaHbmTable final : public paramserver::HbmBackend {
       // The rows that fit, in input order: all of them unless the batch could overflow.
       std::vector<uint8_t> admit(keys.size(), 1);
       for (size_t j = 0; j < keys.size(); ++j) admit[j] = !Reserved(keys[j]);
-      if (shard.size() + keys.size() > capacity_) AdmitWithinBudget(shard, keys, &admit);
+      if (shard.size() + keys.size() > capacity_) {
+        TROUPE_RETURN_IF_ERROR(AdmitWithinBudget(shard, keys, &admit));
+      }
       std::vector<Key> part_keys;
       std::vector<float> part_rows;
       for (size_t j = 0; j < keys.size(); ++j) {
@@ -74,11 +78,11 @@ class CudaHbmTable final : public paramserver::HbmBackend {
       }
       if (shard.used_slots() > shard.size() &&
           4 * (shard.used_slots() + part_keys.size()) > 3 * shard.slots()) {
-        ThrowIfError(shard.Rebuild());
+        TROUPE_RETURN_IF_ERROR(Device(shard.Rebuild()));
       }
       size_t inserted = 0, overwritten = 0;
-      ThrowIfError(shard.Insert(part_keys.data(), part_rows.data(), part_keys.size(), &inserted,
-                                &overwritten));
+      TROUPE_RETURN_IF_ERROR(Device(shard.Insert(part_keys.data(), part_rows.data(),
+                                                 part_keys.size(), &inserted, &overwritten)));
       result.inserted += inserted;
       result.overwritten += overwritten;
     }
@@ -86,7 +90,7 @@ class CudaHbmTable final : public paramserver::HbmBackend {
     return result;
   }
 
-  std::vector<Key> Get(std::span<const Key> keys, RowBatch* out, RowPart part) override {
+  StatusOr<std::vector<Key>> Get(std::span<const Key> keys, RowBatch* out, RowPart part) override {
     const size_t out_width =
         part == RowPart::kFull ? width_ : static_cast<size_t>(config_.layout.dim);
     Partition(keys);
@@ -98,8 +102,9 @@ class CudaHbmTable final : public paramserver::HbmBackend {
       const std::vector<Key>& part_keys = partition_.keys[p];
       std::vector<float> rows(part_keys.size() * out_width);
       std::vector<uint8_t> found(part_keys.size());
-      ThrowIfError(shards_[p]->Find(part_keys.data(), part_keys.size(),
-                                    static_cast<int32_t>(out_width), rows.data(), found.data()));
+      TROUPE_RETURN_IF_ERROR(
+          Device(shards_[p]->Find(part_keys.data(), part_keys.size(),
+                                  static_cast<int32_t>(out_width), rows.data(), found.data())));
       for (size_t j = 0; j < part_keys.size(); ++j) {
         if (!found[j]) continue;
         const uint32_t position = partition_.positions[p][j];
@@ -109,7 +114,7 @@ class CudaHbmTable final : public paramserver::HbmBackend {
         ++found_count;
       }
     }
-    if (found_count == keys.size()) return {};
+    if (found_count == keys.size()) return std::vector<Key>{};
     size_t kept = 0;  // compact the present rows, keeping input order
     for (size_t i = 0; i < keys.size(); ++i) {
       if (!flags_[i]) continue;
@@ -123,11 +128,11 @@ class CudaHbmTable final : public paramserver::HbmBackend {
     return Unflagged(keys, flags_);
   }
 
-  std::vector<Key> Accumulate(std::span<const Key> keys,
-                              std::span<const float> gradients) override {
+  StatusOr<std::vector<Key>> Accumulate(std::span<const Key> keys,
+                                        std::span<const float> gradients) override {
     const auto dim = static_cast<size_t>(config_.layout.dim);
     if (gradients.size() != keys.size() * dim) {
-      throw std::invalid_argument("CudaHbmTable::Accumulate: gradients do not match the keys");
+      return Status::InvalidInput("CudaHbmTable::Accumulate: gradients do not match the keys");
     }
     Partition(keys);
     flags_.assign(keys.size(), 0);
@@ -140,8 +145,8 @@ class CudaHbmTable final : public paramserver::HbmBackend {
         part_gradients.insert(part_gradients.end(), g, g + dim);
       }
       std::vector<uint8_t> found(part_keys.size());
-      ThrowIfError(shards_[p]->Accumulate(part_keys.data(), part_gradients.data(), part_keys.size(),
-                                          found.data()));
+      TROUPE_RETURN_IF_ERROR(Device(shards_[p]->Accumulate(part_keys.data(), part_gradients.data(),
+                                                           part_keys.size(), found.data())));
       for (size_t j = 0; j < part_keys.size(); ++j) {
         if (found[j]) flags_[partition_.positions[p][j]] = 1;
       }
@@ -149,24 +154,24 @@ class CudaHbmTable final : public paramserver::HbmBackend {
     return Unflagged(keys, flags_);
   }
 
-  size_t Erase(std::span<const Key> keys) override {
+  StatusOr<size_t> Erase(std::span<const Key> keys) override {
     Partition(keys);
     size_t erased = 0;
     for (size_t p = 0; p < shards_.size(); ++p) {
       size_t part_erased = 0;
-      ThrowIfError(
-          shards_[p]->Erase(partition_.keys[p].data(), partition_.keys[p].size(), &part_erased));
+      TROUPE_RETURN_IF_ERROR(Device(
+          shards_[p]->Erase(partition_.keys[p].data(), partition_.keys[p].size(), &part_erased)));
       erased += part_erased;
     }
     return erased;
   }
 
-  RowBatch Drain() override {
+  StatusOr<RowBatch> Drain() override {
     RowBatch out;
     for (auto& shard : shards_) {
       std::vector<Key> keys;
       std::vector<float> rows;
-      ThrowIfError(shard->Drain(&keys, &rows));
+      TROUPE_RETURN_IF_ERROR(Device(shard->Drain(&keys, &rows)));
       out.keys.insert(out.keys.end(), keys.begin(), keys.end());
       out.values.insert(out.values.end(), rows.begin(), rows.end());
     }
@@ -185,16 +190,21 @@ class CudaHbmTable final : public paramserver::HbmBackend {
 
  private:
   void Partition(std::span<const Key> keys) {
-    paramserver::PartitionByGpuInto(keys, config_.nodes, config_.gpus_per_node, &partition_);
+    // MakeCudaHbmTable checked the config (nodes, gpus_per_node >= 1): this cannot fail.
+    const Status s =
+        paramserver::PartitionByGpuInto(keys, config_.nodes, config_.gpus_per_node, &partition_);
+    assert(s.ok());
+    (void)s;
   }
 
   // Clears admit[j] for the new keys past the shard's budget, counting each distinct new key
   // once, in input order — CpuHbmTable's rule. Present keys (overwrites) always fit.
-  void AdmitWithinBudget(DeviceHashShard& shard, const std::vector<Key>& keys,
-                         std::vector<uint8_t>* admit) {
+  Status AdmitWithinBudget(DeviceHashShard& shard, const std::vector<Key>& keys,
+                           std::vector<uint8_t>* admit) {
     std::vector<float> rows(keys.size());  // first float of each row: unused, Find needs room
     std::vector<uint8_t> present(keys.size());
-    ThrowIfError(shard.Find(keys.data(), keys.size(), 1, rows.data(), present.data()));
+    TROUPE_RETURN_IF_ERROR(
+        Device(shard.Find(keys.data(), keys.size(), 1, rows.data(), present.data())));
     const size_t room = capacity_ - shard.size();
     absl::flat_hash_set<Key> admitted_new;
     for (size_t j = 0; j < keys.size(); ++j) {
@@ -205,6 +215,7 @@ class CudaHbmTable final : public paramserver::HbmBackend {
         (*admit)[j] = 0;
       }
     }
+    return Status::Ok();
   }
 
   HbmConfig config_;
@@ -219,11 +230,9 @@ class CudaHbmTable final : public paramserver::HbmBackend {
 
 Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
                         std::unique_ptr<paramserver::HbmBackend>* out) {
-  try {
-    // CpuHbmTable's constructor is the one place the config rules live: reuse its checks.
-    CpuHbmTable check(config);
-  } catch (const std::invalid_argument& e) {
-    return Status::InvalidInput(std::string("HBM-PS config: ") + e.what());
+  // paramserver's CheckHbmConfig is the one place the config rules live.
+  if (Status s = paramserver::CheckHbmConfig(config); !s.ok()) {
+    return Status::InvalidInput("HBM-PS config: " + s.message());
   }
   int gpus = 0;
   const cudaError_t err = cudaGetDeviceCount(&gpus);
@@ -249,10 +258,8 @@ Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
 Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
                         std::unique_ptr<paramserver::HbmBackend>*) {
   // A bad config is bad input whatever the build: the same answer as with CUDA.
-  try {
-    paramserver::CpuHbmTable check(config);
-  } catch (const std::invalid_argument& e) {
-    return Status::InvalidInput(std::string("HBM-PS config: ") + e.what());
+  if (Status s = paramserver::CheckHbmConfig(config); !s.ok()) {
+    return Status::InvalidInput("HBM-PS config: " + s.message());
   }
   return Status::Internal("cuda HBM-PS: this build has no CUDA (configure with -DTROUPE_CUDA=ON)");
 }

@@ -12,8 +12,9 @@
 //   - Shard g lives on GPU g % (visible GPUs): a one-GPU machine holds every shard.
 //   - Device memory per shard: 2 × the budget's rows rounded up to a power of two, each slot a
 //     key and a row (at most 50% load), plus a 4-byte claim per slot.
-// A CUDA failure during an operation throws std::runtime_error (HbmBackend returns no Status);
-// MakeCudaHbmTable reports configuration and device errors as a Status.
+// A CUDA failure during an operation returns Internal naming the table (the operation's effect on
+// the failing shard is then unspecified); MakeCudaHbmTable reports a config paramserver's
+// CheckHbmConfig rejects as InvalidInput and device errors as Internal. Nothing throws.
 #pragma once
 
 #include <memory>

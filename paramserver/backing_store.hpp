@@ -5,18 +5,20 @@
 // batches: MEM-PS calls Load once per Fetch with that Fetch's missing keys, and Store once per
 // call with the dirty rows it evicted or flushed. A store that can fail (I/O) says so in the
 // Status it returns; InMemoryBackingStore fails only on rows that do not match its layout.
+// InMemoryBackingStore::Create returns InvalidInput for an invalid layout; nothing throws.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
-#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "paramserver/types.hpp"
 
 namespace troupe::paramserver {
@@ -42,11 +44,10 @@ class InMemoryBackingStore final : public BackingStore {
   // Fills a never-stored key's row (layout.floats() floats, zeroed beforehand).
   using RowInit = std::function<void(Key, std::span<float>)>;
 
-  explicit InMemoryBackingStore(ValueLayout layout, RowInit init = {})
-      : layout_(layout), init_(std::move(init)) {
-    if (layout_.dim < 1 || layout_.optimizer_floats < 0) {
-      throw std::invalid_argument("InMemoryBackingStore: bad value layout");
-    }
+  static StatusOr<std::unique_ptr<InMemoryBackingStore>> Create(ValueLayout layout,
+                                                                RowInit init = {}) {
+    if (!layout.valid()) return Status::InvalidInput("InMemoryBackingStore: bad value layout");
+    return std::unique_ptr<InMemoryBackingStore>(new InMemoryBackingStore(layout, std::move(init)));
   }
 
   Status Load(std::span<const Key> keys, RowBatch* out) override {
@@ -100,6 +101,9 @@ class InMemoryBackingStore final : public BackingStore {
   int64_t rows_stored() const { return rows_stored_; }
 
  private:
+  InMemoryBackingStore(ValueLayout layout, RowInit init)
+      : layout_(layout), init_(std::move(init)) {}
+
   // Batches run in two passes, keys then rows, each prefetching this many entries ahead.
   static constexpr size_t kPrefetchDistance = 8;
   static constexpr size_t kAbsent = ~size_t{0};

@@ -1,9 +1,9 @@
 #include "paramserver/hbm_table.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 
 namespace troupe::paramserver {
 namespace {
@@ -47,34 +47,53 @@ std::vector<Key> Unflagged(std::span<const Key> keys, const std::vector<uint8_t>
 
 }  // namespace
 
-std::unique_ptr<Optimizer> MakeOptimizer(const OptimizerConfig& config, const ValueLayout& layout) {
+StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(const OptimizerConfig& config,
+                                                   const ValueLayout& layout) {
   switch (config.kind) {
     case OptimizerKind::kSgd:
-      return std::make_unique<SgdOptimizer>(config.learning_rate);
+      return std::unique_ptr<Optimizer>(std::make_unique<SgdOptimizer>(config.learning_rate));
     case OptimizerKind::kAdagrad:
       if (layout.optimizer_floats < layout.dim) {
-        throw std::invalid_argument("Adagrad needs optimizer_floats >= dim");
+        return Status::InvalidInput("Adagrad needs optimizer_floats >= dim");
       }
-      return std::make_unique<AdagradOptimizer>(config.learning_rate, config.epsilon);
+      return std::unique_ptr<Optimizer>(
+          std::make_unique<AdagradOptimizer>(config.learning_rate, config.epsilon));
   }
-  throw std::invalid_argument("unknown optimizer");
+  return Status::InvalidInput("unknown optimizer");
 }
 
-CpuHbmTable::CpuHbmTable(const HbmConfig& config)
+Status CheckHbmConfig(const HbmConfig& config) {
+  if (!config.layout.valid()) return Status::InvalidInput("HBM-PS: bad value layout");
+  if (config.nodes < 1 || config.gpus_per_node < 1) {
+    return Status::InvalidInput("HBM-PS: nodes and gpus_per_node must be >= 1");
+  }
+  if (config.bytes_per_gpu / CpuHbmTable::RowCost(config.layout) >=
+      std::numeric_limits<uint32_t>::max()) {
+    return Status::InvalidInput("HBM-PS: a shard's budget holds too many rows");
+  }
+  return MakeOptimizer(config.optimizer, config.layout).status();
+}
+
+StatusOr<std::unique_ptr<CpuHbmTable>> CpuHbmTable::Create(const HbmConfig& config) {
+  if (Status s = CheckHbmConfig(config); !s.ok()) return s;
+  StatusOr<std::unique_ptr<Optimizer>> optimizer = MakeOptimizer(config.optimizer, config.layout);
+  if (!optimizer.ok()) return optimizer.status();
+  return std::unique_ptr<CpuHbmTable>(new CpuHbmTable(config, std::move(*optimizer)));
+}
+
+CpuHbmTable::CpuHbmTable(const HbmConfig& config, std::unique_ptr<Optimizer> optimizer)
     : config_(config),
       width_(static_cast<size_t>(config.layout.floats())),
       capacity_(config.bytes_per_gpu / RowCost(config.layout)),
-      optimizer_(MakeOptimizer(config.optimizer, config.layout)) {
-  if (config_.layout.dim < 1 || config_.layout.optimizer_floats < 0) {
-    throw std::invalid_argument("CpuHbmTable: bad value layout");
-  }
-  if (config_.nodes < 1 || config_.gpus_per_node < 1) {
-    throw std::invalid_argument("CpuHbmTable: nodes and gpus_per_node must be >= 1");
-  }
-  if (capacity_ >= std::numeric_limits<uint32_t>::max()) {
-    throw std::invalid_argument("CpuHbmTable: a shard's budget holds too many rows");
-  }
+      optimizer_(std::move(optimizer)) {
   shards_.resize(static_cast<size_t>(config_.gpus_per_node));
+}
+
+void CpuHbmTable::PartitionKeys(std::span<const Key> keys) {
+  // CheckHbmConfig made nodes and gpus_per_node >= 1, the only way this can fail.
+  const Status s = PartitionByGpuInto(keys, config_.nodes, config_.gpus_per_node, &partition_);
+  assert(s.ok());
+  (void)s;
 }
 
 int64_t CpuHbmTable::AllocateSlot(Shard& shard) {
@@ -91,11 +110,11 @@ int64_t CpuHbmTable::AllocateSlot(Shard& shard) {
   return slot;
 }
 
-InsertResult CpuHbmTable::Insert(const RowBatch& rows) {
+StatusOr<InsertResult> CpuHbmTable::Insert(const RowBatch& rows) {
   if (rows.values.size() != rows.keys.size() * width_) {
-    throw std::invalid_argument("CpuHbmTable::Insert: rows do not match the layout");
+    return Status::InvalidInput("CpuHbmTable::Insert: rows do not match the layout");
   }
-  PartitionByGpuInto(rows.keys, config_.nodes, config_.gpus_per_node, &partition_);
+  PartitionKeys(rows.keys);
   InsertResult result;
   found_.assign(rows.keys.size(), 1);  // cleared for the rows that do not fit
   for (size_t p = 0; p < shards_.size(); ++p) {
@@ -139,10 +158,11 @@ void CpuHbmTable::PrefetchRow(const Shard& shard, size_t j) const {
   }
 }
 
-std::vector<Key> CpuHbmTable::Get(std::span<const Key> keys, RowBatch* out, RowPart part) {
+StatusOr<std::vector<Key>> CpuHbmTable::Get(std::span<const Key> keys, RowBatch* out,
+                                            RowPart part) {
   const size_t out_width =
       part == RowPart::kFull ? width_ : static_cast<size_t>(config_.layout.dim);
-  PartitionByGpuInto(keys, config_.nodes, config_.gpus_per_node, &partition_);
+  PartitionKeys(keys);
   out->keys.assign(keys.begin(), keys.end());
   out->values.resize(keys.size() * out_width);
   found_.assign(keys.size(), 0);
@@ -159,7 +179,7 @@ std::vector<Key> CpuHbmTable::Get(std::span<const Key> keys, RowBatch* out, RowP
       ++found_count;
     }
   }
-  if (found_count == keys.size()) return {};
+  if (found_count == keys.size()) return std::vector<Key>{};
   size_t kept = 0;  // compact the present rows, keeping input order
   for (size_t i = 0; i < keys.size(); ++i) {
     if (!found_[i]) continue;
@@ -173,13 +193,13 @@ std::vector<Key> CpuHbmTable::Get(std::span<const Key> keys, RowBatch* out, RowP
   return Unflagged(keys, found_);
 }
 
-std::vector<Key> CpuHbmTable::Accumulate(std::span<const Key> keys,
-                                         std::span<const float> gradients) {
+StatusOr<std::vector<Key>> CpuHbmTable::Accumulate(std::span<const Key> keys,
+                                                   std::span<const float> gradients) {
   const auto dim = static_cast<size_t>(config_.layout.dim);
   if (gradients.size() != keys.size() * dim) {
-    throw std::invalid_argument("CpuHbmTable::Accumulate: gradients do not match the keys");
+    return Status::InvalidInput("CpuHbmTable::Accumulate: gradients do not match the keys");
   }
-  PartitionByGpuInto(keys, config_.nodes, config_.gpus_per_node, &partition_);
+  PartitionKeys(keys);
   found_.assign(keys.size(), 0);
   size_t found_count = 0;
   for (size_t p = 0; p < shards_.size(); ++p) {
@@ -194,12 +214,12 @@ std::vector<Key> CpuHbmTable::Accumulate(std::span<const Key> keys,
       ++found_count;
     }
   }
-  if (found_count == keys.size()) return {};
+  if (found_count == keys.size()) return std::vector<Key>{};
   return Unflagged(keys, found_);
 }
 
-size_t CpuHbmTable::Erase(std::span<const Key> keys) {
-  PartitionByGpuInto(keys, config_.nodes, config_.gpus_per_node, &partition_);
+StatusOr<size_t> CpuHbmTable::Erase(std::span<const Key> keys) {
+  PartitionKeys(keys);
   size_t erased = 0;
   for (size_t p = 0; p < shards_.size(); ++p) {
     Shard& shard = shards_[p];
@@ -215,7 +235,7 @@ size_t CpuHbmTable::Erase(std::span<const Key> keys) {
   return erased;
 }
 
-RowBatch CpuHbmTable::Drain() {
+StatusOr<RowBatch> CpuHbmTable::Drain() {
   RowBatch out;
   out.keys.reserve(size());
   out.values.reserve(size() * width_);
@@ -237,15 +257,17 @@ size_t CpuHbmTable::size() const {
   return rows;
 }
 
-HbmTable::HbmTable(const HbmConfig& config) {
+StatusOr<HbmTable> HbmTable::Create(const HbmConfig& config) {
   switch (config.backend) {
-    case HbmBackendKind::kCpu:
-      backend_ = std::make_unique<CpuHbmTable>(config);
-      return;
+    case HbmBackendKind::kCpu: {
+      StatusOr<std::unique_ptr<CpuHbmTable>> cpu = CpuHbmTable::Create(config);
+      if (!cpu.ok()) return cpu.status();
+      return HbmTable(std::move(*cpu));
+    }
     case HbmBackendKind::kCuda:
-      throw std::invalid_argument("HbmTable: the CUDA backend is not built yet (gpu/)");
+      return Status::InvalidInput("HbmTable: the CUDA backend comes from gpu::MakeCudaHbmTable");
   }
-  throw std::invalid_argument("HbmTable: unknown backend");
+  return Status::InvalidInput("HbmTable: unknown backend");
 }
 
 }  // namespace troupe::paramserver

@@ -21,15 +21,23 @@
 //
 // Order: Get returns rows in input order; Drain returns shard by shard, each in slot order. No
 // result depends on hashing order, so a run is deterministic.
+//
+// Errors: CheckHbmConfig holds the config rules (cheap, builds nothing); CpuHbmTable::Create and
+// HbmTable::Create return InvalidInput for a config that breaks them. Every operation returns a
+// Status (a device backend can fail mid-operation; the CPU one fails only on rows or gradients
+// that do not match the layout, changing nothing). Nothing throws.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "paramserver/partitioner.hpp"
 #include "paramserver/types.hpp"
 
@@ -51,8 +59,9 @@ class Optimizer {
   virtual void Apply(std::span<float> row, std::span<const float> gradient) const = 0;
 };
 
-// Throws std::invalid_argument if `layout` has no room for the optimizer's state.
-std::unique_ptr<Optimizer> MakeOptimizer(const OptimizerConfig& config, const ValueLayout& layout);
+// InvalidInput if `layout` has no room for the optimizer's state.
+StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(const OptimizerConfig& config,
+                                                   const ValueLayout& layout);
 
 enum class HbmBackendKind { kCpu, kCuda };
 
@@ -64,6 +73,11 @@ struct HbmConfig {
   OptimizerConfig optimizer;
   HbmBackendKind backend = HbmBackendKind::kCpu;
 };
+
+// The rules every backend applies to its config: a valid layout, nodes and gpus_per_node >= 1, a
+// shard budget of fewer rows than a 32-bit slot index holds, room for the optimizer's state.
+// InvalidInput naming the rule broken.
+Status CheckHbmConfig(const HbmConfig& config);
 
 struct InsertResult {
   size_t inserted = 0;        // new keys
@@ -78,19 +92,20 @@ class HbmBackend {
  public:
   virtual ~HbmBackend() = default;
 
-  // rows: full rows. Throws std::invalid_argument if the values do not match the layout.
-  virtual InsertResult Insert(const RowBatch& rows) = 0;
+  // rows: full rows. InvalidInput (nothing inserted) if the values do not match the layout.
+  virtual StatusOr<InsertResult> Insert(const RowBatch& rows) = 0;
   // Sets *out to the rows of the present keys, in input order (full rows, or the embedding only).
   // Returns the absent keys, in input order.
-  virtual std::vector<Key> Get(std::span<const Key> keys, RowBatch* out,
-                               RowPart part = RowPart::kFull) = 0;
-  // gradients: keys.size() * dim floats. Returns the absent keys (not updated), in input order.
-  virtual std::vector<Key> Accumulate(std::span<const Key> keys,
-                                      std::span<const float> gradients) = 0;
+  virtual StatusOr<std::vector<Key>> Get(std::span<const Key> keys, RowBatch* out,
+                                         RowPart part = RowPart::kFull) = 0;
+  // gradients: keys.size() * dim floats (else InvalidInput, nothing updated). Returns the absent
+  // keys (not updated), in input order.
+  virtual StatusOr<std::vector<Key>> Accumulate(std::span<const Key> keys,
+                                                std::span<const float> gradients) = 0;
   // Removes the keys present; returns how many were.
-  virtual size_t Erase(std::span<const Key> keys) = 0;
+  virtual StatusOr<size_t> Erase(std::span<const Key> keys) = 0;
   // Every row (full), removed from the table: MEM-PS's write-back.
-  virtual RowBatch Drain() = 0;
+  virtual StatusOr<RowBatch> Drain() = 0;
 
   virtual size_t size() const = 0;
   virtual size_t shard_rows(int32_t gpu) const = 0;
@@ -101,15 +116,16 @@ class CpuHbmTable final : public HbmBackend {
  public:
   static size_t RowCost(const ValueLayout& layout) { return sizeof(Key) + layout.bytes(); }
 
-  // Throws std::invalid_argument on a bad config.
-  explicit CpuHbmTable(const HbmConfig& config);
+  // InvalidInput on a config CheckHbmConfig rejects.
+  static StatusOr<std::unique_ptr<CpuHbmTable>> Create(const HbmConfig& config);
 
-  InsertResult Insert(const RowBatch& rows) override;
-  std::vector<Key> Get(std::span<const Key> keys, RowBatch* out,
-                       RowPart part = RowPart::kFull) override;
-  std::vector<Key> Accumulate(std::span<const Key> keys, std::span<const float> gradients) override;
-  size_t Erase(std::span<const Key> keys) override;
-  RowBatch Drain() override;
+  StatusOr<InsertResult> Insert(const RowBatch& rows) override;
+  StatusOr<std::vector<Key>> Get(std::span<const Key> keys, RowBatch* out,
+                                 RowPart part = RowPart::kFull) override;
+  StatusOr<std::vector<Key>> Accumulate(std::span<const Key> keys,
+                                        std::span<const float> gradients) override;
+  StatusOr<size_t> Erase(std::span<const Key> keys) override;
+  StatusOr<RowBatch> Drain() override;
 
   size_t size() const override;
   size_t shard_rows(int32_t gpu) const override { return shards_.at(gpu).index.size(); }
@@ -128,11 +144,15 @@ class CpuHbmTable final : public HbmBackend {
     std::vector<uint32_t> free_slots;
   };
 
+  CpuHbmTable(const HbmConfig& config, std::unique_ptr<Optimizer> optimizer);
+
   // Batched lookups run in two passes, slots then rows, each prefetching this far ahead.
   static constexpr size_t kPrefetchDistance = 8;
   static constexpr uint32_t kAbsent = ~uint32_t{0};
 
   float* RowOf(Shard& shard, uint32_t slot) { return shard.arena.data() + slot * width_; }
+  // Partitions `keys` by owner GPU into partition_ (the config was checked: it cannot fail).
+  void PartitionKeys(std::span<const Key> keys);
   // slots_[j] = the slot of keys[j] in `shard`, or kAbsent.
   void FindSlots(const Shard& shard, std::span<const Key> keys);
   void PrefetchRow(const Shard& shard, size_t j) const;
@@ -150,20 +170,25 @@ class CpuHbmTable final : public HbmBackend {
   std::vector<uint8_t> found_;
 };
 
-// One node's HBM-PS: the backend config.backend names (kCuda throws until gpu/ provides it).
+// One node's HBM-PS over a backend. Create builds the CPU backend; paramserver/ cannot build the
+// CUDA one (gpu/ depends on paramserver/, not the other way), so kCuda is InvalidInput there and a
+// caller that links gpu/ passes gpu::MakeCudaHbmTable's backend to the constructor instead.
 class HbmTable {
  public:
-  explicit HbmTable(const HbmConfig& config);
+  static StatusOr<HbmTable> Create(const HbmConfig& config);
+  explicit HbmTable(std::unique_ptr<HbmBackend> backend) : backend_(std::move(backend)) {}
 
-  InsertResult Insert(const RowBatch& rows) { return backend_->Insert(rows); }
-  std::vector<Key> Get(std::span<const Key> keys, RowBatch* out, RowPart part = RowPart::kFull) {
+  StatusOr<InsertResult> Insert(const RowBatch& rows) { return backend_->Insert(rows); }
+  StatusOr<std::vector<Key>> Get(std::span<const Key> keys, RowBatch* out,
+                                 RowPart part = RowPart::kFull) {
     return backend_->Get(keys, out, part);
   }
-  std::vector<Key> Accumulate(std::span<const Key> keys, std::span<const float> gradients) {
+  StatusOr<std::vector<Key>> Accumulate(std::span<const Key> keys,
+                                        std::span<const float> gradients) {
     return backend_->Accumulate(keys, gradients);
   }
-  size_t Erase(std::span<const Key> keys) { return backend_->Erase(keys); }
-  RowBatch Drain() { return backend_->Drain(); }
+  StatusOr<size_t> Erase(std::span<const Key> keys) { return backend_->Erase(keys); }
+  StatusOr<RowBatch> Drain() { return backend_->Drain(); }
   size_t size() const { return backend_->size(); }
   HbmBackend& backend() { return *backend_; }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <stdexcept>
 #include <string>
 
 namespace troupe::paramserver {
@@ -15,25 +14,31 @@ void AppendRow(RowBatch* batch, Key key, const float* row, size_t width) {
 
 }  // namespace
 
+Status MemCache::Check(const MemCacheConfig& config) {
+  if (!config.layout.valid()) return Status::InvalidInput("MemCache: bad value layout");
+  if (config.eviction_window < 1 || config.eviction_window > kMaxEvictionWindow) {
+    return Status::InvalidInput("MemCache: eviction_window outside [1, kMaxEvictionWindow]");
+  }
+  if (config.budget_bytes / RowCost(config.layout) >= kPending) {
+    return Status::InvalidInput("MemCache: budget holds too many rows");
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<MemCache>> MemCache::Create(MemCacheConfig config, BackingStore* store) {
+  if (store == nullptr) return Status::InvalidInput("MemCache: null backing store");
+  if (Status s = Check(config); !s.ok()) return s;
+  if (store->layout().floats() != config.layout.floats()) {
+    return Status::InvalidInput("MemCache: backing store layout differs");
+  }
+  return std::unique_ptr<MemCache>(new MemCache(config, store));
+}
+
 MemCache::MemCache(MemCacheConfig config, BackingStore* store)
     : config_(config),
       store_(store),
       width_(static_cast<size_t>(config.layout.floats())),
-      capacity_(0) {
-  if (store_ == nullptr) throw std::invalid_argument("MemCache: null backing store");
-  if (config_.layout.dim < 1 || config_.layout.optimizer_floats < 0) {
-    throw std::invalid_argument("MemCache: bad value layout");
-  }
-  if (config_.eviction_window < 1 || config_.eviction_window > kMaxEvictionWindow) {
-    throw std::invalid_argument("MemCache: eviction_window outside [1, kMaxEvictionWindow]");
-  }
-  if (store_->layout().floats() != config_.layout.floats()) {
-    throw std::invalid_argument("MemCache: backing store layout differs");
-  }
-  capacity_ = config_.budget_bytes / RowCost(config_.layout);
-  if (capacity_ >= kPending) {
-    throw std::invalid_argument("MemCache: budget holds too many rows");
-  }
+      capacity_(config.budget_bytes / RowCost(config.layout)) {
   entries_.resize(1);  // the sentinel, linked to itself
   arena_.resize(width_);
 }

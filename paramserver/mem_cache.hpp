@@ -29,17 +29,19 @@
 // Errors: a failed Load fails that Fetch (the hits it found were touched, nothing was admitted);
 // the cache stays usable. A failed Store leaves rows that exist nowhere else, so it is sticky:
 // every later call returns that status, and unstored() holds the rows it could not store.
-// Configuration errors throw std::invalid_argument from the constructor.
+// Configuration errors: MemCache::Create returns InvalidInput and builds nothing; nothing throws.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "paramserver/backing_store.hpp"
 #include "paramserver/types.hpp"
 
@@ -76,9 +78,12 @@ class MemCache {
   static constexpr int32_t kMaxEvictionWindow = 64;
   static size_t RowCost(const ValueLayout& layout) { return layout.bytes() + kEntryOverheadBytes; }
 
-  // `store` must outlive the cache and use the same layout. Throws std::invalid_argument on a bad
-  // config or a layout mismatch.
-  MemCache(MemCacheConfig config, BackingStore* store);
+  // `store` must outlive the cache and use the same layout. InvalidInput on a null store, a bad
+  // config (Check) or a layout mismatch.
+  static StatusOr<std::unique_ptr<MemCache>> Create(MemCacheConfig config, BackingStore* store);
+  // The rules on the config alone: a valid layout, eviction_window in [1, kMaxEvictionWindow], a
+  // budget of fewer rows than a slot index holds. Cheap: builds nothing.
+  static Status Check(const MemCacheConfig& config);
 
   // Sets *out to one full row per key, in `keys` order (out->keys == keys; duplicates allowed).
   // Resident keys are served from the cache; the others are loaded in one Load call and cached.
@@ -113,6 +118,8 @@ class MemCache {
   const ValueLayout& layout() const { return config_.layout; }
 
  private:
+  MemCache(MemCacheConfig config, BackingStore* store);
+
   static constexpr uint32_t kSentinel = 0;  // slot 0: head/tail of the circular recency list
   // index_ value of a key a Fetch is loading: kPending | its index in miss_keys_.
   static constexpr uint32_t kPending = 0x8000'0000u;

@@ -1,7 +1,6 @@
 #include "paramserver/partitioner.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace troupe::paramserver {
 namespace {
@@ -56,11 +55,11 @@ void ExpandRows(const RowBatch& unique_rows, const Dedup& dedup, int32_t floats,
   }
 }
 
-void SumDuplicateRows(std::span<const float> rows, const Dedup& dedup, int32_t floats,
-                      RowBatch* out) {
+Status SumDuplicateRows(std::span<const float> rows, const Dedup& dedup, int32_t floats,
+                        RowBatch* out) {
   const auto width = static_cast<size_t>(floats);
   if (rows.size() != dedup.index.size() * width) {
-    throw std::invalid_argument("SumDuplicateRows: rows do not match the deduplicated keys");
+    return Status::InvalidInput("SumDuplicateRows: rows do not match the deduplicated keys");
   }
   out->keys = dedup.unique;
   out->values.assign(dedup.unique.size() * width, 0.0f);
@@ -69,33 +68,37 @@ void SumDuplicateRows(std::span<const float> rows, const Dedup& dedup, int32_t f
     const float* row = rows.data() + i * width;
     for (size_t f = 0; f < width; ++f) sum[f] += row[f];
   }
+  return Status::Ok();
 }
 
-void PartitionByNodeInto(std::span<const Key> keys, int32_t nodes, Partition* out) {
-  if (nodes < 1) throw std::invalid_argument("PartitionByNode: nodes must be >= 1");
+Status PartitionByNodeInto(std::span<const Key> keys, int32_t nodes, Partition* out) {
+  if (nodes < 1) return Status::InvalidInput("PartitionByNode: nodes must be >= 1");
   PartitionInto(
       keys, static_cast<size_t>(nodes), [nodes](Key k) { return NodeOf(k, nodes); }, out);
+  return Status::Ok();
 }
 
-Partition PartitionByNode(std::span<const Key> keys, int32_t nodes) {
+StatusOr<Partition> PartitionByNode(std::span<const Key> keys, int32_t nodes) {
   Partition out;
-  PartitionByNodeInto(keys, nodes, &out);
+  if (Status s = PartitionByNodeInto(keys, nodes, &out); !s.ok()) return s;
   return out;
 }
 
-void PartitionByGpuInto(std::span<const Key> keys, int32_t nodes, int32_t gpus_per_node,
-                        Partition* out) {
+Status PartitionByGpuInto(std::span<const Key> keys, int32_t nodes, int32_t gpus_per_node,
+                          Partition* out) {
   if (nodes < 1 || gpus_per_node < 1) {
-    throw std::invalid_argument("PartitionByGpu: nodes and gpus_per_node must be >= 1");
+    return Status::InvalidInput("PartitionByGpu: nodes and gpus_per_node must be >= 1");
   }
   PartitionInto(
       keys, static_cast<size_t>(gpus_per_node),
       [nodes, gpus_per_node](Key k) { return GpuOf(k, nodes, gpus_per_node); }, out);
+  return Status::Ok();
 }
 
-Partition PartitionByGpu(std::span<const Key> keys, int32_t nodes, int32_t gpus_per_node) {
+StatusOr<Partition> PartitionByGpu(std::span<const Key> keys, int32_t nodes,
+                                   int32_t gpus_per_node) {
   Partition out;
-  PartitionByGpuInto(keys, nodes, gpus_per_node, &out);
+  if (Status s = PartitionByGpuInto(keys, nodes, gpus_per_node, &out); !s.ok()) return s;
   return out;
 }
 
@@ -111,10 +114,10 @@ RowBatch SplitRows(const RowBatch& batch, const Partition& partition, size_t par
   return out;
 }
 
-void ScatterRows(std::span<const RowBatch> parts, const Partition& partition, int32_t floats,
-                 RowBatch* out) {
+Status ScatterRows(std::span<const RowBatch> parts, const Partition& partition, int32_t floats,
+                   RowBatch* out) {
   if (parts.size() != partition.parts()) {
-    throw std::invalid_argument("ScatterRows: one batch per part is required");
+    return Status::InvalidInput("ScatterRows: one batch per part is required");
   }
   const auto width = static_cast<size_t>(floats);
   size_t total = 0;
@@ -125,7 +128,7 @@ void ScatterRows(std::span<const RowBatch> parts, const Partition& partition, in
     const std::vector<uint32_t>& positions = partition.positions[p];
     if (parts[p].keys.size() != positions.size() ||
         parts[p].values.size() < positions.size() * width) {
-      throw std::invalid_argument("ScatterRows: a part's rows do not match its keys");
+      return Status::InvalidInput("ScatterRows: a part's rows do not match its keys");
     }
     for (size_t j = 0; j < positions.size(); ++j) {
       out->keys[positions[j]] = parts[p].keys[j];
@@ -133,6 +136,7 @@ void ScatterRows(std::span<const RowBatch> parts, const Partition& partition, in
               floats);
     }
   }
+  return Status::Ok();
 }
 
 }  // namespace troupe::paramserver

@@ -13,6 +13,8 @@
 //   - Row widths are passed explicitly (`floats` per row): full rows (ValueLayout::floats()) and
 //     gradient rows (ValueLayout::dim) go through the same functions.
 //   - The *Into variants clear and refill `out`, reusing its buffers (no allocation once warm).
+//   - Arguments that do not fit (no owners, rows that do not match their keys) return
+//     InvalidInput naming the function; `out` is then unspecified. Nothing throws.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "paramserver/types.hpp"
 
 namespace troupe::paramserver {
@@ -46,8 +50,8 @@ void ExpandRows(const RowBatch& unique_rows, const Dedup& dedup, int32_t floats,
 
 // One row per unique key: the sum of the rows of its occurrences in `rows` (rows[i] belongs to
 // dedup's i-th input key). out->keys == dedup.unique.
-void SumDuplicateRows(std::span<const float> rows, const Dedup& dedup, int32_t floats,
-                      RowBatch* out);
+[[nodiscard]] Status SumDuplicateRows(std::span<const float> rows, const Dedup& dedup,
+                                      int32_t floats, RowBatch* out);
 
 // The keys of a batch split among `parts` owners: keys[p][j] is input key positions[p][j].
 struct Partition {
@@ -58,13 +62,13 @@ struct Partition {
 };
 
 // Owner of key k: NodeOf(k, nodes). Requires nodes >= 1.
-void PartitionByNodeInto(std::span<const Key> keys, int32_t nodes, Partition* out);
-Partition PartitionByNode(std::span<const Key> keys, int32_t nodes);
+[[nodiscard]] Status PartitionByNodeInto(std::span<const Key> keys, int32_t nodes, Partition* out);
+StatusOr<Partition> PartitionByNode(std::span<const Key> keys, int32_t nodes);
 
 // Owner of key k: GpuOf(k, nodes, gpus_per_node). Requires nodes, gpus_per_node >= 1.
-void PartitionByGpuInto(std::span<const Key> keys, int32_t nodes, int32_t gpus_per_node,
-                        Partition* out);
-Partition PartitionByGpu(std::span<const Key> keys, int32_t nodes, int32_t gpus_per_node);
+[[nodiscard]] Status PartitionByGpuInto(std::span<const Key> keys, int32_t nodes,
+                                        int32_t gpus_per_node, Partition* out);
+StatusOr<Partition> PartitionByGpu(std::span<const Key> keys, int32_t nodes, int32_t gpus_per_node);
 
 // Part p of `batch` (whose keys were partitioned into `partition`) as its own batch, rows
 // included, for sending to owner p.
@@ -72,7 +76,7 @@ RowBatch SplitRows(const RowBatch& batch, const Partition& partition, size_t par
 
 // The inverse: `out` (resized to the partition's total keys) gets part p's row j at position
 // positions[p][j]. parts[p] must hold partition.keys[p] in order.
-void ScatterRows(std::span<const RowBatch> parts, const Partition& partition, int32_t floats,
-                 RowBatch* out);
+[[nodiscard]] Status ScatterRows(std::span<const RowBatch> parts, const Partition& partition,
+                                 int32_t floats, RowBatch* out);
 
 }  // namespace troupe::paramserver

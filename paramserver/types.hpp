@@ -23,6 +23,8 @@ struct ValueLayout {
 
   int32_t floats() const { return dim + optimizer_floats; }
   size_t bytes() const { return static_cast<size_t>(floats()) * sizeof(float); }
+  // At least one embedding float, no negative optimizer width: what every store requires.
+  bool valid() const { return dim >= 1 && optimizer_floats >= 0; }
 };
 
 // keys[i]'s row is values[i * floats, (i + 1) * floats).

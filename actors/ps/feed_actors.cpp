@@ -103,7 +103,12 @@ caf::behavior PartitionerActor(caf::stateful_actor<PartitionerState>* self, int3
         std::vector<uint64_t> keys = batch.sparse;
         std::sort(keys.begin(), keys.end());
         keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-        paramserver::PartitionByNodeInto(keys, st.options.nodes, &st.partition);
+        if (Status s = paramserver::PartitionByNodeInto(keys, st.options.nodes, &st.partition);
+            !s.ok()) {
+          Tell(self, st.telemetry, st.collector,
+               PsFailure{"partitioner " + std::to_string(st.node) + ": " + s.message()});
+          return;
+        }
         const int64_t remote =
             static_cast<int64_t>(keys.size() - st.partition.keys[st.node].size());
         const int64_t bytes = remote * kPsKeyBytes;

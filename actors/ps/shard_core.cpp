@@ -1,7 +1,6 @@
 #include "actors/ps/shard_core.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace troupe {
 
@@ -36,14 +35,14 @@ Status ShardCore::Open(const PsOptions& options, int32_t shard, const std::strin
   hbm.gpus_per_node = options.gpus_per_node;
   hbm.bytes_per_gpu = static_cast<size_t>(options.hbm_bytes_per_gpu);
   core->hbm_rows_per_gpu_ = hbm.bytes_per_gpu / paramserver::CpuHbmTable::RowCost(core->layout_);
-  try {
-    paramserver::MemCacheConfig mem{core->layout_, static_cast<size_t>(options.mem_bytes_per_node),
-                                    8};
-    core->mem_ = std::make_unique<paramserver::MemCache>(mem, core->backing_.get());
-    core->hbm_ = std::make_unique<paramserver::HbmTable>(hbm);
-  } catch (const std::invalid_argument& e) {
-    return Status::InvalidInput(ShardName(shard) + ": " + e.what());
-  }
+  const paramserver::MemCacheConfig mem{core->layout_,
+                                        static_cast<size_t>(options.mem_bytes_per_node), 8};
+  auto cache = paramserver::MemCache::Create(mem, core->backing_.get());
+  if (!cache.ok()) return Status::InvalidInput(ShardName(shard) + ": " + cache.status().message());
+  core->mem_ = std::move(*cache);
+  StatusOr<paramserver::HbmTable> table = paramserver::HbmTable::Create(hbm);
+  if (!table.ok()) return Status::InvalidInput(ShardName(shard) + ": " + table.status().message());
+  core->hbm_ = std::make_unique<paramserver::HbmTable>(std::move(*table));
   *out = std::move(core);
   return Status::Ok();
 }
@@ -89,19 +88,21 @@ Status ShardCore::Prepare(int64_t step, std::span<const Key> keys, PrepareStats*
   stats->rows_created += after.rows_created - before.rows_created;
   stats->ssd_bytes_read += after.bytes_read - before.bytes_read;
   stats->ssd_bytes_written += after.bytes_written - before.bytes_written;
-  const paramserver::InsertResult inserted = hbm_->Insert(rows);
-  if (!inserted.rejected.empty()) {
+  const StatusOr<paramserver::InsertResult> inserted = hbm_->Insert(rows);
+  if (!inserted.ok()) return inserted.status();
+  if (!inserted->rejected.empty()) {
     return Status::InvalidInput(ShardName(shard_) + ": HBM-PS is full (" +
-                                std::to_string(inserted.rejected.size()) + " rows rejected)");
+                                std::to_string(inserted->rejected.size()) + " rows rejected)");
   }
   return Status::Ok();
 }
 
 Status ShardCore::Pull(std::span<const Key> keys, RowBatch* out) {
-  const std::vector<Key> absent = hbm_->Get(keys, out, paramserver::RowPart::kEmbedding);
-  if (!absent.empty()) {
+  const StatusOr<std::vector<Key>> absent = hbm_->Get(keys, out, paramserver::RowPart::kEmbedding);
+  if (!absent.ok()) return absent.status();
+  if (!absent->empty()) {
     return Status::InvalidInput(ShardName(shard_) + ": pulled key " +
-                                std::to_string(absent.front()) + " is not in HBM-PS");
+                                std::to_string(absent->front()) + " is not in HBM-PS");
   }
   return Status::Ok();
 }
@@ -128,7 +129,9 @@ Status ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, Apply
     }
   }
   RowBatch rows;
-  if (!hbm_->Get(keys, &rows).empty()) {
+  const StatusOr<std::vector<Key>> absent = hbm_->Get(keys, &rows);
+  if (!absent.ok()) return absent.status();
+  if (!absent->empty()) {
     return Status::InvalidInput(ShardName(shard_) + ": a key of step " + std::to_string(step) +
                                 " left HBM-PS before its update");
   }
@@ -137,7 +140,8 @@ Status ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, Apply
     paramserver::ApplyAdagrad(rows.row(i, layout_), {sums.data() + i * dim, dim},
                               model.lr_embedding, model.eps, model.dim);
   }
-  hbm_->Insert(rows);  // overwrites: every key is present
+  // Overwrites: every key is present, so nothing is rejected.
+  if (auto s = hbm_->Insert(rows); !s.ok()) return s.status();
   RowBatch released;
   for (size_t i = 0; i < keys.size(); ++i) {
     const auto it = pinned_.find(keys[i]);
@@ -147,7 +151,7 @@ Status ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, Apply
     const auto row = rows.row(i, layout_);
     released.values.insert(released.values.end(), row.begin(), row.end());
   }
-  hbm_->Erase(released.keys);
+  if (auto s = hbm_->Erase(released.keys); !s.ok()) return s.status();
   stats->rows_released = static_cast<int64_t>(released.size());
   const int64_t written_before = backing_->counters().bytes_written;
   if (options_.durable_updates) {

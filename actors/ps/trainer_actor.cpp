@@ -21,7 +21,12 @@ void TryStart(Self* self) {
   st.batch = ToExamples(*it->second.examples);
   st.inbox.erase(it);
   const std::vector<paramserver::Key> unique = paramserver::UniqueKeys(st.batch);
-  paramserver::PartitionByNodeInto(unique, st.options.nodes, &st.partition);
+  if (Status s = paramserver::PartitionByNodeInto(unique, st.options.nodes, &st.partition);
+      !s.ok()) {
+    Tell(self, st.telemetry, st.collector,
+         PsFailure{"trainer " + std::to_string(st.node) + ": " + s.message()});
+    return;
+  }
   st.rows.assign(static_cast<size_t>(st.options.nodes), {});
   st.rows_in = 0;
   for (TrainerShardView& v : st.shards) v.rows_in = v.repull = false;
@@ -140,7 +145,12 @@ void Compute(Self* self) {
   TrainerState& st = self->state;
   const int dim = st.options.model.dim;
   paramserver::RowBatch gathered;
-  paramserver::ScatterRows(st.rows, st.partition, dim, &gathered);
+  if (Status s = paramserver::ScatterRows(st.rows, st.partition, dim, &gathered); !s.ok()) {
+    Tell(self, st.telemetry, st.collector,
+         PsFailure{"trainer " + std::to_string(st.node) + ": step " + std::to_string(st.step) +
+                   ": " + s.message()});
+    return;
+  }
   paramserver::BatchGradients g;
   const int64_t normaliser = int64_t{st.options.nodes} * st.options.batch_size;
   if (!st.model->ForwardBackward(st.batch, gathered, &g, normaliser)) {

@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <vector>
 
 #include "gpu/compute_backend.hpp"
 #include "gpu/cuda_hbm_table.hpp"
+#include "tests/unit/must.hpp"
 
 namespace troupe::gpu {
 namespace {
@@ -70,8 +72,8 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, c
 void CompareGet(HbmBackend& cuda, HbmBackend& cpu, const std::vector<Key>& keys, RowPart part) {
   RowBatch got, want;
   got.values.assign(keys.size() * 16, std::numeric_limits<float>::quiet_NaN());  // poison
-  const std::vector<Key> got_absent = cuda.Get(keys, &got, part);
-  const std::vector<Key> want_absent = cpu.Get(keys, &want, part);
+  const std::vector<Key> got_absent = Must(cuda.Get(keys, &got, part));
+  const std::vector<Key> want_absent = Must(cpu.Get(keys, &want, part));
   EXPECT_EQ(got_absent, want_absent);
   EXPECT_EQ(got.keys, want.keys);
   ExpectNear(got.values, want.values, "Get");
@@ -80,15 +82,16 @@ void CompareGet(HbmBackend& cuda, HbmBackend& cpu, const std::vector<Key>& keys,
 void RunAgainstCpu(const HbmConfig& config) {
   std::unique_ptr<HbmBackend> cuda;
   if (Status s = MakeCudaHbmTable(config, &cuda); !s.ok()) GTEST_SKIP() << s.message();
-  CpuHbmTable cpu(config);
+  const std::unique_ptr<CpuHbmTable> owned = Must(CpuHbmTable::Create(config));
+  CpuHbmTable& cpu = *owned;
   const auto width = static_cast<size_t>(config.layout.floats());
   const auto dim = static_cast<size_t>(config.layout.dim);
   const size_t budget = config.bytes_per_gpu / CpuHbmTable::RowCost(config.layout);
 
   // 1. An insert with repeated keys (the last row wins), then reads of present and absent keys.
   const RowBatch first = Rows(Keys(3000, 1, 2500), width, 1);
-  const auto got_insert = cuda->Insert(first);
-  const auto want_insert = cpu.Insert(first);
+  const auto got_insert = Must(cuda->Insert(first));
+  const auto want_insert = Must(cpu.Insert(first));
   EXPECT_EQ(got_insert.inserted, want_insert.inserted);
   EXPECT_EQ(got_insert.overwritten, want_insert.overwritten);
   EXPECT_EQ(got_insert.rejected, want_insert.rejected);
@@ -101,16 +104,17 @@ void RunAgainstCpu(const HbmConfig& config) {
   grad_keys.insert(grad_keys.end(), 50, grad_keys[7]);  // a hot key, 51 times
   std::vector<float> gradients(grad_keys.size() * dim);
   for (size_t i = 0; i < gradients.size(); ++i) gradients[i] = SeededValue(4, 0, i);
-  EXPECT_EQ(cuda->Accumulate(grad_keys, gradients), cpu.Accumulate(grad_keys, gradients));
+  EXPECT_EQ(Must(cuda->Accumulate(grad_keys, gradients)),
+            Must(cpu.Accumulate(grad_keys, gradients)));
   CompareGet(*cuda, cpu, probe, RowPart::kFull);
 
   // 3. Erase some, then overflow every shard's budget: the same rows rejected, in input order.
   const std::vector<Key> erase = Keys(700, 5, 2500);
-  EXPECT_EQ(cuda->Erase(erase), cpu.Erase(erase));
+  EXPECT_EQ(Must(cuda->Erase(erase)), Must(cpu.Erase(erase)));
   const RowBatch flood =
       Rows(Keys(budget * config.gpus_per_node + 500, 6, 10 * budget + 9000), width, 6);
-  const auto got_flood = cuda->Insert(flood);
-  const auto want_flood = cpu.Insert(flood);
+  const auto got_flood = Must(cuda->Insert(flood));
+  const auto want_flood = Must(cpu.Insert(flood));
   EXPECT_EQ(got_flood.inserted, want_flood.inserted);
   EXPECT_EQ(got_flood.overwritten, want_flood.overwritten);
   EXPECT_EQ(got_flood.rejected, want_flood.rejected);
@@ -122,8 +126,8 @@ void RunAgainstCpu(const HbmConfig& config) {
   }
 
   // 4. Drain: the same rows (sorted by key to compare), both tables empty afterwards.
-  const auto got_rows = ByKey(cuda->Drain(), width);
-  const auto want_rows = ByKey(cpu.Drain(), width);
+  const auto got_rows = ByKey(Must(cuda->Drain()), width);
+  const auto want_rows = ByKey(Must(cpu.Drain()), width);
   ASSERT_EQ(got_rows.size(), want_rows.size());
   for (size_t i = 0; i < got_rows.size(); ++i) {
     ASSERT_EQ(got_rows[i].first, want_rows[i].first);

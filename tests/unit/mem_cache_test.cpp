@@ -12,10 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
-#include <stdexcept>
 #include <unordered_map>
 #include <vector>
+
+#include "tests/unit/must.hpp"
 
 namespace troupe::paramserver {
 namespace {
@@ -26,6 +28,10 @@ constexpr ValueLayout kLayout{2, 2};
 void InitRow(Key k, std::span<float> row) {
   row[0] = static_cast<float>(k);
   row[1] = -static_cast<float>(k);
+}
+
+std::unique_ptr<InMemoryBackingStore> NewStore(InMemoryBackingStore::RowInit init = InitRow) {
+  return Must(InMemoryBackingStore::Create(kLayout, std::move(init)));
 }
 
 MemCacheConfig Config(size_t rows, int32_t window) {
@@ -45,8 +51,10 @@ RowBatch Rows(const std::vector<Key>& keys, float value) {
 }
 
 TEST(MemCacheTest, LeastFrequentOfTheKLeastRecentIsEvicted) {
-  InMemoryBackingStore store(kLayout, InitRow);
-  MemCache cache(Config(4, 3), &store);
+  const auto store_owned = NewStore();
+  InMemoryBackingStore& store = *store_owned;
+  const auto cache_owned = Must(MemCache::Create(Config(4, 3), &store));
+  MemCache& cache = *cache_owned;
   for (Key k : {1, 1, 1, 2, 3, 4}) FetchOne(cache, k);  // a=1 three times: frequency 3
   EXPECT_EQ(cache.KeysByRecency(), (std::vector<Key>{4, 3, 2, 1}));
   EXPECT_EQ(cache.Frequency(1), 3u);
@@ -64,8 +72,10 @@ TEST(MemCacheTest, LeastFrequentOfTheKLeastRecentIsEvicted) {
 }
 
 TEST(MemCacheTest, WindowOfOneIsPlainLru) {
-  InMemoryBackingStore store(kLayout, InitRow);
-  MemCache cache(Config(4, 1), &store);
+  const auto store_owned = NewStore();
+  InMemoryBackingStore& store = *store_owned;
+  const auto cache_owned = Must(MemCache::Create(Config(4, 1), &store));
+  MemCache& cache = *cache_owned;
   for (Key k : {1, 1, 1, 2, 3, 4, 5, 6}) FetchOne(cache, k);
   EXPECT_EQ(cache.KeysByRecency(), (std::vector<Key>{6, 5, 4, 3}));
   FetchOne(cache, 3);  // a hit moves to the front
@@ -74,8 +84,10 @@ TEST(MemCacheTest, WindowOfOneIsPlainLru) {
 }
 
 TEST(MemCacheTest, OneLoadAndOneStorePerFetchDirtyRowsOnly) {
-  InMemoryBackingStore store(kLayout, InitRow);
-  MemCache cache(Config(4, 2), &store);
+  const auto store_owned = NewStore();
+  InMemoryBackingStore& store = *store_owned;
+  const auto cache_owned = Must(MemCache::Create(Config(4, 2), &store));
+  MemCache& cache = *cache_owned;
   RowBatch out;
   FetchStats stats;
   ASSERT_TRUE(cache.Fetch(std::vector<Key>{1, 2, 1, 3, 4, 2}, &out, &stats).ok());
@@ -103,8 +115,11 @@ TEST(MemCacheTest, OneLoadAndOneStorePerFetchDirtyRowsOnly) {
 }
 
 TEST(MemCacheTest, ZeroBudgetCachesNothingAndWritesThrough) {
-  InMemoryBackingStore store(kLayout, InitRow);
-  MemCache cache(MemCacheConfig{kLayout, MemCache::RowCost(kLayout) - 1, 8}, &store);
+  const auto store_owned = NewStore();
+  InMemoryBackingStore& store = *store_owned;
+  const auto cache_owned =
+      Must(MemCache::Create(MemCacheConfig{kLayout, MemCache::RowCost(kLayout) - 1, 8}, &store));
+  MemCache& cache = *cache_owned;
   EXPECT_EQ(cache.capacity_rows(), 0u);
   RowBatch out;
   ASSERT_TRUE(cache.Fetch(std::vector<Key>{3, 3}, &out).ok());
@@ -115,40 +130,48 @@ TEST(MemCacheTest, ZeroBudgetCachesNothingAndWritesThrough) {
   EXPECT_FALSE(cache.Update(RowBatch{{1}, {1.0f}}).ok());  // wrong width
 }
 
-TEST(MemCacheTest, BadConfigsThrow) {
-  InMemoryBackingStore store(kLayout);
-  EXPECT_THROW(MemCache(Config(4, 0), &store), std::invalid_argument);
-  EXPECT_THROW(MemCache(Config(4, MemCache::kMaxEvictionWindow + 1), &store),
-               std::invalid_argument);
-  EXPECT_THROW(MemCache(Config(4, 1), nullptr), std::invalid_argument);
-  EXPECT_THROW(MemCache(MemCacheConfig{ValueLayout{3, 0}, 1000, 1}, &store), std::invalid_argument);
+TEST(MemCacheTest, BadConfigsAreInvalidInput) {
+  const auto store = NewStore(nullptr);
+  EXPECT_EQ(MemCache::Create(Config(4, 0), store.get()).status().message(),
+            "MemCache: eviction_window outside [1, kMaxEvictionWindow]");
+  EXPECT_EQ(MemCache::Check(Config(4, MemCache::kMaxEvictionWindow + 1)).code(),
+            Status::Code::kInvalidInput);
+  EXPECT_TRUE(MemCache::Check(Config(4, MemCache::kMaxEvictionWindow)).ok());
+  EXPECT_EQ(MemCache::Create(Config(4, 1), nullptr).status().message(),
+            "MemCache: null backing store");
+  EXPECT_EQ(
+      MemCache::Create(MemCacheConfig{ValueLayout{3, 0}, 1000, 1}, store.get()).status().message(),
+      "MemCache: backing store layout differs");
+  EXPECT_EQ(InMemoryBackingStore::Create(ValueLayout{0, 2}).status().code(),
+            Status::Code::kInvalidInput);
 }
 
 // Fails Load or Store on demand.
 class FlakyStore final : public BackingStore {
  public:
-  FlakyStore() : inner_(kLayout, InitRow) {}
+  FlakyStore() : inner_(NewStore()) {}
   Status Load(std::span<const Key> keys, RowBatch* out) override {
     if (fail_load) return Status::IoError("load failed");
-    Status status = inner_.Load(keys, out);
+    Status status = inner_->Load(keys, out);
     if (short_load) out->values.pop_back();  // a broken store: one float short
     return status;
   }
   Status Store(const RowBatch& rows) override {
-    return fail_store ? Status::IoError("store failed") : inner_.Store(rows);
+    return fail_store ? Status::IoError("store failed") : inner_->Store(rows);
   }
-  const ValueLayout& layout() const override { return inner_.layout(); }
+  const ValueLayout& layout() const override { return inner_->layout(); }
   bool fail_load = false;
   bool short_load = false;
   bool fail_store = false;
 
  private:
-  InMemoryBackingStore inner_;
+  std::unique_ptr<InMemoryBackingStore> inner_;
 };
 
 TEST(MemCacheTest, LoadErrorFailsOneCallStoreErrorIsSticky) {
   FlakyStore store;
-  MemCache cache(Config(2, 2), &store);
+  const auto cache_owned = Must(MemCache::Create(Config(2, 2), &store));
+  MemCache& cache = *cache_owned;
   RowBatch out;
   store.fail_load = true;
   EXPECT_EQ(cache.Fetch(std::vector<Key>{1}, &out).code(), Status::Code::kIoError);
@@ -170,9 +193,12 @@ TEST(MemCacheTest, LoadErrorFailsOneCallStoreErrorIsSticky) {
 TEST(MemCacheTest, RandomSequencesMatchModelWithinBudget) {
   std::mt19937_64 rng(99);
   for (int trial = 0; trial < 8; ++trial) {
-    InMemoryBackingStore store(kLayout, InitRow);
+    const auto store_owned = NewStore();
+    InMemoryBackingStore& store = *store_owned;
     const size_t rows = rng() % 40;  // 0: nothing cached
-    MemCache cache(Config(rows, 1 + static_cast<int32_t>(rng() % 8)), &store);
+    const auto cache_owned =
+        Must(MemCache::Create(Config(rows, 1 + static_cast<int32_t>(rng() % 8)), &store));
+    MemCache& cache = *cache_owned;
     std::unordered_map<Key, std::vector<float>> model;  // latest value of every key
     const auto truth = [&](Key k) {
       if (const auto it = model.find(k); it != model.end()) return it->second;

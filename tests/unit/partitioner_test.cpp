@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <random>
-#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -82,11 +81,11 @@ TEST(PartitionerTest, SumDuplicateRowsAddsGradientsOfRepeatedKeys) {
   const std::vector<Key> keys = {4, 2, 4};
   const std::vector<float> grads = {1, 2, 10, 20, 100, 200};
   RowBatch summed;
-  SumDuplicateRows(grads, DedupKeys(keys), 2, &summed);
+  ASSERT_TRUE(SumDuplicateRows(grads, DedupKeys(keys), 2, &summed).ok());
   EXPECT_EQ(summed.keys, (std::vector<Key>{4, 2}));
   EXPECT_EQ(summed.values, (std::vector<float>{101, 202, 10, 20}));
-  EXPECT_THROW(SumDuplicateRows(std::vector<float>(5), DedupKeys(keys), 2, &summed),
-               std::invalid_argument);
+  EXPECT_EQ(SumDuplicateRows(std::vector<float>(5), DedupKeys(keys), 2, &summed).code(),
+            Status::Code::kInvalidInput);
 }
 
 // Every key in its owner's part, in input order, each position exactly once.
@@ -113,14 +112,15 @@ void ExpectPartitionOf(const std::vector<Key>& keys, const Partition& part, size
 
 TEST(PartitionerTest, PartitionByNodeAndGpuFollowTheOwnerPolicy) {
   const std::vector<Key> keys = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
-  const Partition nodes = PartitionByNode(keys, 3);
+  const Partition nodes = *PartitionByNode(keys, 3);
   EXPECT_EQ(nodes.keys[0], (std::vector<Key>{0, 3, 6, 9}));
   EXPECT_EQ(nodes.keys[2], (std::vector<Key>{2, 5, 8, 11}));
-  const Partition gpus = PartitionByGpu(keys, 3, 2);  // GPU = (k / 3) % 2
+  const Partition gpus = *PartitionByGpu(keys, 3, 2);  // GPU = (k / 3) % 2
   EXPECT_EQ(gpus.keys[0], (std::vector<Key>{0, 1, 2, 6, 7, 8}));
   EXPECT_EQ(gpus.positions[1], (std::vector<uint32_t>{3, 4, 5, 9, 10, 11}));
-  EXPECT_THROW(PartitionByNode(keys, 0), std::invalid_argument);
-  EXPECT_THROW(PartitionByGpu(keys, 1, 0), std::invalid_argument);
+  EXPECT_EQ(PartitionByNode(keys, 0).status().code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(PartitionByGpu(keys, 1, 0).status().message(),
+            "PartitionByGpu: nodes and gpus_per_node must be >= 1");
 }
 
 TEST(PartitionerTest, RandomPartitionsAreExactAndInvertible) {
@@ -130,16 +130,16 @@ TEST(PartitionerTest, RandomPartitionsAreExactAndInvertible) {
     const auto nodes = static_cast<int32_t>(1 + rng() % 5);
     const auto gpus = static_cast<int32_t>(1 + rng() % 8);
     const std::vector<Key> keys = RandomKeys(rng, rng() % 3000, 1'000'000);
-    PartitionByNodeInto(keys, nodes, &part);
+    ASSERT_TRUE(PartitionByNodeInto(keys, nodes, &part).ok());
     ExpectPartitionOf(keys, part, nodes, [&](Key k) { return NodeOf(k, nodes); });
-    PartitionByGpuInto(keys, nodes, gpus, &part);
+    ASSERT_TRUE(PartitionByGpuInto(keys, nodes, gpus, &part).ok());
     ExpectPartitionOf(keys, part, gpus, [&](Key k) { return GpuOf(k, nodes, gpus); });
 
     const RowBatch batch = RowsFor(keys, 4);
     std::vector<RowBatch> parts;
     for (size_t p = 0; p < part.parts(); ++p) parts.push_back(SplitRows(batch, part, p, 4));
     RowBatch rebuilt;
-    ScatterRows(parts, part, 4, &rebuilt);
+    ASSERT_TRUE(ScatterRows(parts, part, 4, &rebuilt).ok());
     EXPECT_EQ(rebuilt.keys, batch.keys);
     EXPECT_EQ(rebuilt.values, batch.values);
   }
@@ -147,10 +147,12 @@ TEST(PartitionerTest, RandomPartitionsAreExactAndInvertible) {
 
 TEST(PartitionerTest, ScatterRowsRejectsMismatchedParts) {
   const std::vector<Key> keys = {1, 2, 3};
-  const Partition part = PartitionByNode(keys, 2);
+  const Partition part = *PartitionByNode(keys, 2);
   RowBatch out;
-  EXPECT_THROW(ScatterRows(std::vector<RowBatch>(1), part, 2, &out), std::invalid_argument);
-  EXPECT_THROW(ScatterRows(std::vector<RowBatch>(2), part, 2, &out), std::invalid_argument);
+  EXPECT_EQ(ScatterRows(std::vector<RowBatch>(1), part, 2, &out).message(),
+            "ScatterRows: one batch per part is required");
+  EXPECT_EQ(ScatterRows(std::vector<RowBatch>(2), part, 2, &out).message(),
+            "ScatterRows: a part's rows do not match its keys");
 }
 
 }  // namespace
