@@ -60,7 +60,6 @@ caf::behavior ProfilerActor(caf::stateful_actor<ProfilerState>* self, ProfilerCo
   return {
       [=](const ProfileRequest& request) {
         ProfilerState& st = self->state;
-        st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);  // the reply
         ProfileBatch batch;
         for (const ProfileAsk& ask : request.asks) batch.profiles.push_back(Profile(st, ask));
         return batch;

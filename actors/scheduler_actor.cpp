@@ -229,21 +229,29 @@ void BeginRound(Self* self, double start_s) {
     return EndRun(self, "deadline");
   }
   if (st.next_arrival_s < 0 || st.next_arrival_s > start_s) return PlanRound(self, start_s);
-  st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
-  self->request(st.cluster.workload, caf::infinite, ArrivalsRequest{start_s})
-      .then([=](ArrivalBatch& batch) {
+  Ask(
+      self, st.telemetry, st.cluster.workload, ArrivalsRequest{start_s},
+      [=](ArrivalBatch& batch) {
         std::vector<ProfileAsk> asks = Admit(self, batch.jobs);
         self->state.next_arrival_s = batch.next_arrival_s;
         if (asks.empty()) return PlanRound(self, start_s);
         SchedulerState& st = self->state;
-        st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
-        self->request(st.cluster.profiler, caf::infinite, ProfileRequest{std::move(asks)})
-            .then([=](ProfileBatch& profiles) {
+        Ask(
+            self, st.telemetry, st.cluster.profiler, ProfileRequest{std::move(asks)},
+            [=](ProfileBatch& profiles) {
               ApplyProfiles(self, profiles);
               PlanRound(self, start_s);
-            });
-      });
+            },
+            [=] { Unreachable(self, "the profiler"); }, RetryEveryRound(st));
+      },
+      [=] { Unreachable(self, "the workload"); }, RetryEveryRound(st));
 }
+
+void Unreachable(Self* self, const std::string& who) {
+  EndRun(self, who + " is unreachable (every request dropped; a partition that never heals?)");
+}
+
+AskRetry RetryEveryRound(const SchedulerState& st) { return AskRetry{st.options.round_s, 1000}; }
 
 void MaybeCloseRound(Self* self) {
   SchedulerState& st = self->state;
@@ -361,6 +369,7 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
     Tell(self, telemetry, self, round_end_atom::value, kWakeUp, 0.0);  // the first round, at 0
   }
   return {
+      AskLaterHandler(),  // the timer of Ask (requests to the workload, profiler, checkpoints)
       [=](round_end_atom, int64_t round, double at_s) {
         SchedulerState& st = self->state;
         if (st.ended) return;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "actors/scheduler_actor.hpp"
+#include "emulation/runtime/counted_send.hpp"
 #include "messages/fault_messages.hpp"
 #include "messages/profiling_messages.hpp"
 
@@ -25,6 +26,11 @@ void ApplyProfiles(Self* self, ProfileBatch& batch);
 void PlanRound(Self* self, double start_s);
 // Closes the round once its timer fired and every leased job reported (or is dead).
 void MaybeCloseRound(Self* self);
+
+// The scheduler's requests (Ask) are asked again every round while the network drops them; when
+// `who` stays unreachable the run ends with that reason rather than waiting for ever.
+AskRetry RetryEveryRound(const SchedulerState& st);
+void Unreachable(Self* self, const std::string& who);
 
 // Monitors a job's actor so that its death arrives as a down message.
 void WatchJob(Self* self, TrackedJob& job);

@@ -66,24 +66,29 @@ void Rebuild(Self* self, RecoveredJobs& recovered, const CheckpointList& list) {
     }
   }
   if (asks.empty() || !st.cluster.profiler) return Resume(self);
-  st.telemetry->messages.fetch_add(2, std::memory_order_relaxed);
-  self->request(st.cluster.profiler, caf::infinite, ProfileRequest{std::move(asks)})
-      .then([=](ProfileBatch& profiles) {
+  Ask(
+      self, st.telemetry, st.cluster.profiler, ProfileRequest{std::move(asks)},
+      [=](ProfileBatch& profiles) {
         ApplyProfiles(self, profiles);
         Resume(self);
-      });
+      },
+      [=] { Unreachable(self, "the profiler"); }, RetryEveryRound(st));
 }
 
 }  // namespace
 
 void Recover(Self* self) {
   SchedulerState& st = self->state;
-  st.telemetry->messages.fetch_add(4, std::memory_order_relaxed);
-  self->request(st.cluster.workload, caf::infinite, RecoverRequest{})
-      .then([=](RecoveredJobs& recovered) {
-        self->request(self->state.cluster.checkpoints, caf::infinite, CheckpointQuery{-1})
-            .then([=](CheckpointList& list) mutable { Rebuild(self, recovered, list); });
-      });
+  Ask(
+      self, st.telemetry, st.cluster.workload, RecoverRequest{},
+      [=](RecoveredJobs& recovered) {
+        SchedulerState& st = self->state;
+        Ask(
+            self, st.telemetry, st.cluster.checkpoints, CheckpointQuery{-1},
+            [=](CheckpointList& list) mutable { Rebuild(self, recovered, list); },
+            [=] { Unreachable(self, "the checkpoint store"); }, RetryEveryRound(st));
+      },
+      [=] { Unreachable(self, "the workload"); }, RetryEveryRound(st));
 }
 
 }  // namespace troupe::scheduler_detail

@@ -103,8 +103,8 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
   st.commit_at_grant = commit_at_grant;
   if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kWorkload, 0);
   return {
+      AskLaterHandler(),  // the timer of Ask (a CheckpointQuery)
       [=](const ArrivalsRequest& request) {
-        self->state.telemetry->messages.fetch_add(1, std::memory_order_relaxed);  // the reply
         self->state.scheduler = caf::actor_cast<caf::actor>(self->current_sender());
         return TakeArrivals(self, request.until_s);
       },
@@ -122,7 +122,6 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
       },
       [=](const RecoverRequest&) {
         WorkloadState& st = self->state;
-        st.telemetry->messages.fetch_add(1, std::memory_order_relaxed);  // the reply
         st.scheduler = caf::actor_cast<caf::actor>(self->current_sender());
         RecoveredJobs recovered;
         for (const auto& [id, job] : st.released) recovered.jobs.push_back(job);
@@ -151,15 +150,16 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
                FaultNotice{respawn.job_id, -1, "an agent's job is not respawned"});
           return;
         }
-        st.telemetry->messages.fetch_add(2, std::memory_order_relaxed);
-        self->request(st.checkpoints, caf::infinite, CheckpointQuery{respawn.job_id})
-            .then([=](CheckpointList& list) {
-              JobCheckpoint from;
-              from.job_id = respawn.job_id;
-              from.iterations_left = -1;
-              if (!list.checkpoints.empty()) from = list.checkpoints.front();
-              Respawn(self, from);
-            });
+        auto respawn_from = [=](CheckpointList& list) {
+          JobCheckpoint from;
+          from.job_id = respawn.job_id;
+          from.iterations_left = -1;
+          if (!list.checkpoints.empty()) from = list.checkpoints.front();
+          Respawn(self, from);
+        };
+        // Shared storage: the fault network never drops what goes to it, so it stays reachable.
+        Ask(self, st.telemetry, st.checkpoints, CheckpointQuery{respawn.job_id},
+            std::move(respawn_from), [] {});
       },
   };
 }

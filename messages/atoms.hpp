@@ -13,5 +13,6 @@ using lease_end_atom = caf::atom_constant<caf::atom("lease_end")>;  // a job's o
 using grace_atom = caf::atom_constant<caf::atom("grace")>;  // scheduler: reports still missing
 using fault_atom = caf::atom_constant<caf::atom("fault")>;  // the injector's timers
 using crash_atom = caf::atom_constant<caf::atom("crash")>;  // a node process dies at once
+using ask_later_atom = caf::atom_constant<caf::atom("ask_later")>;  // Ask's own timer (Tell's kin)
 
 }  // namespace troupe

@@ -1,15 +1,18 @@
 // Sending with the run's counters: every message a troupe actor sends goes through Tell or
-// TellAt so that a run can report its message and event counts in both modes, and so that the
-// run's fault network (fault_network.hpp), when it has one, may drop, delay or duplicate it.
+// TellAt, and every request through Ask, so that a run can report its message and event counts
+// in both modes, and so that the run's fault network (fault_network.hpp), when it has one, may
+// drop, delay or duplicate it.
 #pragma once
 
 #include <caf/actor.hpp>
+#include <caf/delegated.hpp>
 #include <caf/send.hpp>
 #include <utility>
 
 #include "emulation/runtime/fault_network.hpp"
 #include "emulation/runtime/run_clock.hpp"
 #include "emulation/runtime/telemetry.hpp"
+#include "messages/atoms.hpp"
 
 namespace troupe {
 namespace send_detail {
@@ -55,6 +58,54 @@ void TellAt(Self* self, Telemetry* telemetry, const RunClock& clock, const Dest&
   const caf::timespan delay = clock.DelayUntil(self->clock().now(), at_s);
   if (send_detail::SendThroughNetwork(self, telemetry, dest, delay, xs...)) return;
   self->delayed_send(dest, delay, std::forward<Ts>(xs)...);
+}
+
+// How a request the fault network keeps dropping is asked again.
+struct AskRetry {
+  double every_s = 1;    // virtual seconds between tries
+  int64_t tries = 1000;  // then the destination is unreachable
+};
+
+// A request and its reply (counted as two messages, each try). Without a fault network it is a
+// plain request. With one, the network decides for the request as for any message: delayed, it is
+// asked that much later; dropped, it is asked again `retry.every_s` later, as a requester that
+// hears nothing asks again, and after `retry.tries` drops in a row `on_unreachable()` is called
+// instead (a partition that never heals); a duplicate is asked once (a reply handler need not be
+// idempotent). The waiting is a timer of the asking actor, which must answer ask_later_atom with
+// AskLaterHandler() in its behaviour.
+template <class Self, class Dest, class Msg, class OnReply, class OnUnreachable>
+void Ask(Self* self, Telemetry* telemetry, const Dest& dest, Msg msg, OnReply on_reply,
+         OnUnreachable on_unreachable, AskRetry retry = {}) {
+  telemetry->messages.fetch_add(2, std::memory_order_relaxed);
+  FaultNetwork* network = telemetry->network;
+  const NetworkRoute route =
+      network ? network->Decide(self->id(), send_detail::IdOf(dest), self->clock().now())
+              : NetworkRoute{};
+  if (route.copies > 0 && route.delay_s == 0) {
+    self->request(dest, caf::infinite, std::move(msg)).then(std::move(on_reply));
+    return;
+  }
+  if (route.copies == 0 && retry.tries <= 1) return on_unreachable();
+  const double wait_s = route.copies == 0 ? retry.every_s : route.delay_s;
+  telemetry->timed_events.fetch_add(1, std::memory_order_relaxed);
+  // A request to itself that nobody answers times out after the wait: then ask (again).
+  self->request(caf::actor_cast<caf::actor>(self),
+                SecondsToTimespan(wait_s / network->clock().time_scale), ask_later_atom::value)
+      .then([] {},
+            [=](const caf::error&) mutable {
+              if (route.copies > 0) {
+                self->request(dest, caf::infinite, std::move(msg)).then(std::move(on_reply));
+                return;
+              }
+              Ask(self, telemetry, dest, std::move(msg), std::move(on_reply),
+                  std::move(on_unreachable), AskRetry{retry.every_s, retry.tries - 1});
+            });
+}
+
+// The handler Ask's timers need in the asking actor's behaviour: never answered, so that the
+// request times out when the wait is over.
+inline auto AskLaterHandler() {
+  return [](ask_later_atom) { return caf::delegated<void>{}; };
 }
 
 }  // namespace troupe

@@ -192,6 +192,21 @@ TEST(Faults, DroppedMessagesAreAskedForAgain) {
   EXPECT_GT(r.summary.messages_dropped, 100u);
 }
 
+TEST(Faults, RequestsDroppedOnTheirWayAreAskedAgain) {
+  // The scheduler's requests (arrivals, recovery) cross the same faulty network as any message.
+  const std::vector<std::string> faults = {"drop:scheduler->workload@0,p=0.5"};
+  RunResult r = RunWithFaults(faults);
+  EXPECT_EQ(Check(r, faults).jobs_finished, 60);
+  EXPECT_GT(r.summary.messages_dropped, 10u);
+}
+
+TEST(Faults, AWorkloadCutOffForGoodEndsTheRunWithTheReason) {
+  RunResult r = RunWithFaults({"drop:scheduler->workload@0,p=1"});
+  EXPECT_NE(r.summary.end_reason.find("the workload is unreachable"), std::string::npos)
+      << r.summary.end_reason;
+  EXPECT_LT(r.jobs.size(), 60u);
+}
+
 TEST(Faults, DuplicatesAndDelaysChangeNoJct) {
   for (const std::string fault : {"duplicate:*@0,p=0.3", "delay:job->scheduler@0,delay=20"}) {
     RunResult r = RunWithFaults({fault});
