@@ -92,16 +92,17 @@ void Summarise(const OasisPlan& plan, OasisRunResult* result) {
 // and the worker-slots of the longest job the ranges allow (counted in an int).
 Status CheckScale(const so::WorkloadSpec& s, const std::string& name) {
   constexpr double kMaxMachineSlots = 2e6, kMaxJobs = 1e6, kMaxJobWorkerSlots = 1e9;
-  const double machine_slots = double(s.slots) * (s.worker_servers + s.ps_machines);
+  const double machine_slots = static_cast<double>(s.slots) * (s.worker_servers + s.ps_machines);
   if (machine_slots > kMaxMachineSlots) {
     return Status::InvalidInput(name + ": oasis.slots: slots x (worker_servers + ps_machines) " +
-                                "must be <= 2e6, got " + std::to_string(int64_t(machine_slots)));
+                                "must be <= 2e6, got " +
+                                std::to_string(static_cast<int64_t>(machine_slots)));
   }
   const double jobs = s.jobs > 0 ? s.jobs : s.jobs_per_slot * (1 + s.diurnal_amplitude) * s.slots;
   if (jobs > kMaxJobs) {
     return Status::InvalidInput(name + ": oasis.jobs_per_slot: jobs_per_slot x (1 + " +
                                 "diurnal_amplitude) x slots must be <= 1e6 jobs, got " +
-                                std::to_string(int64_t(jobs)));
+                                std::to_string(static_cast<int64_t>(jobs)));
   }
   const so::JobRanges& r = s.ranges;
   const double step_s = r.minibatch_s.hi + 2 * r.gradient.hi / r.worker_bandwidth.lo;
