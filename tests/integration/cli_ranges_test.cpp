@@ -75,5 +75,28 @@ TEST_F(CliRanges, AFolderAsTraceOrAMissingModelsDirIsBadInput) {
   EXPECT_NE(r.err.find("workload.models_dir"), std::string::npos) << r.err;
 }
 
+// Limits that bind fields together: what a run would hold in memory or count in an int.
+TEST_F(CliRanges, SizesThatBindFieldsTogetherAreBounded) {
+  const std::string oasis = SourcePath("tests/data/edges/oasis.textproto");
+  const std::string ps = SourcePath("tests/data/edges/ps.textproto");
+  const std::string out = dir_ + "/out";
+  // Each field in range, together past what the run can hold or count.
+  EXPECT_NE(Refused({"run", oasis, "--out", out, "--set", "oasis.slots=10000", "--set",
+                     "oasis.worker_servers=1000"})
+                .find("oasis.slots: slots x (worker_servers + ps_machines)"),
+            std::string::npos);
+  EXPECT_NE(Refused({"run", oasis, "--out", out, "--set", "oasis.slot_s=1", "--set",
+                     "oasis.epochs.hi=1000", "--set", "oasis.chunks.hi=1000", "--set",
+                     "oasis.minibatches.hi=10000"})
+                .find("oasis.slot_s: the longest job"),
+            std::string::npos);
+  EXPECT_NE(Refused({"run", ps, "--out", out, "--set", "paramserver.batches=1000000"})
+                .find("paramserver.batches: batches x nodes x batch_size"),
+            std::string::npos);
+  EXPECT_NE(
+      Refused({"run", config_, "--out", out, "--set", "cluster.servers.count=1"}).find("--set"),
+      std::string::npos);  // a list is not set from the command line
+}
+
 }  // namespace
 }  // namespace troupe::testing
