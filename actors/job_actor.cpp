@@ -24,52 +24,20 @@ int64_t IterationsIn(double seconds, double iter_time_s, double speedup) {
   return static_cast<int64_t>(std::floor(seconds / per_iteration));
 }
 
-// Starts a new lease, keeping the vectors' memory: a job takes a lease every round.
-void ResetLease(JobLease& lease) {
-  std::vector<int32_t> servers_seen = std::move(lease.servers_seen);
-  std::vector<LeasePart> parts = std::move(lease.parts);
-  servers_seen.clear();
-  parts.clear();
-  lease = JobLease{};
-  lease.servers_seen = std::move(servers_seen);
-  lease.parts = std::move(parts);
+// A new lease started: what the job ran of the previous one goes (its worker is stopped by the
+// caller).
+void ResetRun(JobLease& lease) {
+  lease.worker = caf::actor{};
+  lease.timer_fired = false;
+  lease.seconds_per_iteration = 0;
+  lease.steps = 0;
 }
 
-// Returns false if the grant is stale or a duplicate.
-bool AddLeasePart(JobActorState& st, const LeaseGrant& grant) {
-  JobLease& lease = st.lease;
-  if (grant.start_s < lease.start_s) return false;
-  if (grant.start_s > lease.start_s) {
-    ResetLease(lease);
-    lease.round = grant.round;
-    lease.start_s = grant.start_s;
-    lease.end_s = grant.end_s;
-    lease.parts_expected = grant.parts;
-    lease.scheduler = grant.scheduler ? grant.scheduler : st.scheduler;
-  }
-  if (lease.ended) return false;
-  if (std::find(lease.servers_seen.begin(), lease.servers_seen.end(), grant.server) !=
-      lease.servers_seen.end()) {
-    return false;
-  }
-  lease.servers_seen.push_back(grant.server);
-  lease.refused = lease.refused || !grant.granted;
-  if (grant.granted) {
-    lease.parts.push_back(LeasePart{grant.server, grant.gpu_ids, grant.cpus, grant.memory_gb});
-    lease.speed = std::min(lease.speed, grant.speed);
-  }
-  return true;
-}
+bool Runnable(const JobActorState& st) { return st.lease.assembly.Runnable(st.spec.gpus); }
 
-// All parts granted, none refused, every GPU of the job: the lease runs.
-bool Runnable(const JobActorState& st) {
-  const JobLease& lease = st.lease;
-  if (lease.refused || static_cast<int32_t>(lease.servers_seen.size()) != lease.parts_expected) {
-    return false;
-  }
-  int32_t gpus = 0;
-  for (const LeasePart& part : lease.parts) gpus += static_cast<int32_t>(part.gpu_ids.size());
-  return gpus == st.spec.gpus;
+// Where reports go: the scheduler that ordered the lease, or the job's own if none said.
+const caf::actor& ReportTo(const JobActorState& st) {
+  return st.lease.assembly.scheduler() ? st.lease.assembly.scheduler() : st.scheduler;
 }
 
 JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_s) {
@@ -84,19 +52,18 @@ JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_
 // Runs the assembled lease to its end and commits its work.
 JobProgress RunLease(JobActorState& st) {
   JobLease& lease = st.lease;
-  JobProgress p = ReportOf(st, lease.round, lease.start_s);
+  LeaseAssembly& assembly = lease.assembly;
+  JobProgress p = ReportOf(st, assembly.round(), assembly.start_s());
   const bool runnable = Runnable(st);  // a gang job runs on all of its GPUs or not at all
-  for (const LeasePart& part : lease.parts) {
-    p.gpus += static_cast<int32_t>(part.gpu_ids.size());
-    p.cpus += part.cpus;
-    p.memory_gb += part.memory_gb;
-  }
-  p.parts = std::move(lease.parts);  // the lease is over: the report carries them
+  p.gpus = assembly.gpus();
+  p.cpus = assembly.cpus();
+  p.memory_gb = assembly.memory_gb();
+  p.parts = assembly.TakeParts();  // the lease is over: the report carries them
   if (!runnable) return p;
   p.ran = true;
   p.speedup = st.profile->Speedup(p.cpus / p.gpus, p.memory_gb / p.gpus);
-  if (lease.speed != 1) p.speedup *= lease.speed;
-  const double lease_s = lease.end_s - lease.start_s;
+  if (assembly.speed() != 1) p.speedup *= assembly.speed();
+  const double lease_s = assembly.end_s() - assembly.start_s();
   // Real compute: the measured job seconds per iteration take iter_time_s's place (units in
   // gpu/real_progress.hpp); a failed worker measured nothing and credits nothing.
   const int64_t possible =
@@ -105,14 +72,14 @@ JobProgress RunLease(JobActorState& st) {
   JobCheckpoint& account = st.account;
   p.iterations_done = std::min(possible, account.iterations_left);
   if (st.compute && st.compute->log) {
-    st.compute->log->Add(MeasuredLease{st.spec.job_id, lease.round, lease_s, p.gpus, lease.steps,
-                                       lease.seconds_per_iteration, p.speedup, possible,
-                                       p.iterations_done});
+    st.compute->log->Add(MeasuredLease{st.spec.job_id, assembly.round(), lease_s, p.gpus,
+                                       lease.steps, lease.seconds_per_iteration, p.speedup,
+                                       possible, p.iterations_done});
   }
   account.iterations_left -= p.iterations_done;
-  account.at_s = lease.end_s;
+  account.at_s = assembly.end_s();
   account.finished = account.iterations_left == 0;
-  if (account.first_start_s < 0) account.first_start_s = lease.start_s;
+  if (account.first_start_s < 0) account.first_start_s = assembly.start_s();
   ++account.rounds_run;
   account.gpu_seconds += p.gpus * lease_s;
   p.iterations_left = account.iterations_left;
@@ -130,34 +97,32 @@ void StopWorker(Self* self, caf::actor& worker) {
 void Report(Self* self, JobProgress progress) {
   JobActorState& st = self->state;
   StopWorker(self, st.lease.worker);
-  st.lease.ended = true;
+  st.lease.assembly.MarkEnded();
   if (st.checkpoints) Tell(self, st.telemetry, st.checkpoints, st.account);
   st.last_report = progress;
-  Tell(self, st.telemetry, st.lease.scheduler ? st.lease.scheduler : st.scheduler,
-       std::move(progress));
+  Tell(self, st.telemetry, ReportTo(st), std::move(progress));
 }
 
 // No grant of the lease starting at lease_start_s ever came (lost, or its server died first): the
 // lease never ran, and the report says so.
 void ReportLeaseNeverGranted(Self* self, int64_t round, double lease_start_s) {
   JobActorState& st = self->state;
-  ResetLease(st.lease);
-  st.lease.round = round;
-  st.lease.start_s = lease_start_s;
-  st.lease.scheduler = st.scheduler;
+  StopWorker(self, st.lease.worker);
+  ResetRun(st.lease);
+  st.lease.assembly.StartOver(round, lease_start_s, 0, 1, st.scheduler);
   Report(self, ReportOf(st, round, lease_start_s));
 }
 
 void OnLeaseLost(Self* self, const LeaseLost& lost) {
   JobActorState& st = self->state;
-  JobLease& lease = st.lease;
-  if (lost.lease_start_s > lease.start_s)
+  const LeaseAssembly& lease = st.lease.assembly;
+  if (lost.lease_start_s > lease.start_s())
     return ReportLeaseNeverGranted(self, lost.round, lost.lease_start_s);
-  if (lost.lease_start_s != lease.start_s || lease.ended) return;
-  JobProgress p = ReportOf(st, lease.round, lease.start_s);
+  if (lost.lease_start_s != lease.start_s() || lease.ended()) return;
+  JobProgress p = ReportOf(st, lease.round(), lease.start_s());
   if (Runnable(st)) {  // it was running: the GPU time since the lease start is lost
     const double now_s = st.clock.Seconds(self->clock().now());
-    const double held_s = std::clamp(now_s - lease.start_s, 0.0, lease.end_s - lease.start_s);
+    const double held_s = std::clamp(now_s - lease.start_s(), 0.0, lease.end_s() - lease.start_s());
     p.wasted_gpu_s = st.spec.gpus * held_s;
     st.account.wasted_gpu_s += p.wasted_gpu_s;
   }
@@ -168,20 +133,21 @@ void OnProgressQuery(Self* self, const ProgressQuery& q) {
   JobActorState& st = self->state;
   auto asker = caf::actor_cast<caf::actor>(self->current_sender());
   if (asker) st.scheduler = asker;
+  LeaseAssembly& lease = st.lease.assembly;
   if (st.last_report.lease_start_s == q.lease_start_s && st.last_report.round == q.round &&
-      st.lease.ended) {
+      lease.ended()) {
     Tell(self, st.telemetry, st.scheduler, st.last_report);
     return;
   }
-  if (q.lease_start_s == st.lease.start_s) {
+  if (q.lease_start_s == lease.start_s()) {
     // Still waiting for a part that was lost: the round is over, so the lease never ran.
-    if (!st.lease.ended && st.clock.Seconds(self->clock().now()) >= st.lease.end_s) {
-      st.lease.scheduler = st.scheduler;
-      Report(self, ReportOf(st, st.lease.round, st.lease.start_s));
+    if (!lease.ended() && st.clock.Seconds(self->clock().now()) >= lease.end_s()) {
+      lease.set_scheduler(st.scheduler);
+      Report(self, ReportOf(st, lease.round(), lease.start_s()));
     }
     return;
   }
-  if (q.lease_start_s > st.lease.start_s) ReportLeaseNeverGranted(self, q.round, q.lease_start_s);
+  if (q.lease_start_s > lease.start_s()) ReportLeaseNeverGranted(self, q.round, q.lease_start_s);
 }
 
 // Spawns the worker of a runnable lease (real compute): detached, so its blocking steps hold
@@ -193,8 +159,8 @@ void StartWorker(Self* self) {
   work.plan = st.step_plan;
   work.devices = st.spec.gpus;
   work.seed = static_cast<uint64_t>(st.spec.job_id);
-  work.lease_start_s = st.lease.start_s;
-  work.lease_end_s = st.lease.end_s;
+  work.lease_start_s = st.lease.assembly.start_s();
+  work.lease_end_s = st.lease.assembly.end_s();
   st.lease.worker =
       self->spawn<caf::detached>(ComputeWorkerActor, std::move(work),
                                  caf::actor_cast<caf::actor>(self), st.clock, st.telemetry);
@@ -205,7 +171,7 @@ void StartWorker(Self* self) {
 void OnWorkAnswer(Self* self, double lease_start_s, double seconds_per_iteration, int64_t steps) {
   JobActorState& st = self->state;
   JobLease& lease = st.lease;
-  if (lease_start_s != lease.start_s || lease.ended || !lease.worker) return;
+  if (lease_start_s != lease.assembly.start_s() || lease.assembly.ended() || !lease.worker) return;
   lease.worker = caf::actor{};  // it has quit
   lease.seconds_per_iteration = seconds_per_iteration;
   lease.steps = steps;
@@ -242,15 +208,17 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
   return {
       [=](const LeaseGrant& grant) {
         JobActorState& st = self->state;
-        caf::actor previous_worker = st.lease.worker;
-        if (!AddLeasePart(st, grant)) return;
-        if (previous_worker && !st.lease.worker) StopWorker(self, previous_worker);  // newer lease
-        if (static_cast<int32_t>(st.lease.servers_seen.size()) < st.lease.parts_expected) return;
+        const double lease_before_s = st.lease.assembly.start_s();
+        if (st.lease.assembly.Add(grant) != LeaseAssembly::Outcome::kAdded) return;
+        if (st.lease.assembly.start_s() != lease_before_s) {  // a newer lease
+          StopWorker(self, st.lease.worker);
+          ResetRun(st.lease);
+        }
+        if (!st.lease.assembly.complete()) return;
         if (st.commit_at_grant) {
           JobProgress progress = RunLease(st);
-          st.lease.ended = true;  // no ProgressQuery comes without faults: no copy kept
-          TellAt(self, st.telemetry, st.clock, st.lease.scheduler, grant.end_s,
-                 std::move(progress));
+          st.lease.assembly.MarkEnded();  // no ProgressQuery comes without faults: no copy kept
+          TellAt(self, st.telemetry, st.clock, ReportTo(st), grant.end_s, std::move(progress));
           return;
         }
         TellAt(self, st.telemetry, st.clock, self, grant.end_s, lease_end_atom::value,
@@ -259,7 +227,7 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
       },
       [=](lease_end_atom, double lease_start_s) {
         JobActorState& st = self->state;
-        if (lease_start_s != st.lease.start_s || st.lease.ended) return;
+        if (lease_start_s != st.lease.assembly.start_s() || st.lease.assembly.ended()) return;
         if (st.lease.worker) {
           st.lease.timer_fired = true;  // the report waits for the worker's last step
           return;

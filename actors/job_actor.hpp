@@ -30,6 +30,7 @@
 #include "emulation/runtime/run_clock.hpp"
 #include "emulation/runtime/telemetry.hpp"
 #include "messages/cluster_messages.hpp"
+#include "messages/lease_assembly.hpp"
 
 namespace troupe {
 
@@ -46,16 +47,7 @@ struct JobStart {
 
 // The lease being assembled from its parts, then run.
 struct JobLease {
-  int64_t round = -1;
-  double start_s = -1;
-  double end_s = 0;
-  int32_t parts_expected = 1;
-  std::vector<int32_t> servers_seen;  // a duplicated grant is ignored
-  std::vector<LeasePart> parts;
-  bool refused = false;
-  bool ended = false;  // reported (ran, not ran or lost)
-  double speed = 1;
-  caf::actor scheduler;
+  LeaseAssembly assembly;  // the servers' grants (messages/lease_assembly.hpp)
   // Real compute: the worker running this lease (none once it answered), its answer.
   caf::actor worker;
   bool timer_fired = false;          // the lease's end passed; the report waits for the worker

@@ -10,22 +10,28 @@ AgentJobMachine::AgentJobMachine(AgentJobFacts facts)
     : facts_(std::move(facts)), iterations_left_(facts_.iterations) {}
 
 bool AgentJobMachine::IsCurrentLease(int64_t round, double start_s) const {
-  return round == round_ && start_s == start_s_;
+  return round == lease_.round() && start_s == lease_.start_s();
 }
 
 JobProgress AgentJobMachine::LeaseReport() const {
   JobProgress p;
   p.job_id = facts_.job_id;
-  p.round = round_;
+  p.round = lease_.round();
   p.iterations_left = iterations_left_;
-  p.lease_start_s = start_s_;
-  for (const LeasePart& part : parts_) {
-    p.gpus += static_cast<int32_t>(part.gpu_ids.size());
-    p.cpus += part.cpus;
-    p.memory_gb += part.memory_gb;
-  }
-  p.parts = parts_;
+  p.lease_start_s = lease_.start_s();
+  p.gpus = lease_.gpus();
+  p.cpus = lease_.cpus();
+  p.memory_gb = lease_.memory_gb();
+  p.parts = lease_.parts();
   return p;
+}
+
+// The throughput the lease gives relative to the proportional share: the job's sensitivity at
+// its CPUs and memory per GPU, times the slowest server's speed (a `slow` fault), as an emulated
+// job runs it.
+double AgentJobMachine::ExpectedSpeedup(const JobProgress& lease) const {
+  return facts_.sensitivity.At(lease.cpus / lease.gpus, lease.memory_gb / lease.gpus) *
+         lease_.speed();
 }
 
 MachineOutput AgentJobMachine::Fault(std::string why) {
@@ -50,44 +56,30 @@ MachineOutput AgentJobMachine::OnGrant(const LeaseGrant& grant) {
   // A new round while the agent still runs or checkpoints an older lease: that lease is not
   // over for the agent, so the new one cannot start; a ProgressQuery for it is answered ran=false.
   if (phase_ == Phase::kRunning || phase_ == Phase::kCheckpointing) return out;
-  if (phase_ == Phase::kIdle || !IsCurrentLease(grant.round, grant.start_s)) {
-    phase_ = Phase::kAssembling;
-    round_ = grant.round;
-    start_s_ = grant.start_s;
-    end_s_ = grant.end_s;
-    servers_seen_.clear();
-    refused_ = false;
-    parts_.clear();
-  }
-  if (std::find(servers_seen_.begin(), servers_seen_.end(), grant.server) != servers_seen_.end()) {
-    return out;
-  }
-  servers_seen_.push_back(grant.server);
-  refused_ = refused_ || !grant.granted;
-  if (grant.granted) {
-    parts_.push_back(LeasePart{grant.server, grant.gpu_ids, grant.cpus, grant.memory_gb});
-  }
-  if (static_cast<int32_t>(servers_seen_.size()) < grant.parts) return out;
+  if (lease_.Add(grant) != LeaseAssembly::Outcome::kAdded) return out;
+  phase_ = Phase::kAssembling;
+  if (!lease_.complete()) return out;
   JobProgress lease = LeaseReport();
   // A gang job runs on all of its GPUs or not at all: report that it did not run, at the lease's
   // end, as an emulated job does.
-  if (refused_ || lease.gpus != facts_.gpus) {
+  if (!lease_.Runnable(facts_.gpus)) {
     phase_ = Phase::kIdle;
+    lease_.MarkEnded();
     last_report_ = lease;
     out.report = std::move(lease);
-    out.report_at_s = end_s_;
+    out.report_at_s = lease_.end_s();
     return out;
   }
   phase_ = Phase::kRunning;
   iterations_in_lease_ = 0;
   agent::Envelope frame;
   agent::LeaseGrant* g = frame.mutable_lease_grant();
-  g->set_round(round_);
-  g->set_start_s(start_s_);
-  g->set_valid_until_s(end_s_);
-  g->set_duration_wall_s((end_s_ - start_s_) / facts_.time_scale);
-  g->set_speedup(facts_.sensitivity.At(lease.cpus / lease.gpus, lease.memory_gb / lease.gpus));
-  for (const LeasePart& part : parts_) {
+  g->set_round(lease_.round());
+  g->set_start_s(lease_.start_s());
+  g->set_valid_until_s(lease_.end_s());
+  g->set_duration_wall_s((lease_.end_s() - lease_.start_s()) / facts_.time_scale);
+  g->set_speedup(ExpectedSpeedup(lease));
+  for (const LeasePart& part : lease_.parts()) {
     agent::LeasePart* p = g->add_parts();
     p->set_server(part.server);
     for (int32_t gpu : part.gpu_ids) p->add_gpu_ids(gpu);
@@ -95,7 +87,7 @@ MachineOutput AgentJobMachine::OnGrant(const LeaseGrant& grant) {
     p->set_memory_gb(part.memory_gb);
   }
   out.to_agent.push_back(std::move(frame));
-  out.lease_timer_at_s = end_s_;
+  out.lease_timer_at_s = lease_.end_s();
   return out;
 }
 
@@ -116,19 +108,20 @@ MachineOutput AgentJobMachine::OnLeaseLost(const LeaseLost& lost, double now_s) 
   if (!held || !IsCurrentLease(lost.round, lost.lease_start_s)) return out;
   JobProgress report = LeaseReport();
   if (phase_ == Phase::kRunning || phase_ == Phase::kCheckpointing) {
-    const double ran_s = std::clamp(now_s, start_s_, end_s_) - start_s_;
+    const double ran_s = std::clamp(now_s, lease_.start_s(), lease_.end_s()) - lease_.start_s();
     report.wasted_gpu_s = report.gpus * ran_s;
-    lost_round_ = round_;  // the agent's CheckpointDone for it is ignored
+    lost_round_ = lease_.round();  // the agent's CheckpointDone for it is ignored
   }
   if (phase_ == Phase::kRunning) {
     agent::Envelope frame;
     agent::LeaseEnd* end = frame.mutable_lease_end();
-    end->set_round(round_);
+    end->set_round(lease_.round());
     end->set_lost(true);
     end->set_reason("server " + std::to_string(lost.server) + " died");
     out.to_agent.push_back(std::move(frame));
   }
   phase_ = Phase::kIdle;
+  lease_.MarkEnded();
   last_report_ = report;
   out.report = std::move(report);
   return out;
@@ -162,8 +155,9 @@ MachineOutput AgentJobMachine::CompleteLease(int64_t iterations_done, bool finis
   iterations_left_ -= iterations_done;
   p.iterations_left = iterations_left_;
   p.finished = iterations_left_ == 0;
-  p.speedup = facts_.sensitivity.At(p.cpus / p.gpus, p.memory_gb / p.gpus);
+  p.speedup = ExpectedSpeedup(p);
   phase_ = p.finished ? Phase::kFinished : Phase::kIdle;
+  lease_.MarkEnded();
   last_report_ = p;
   out.finished = p.finished;
   out.report = std::move(p);
@@ -194,7 +188,7 @@ MachineOutput AgentJobMachine::OnAgentFrame(const agent::Envelope& frame) {
         lost_round_ = -1;
         return {};
       }
-      if (phase_ != Phase::kCheckpointing || c.round() != round_) {
+      if (phase_ != Phase::kCheckpointing || c.round() != lease_.round()) {
         return Fault("checkpoint_done for round " + std::to_string(c.round()) +
                      " without a lease_end for it");
       }

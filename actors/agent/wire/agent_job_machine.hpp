@@ -23,6 +23,7 @@
 #include "base/status.hpp"
 #include "messages/agent.pb.h"
 #include "messages/cluster_messages.hpp"
+#include "messages/lease_assembly.hpp"
 
 namespace troupe::agent_wire {
 
@@ -62,20 +63,15 @@ class AgentJobMachine {
  private:
   MachineOutput Fault(std::string why);
   JobProgress LeaseReport() const;  // parts and resources of the current lease, ran=false
+  double ExpectedSpeedup(const JobProgress& lease) const;
   MachineOutput CompleteLease(int64_t iterations_done, bool finished);
   bool IsCurrentLease(int64_t round, double start_s) const;
 
   AgentJobFacts facts_;
   Phase phase_ = Phase::kIdle;
   int64_t iterations_left_ = 0;
-  // The lease being assembled or run.
-  int64_t round_ = -1;
-  double start_s_ = 0;
-  double end_s_ = 0;
-  std::vector<int32_t> servers_seen_;  // a grant delivered twice (a duplicate fault) counts once
-  bool refused_ = false;
-  std::vector<LeasePart> parts_;
-  int64_t lost_round_ = -1;          // its late CheckpointDone is expected and ignored
+  LeaseAssembly lease_;      // the lease being assembled or run (messages/lease_assembly.hpp)
+  int64_t lost_round_ = -1;  // its late CheckpointDone is expected and ignored
   int64_t iterations_in_lease_ = 0;  // the agent's latest Progress
   // The last lease's report, re-sent on a ProgressQuery for it.
   std::optional<JobProgress> last_report_;

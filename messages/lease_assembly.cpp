@@ -1,0 +1,62 @@
+#include "messages/lease_assembly.hpp"
+
+#include <algorithm>
+
+namespace troupe {
+
+LeaseAssembly::Outcome LeaseAssembly::Add(const LeaseGrant& grant) {
+  if (grant.start_s < start_s_) return Outcome::kStale;
+  if (grant.start_s > start_s_) {
+    StartOver(grant.round, grant.start_s, grant.end_s, grant.parts, grant.scheduler);
+  }
+  if (ended_) return Outcome::kEnded;
+  if (std::find(servers_seen_.begin(), servers_seen_.end(), grant.server) != servers_seen_.end()) {
+    return Outcome::kDuplicate;
+  }
+  servers_seen_.push_back(grant.server);
+  refused_ = refused_ || !grant.granted;
+  if (grant.granted) {
+    parts_.push_back(LeasePart{grant.server, grant.gpu_ids, grant.cpus, grant.memory_gb});
+    speed_ = std::min(speed_, grant.speed);
+  }
+  return Outcome::kAdded;
+}
+
+bool LeaseAssembly::Runnable(int32_t job_gpus) const {
+  return complete() && !refused_ && gpus() == job_gpus;
+}
+
+int32_t LeaseAssembly::gpus() const {
+  int32_t gpus = 0;
+  for (const LeasePart& part : parts_) gpus += static_cast<int32_t>(part.gpu_ids.size());
+  return gpus;
+}
+
+double LeaseAssembly::cpus() const {
+  double cpus = 0;
+  for (const LeasePart& part : parts_) cpus += part.cpus;
+  return cpus;
+}
+
+double LeaseAssembly::memory_gb() const {
+  double memory_gb = 0;
+  for (const LeasePart& part : parts_) memory_gb += part.memory_gb;
+  return memory_gb;
+}
+
+// The vectors keep their memory: a job takes a lease every round.
+void LeaseAssembly::StartOver(int64_t round, double start_s, double end_s, int32_t parts,
+                              caf::actor scheduler) {
+  round_ = round;
+  start_s_ = start_s;
+  end_s_ = end_s;
+  parts_expected_ = parts;
+  servers_seen_.clear();
+  parts_.clear();
+  refused_ = false;
+  ended_ = false;
+  speed_ = 1;
+  scheduler_ = std::move(scheduler);
+}
+
+}  // namespace troupe
