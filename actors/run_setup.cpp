@@ -13,7 +13,9 @@ Status LoadCatalog(const config::Workload& w, const std::string& config_name,
                    std::shared_ptr<const ModelCatalog>* out) {
   if (!w.has_models_dir() || w.models_dir().empty()) {
     // The built-in catalogue lives for the whole process.
-    *out = std::shared_ptr<const ModelCatalog>(&ModelCatalog::BuiltIn(), [](const auto*) {});
+    StatusOr<const ModelCatalog*> builtin = ModelCatalog::LoadBuiltIn();
+    if (!builtin.ok()) return builtin.status();
+    *out = std::shared_ptr<const ModelCatalog>(*builtin, [](const auto*) {});
     return Status::Ok();
   }
   if (!std::filesystem::is_directory(w.models_dir())) {

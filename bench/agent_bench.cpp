@@ -110,7 +110,9 @@ void BM_AgentHeartbeats(benchmark::State& state) {
   }
   agent::Envelope heartbeat;
   heartbeat.mutable_heartbeat()->set_sequence(1);
-  const std::string frame = Frame(heartbeat);
+  const StatusOr<std::string> framed = Frame(heartbeat);
+  if (!framed.ok()) return state.SkipWithError(framed.status().message().c_str());
+  const std::string& frame = *framed;
   int64_t expected = gw.frames.load();
   for (auto _ : state) {
     for (auto& client : clients) client->SendBytes(frame);

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 
 #include "emulation/csv_input.hpp"
@@ -264,21 +262,39 @@ Status ModelCatalog::LoadFromDir(const std::string& dir, ModelCatalog* out) {
   return Parse(models_csv, models_path, sensitivity_csv, sensitivity_path, out);
 }
 
-const ModelCatalog& ModelCatalog::BuiltIn() {
-  static const ModelCatalog catalog = [] {
-    ModelCatalog parsed;
-    Status status =
-        Parse(builtin::kModelsCsv, "configs/models/synergy_models.csv", builtin::kSensitivityCsv,
-              "configs/models/synergy_sensitivity.csv", &parsed);
-    if (!status.ok()) {
-      std::fprintf(stderr, "troupe: built-in model catalogue is broken: %s\n",
-                   status.message().c_str());
-      std::abort();
+namespace {
+
+struct ParsedBuiltIn {
+  ModelCatalog catalog;  // empty unless status is OK
+  Status status;
+};
+
+const ParsedBuiltIn& BuiltInOnce() {
+  static const ParsedBuiltIn parsed = [] {
+    ParsedBuiltIn p;
+    ModelCatalog catalog;
+    p.status = ModelCatalog::Parse(builtin::kModelsCsv, "configs/models/synergy_models.csv",
+                                   builtin::kSensitivityCsv,
+                                   "configs/models/synergy_sensitivity.csv", &catalog);
+    if (p.status.ok()) {
+      p.catalog = std::move(catalog);
+    } else {
+      p.status = Status::Internal("the built-in model catalogue is broken: " + p.status.message());
     }
-    return parsed;
+    return p;
   }();
-  return catalog;
+  return parsed;
 }
+
+}  // namespace
+
+StatusOr<const ModelCatalog*> ModelCatalog::LoadBuiltIn() {
+  const ParsedBuiltIn& parsed = BuiltInOnce();
+  if (!parsed.status.ok()) return parsed.status;
+  return &parsed.catalog;
+}
+
+const ModelCatalog& ModelCatalog::BuiltIn() { return BuiltInOnce().catalog; }
 
 const ModelProfile* ModelCatalog::Find(std::string_view name) const {
   for (const ModelProfile& model : models_) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "messages/sensitivity.hpp"
 
 namespace troupe {
@@ -44,8 +45,11 @@ struct ModelProfile {
 class ModelCatalog {
  public:
   // The catalogue compiled into the binary (configs/models/*.csv, embedded by CMake as
-  // troupe::builtin::kModelsCsv and kSensitivityCsv). Those files are checked by the unit tests,
-  // so a failure to parse them is a build defect: it is reported on stderr and aborts.
+  // troupe::builtin::kModelsCsv and kSensitivityCsv), parsed once. Those files are checked by the
+  // unit tests, so a failure to parse them is a build defect: Internal, naming the file and line.
+  static StatusOr<const ModelCatalog*> LoadBuiltIn();
+  // LoadBuiltIn's catalogue, or an empty one if it failed: for tests and benchmarks, which check
+  // the catalogue's contents themselves. Runs use LoadBuiltIn.
   static const ModelCatalog& BuiltIn();
   // Reads dir/synergy_models.csv and dir/synergy_sensitivity.csv.
   static Status LoadFromDir(const std::string& dir, ModelCatalog* out);

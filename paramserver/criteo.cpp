@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <string>
+#include <utility>
 
 namespace troupe::paramserver {
 namespace {
@@ -47,6 +49,8 @@ double KeyNormal(uint64_t hidden_seed, Key key) {
 }
 
 uint64_t KeyInput(int field, bool missing, uint64_t category32) {
+  // Every caller loops over the fields [0, kSparseFields) or derives `field` from a column index
+  // it has already bounded: no input sets it.
   assert(field >= 0 && field < kSparseFields);
   return (static_cast<uint64_t>(field + 1) << 33) | (missing ? uint64_t{1} << 32 : 0) | category32;
 }
@@ -62,9 +66,19 @@ Key MissingKey(int field) { return Mix64(KeyInput(field, true, 0)); }
 
 float DenseFeature(float raw) { return std::log1p(std::max(raw, 0.0f)); }
 
+StatusOr<CriteoGenerator> CriteoGenerator::Create(const CriteoGeneratorOptions& options) {
+  if (options.keys_per_field < 1 || options.keys_per_field > (uint64_t{1} << 32)) {
+    return Status::InvalidInput("Criteo generator: keys_per_field must be in [1, 2^32], got " +
+                                std::to_string(options.keys_per_field));
+  }
+  if (!(options.zipf_skew > 0) || !std::isfinite(options.zipf_skew)) {
+    return Status::InvalidInput("Criteo generator: zipf_skew must be a positive number");
+  }
+  return CriteoGenerator(options);
+}
+
 CriteoGenerator::CriteoGenerator(const CriteoGeneratorOptions& options)
     : options_(options), zipf_(options.keys_per_field, options.zipf_skew), rng_(options.seed) {
-  assert(options.keys_per_field >= 1 && options.keys_per_field <= (uint64_t{1} << 32));
   SplitMix64 hidden(Mix64(options.hidden_seed ^ 0xA0761D6478BD642Full));
   for (double& a : field_importance_) a = 0.2 + 0.8 * Uniform01(hidden);
   for (int d = 0; d < kDenseFields; ++d) {
@@ -74,6 +88,8 @@ CriteoGenerator::CriteoGenerator(const CriteoGeneratorOptions& options)
 }
 
 Key CriteoGenerator::GeneratedKey(int field, uint64_t rank) {
+  // Ranks come from the Zipf sampler, below keys_per_field <= 2^32 (Create checks it), or from
+  // tests: no input sets them.
   assert(rank < (uint64_t{1} << 32));
   return CategoryKey(field, Permute32(static_cast<uint32_t>(rank), field));
 }
@@ -123,22 +139,21 @@ std::string FieldName(int index) {  // 0-based column
   return name;
 }
 
-bool Fail(int index, std::string_view text, const char* what, std::string* why) {
-  *why = "field " + std::to_string(index + 1) + " (" + FieldName(index) + "): '" +
-         std::string(text) + "' " + what;
-  return false;
+Status Fail(int index, std::string_view text, const char* what) {
+  return Status::InvalidInput("field " + std::to_string(index + 1) + " (" + FieldName(index) +
+                              "): '" + std::string(text) + "' " + what);
 }
 
-bool ParseField(int index, std::string_view text, Example* out, std::string* why) {
+Status ParseField(int index, std::string_view text, Example* out) {
   const char* end = text.data() + text.size();
   if (index == 0) {
-    if (text != "0" && text != "1") return Fail(index, text, "is not a label (0 or 1)", why);
+    if (text != "0" && text != "1") return Fail(index, text, "is not a label (0 or 1)");
     out->label = text == "1" ? 1.0f : 0.0f;
   } else if (index <= kDenseFields) {
     int64_t value = 0;
     if (!text.empty()) {
       auto [p, ec] = std::from_chars(text.data(), end, value);
-      if (ec != std::errc() || p != end) return Fail(index, text, "is not an integer", why);
+      if (ec != std::errc() || p != end) return Fail(index, text, "is not an integer");
     }
     out->dense[index - 1] = static_cast<float>(value);
   } else {
@@ -146,19 +161,18 @@ bool ParseField(int index, std::string_view text, Example* out, std::string* why
     uint64_t category = 0;
     if (text.empty()) {
       out->sparse[field] = MissingKey(field);
-      return true;
+      return Status::Ok();
     }
     auto [p, ec] = std::from_chars(text.data(), end, category, 16);
-    if (ec != std::errc() || p != end)
-      return Fail(index, text, "is not hexadecimal (64 bits)", why);
+    if (ec != std::errc() || p != end) return Fail(index, text, "is not hexadecimal (64 bits)");
     out->sparse[field] = CategoryKey(field, category);
   }
-  return true;
+  return Status::Ok();
 }
 
 }  // namespace
 
-bool ParseCriteoLine(std::string_view line, Example* out, std::string* why) {
+Status ParseCriteoLine(std::string_view line, Example* out) {
   constexpr int kFields = 1 + kDenseFields + kSparseFields;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   Example e;
@@ -168,52 +182,49 @@ bool ParseCriteoLine(std::string_view line, Example* out, std::string* why) {
     const size_t tab = line.find('\t', start);
     const std::string_view text =
         line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
-    if (index < kFields && !ParseField(index, text, &e, why)) return false;
+    if (index < kFields) {
+      if (Status s = ParseField(index, text, &e); !s.ok()) return s;
+    }
     ++index;
     if (tab == std::string_view::npos) break;
     start = tab + 1;
   }
   if (index != kFields) {
-    *why = "expected " + std::to_string(kFields) + " tab-separated fields, found " +
-           std::to_string(index);
-    return false;
+    return Status::InvalidInput("expected " + std::to_string(kFields) +
+                                " tab-separated fields, found " + std::to_string(index));
   }
   *out = e;
-  return true;
+  return Status::Ok();
 }
 
-bool ReadCriteoTsv(const std::string& path, OnError on_error, std::vector<Example>* out,
-                   std::string* error, CriteoReadStats* stats) {
+Status ReadCriteoTsv(const std::string& path, OnError on_error, std::vector<Example>* out,
+                     CriteoReadStats* stats, std::string* skipped) {
   constexpr int64_t kReported = 10;
   CriteoReadStats local;
   CriteoReadStats& st = stats ? *stats : local;
   st = {};
-  error->clear();
+  std::string report;
   std::ifstream in(path);
-  if (!in) {
-    *error = path + ": cannot open";
-    return false;
-  }
-  std::string line, why;
+  if (!in) return Status::InvalidInput(path + ": cannot open");
+  std::string line;
   Example e;
   while (std::getline(in, line)) {
     ++st.lines;
-    if (ParseCriteoLine(line, &e, &why)) {
+    const Status parsed = ParseCriteoLine(line, &e);
+    if (parsed.ok()) {
       out->push_back(e);
       ++st.examples;
       continue;
     }
-    const std::string message = path + ":" + std::to_string(st.lines) + ": " + why;
-    if (on_error == OnError::kStop) {
-      *error = message;
-      return false;
-    }
-    if (++st.skipped <= kReported) *error += (st.skipped > 1 ? "\n" : "") + message;
+    const std::string message = path + ":" + std::to_string(st.lines) + ": " + parsed.message();
+    if (on_error == OnError::kStop) return Status::InvalidInput(message);
+    if (++st.skipped <= kReported) report += (st.skipped > 1 ? "\n" : "") + message;
   }
   if (st.skipped > kReported) {
-    *error += "\n... and " + std::to_string(st.skipped - kReported) + " more malformed lines";
+    report += "\n... and " + std::to_string(st.skipped - kReported) + " more malformed lines";
   }
-  return true;
+  if (skipped != nullptr) *skipped = std::move(report);
+  return Status::Ok();
 }
 
 }  // namespace troupe::paramserver

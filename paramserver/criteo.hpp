@@ -17,6 +17,9 @@
 // + interaction * s * z(key_0) * z(key_1), where z(key) ~ N(0, 1), the field importances a_f,
 // weights v_d and means mu_d are deterministic functions of hidden_seed. With the defaults the
 // Bayes AUC (scoring by the true probability) is about 0.86 and the click rate about 0.29.
+//
+// Errors: CriteoGenerator::Create refuses options the Zipf sampler cannot serve; the reader returns
+// InvalidInput naming the file, line and field. Nothing throws.
 #pragma once
 
 #include <array>
@@ -25,6 +28,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "paramserver/types.hpp"
 #include "paramserver/zipf.hpp"
 
@@ -59,7 +64,8 @@ struct CriteoGeneratorOptions {
 
 class CriteoGenerator {
  public:
-  explicit CriteoGenerator(const CriteoGeneratorOptions& options);
+  // InvalidInput unless keys_per_field is in [1, 2^32] and zipf_skew is a positive number.
+  static StatusOr<CriteoGenerator> Create(const CriteoGeneratorOptions& options);
 
   Example Next();
   std::vector<Example> Generate(int64_t count);
@@ -74,6 +80,8 @@ class CriteoGenerator {
   const CriteoGeneratorOptions& options() const { return options_; }
 
  private:
+  explicit CriteoGenerator(const CriteoGeneratorOptions& options);
+
   CriteoGeneratorOptions options_;
   ZipfDistribution zipf_;
   SplitMix64 rng_;
@@ -90,16 +98,16 @@ struct CriteoReadStats {
 };
 
 // One line of Criteo's TSV: label (0 or 1) \t 13 integers \t 26 hex categories, 40 fields; any
-// field but the label may be empty; a trailing '\r' is ignored. On failure returns false and says
-// which field and why in *why ("field 16 (C2): 'xz' is not hexadecimal").
-bool ParseCriteoLine(std::string_view line, Example* out, std::string* why);
+// field but the label may be empty; a trailing '\r' is ignored. On failure returns InvalidInput
+// saying which field and why ("field 16 (C2): 'xz' is not hexadecimal"); *out is unchanged.
+Status ParseCriteoLine(std::string_view line, Example* out);
 
 // Appends the examples of the file at `path` to *out. A malformed line is reported as
-// "path:line: why". kStop: returns false at the first one with that message in *error (the
-// examples before it stay appended). kSkip: skips it and returns true; *error then holds the
+// "path:line: why". kStop: returns InvalidInput with that message at the first one (the examples
+// before it stay appended). kSkip: skips it and returns OK; *skipped (if given) then holds the
 // messages of the first 10 skipped lines, one a line, and a count of the rest ("" if none).
-// A file that cannot be opened returns false whatever the option.
-bool ReadCriteoTsv(const std::string& path, OnError on_error, std::vector<Example>* out,
-                   std::string* error, CriteoReadStats* stats = nullptr);
+// A file that cannot be opened is InvalidInput ("path: cannot open") whatever the option.
+Status ReadCriteoTsv(const std::string& path, OnError on_error, std::vector<Example>* out,
+                     CriteoReadStats* stats = nullptr, std::string* skipped = nullptr);
 
 }  // namespace troupe::paramserver

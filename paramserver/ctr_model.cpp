@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <string>
 
 #include "paramserver/zipf.hpp"
 
@@ -12,6 +13,7 @@ ValueLayout EmbeddingLayout(const CtrModelConfig& config) { return {config.dim, 
 ValueLayout GradientLayout(const CtrModelConfig& config) { return {config.dim, 0}; }
 
 void InitRow(Key key, const ValueLayout& layout, std::span<float> row) {
+  // Callers cut `row` from a batch of the same layout (RowBatch::row): no input sets its size.
   assert(row.size() == static_cast<size_t>(layout.floats()));
   SplitMix64 rng(key ^ 0xD1B54A32D192ED03ull);
   rng();  // decorrelate neighbouring keys' first draws
@@ -41,6 +43,8 @@ void AdagradUpdate(float* w, float* acc, const float* grad, size_t n, float lr, 
 }  // namespace
 
 void ApplyAdagrad(std::span<float> row, std::span<const float> grad, float lr, float eps, int dim) {
+  // Rows and gradients are cut from batches of the config's layouts (EmbeddingLayout,
+  // GradientLayout) by the caller: no input sets their sizes.
   assert(row.size() >= 2 * static_cast<size_t>(dim) && grad.size() >= static_cast<size_t>(dim));
   AdagradUpdate(row.data(), row.data() + dim, grad.data(), static_cast<size_t>(dim), lr, eps);
 }
@@ -66,8 +70,20 @@ struct CtrModel::Workspace {
   }
 };
 
+Status CtrModel::Check(const CtrModelConfig& config) {
+  if (config.dim < 1) return Status::InvalidInput("CTR model: dim must be >= 1");
+  for (int h : config.hidden) {
+    if (h < 1) return Status::InvalidInput("CTR model: every hidden layer needs a width >= 1");
+  }
+  return Status::Ok();
+}
+
+StatusOr<CtrModel> CtrModel::Create(const CtrModelConfig& config) {
+  if (Status s = Check(config); !s.ok()) return s;
+  return CtrModel(config);
+}
+
 CtrModel::CtrModel(const CtrModelConfig& config) : config_(config) {
-  assert(config.dim >= 1);
   widths_.push_back(kSparseFields * config.dim + kDenseFields);
   for (int h : config.hidden) widths_.push_back(h);
   widths_.push_back(1);
@@ -85,10 +101,16 @@ CtrModel::CtrModel(const CtrModelConfig& config) : config_(config) {
   state_.assign(params_.size(), 0.0f);
 }
 
-void CtrModel::SetDense(std::span<const float> parameters, std::span<const float> state) {
-  assert(parameters.size() == params_.size() && state.size() == state_.size());
+Status CtrModel::SetDense(std::span<const float> parameters, std::span<const float> state) {
+  if (parameters.size() != params_.size() || state.size() != state_.size()) {
+    return Status::InvalidInput("CTR model: " + std::to_string(parameters.size()) +
+                                " dense parameters and " + std::to_string(state.size()) +
+                                " state floats given, the model has " +
+                                std::to_string(params_.size()));
+  }
   params_.assign(parameters.begin(), parameters.end());
   state_.assign(state.begin(), state.end());
+  return Status::Ok();
 }
 
 bool CtrModel::Slots(std::span<const Example> batch, const RowBatch& rows, std::vector<Key>* keys,
@@ -229,15 +251,20 @@ bool CtrModel::ForwardBackward(std::span<const Example> batch, const RowBatch& r
   return true;
 }
 
-void CtrModel::ApplyDense(const BatchGradients& gradients) {
-  assert(gradients.dense.size() == params_.size());
+Status CtrModel::ApplyDense(const BatchGradients& gradients) {
+  if (gradients.dense.size() != params_.size()) {
+    return Status::InvalidInput("CTR model: " + std::to_string(gradients.dense.size()) +
+                                " dense gradients for " + std::to_string(params_.size()) +
+                                " parameters");
+  }
   const float lr = config_.lr_dense;
   if (config_.dense_optimizer == DenseOptimizer::kSgd) {
     for (size_t i = 0; i < params_.size(); ++i) params_[i] -= lr * gradients.dense[i];
-    return;
+    return Status::Ok();
   }
   AdagradUpdate(params_.data(), state_.data(), gradients.dense.data(), params_.size(), lr,
                 config_.eps);
+  return Status::Ok();
 }
 
 bool CtrModel::Predict(std::span<const Example> batch, const RowBatch& rows,

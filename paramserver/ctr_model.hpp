@@ -12,13 +12,19 @@
 //   (3) apply: each key's owner runs ApplyAdagrad(row, grad, lr_embedding, eps, dim); the trainer
 //       runs ApplyDense. Every float operation has a fixed order, so the same inputs give
 //       bit-identical parameters.
-// Not thread-safe: one CtrModel per thread.
+// Not thread-safe: one CtrModel per thread. Errors: CtrModel::Create refuses a config with no
+// embedding floats or an empty hidden layer (InvalidInput); SetDense and ApplyDense refuse vectors
+// of the wrong size, changing nothing. Nothing throws; the asserts left guard sizes the callers
+// build from the same layout, which no input can reach.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
+#include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "paramserver/criteo.hpp"
 #include "paramserver/types.hpp"
 
@@ -66,7 +72,10 @@ struct BatchGradients {
 
 class CtrModel {
  public:
-  explicit CtrModel(const CtrModelConfig& config);
+  // InvalidInput if Check(config) fails.
+  static StatusOr<CtrModel> Create(const CtrModelConfig& config);
+  // dim >= 1 and every hidden width >= 1. Cheap: builds nothing.
+  static Status Check(const CtrModelConfig& config);
 
   const CtrModelConfig& config() const { return config_; }
   int input_width() const { return widths_.front(); }
@@ -75,8 +84,8 @@ class CtrModel {
   // the dense optimizer's state (Adagrad accumulators; zeros under SGD).
   std::span<const float> dense_parameters() const { return params_; }
   std::span<const float> dense_state() const { return state_; }
-  // Replaces both (e.g. a replica catching up); sizes must match.
-  void SetDense(std::span<const float> parameters, std::span<const float> state);
+  // Replaces both (e.g. a replica catching up); sizes must match (else InvalidInput, no change).
+  [[nodiscard]] Status SetDense(std::span<const float> parameters, std::span<const float> state);
 
   // Step (2). `rows` holds (at least) every key of the batch, sorted, each row's first dim floats
   // its weights (any row width >= dim: optimizer state, if present, is ignored). Gradients are of
@@ -85,8 +94,9 @@ class CtrModel {
   bool ForwardBackward(std::span<const Example> batch, const RowBatch& rows, BatchGradients* out,
                        int64_t normaliser = 0) const;
 
-  // Step (3) for the dense parameters.
-  void ApplyDense(const BatchGradients& gradients);
+  // Step (3) for the dense parameters. InvalidInput (no change) unless gradients.dense holds one
+  // float per dense parameter.
+  [[nodiscard]] Status ApplyDense(const BatchGradients& gradients);
 
   // Click probabilities of the batch with `rows` as in ForwardBackward; false if a key is missing.
   bool Predict(std::span<const Example> batch, const RowBatch& rows,
@@ -103,6 +113,8 @@ class CtrModel {
                      double bytes_per_s) const;
 
  private:
+  explicit CtrModel(const CtrModelConfig& config);
+
   struct Workspace;
   bool Slots(std::span<const Example> batch, const RowBatch& rows, std::vector<Key>* keys,
              std::vector<int32_t>* slot_rows, std::vector<int32_t>* slot_keys) const;

@@ -1,8 +1,10 @@
 #include "paramserver/reference_trainer.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "paramserver/auc.hpp"
 
@@ -28,8 +30,14 @@ double MaxAbsDifference(const CtrParameters& a, const CtrParameters& b) {
   return worst;
 }
 
-ReferenceTrainer::ReferenceTrainer(const CtrModelConfig& config)
-    : model_(config), layout_(EmbeddingLayout(config)) {}
+StatusOr<ReferenceTrainer> ReferenceTrainer::Create(const CtrModelConfig& config) {
+  StatusOr<CtrModel> model = CtrModel::Create(config);
+  if (!model.ok()) return model.status();
+  return ReferenceTrainer(std::move(*model));
+}
+
+ReferenceTrainer::ReferenceTrainer(CtrModel model)
+    : model_(std::move(model)), layout_(EmbeddingLayout(model_.config())) {}
 
 std::span<float> ReferenceTrainer::Row(size_t index) {
   return {rows_.data() + index * layout_.floats(), static_cast<size_t>(layout_.floats())};
@@ -77,7 +85,10 @@ double ReferenceTrainer::TrainBatch(std::span<const Example> batch) {
                  gradients_.embedding.row(i, grad_layout), config.lr_embedding, config.eps,
                  config.dim);
   }
-  model_.ApplyDense(gradients_);
+  // The model computed these gradients itself: they have its size.
+  const Status applied = model_.ApplyDense(gradients_);
+  assert(applied.ok());
+  (void)applied;
   return gradients_.loss;
 }
 

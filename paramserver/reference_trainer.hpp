@@ -5,7 +5,8 @@
 //   (2) CtrModel::ForwardBackward;
 //   (3) ApplyAdagrad on each unique key's row (sorted order), then CtrModel::ApplyDense.
 // Same config and examples, bit-identical Parameters(). Prediction reads a key the table lacks as
-// InitRow(key) without inserting it, as the tiers must.
+// InitRow(key) without inserting it, as the tiers must. ReferenceTrainer::Create refuses a config
+// CtrModel::Create refuses (InvalidInput); nothing throws.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -14,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "base/status_or.hpp"
 #include "paramserver/criteo.hpp"
 #include "paramserver/ctr_model.hpp"
 #include "paramserver/types.hpp"
@@ -31,7 +33,7 @@ double MaxAbsDifference(const CtrParameters& a, const CtrParameters& b);
 
 class ReferenceTrainer {
  public:
-  explicit ReferenceTrainer(const CtrModelConfig& config);
+  static StatusOr<ReferenceTrainer> Create(const CtrModelConfig& config);
 
   // One step on `batch`; returns its mean log loss (before the update).
   double TrainBatch(std::span<const Example> batch);
@@ -56,6 +58,7 @@ class ReferenceTrainer {
   const BatchGradients& last_gradients() const { return gradients_; }
 
  private:
+  explicit ReferenceTrainer(CtrModel model);
   std::span<float> Row(size_t index);
 
   CtrModel model_;

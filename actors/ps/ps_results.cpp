@@ -201,9 +201,12 @@ void Summarize(const PsPlan& plan, const PsRecords& records,
 
 double EvaluatePsAuc(const ps::CtrModelConfig& model, const ps::CtrParameters& parameters,
                      std::span<const ps::Example> examples) {
-  if (examples.empty()) return std::numeric_limits<double>::quiet_NaN();
-  ps::CtrModel replica(model);
-  replica.SetDense(parameters.dense, parameters.dense_state);
+  constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
+  if (examples.empty()) return kUndefined;
+  StatusOr<ps::CtrModel> replica = ps::CtrModel::Create(model);
+  if (!replica.ok() || !replica->SetDense(parameters.dense, parameters.dense_state).ok()) {
+    return kUndefined;
+  }
   const ps::ValueLayout layout = ps::EmbeddingLayout(model);
   const auto& keys = parameters.embeddings.keys;
   constexpr size_t kChunk = 4096;
@@ -222,7 +225,7 @@ double EvaluatePsAuc(const ps::CtrModelConfig& model, const ps::CtrParameters& p
       const auto known = parameters.embeddings.row(static_cast<size_t>(it - keys.begin()), layout);
       std::copy(known.begin(), known.end(), rows.row(i, layout).begin());
     }
-    replica.Predict(chunk, rows, &part);
+    replica->Predict(chunk, rows, &part);
     scores.insert(scores.end(), part.begin(), part.end());
   }
   for (const ps::Example& e : examples) labels.push_back(e.label);

@@ -58,14 +58,14 @@ void PlanOptions(const config::RunConfig& cfg, PsPlan* plan) {
 
 Status ReadCriteo(const config::ParamServer& p, const std::string& config_name, PsPlan* plan) {
   std::vector<ps::Example> all;
-  std::string error;
+  std::string skipped;
   ps::CriteoReadStats stats;
   const ps::OnError on_error = p.criteo_skip_bad_lines() ? ps::OnError::kSkip : ps::OnError::kStop;
-  if (!ps::ReadCriteoTsv(p.criteo_file(), on_error, &all, &error, &stats)) {
-    return Status::InvalidInput(error);
+  if (Status s = ps::ReadCriteoTsv(p.criteo_file(), on_error, &all, &stats, &skipped); !s.ok()) {
+    return s;
   }
   if (stats.skipped > 0) {
-    spdlog::warn("{}: skipped {} malformed lines:\n{}", p.criteo_file(), stats.skipped, error);
+    spdlog::warn("{}: skipped {} malformed lines:\n{}", p.criteo_file(), stats.skipped, skipped);
   }
   PsOptions& o = plan->options;
   const int64_t global = int64_t{o.nodes} * o.batch_size;
@@ -87,19 +87,25 @@ Status ReadCriteo(const config::ParamServer& p, const std::string& config_name, 
   return Status::Ok();
 }
 
-void Generate(const config::ParamServer& p, PsPlan* plan) {
+Status Generate(const config::ParamServer& p, const std::string& config_name, PsPlan* plan) {
   ps::CriteoGeneratorOptions g;
   g.seed = plan->seed;
   g.zipf_skew = p.zipf_skew();
   g.keys_per_field = static_cast<uint64_t>(p.keys_per_field());
   const PsOptions& o = plan->options;
-  ps::CriteoGenerator stream(g);
+  StatusOr<ps::CriteoGenerator> stream = ps::CriteoGenerator::Create(g);
+  if (!stream.ok()) {
+    return Status::InvalidInput(config_name + ": paramserver: " + stream.status().message());
+  }
   plan->train = std::make_shared<const std::vector<ps::Example>>(
-      stream.Generate(o.batches * o.nodes * o.batch_size));
+      stream->Generate(o.batches * o.nodes * o.batch_size));
   g.seed = plan->seed ^ 0x5eed'0f'4e1d'0117ull;  // another stream of the same hidden model
-  plan->holdout = ps::CriteoGenerator(g).Generate(p.holdout_examples());
+  StatusOr<ps::CriteoGenerator> holdout = ps::CriteoGenerator::Create(g);
+  if (!holdout.ok()) return holdout.status();  // the same options but the seed: cannot differ
+  plan->holdout = holdout->Generate(p.holdout_examples());
   plan->data = "generator (Zipf " + std::to_string(p.zipf_skew()).substr(0, 4) + ", " +
                std::to_string(p.keys_per_field()) + " keys per field)";
+  return Status::Ok();
 }
 
 // Where the nodes' SSD-PS folders go: the config's ssd_dir, or scratch beside the run directory.
@@ -217,6 +223,9 @@ Status Drive(const PsPlan& plan, const ExecuteOptions& options,
 Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan) {
   plan->config_name = config_name;
   PlanOptions(cfg, plan);
+  if (Status s = ps::CtrModel::Check(plan->options.model); !s.ok()) {
+    return Status::InvalidInput(config_name + ": paramserver: " + s.message());
+  }
   const config::ParamServer& p = cfg.paramserver();
   if (cfg.has_faults()) {
     const FaultUniverse universe{.ps_nodes = p.nodes()};
@@ -233,8 +242,7 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
     plan->options.durable_updates = PlanCrashesPsNodes(plan->faults, p.nodes());
   }
   if (!p.criteo_file().empty()) return ReadCriteo(p, config_name, plan);
-  Generate(p, plan);
-  return Status::Ok();
+  return Generate(p, config_name, plan);
 }
 
 Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* result) {

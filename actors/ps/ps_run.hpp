@@ -114,7 +114,8 @@ struct PsRunResult {
 
 Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* result);
 
-// AUC on `examples` of the model `parameters` describe (a key they lack reads as InitRow).
+// AUC on `examples` of the model `parameters` describe (a key they lack reads as InitRow); NaN if
+// there are no examples or the parameters do not fit the model (no trainer reported its own).
 double EvaluatePsAuc(const paramserver::CtrModelConfig& model,
                      const paramserver::CtrParameters& parameters,
                      std::span<const paramserver::Example> examples);

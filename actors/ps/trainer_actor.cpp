@@ -130,10 +130,22 @@ void TryAllReduce(Self* self) {
   sum.dense.assign(st.model->dense_parameters().size(), 0.0f);
   double loss = 0;
   for (const PsExchange& part : parts) {  // node order: every replica sums identically
+    if (part.dense.size() != sum.dense.size()) {
+      Tell(self, st.telemetry, st.collector,
+           PsFailure{"trainer " + std::to_string(st.node) + ": step " + std::to_string(st.step) +
+                     ": trainer " + std::to_string(part.node) + " sent " +
+                     std::to_string(part.dense.size()) + " dense gradients, expected " +
+                     std::to_string(sum.dense.size())});
+      return;
+    }
     loss += part.loss;
     for (size_t i = 0; i < sum.dense.size(); ++i) sum.dense[i] += part.dense[i];
   }
-  st.model->ApplyDense(sum);
+  // The sizes were checked above: ApplyDense cannot refuse them.
+  if (Status s = st.model->ApplyDense(sum); !s.ok()) {
+    Tell(self, st.telemetry, st.collector, PsFailure{s.message()});
+    return;
+  }
   st.exchanges.erase(it);
   st.report.loss = loss;
   st.computed = false;
@@ -198,7 +210,6 @@ caf::behavior TrainerActor(caf::stateful_actor<TrainerState>* self, int32_t node
                            Telemetry* telemetry) {
   TrainerState& st = self->state;
   st.node = node;
-  st.model = std::make_unique<paramserver::CtrModel>(options.model);
   st.options = std::move(options);
   for (caf::actor& shard : shards) {
     self->monitor(shard);
@@ -209,6 +220,14 @@ caf::behavior TrainerActor(caf::stateful_actor<TrainerState>* self, int32_t node
   st.collector = std::move(collector);
   st.clock = clock;
   st.telemetry = telemetry;
+  StatusOr<paramserver::CtrModel> model = paramserver::CtrModel::Create(st.options.model);
+  if (!model.ok()) {  // PlanPsRun checked the model config: only an unchecked caller gets here
+    Tell(self, st.telemetry, st.collector,
+         PsFailure{"trainer " + std::to_string(node) + ": " + model.status().message()});
+    self->quit();
+    return {};
+  }
+  st.model = std::make_unique<paramserver::CtrModel>(std::move(*model));
   self->set_down_handler([=](caf::down_msg& down) { OnDown(self, down); });
   return {
       [=](PsPeers& peers) {

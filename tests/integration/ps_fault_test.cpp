@@ -19,6 +19,7 @@
 #include "paramserver/ssd_store.hpp"
 #include "tests/integration/ps_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"
+#include "tests/unit/must.hpp"
 
 namespace troupe::testing {
 namespace {
@@ -65,7 +66,8 @@ TEST(PsFaults, CrashedShardRecoversEveryAcknowledgedUpdate) {
   EXPECT_TRUE(s.replicas_identical);
 
   // And so, like the fault-free run, the reference's AUC within the lossless test's tolerance.
-  paramserver::ReferenceTrainer reference(crashed.plan.options.model);
+  paramserver::ReferenceTrainer reference =
+      Must(paramserver::ReferenceTrainer::Create(crashed.plan.options.model));
   const int64_t global = int64_t{crashed.plan.options.nodes} * crashed.plan.options.batch_size;
   const std::span<const paramserver::Example> train(*crashed.plan.train);
   for (int64_t step = 0; step < crashed.plan.options.batches; ++step) {

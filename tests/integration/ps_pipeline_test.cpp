@@ -15,6 +15,7 @@
 #include "paramserver/reference_trainer.hpp"
 #include "tests/integration/ps_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"
+#include "tests/unit/must.hpp"
 
 namespace troupe::testing {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 // process. EXPECTs each step's loss to match the run's.
 paramserver::ReferenceTrainer TrainReference(const PsRun& run) {
   const PsOptions& o = run.plan.options;
-  paramserver::ReferenceTrainer reference(o.model);
+  paramserver::ReferenceTrainer reference = Must(paramserver::ReferenceTrainer::Create(o.model));
   const int64_t global = int64_t{o.nodes} * o.batch_size;
   const std::span<const paramserver::Example> train(*run.plan.train);
   for (int64_t step = 0; step < o.batches; ++step) {

@@ -7,6 +7,7 @@
 
 #include "actors/agent/wire/agent_auth.hpp"
 #include "actors/agent/wire/frame_codec.hpp"
+#include "tests/unit/must.hpp"
 
 namespace troupe::agent_wire {
 namespace {
@@ -44,7 +45,7 @@ std::string BigEndian(uint32_t v) {
 TEST(AgentCodecTest, EveryEnvelopeRoundTripsWhateverTheSplit) {
   std::string stream;
   const std::vector<agent::Envelope> sent = OneOfEach();
-  for (const agent::Envelope& e : sent) stream += Frame(e);
+  for (const agent::Envelope& e : sent) stream += Must(Frame(e));
   for (size_t chunk : {size_t{1}, size_t{3}, size_t{7}, stream.size()}) {
     FrameDecoder decoder;
     std::vector<agent::Envelope> got;
@@ -63,7 +64,7 @@ TEST(AgentCodecTest, EveryEnvelopeRoundTripsWhateverTheSplit) {
 TEST(AgentCodecTest, OversizedLengthIsRefusedBeforeReadingThePayload) {
   FrameDecoder decoder(1024);
   std::vector<agent::Envelope> got;
-  const std::string heartbeat = Frame(OneOfEach()[8]);
+  const std::string heartbeat = Must(Frame(OneOfEach()[8]));
   Status s = decoder.Feed(heartbeat + BigEndian(1025), &got);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(got.size(), 1u);  // the good frame before it still counts
@@ -105,7 +106,7 @@ TEST(AgentCodecTest, GarbageZeroLengthAndEmptyEnvelopesAreErrors) {
 }
 
 TEST(AgentCodecTest, TruncatedFrameWaitsThenIsReportedByDecodeOne) {
-  const std::string frame = Frame(OneOfEach()[1]);
+  const std::string frame = Must(Frame(OneOfEach()[1]));
   FrameDecoder decoder;
   std::vector<agent::Envelope> got;
   ASSERT_TRUE(decoder.Feed(std::string_view(frame).substr(0, frame.size() - 1), &got).ok());
@@ -132,13 +133,13 @@ TEST(AgentAuthTest, TokenIsHmacSha256OfTheNonce) {
 }
 
 TEST(AgentAuthTest, OnlyTheRightSecretAndNonceMatch) {
-  const std::string nonce = MakeNonce();
+  const std::string nonce = Must(MakeNonce());
   ASSERT_EQ(nonce.size(), kNonceBytes);
-  EXPECT_NE(nonce, MakeNonce());
+  EXPECT_NE(nonce, Must(MakeNonce()));
   const std::string token = AgentToken("s3cret", nonce);
   EXPECT_TRUE(TokenMatches("s3cret", nonce, token));
   EXPECT_FALSE(TokenMatches("s3cret!", nonce, token));
-  EXPECT_FALSE(TokenMatches("s3cret", MakeNonce(), token));  // replayed on another connection
+  EXPECT_FALSE(TokenMatches("s3cret", Must(MakeNonce()), token));  // replayed on another connection
   EXPECT_FALSE(TokenMatches("s3cret", nonce, token.substr(0, 31)));
   EXPECT_FALSE(TokenMatches("s3cret", nonce, ""));
 }

@@ -22,6 +22,7 @@
 
 #include "paramserver/auc.hpp"
 #include "paramserver/zipf.hpp"
+#include "tests/unit/must.hpp"
 
 namespace troupe::paramserver {
 namespace {
@@ -39,9 +40,21 @@ TEST(CriteoTest, KeysNeverCollideAcrossFields) {
   EXPECT_EQ(CategoryKey(3, 0x1234), CategoryKey(3, 0x0000123400000000ull));  // folded
 }
 
+TEST(CriteoTest, GeneratorRefusesOptionsItCannotSample) {
+  CriteoGeneratorOptions o;
+  o.keys_per_field = 0;
+  EXPECT_EQ(CriteoGenerator::Create(o).status().code(), Status::Code::kInvalidInput);
+  o.keys_per_field = (uint64_t{1} << 32) + 1;
+  EXPECT_FALSE(CriteoGenerator::Create(o).ok());
+  o.keys_per_field = 10;
+  o.zipf_skew = 0;
+  EXPECT_EQ(CriteoGenerator::Create(o).status().message(),
+            "Criteo generator: zipf_skew must be a positive number");
+}
+
 TEST(CriteoTest, GeneratorIsAFunctionOfItsSeedsAndFollowsItsHiddenModel) {
   CriteoGeneratorOptions o;
-  CriteoGenerator a(o), b(o);
+  CriteoGenerator a = Must(CriteoGenerator::Create(o)), b = Must(CriteoGenerator::Create(o));
   const std::vector<Example> xs = a.Generate(20000), ys = b.Generate(100);
   for (size_t i = 0; i < 100; ++i) {
     EXPECT_EQ(xs[i].sparse, ys[i].sparse);
@@ -49,7 +62,7 @@ TEST(CriteoTest, GeneratorIsAFunctionOfItsSeedsAndFollowsItsHiddenModel) {
     EXPECT_EQ(xs[i].label, ys[i].label);
   }
   o.seed = 2;
-  EXPECT_NE(CriteoGenerator(o).Next().sparse, xs[0].sparse);
+  EXPECT_NE(Must(CriteoGenerator::Create(o)).Next().sparse, xs[0].sparse);
   double clicks = 0, expected = 0;
   int rank0 = 0, missing = 0;
   std::vector<float> truth, labels;
@@ -157,10 +170,11 @@ TEST_F(CriteoTsvTest, ReadsLinesWithEmptyFields) {
   crlf.push_back('\n');
   const std::string path = Write(good + crlf);
   std::vector<Example> out;
-  std::string error;
+  std::string skipped = "stale";
   CriteoReadStats stats;
-  ASSERT_TRUE(ReadCriteoTsv(path, OnError::kStop, &out, &error, &stats)) << error;
-  EXPECT_EQ(error, "");
+  const Status read = ReadCriteoTsv(path, OnError::kStop, &out, &stats, &skipped);
+  ASSERT_TRUE(read.ok()) << read.message();
+  EXPECT_EQ(skipped, "");
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(stats.lines, 2);
   EXPECT_EQ(out[0].label, 1.0f);
@@ -189,11 +203,12 @@ TEST_F(CriteoTsvTest, MalformedLinesAreNamedAndSkippedOrStop) {
   std::vector<Example> out;
   std::string error;
   CriteoReadStats stats;
-  EXPECT_FALSE(ReadCriteoTsv(path, OnError::kStop, &out, &error, &stats));
+  const Status stopped = ReadCriteoTsv(path, OnError::kStop, &out, &stats);
+  EXPECT_EQ(stopped.code(), Status::Code::kInvalidInput);
   EXPECT_EQ(out.size(), 1u);
-  EXPECT_EQ(error, path + ":2: field 1 (label): '2' is not a label (0 or 1)");
+  EXPECT_EQ(stopped.message(), path + ":2: field 1 (label): '2' is not a label (0 or 1)");
   out.clear();
-  ASSERT_TRUE(ReadCriteoTsv(path, OnError::kSkip, &out, &error, &stats));
+  ASSERT_TRUE(ReadCriteoTsv(path, OnError::kSkip, &out, &stats, &error).ok());
   EXPECT_EQ(out.size(), 3u);
   EXPECT_EQ(stats.skipped, 4);
   EXPECT_EQ(stats.lines, 7);
@@ -203,11 +218,14 @@ TEST_F(CriteoTsvTest, MalformedLinesAreNamedAndSkippedOrStop) {
   std::string many;
   for (int i = 0; i < 15; ++i) many += "junk\n";
   out.clear();
-  ASSERT_TRUE(ReadCriteoTsv(Write(many), OnError::kSkip, &out, &error, &stats));
+  ASSERT_TRUE(ReadCriteoTsv(Write(many), OnError::kSkip, &out, &stats, &error).ok());
   EXPECT_EQ(stats.skipped, 15);
   EXPECT_NE(error.find("... and 5 more malformed lines"), std::string::npos) << error;
-  EXPECT_FALSE(ReadCriteoTsv((dir_ / "absent.tsv").string(), OnError::kSkip, &out, &error));
-  EXPECT_NE(error.find("cannot open"), std::string::npos);
+  const Status absent = ReadCriteoTsv((dir_ / "absent.tsv").string(), OnError::kSkip, &out);
+  EXPECT_EQ(absent.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(absent.message().find("cannot open"), std::string::npos);
+  Example e;
+  EXPECT_EQ(ParseCriteoLine("1\t2", &e).message(), "expected 40 tab-separated fields, found 2");
 }
 
 TEST(AucTest, HandCases) {

@@ -22,6 +22,7 @@
 
 #include "paramserver/criteo.hpp"
 #include "paramserver/reference_trainer.hpp"
+#include "tests/unit/must.hpp"
 
 namespace troupe::paramserver {
 namespace {
@@ -38,7 +39,7 @@ std::vector<Example> Examples(int count, uint64_t seed, uint64_t keys_per_field)
   CriteoGeneratorOptions o;
   o.seed = seed;
   o.keys_per_field = keys_per_field;
-  return CriteoGenerator(o).Generate(count);
+  return Must(CriteoGenerator::Create(o)).Generate(count);
 }
 
 // Rows for the batch's keys, weights of magnitude ~0.5 so every path carries gradient.
@@ -80,7 +81,7 @@ TEST(CtrModelTest, DenseGradientsMatchFiniteDifferences) {
   const CtrModelConfig config = SmallConfig();
   const std::vector<Example> batch = Examples(8, 1, 3);
   RowBatch rows = RandomRows(batch, config);
-  CtrModel model(config);
+  CtrModel model = Must(CtrModel::Create(config));
   BatchGradients g;
   ASSERT_TRUE(model.ForwardBackward(batch, rows, &g));
   std::vector<float> params(model.dense_parameters().begin(), model.dense_parameters().end());
@@ -88,7 +89,7 @@ TEST(CtrModelTest, DenseGradientsMatchFiniteDifferences) {
   ASSERT_EQ(g.dense.size(), params.size());
   for (size_t i = 0; i < params.size(); ++i) {
     const double numeric = Numeric(&params[i], [&] {
-      model.SetDense(params, state);
+      EXPECT_TRUE(model.SetDense(params, state).ok());
       return Loss(model, batch, rows);
     });
     ExpectClose(numeric, g.dense[i], "dense parameter", i);
@@ -100,7 +101,7 @@ TEST(CtrModelTest, EmbeddingGradientsMatchFiniteDifferences) {
   const std::vector<Example> batch = Examples(8, 2, 3);
   RowBatch rows = RandomRows(batch, config);
   const ValueLayout layout = EmbeddingLayout(config);
-  const CtrModel model(config);
+  const CtrModel model = Must(CtrModel::Create(config));
   BatchGradients g;
   ASSERT_TRUE(model.ForwardBackward(batch, rows, &g));
   ASSERT_EQ(g.embedding.keys, UniqueKeys(batch));
@@ -119,7 +120,7 @@ TEST(CtrModelTest, PartsWithTheGlobalNormaliserSumToTheWholeBatch) {
   const CtrModelConfig config = SmallConfig();
   const std::vector<Example> batch = Examples(16, 3, 5);
   const RowBatch rows = RandomRows(batch, config);
-  const CtrModel model(config);
+  const CtrModel model = Must(CtrModel::Create(config));
   BatchGradients whole, a, b;
   ASSERT_TRUE(model.ForwardBackward(batch, rows, &whole));
   const std::span<const Example> all(batch);
@@ -151,7 +152,7 @@ TEST(CtrModelTest, RefusesRowsThatLackAKey) {
   RowBatch rows = RandomRows(batch, config);
   rows.keys.erase(rows.keys.begin() + 1);
   rows.values.resize(rows.keys.size() * EmbeddingLayout(config).floats());
-  const CtrModel model(config);
+  const CtrModel model = Must(CtrModel::Create(config));
   BatchGradients g;
   std::vector<float> p;
   EXPECT_FALSE(model.ForwardBackward(batch, rows, &g));
@@ -164,6 +165,25 @@ TEST(CtrModelTest, RefusesRowsThatLackAKey) {
     bare.values.insert(bare.values.end(), row.begin(), row.begin() + config.dim);
   }
   EXPECT_TRUE(model.ForwardBackward(batch, bare, &g));
+}
+
+TEST(CtrModelTest, RefusesBadConfigsAndVectorsOfTheWrongSize) {
+  CtrModelConfig config = SmallConfig();
+  config.dim = 0;
+  EXPECT_EQ(CtrModel::Create(config).status().message(), "CTR model: dim must be >= 1");
+  config = SmallConfig();
+  config.hidden = {4, 0};
+  EXPECT_EQ(CtrModel::Check(config).code(), Status::Code::kInvalidInput);
+  EXPECT_FALSE(ReferenceTrainer::Create(config).ok());
+  CtrModel model = Must(CtrModel::Create(SmallConfig()));
+  const std::vector<float> before(model.dense_parameters().begin(), model.dense_parameters().end());
+  const std::vector<float> two(2, 1.0f);
+  EXPECT_EQ(model.SetDense(two, two).code(), Status::Code::kInvalidInput);
+  BatchGradients g;
+  g.dense = two;
+  EXPECT_EQ(model.ApplyDense(g).code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(std::vector<float>(model.dense_parameters().begin(), model.dense_parameters().end()),
+            before);
 }
 
 TEST(CtrModelTest, InitRowIsAFunctionOfTheKeyAndAdagradIsTheDocumentedStep) {
@@ -187,7 +207,7 @@ TEST(CtrModelTest, InitRowIsAFunctionOfTheKeyAndAdagradIsTheDocumentedStep) {
 }
 
 TEST(CtrModelTest, TimingModelIsLinearInTheBatch) {
-  const CtrModel model(CtrModelConfig{});
+  const CtrModel model = Must(CtrModel::Create(CtrModelConfig{}));
   const double f0 = model.StepFlops(0), f1 = model.StepFlops(1), f2 = model.StepFlops(1000);
   EXPECT_GT(f0, 0);
   EXPECT_NEAR(f2 - f0, 1000 * (f1 - f0), 1e-6 * f2);
@@ -200,10 +220,10 @@ TEST(CtrModelTest, TimingModelIsLinearInTheBatch) {
 
 TEST(CtrReferenceTrainerTest, LearnsTheHiddenModel) {
   CriteoGeneratorOptions o;
-  const std::vector<Example> train = CriteoGenerator(o).Generate(4096);
+  const std::vector<Example> train = Must(CriteoGenerator::Create(o)).Generate(4096);
   o.seed = 2;
-  const std::vector<Example> held_out = CriteoGenerator(o).Generate(4096);
-  ReferenceTrainer trainer{CtrModelConfig{}};
+  const std::vector<Example> held_out = Must(CriteoGenerator::Create(o)).Generate(4096);
+  ReferenceTrainer trainer = Must(ReferenceTrainer::Create(CtrModelConfig{}));
   const double before = trainer.Evaluate(held_out);
   const double first_loss = trainer.Train(std::span(train).first(1024), 128);
   const double last_loss = trainer.Train(std::span(train).subspan(1024), 128);
@@ -218,9 +238,10 @@ TEST(CtrReferenceTrainerTest, LearnsTheHiddenModel) {
 TEST(CtrReferenceTrainerTest, SameSeedsGiveBitIdenticalParameters) {
   CriteoGeneratorOptions o;
   o.keys_per_field = 1000;
-  const std::vector<Example> train = CriteoGenerator(o).Generate(1024);
+  const std::vector<Example> train = Must(CriteoGenerator::Create(o)).Generate(1024);
   CtrModelConfig config;
-  ReferenceTrainer a(config), b(config);
+  ReferenceTrainer a = Must(ReferenceTrainer::Create(config));
+  ReferenceTrainer b = Must(ReferenceTrainer::Create(config));
   a.Train(train, 64);
   b.Train(train, 64);
   const CtrParameters pa = a.Parameters(), pb = b.Parameters();
@@ -228,7 +249,7 @@ TEST(CtrReferenceTrainerTest, SameSeedsGiveBitIdenticalParameters) {
   EXPECT_EQ(pa.dense, pb.dense);  // bit for bit (no NaN: == would fail)
   EXPECT_EQ(pa.embeddings.values, pb.embeddings.values);
   config.seed = 2;
-  ReferenceTrainer c(config);
+  ReferenceTrainer c = Must(ReferenceTrainer::Create(config));
   c.Train(train, 64);
   EXPECT_GT(MaxAbsDifference(pa, c.Parameters()), 0.0);
 }
@@ -237,8 +258,8 @@ TEST(CtrReferenceTrainerTest, SameSeedsGiveBitIdenticalParameters) {
 TEST(CtrReferenceTrainerTest, DecomposedStepOverAnOutsideTableMatches) {
   const CtrModelConfig config = SmallConfig();
   const std::vector<Example> train = Examples(256, 5, 50);
-  ReferenceTrainer reference(config);
-  CtrModel model(config);
+  ReferenceTrainer reference = Must(ReferenceTrainer::Create(config));
+  CtrModel model = Must(CtrModel::Create(config));
   const ValueLayout layout = EmbeddingLayout(config), gl = GradientLayout(config);
   absl::flat_hash_map<Key, std::vector<float>> table;
   for (size_t start = 0; start < train.size(); start += 32) {
@@ -257,7 +278,7 @@ TEST(CtrReferenceTrainerTest, DecomposedStepOverAnOutsideTableMatches) {
       ApplyAdagrad(table[g.embedding.keys[i]], g.embedding.row(i, gl), config.lr_embedding,
                    config.eps, config.dim);
     }
-    model.ApplyDense(g);
+    ASSERT_TRUE(model.ApplyDense(g).ok());
   }
   const CtrParameters p = reference.Parameters();
   ASSERT_EQ(p.embeddings.size(), table.size());

@@ -5,16 +5,16 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 namespace troupe::agent_wire {
 
-std::string MakeNonce() {
+StatusOr<std::string> MakeNonce() {
   std::string nonce(kNonceBytes, '\0');
-  // Without entropy the gateway must not run with predictable nonces.
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(nonce.data()), kNonceBytes) != 1) std::abort();
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(nonce.data()), kNonceBytes) != 1) {
+    return Status::Internal("agent auth: the random generator has no entropy for a nonce");
+  }
   return nonce;
 }
 

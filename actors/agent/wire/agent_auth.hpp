@@ -8,14 +8,16 @@
 #include <string_view>
 
 #include "base/status.hpp"
+#include "base/status_or.hpp"
 
 namespace troupe::agent_wire {
 
 inline constexpr size_t kNonceBytes = 32;
 inline constexpr size_t kTokenBytes = 32;  // SHA-256
 
-// kNonceBytes bytes from OpenSSL's CSPRNG.
-std::string MakeNonce();
+// kNonceBytes bytes from OpenSSL's CSPRNG; Internal when it has no entropy to give (the gateway
+// must not run with predictable nonces).
+StatusOr<std::string> MakeNonce();
 // HMAC-SHA256(secret, nonce), raw bytes.
 std::string AgentToken(std::string_view secret, std::string_view nonce);
 // True when `token` is the token of `nonce` under `secret`, compared in constant time.

@@ -41,7 +41,11 @@ Status AgentClient::Register(const agent::JobRequest& job, std::string_view secr
   return Status::Ok();
 }
 
-Status AgentClient::Send(const agent::Envelope& frame) { return SendBytes(Frame(frame)); }
+Status AgentClient::Send(const agent::Envelope& frame) {
+  StatusOr<std::string> bytes = Frame(frame);
+  if (!bytes.ok()) return bytes.status();
+  return SendBytes(*bytes);
+}
 
 Status AgentClient::SendBytes(std::string_view bytes) {
   asio::error_code ec;

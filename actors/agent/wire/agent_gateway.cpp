@@ -80,7 +80,13 @@ class Session : public std::enable_shared_from_this<Session> {
   void Start() {
     asio::error_code ec;
     socket_.set_option(tcp::no_delay(true), ec);
-    nonce_ = MakeNonce();
+    StatusOr<std::string> nonce = MakeNonce();
+    if (!nonce.ok()) {
+      spdlog::error("agent gateway: {}: {}; closing the connection", peer_,
+                    nonce.status().message());
+      return Shutdown(nonce.status().message());
+    }
+    nonce_ = std::move(*nonce);
     agent::Envelope hello;
     agent::Hello* h = hello.mutable_hello();
     h->set_nonce(nonce_);
@@ -88,7 +94,7 @@ class Session : public std::enable_shared_from_this<Session> {
     h->set_heartbeat_s(options_.heartbeat_s);
     h->set_read_timeout_s(options_.read_timeout_s);
     h->set_time_scale(options_.time_scale);
-    Queue(Frame(hello));
+    QueueFrame(hello);
     ArmDeadline(std::min(options_.register_timeout_s, options_.read_timeout_s));
     ReadMore();
   }
@@ -99,10 +105,20 @@ class Session : public std::enable_shared_from_this<Session> {
     if (writes_.size() == 1) WriteNext();
   }
 
+  // Queues the frame of `envelope`; one too large to frame closes the connection instead.
+  void QueueFrame(const agent::Envelope& envelope) {
+    StatusOr<std::string> bytes = Frame(envelope);
+    if (!bytes.ok()) return Shutdown(bytes.status().message());
+    Queue(std::move(*bytes));
+  }
+
   // Sends `last` if given, then closes once the writes are done (at most a second later).
   void CloseAfter(const std::shared_ptr<const agent::Envelope>& last, const std::string& reason) {
     if (closed_ || closing_) return;
-    if (last) Queue(Frame(*last));
+    if (last) {
+      StatusOr<std::string> bytes = Frame(*last);  // one too large to frame is not sent
+      if (bytes.ok()) Queue(std::move(*bytes));
+    }
     closing_ = true;
     close_reason_ = reason;
     NotifyClosed(reason);
@@ -232,7 +248,7 @@ class Session : public std::enable_shared_from_this<Session> {
     spdlog::info("agent gateway: {} registered as job {}", peer_, job_id_);
     agent::Envelope reply;
     reply.mutable_registered()->set_job_id(job_id_);
-    Queue(Frame(reply));
+    QueueFrame(reply);
   }
 
   void WriteNext() {
@@ -270,8 +286,7 @@ AgentLink::AgentLink(std::weak_ptr<Session> session, std::string peer)
 void AgentLink::Send(agent::Envelope frame) {
   auto session = session_.lock();
   if (!session || session->gateway_stopping()) return;
-  asio::post(session->io(),
-             [session, bytes = Frame(frame)]() mutable { session->Queue(std::move(bytes)); });
+  asio::post(session->io(), [session, frame = std::move(frame)] { session->QueueFrame(frame); });
 }
 
 void AgentLink::Close(std::shared_ptr<const agent::Envelope> last) {
@@ -284,7 +299,8 @@ void AgentLink::Close(std::shared_ptr<const agent::Envelope> last) {
 void AgentGateway::Impl::Refuse(tcp::socket socket, const std::string& why) {
   spdlog::warn("agent gateway: {}: {}; closing the connection", PeerOf(socket), why);
   auto sock = std::make_shared<tcp::socket>(std::move(socket));
-  auto frame = std::make_shared<std::string>(Frame(ErrorFrame(why)));
+  StatusOr<std::string> bytes = Frame(ErrorFrame(why));
+  auto frame = std::make_shared<std::string>(bytes.ok() ? std::move(*bytes) : std::string());
   asio::async_write(*sock, asio::buffer(*frame), [sock, frame](const asio::error_code&, size_t) {
     asio::error_code ec;
     sock->shutdown(tcp::socket::shutdown_both, ec);

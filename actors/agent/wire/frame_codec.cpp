@@ -1,6 +1,6 @@
 #include "actors/agent/wire/frame_codec.hpp"
 
-#include <cstdlib>
+#include <utility>
 
 namespace troupe::agent_wire {
 namespace {
@@ -33,9 +33,9 @@ Status EncodeFrame(const agent::Envelope& envelope, std::string* frame, size_t m
   return Status::Ok();
 }
 
-std::string Frame(const agent::Envelope& envelope) {
+StatusOr<std::string> Frame(const agent::Envelope& envelope, size_t max_bytes) {
   std::string frame;
-  if (!EncodeFrame(envelope, &frame, UINT32_MAX).ok()) std::abort();
+  if (Status s = EncodeFrame(envelope, &frame, max_bytes); !s.ok()) return s;
   return frame;
 }
 

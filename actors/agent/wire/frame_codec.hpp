@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "messages/agent.pb.h"
 
 namespace troupe::agent_wire {
@@ -30,8 +31,9 @@ inline constexpr size_t kMaxFrameBytesCeiling = 64 << 20;
 // The frame of `envelope`: header and payload. Fails only when the payload is over `max_bytes`.
 Status EncodeFrame(const agent::Envelope& envelope, std::string* frame,
                    size_t max_bytes = kDefaultMaxFrameBytes);
-// As EncodeFrame, for code whose envelopes are known to be small (it aborts on an oversized one).
-std::string Frame(const agent::Envelope& envelope);
+// As EncodeFrame, returning the frame; the default limit is the largest frame any decoder accepts.
+StatusOr<std::string> Frame(const agent::Envelope& envelope,
+                            size_t max_bytes = kMaxFrameBytesCeiling);
 
 // The name of an envelope's body ("register", "heartbeat", ...), "empty" when it has none.
 std::string_view BodyName(const agent::Envelope& envelope);
