@@ -14,9 +14,9 @@
 #include <string_view>
 #include <thread>
 
-#include "actors/cluster_run.hpp"
 #include "emulation/config_loader.hpp"
 #include "emulation/output_folder.hpp"
+#include "runner/run_kind.hpp"
 
 namespace troupe {
 namespace {
@@ -24,7 +24,7 @@ namespace {
 struct Combination {
   std::vector<std::string> values;
   uint64_t seed = 0;
-  RunPlan plan;
+  std::unique_ptr<PlannedRun> run;
 };
 
 std::string Fixed(double value, int decimals) {
@@ -66,11 +66,11 @@ Status CheckRunFolders(const SweepSpec& spec, const std::vector<Combination>& gr
   if (Status s = CheckOutputFolder(spec.out_dir, "--out"); !s.ok()) return s;
   std::set<std::string> seen;
   for (const Combination& c : grid) {
-    if (!seen.insert(c.plan.out_dir).second) {
-      return Status::InvalidInput("--over: two runs would share the folder " + c.plan.out_dir +
+    if (!seen.insert(c.run->out_dir()).second) {
+      return Status::InvalidInput("--over: two runs would share the folder " + c.run->out_dir() +
                                   " (a value or seed is repeated)");
     }
-    if (Status s = CheckOutputFolder(c.plan.out_dir, "sweep run"); !s.ok()) return s;
+    if (Status s = CheckOutputFolder(c.run->out_dir(), "sweep run"); !s.ok()) return s;
   }
   std::error_code ec;
   std::filesystem::create_directories(spec.out_dir, ec);
@@ -94,8 +94,8 @@ Status PlanCombination(const SweepSpec& spec, Combination* c) {
     cfg.mutable_run()->set_seed(c->seed);
   }
   if (Status s = ValidateConfig(cfg, spec.config); !s.ok()) return s;
-  if (Status s = PlanRun(cfg, spec.config, &c->plan); !s.ok()) return s;
-  c->plan.out_dir = spec.out_dir.empty() ? "" : spec.out_dir + "/" + RunName(spec.axes, *c);
+  if (Status s = PlanAnyRun(cfg, spec.config, &c->run); !s.ok()) return s;
+  c->run->set_out_dir(spec.out_dir.empty() ? "" : spec.out_dir + "/" + RunName(spec.axes, *c));
   return Status::Ok();
 }
 
@@ -197,14 +197,14 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   Status failure = Status::Ok();
   auto worker = [&] {
     for (size_t i = next++; i < grid.size(); i = next++) {
-      RunResult result;
-      Status s = ExecuteRun(std::move(grid[i].plan), ExecuteOptions{}, &result);
+      Status s = grid[i].run->Execute(ExecuteOptions{});
       if (!s.ok()) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (failure.ok()) failure = s;
         continue;
       }
-      (*rows)[i] = SweepRow{grid[i].values, grid[i].seed, std::move(result.summary)};
+      (*rows)[i] = SweepRow{grid[i].values, grid[i].seed, grid[i].run->Metrics()};
+      grid[i].run.reset();  // its records are no longer needed
     }
   };
   std::vector<std::thread> threads;
@@ -224,18 +224,22 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
 std::string SweepCsv(const std::vector<SweepAxis>& axes, const std::vector<SweepRow>& rows) {
   std::string out;
   for (const SweepAxis& axis : axes) out += axis.field + ",";
-  out +=
-      "seed,jct_mean_s,jct_median_s,jct_p95_s,jct_p99_s,makespan_s,gpu_utilisation,"
-      "cpu_utilisation,memory_utilisation,jobs_measured_finished,rounds,wall_s\n";
+  out += "seed";
+  if (!rows.empty()) {
+    for (const RunMetric& m : rows.front().metrics) {
+      out += ',';
+      out += m.csv_name;
+    }
+  }
+  out += "\n";
   for (const SweepRow& r : rows) {
     for (const std::string& v : r.values) out += v + ",";
-    const RunSummary& s = r.summary;
-    out += std::to_string(r.seed) + "," + Fixed(s.jct_mean_s, 3) + "," + Fixed(s.jct_median_s, 3) +
-           "," + Fixed(s.jct_p95_s, 3) + "," + Fixed(s.jct_p99_s, 3) + "," +
-           Fixed(s.makespan_s, 3) + "," + Fixed(s.gpu_utilisation, 6) + "," +
-           Fixed(s.cpu_utilisation, 6) + "," + Fixed(s.memory_utilisation, 6) + "," +
-           std::to_string(s.jobs_measured_finished) + "," + std::to_string(s.rounds) + "," +
-           Fixed(s.wall_s, 3) + "\n";
+    out += std::to_string(r.seed);
+    for (const RunMetric& m : r.metrics) {
+      out += ',';
+      out += Fixed(m.value, m.csv_decimals);
+    }
+    out += "\n";
   }
   return out;
 }

@@ -6,7 +6,7 @@
 // fails fast with exit status 2 and no output. Runs are independent actor systems and run in
 // parallel (emulated runs are single-threaded and deterministic, so the results do not depend on
 // the parallelism). With --out, DIR/sweep.csv holds one row a run and DIR/<combination>/ each
-// run's directory.
+// run's directory. Any kind of run can be swept (runner/run_kind.hpp): its figures are the columns.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "emulation/run_summary.hpp"
+#include "runner/run_kind.hpp"
 
 namespace troupe {
 
@@ -35,7 +35,7 @@ struct SweepSpec {
 struct SweepRow {
   std::vector<std::string> values;  // one per axis
   uint64_t seed = 0;
-  RunSummary summary;
+  std::vector<RunMetric> metrics;  // the run's figures (runner/run_kind.hpp), the same for every row
 };
 
 // "field=v1,v2,..." -> axis; "1-5" or "1,3,7" -> seeds.

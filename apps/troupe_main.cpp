@@ -18,19 +18,14 @@
 #include <limits>
 #include <thread>
 
-#include "actors/cluster_run.hpp"
 #include "actors/node_actor.hpp"
-#include "actors/oasis/oasis_run.hpp"
-#include "actors/ps/ps_report.hpp"
-#include "actors/ps/ps_run.hpp"
-#include "actors/run_setup.hpp"
 #include "apps/chaos_command.hpp"
 #include "apps/report_command.hpp"
 #include "apps/sweep.hpp"
 #include "emulation/config_loader.hpp"
 #include "emulation/fault_plan.hpp"
 #include "emulation/output_folder.hpp"
-#include "emulation/report_writer.hpp"
+#include "runner/run_kind.hpp"
 
 namespace troupe {
 namespace {
@@ -91,52 +86,19 @@ Status LoadChecked(const RunArgs& args, config::RunConfig* cfg) {
   return ValidateConfig(*cfg, args.config);
 }
 
-// A parameter-server CTR training (RunConfig.paramserver): actors/ps/ps_run.hpp.
-int RunParamServer(const RunArgs& args, const config::RunConfig& cfg) {
-  PsPlan plan;
-  if (Status s = PlanPsRun(cfg, args.config, &plan); !s.ok()) return Fail(s);
-  const std::string out_dir = plan.out_dir;
-  ExecuteOptions options;
-  options.progress_line = !args.quiet && isatty(STDERR_FILENO);
-  PsRunResult result;
-  if (Status s = ExecutePsRun(std::move(plan), options, &result); !s.ok()) return Fail(s);
-  if (!args.quiet) std::cout << FormatPsSummaryTable(result.summary);
-  std::cout << "run directory: " << out_dir << "\n";
-  return 0;
-}
-
-// An OASiS online-scheduling run (RunConfig.oasis): actors/oasis/oasis_run.hpp.
-int RunOasis(const RunArgs& args, const config::RunConfig& cfg) {
-  OasisPlan plan;
-  if (Status s = PlanOasisRun(cfg, args.config, &plan); !s.ok()) return Fail(s);
-  const std::string out_dir = plan.out_dir;
-  ExecuteOptions options;
-  options.progress_line = !args.quiet && isatty(STDERR_FILENO);
-  OasisRunResult result;
-  if (Status s = ExecuteOasisRun(std::move(plan), options, &result); !s.ok()) return Fail(s);
-  if (!args.quiet) std::cout << FormatOasisSummary(result.summary);
-  std::cout << "run directory: " << out_dir << "\n";
-  return 0;
-}
-
 int Run(const RunArgs& args) {
   config::RunConfig cfg;
   if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
   // Checked before anything runs, naming where the folder came from.
   const std::string out_from = args.out.empty() ? args.config + ": run.out_dir" : "--out";
   if (Status s = CheckOutputFolder(cfg.run().out_dir(), out_from); !s.ok()) return Fail(s);
-  if (cfg.has_paramserver()) return RunParamServer(args, cfg);
-  if (cfg.has_oasis()) return RunOasis(args, cfg);
-  RunPlan plan;
-  if (Status s = PlanRun(cfg, args.config, &plan); !s.ok()) return Fail(s);
-  const std::string out_dir = plan.out_dir;
+  std::unique_ptr<PlannedRun> run;
+  if (Status s = PlanAnyRun(cfg, args.config, &run); !s.ok()) return Fail(s);
   ExecuteOptions options;
   options.progress_line = !args.quiet && isatty(STDERR_FILENO);
-  if (cfg.has_agents()) options.agents = cfg.agents();  // docs/agent.md
-  RunResult result;
-  if (Status s = ExecuteRun(std::move(plan), options, &result); !s.ok()) return Fail(s);
-  if (!args.quiet) std::cout << FormatSummaryTable(result.summary);
-  std::cout << "run directory: " << out_dir << "\n";
+  if (Status s = run->Execute(options); !s.ok()) return Fail(s);
+  if (!args.quiet) std::cout << run->SummaryTable();
+  std::cout << "run directory: " << run->out_dir() << "\n";
   return 0;
 }
 
@@ -175,24 +137,9 @@ int Validate(const std::string& path) {
   args.config = path;
   config::RunConfig cfg;
   if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
-  if (cfg.has_paramserver()) {
-    PsPlan ps_plan;
-    if (Status s = PlanPsRun(cfg, path, &ps_plan); !s.ok()) return Fail(s);
-    std::cout << path << ": ok (parameter server, " << ps_plan.options.nodes << " nodes, "
-              << ps_plan.options.batches << " steps, " << ps_plan.data << ")\n";
-    return 0;
-  }
-  if (cfg.has_oasis()) {
-    OasisPlan oasis_plan;
-    if (Status s = PlanOasisRun(cfg, path, &oasis_plan); !s.ok()) return Fail(s);
-    std::cout << path << ": ok (oasis, policy " << oasis_plan.policy << ", "
-              << oasis_plan.jobs.size() << " jobs, " << oasis_plan.cluster.slots << " slots)\n";
-    return 0;
-  }
-  RunPlan plan;
-  if (Status s = PlanRun(cfg, path, &plan); !s.ok()) return Fail(s);
-  std::cout << path << ": ok (" << plan.servers.size() << " servers, " << plan.capacity.gpus
-            << " GPUs, " << plan.source->Describe() << ")\n";
+  std::unique_ptr<PlannedRun> run;
+  if (Status s = PlanAnyRun(cfg, path, &run); !s.ok()) return Fail(s);
+  std::cout << path << ": ok (" << run->kind() << ", " << run->Describe() << ")\n";
   return 0;
 }
 

@@ -1,0 +1,145 @@
+#include "runner/run_kind.hpp"
+
+#include <utility>
+
+#include "actors/oasis/oasis_run.hpp"
+#include "actors/ps/ps_report.hpp"
+#include "actors/ps/ps_run.hpp"
+#include "emulation/report_writer.hpp"
+
+namespace troupe {
+namespace {
+
+// Wall time is a figure of every kind of run.
+RunMetric WallSeconds(double wall_s) { return {"wall_s", wall_s, 3, "wall s", 1, 2}; }
+
+class ClusterRun final : public PlannedRun {
+ public:
+  ClusterRun(RunPlan plan, std::optional<config::AgentGateway> agents)
+      : plan_(std::move(plan)), agents_(std::move(agents)) {}
+
+  const char* kind() const override { return "cluster"; }
+  std::string Describe() const override {
+    return std::to_string(plan_.servers.size()) + " servers, " +
+           std::to_string(plan_.capacity.gpus) + " GPUs, " + plan_.source->Describe();
+  }
+  const std::string& out_dir() const override { return plan_.out_dir; }
+  void set_out_dir(std::string out_dir) override { plan_.out_dir = std::move(out_dir); }
+
+  Status Execute(const ExecuteOptions& options) override {
+    ExecuteOptions with_agents = options;
+    if (agents_) with_agents.agents = agents_;  // docs/agent.md
+    return ExecuteRun(std::move(plan_), with_agents, &result_);
+  }
+  std::string SummaryTable() const override { return FormatSummaryTable(result_.summary); }
+  std::vector<RunMetric> Metrics() const override {
+    const RunSummary& s = result_.summary;
+    return {{"jct_mean_s", s.jct_mean_s, 3, "JCT mean h", 1.0 / 3600, 2},
+            {"jct_median_s", s.jct_median_s, 3, "", 1, 2},
+            {"jct_p95_s", s.jct_p95_s, 3, "", 1, 2},
+            {"jct_p99_s", s.jct_p99_s, 3, "p99 h", 1.0 / 3600, 2},
+            {"makespan_s", s.makespan_s, 3, "makespan h", 1.0 / 3600, 1},
+            {"gpu_utilisation", s.gpu_utilisation, 6, "GPU %", 100, 1},
+            {"cpu_utilisation", s.cpu_utilisation, 6, "CPU %", 100, 1},
+            {"memory_utilisation", s.memory_utilisation, 6, "mem %", 100, 1},
+            {"jobs_measured_finished", static_cast<double>(s.jobs_measured_finished), 0, "", 1, 0},
+            {"rounds", static_cast<double>(s.rounds), 0, "", 1, 0},
+            WallSeconds(s.wall_s)};
+  }
+
+ private:
+  RunPlan plan_;
+  std::optional<config::AgentGateway> agents_;
+  RunResult result_;
+};
+
+class ParamServerRun final : public PlannedRun {
+ public:
+  explicit ParamServerRun(PsPlan plan) : plan_(std::move(plan)) {}
+
+  const char* kind() const override { return "parameter server"; }
+  std::string Describe() const override {
+    return std::to_string(plan_.options.nodes) + " nodes, " +
+           std::to_string(plan_.options.batches) + " steps, " + plan_.data;
+  }
+  const std::string& out_dir() const override { return plan_.out_dir; }
+  void set_out_dir(std::string out_dir) override { plan_.out_dir = std::move(out_dir); }
+
+  Status Execute(const ExecuteOptions& options) override {
+    return ExecutePsRun(std::move(plan_), options, &result_);
+  }
+  std::string SummaryTable() const override { return FormatPsSummaryTable(result_.summary); }
+  std::vector<RunMetric> Metrics() const override {
+    const PsSummary& s = result_.summary;
+    return {{"examples_per_s", s.examples_per_s, 1, "examples/s", 1, 0},
+            {"auc", s.auc, 6, "AUC", 1, 4},
+            {"final_loss", s.final_loss, 6, "loss", 1, 4},
+            {"batch_time_s", s.batch_time_s, 6, "batch ms", 1000, 3},
+            {"hbm_hit_rate", s.hbm_hit_rate, 6, "HBM hit %", 100, 1},
+            {"mem_hit_rate", s.mem_hit_rate, 6, "MEM hit %", 100, 1},
+            {"emulated_s", s.emulated_s, 6, "", 1, 3},
+            WallSeconds(s.wall_s)};
+  }
+
+ private:
+  PsPlan plan_;
+  PsRunResult result_;
+};
+
+class OasisOnlineRun final : public PlannedRun {
+ public:
+  explicit OasisOnlineRun(OasisPlan plan) : plan_(std::move(plan)) {}
+
+  const char* kind() const override { return "oasis"; }
+  std::string Describe() const override {
+    return "policy " + plan_.policy + ", " + std::to_string(plan_.jobs.size()) + " jobs, " +
+           std::to_string(plan_.cluster.slots) + " slots";
+  }
+  const std::string& out_dir() const override { return plan_.out_dir; }
+  void set_out_dir(std::string out_dir) override { plan_.out_dir = std::move(out_dir); }
+
+  Status Execute(const ExecuteOptions& options) override {
+    return ExecuteOasisRun(std::move(plan_), options, &result_);
+  }
+  std::string SummaryTable() const override { return FormatOasisSummary(result_.summary); }
+  std::vector<RunMetric> Metrics() const override {
+    const OasisSummary& s = result_.summary;
+    return {{"total_utility", s.total_utility, 3, "utility", 1, 2},
+            {"admitted", static_cast<double>(s.admitted), 0, "admitted", 1, 0},
+            {"rejected", static_cast<double>(s.rejected), 0, "rejected", 1, 0},
+            {"finished", static_cast<double>(s.finished), 0, "finished", 1, 0},
+            {"late", static_cast<double>(s.late), 0, "late", 1, 0},
+            {"mean_gpu_use", s.mean_gpu_use, 6, "GPU %", 100, 1},
+            WallSeconds(s.wall_s)};
+  }
+
+ private:
+  OasisPlan plan_;
+  OasisRunResult result_;
+};
+
+}  // namespace
+
+Status PlanAnyRun(const config::RunConfig& cfg, const std::string& config_name,
+                  std::unique_ptr<PlannedRun>* out) {
+  if (cfg.has_paramserver()) {
+    PsPlan plan;
+    if (Status s = PlanPsRun(cfg, config_name, &plan); !s.ok()) return s;
+    *out = std::make_unique<ParamServerRun>(std::move(plan));
+    return Status::Ok();
+  }
+  if (cfg.has_oasis()) {
+    OasisPlan plan;
+    if (Status s = PlanOasisRun(cfg, config_name, &plan); !s.ok()) return s;
+    *out = std::make_unique<OasisOnlineRun>(std::move(plan));
+    return Status::Ok();
+  }
+  RunPlan plan;
+  if (Status s = PlanRun(cfg, config_name, &plan); !s.ok()) return s;
+  std::optional<config::AgentGateway> agents;
+  if (cfg.has_agents()) agents = cfg.agents();
+  *out = std::make_unique<ClusterRun>(std::move(plan), std::move(agents));
+  return Status::Ok();
+}
+
+}  // namespace troupe
