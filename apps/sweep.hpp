@@ -35,7 +35,8 @@ struct SweepSpec {
 struct SweepRow {
   std::vector<std::string> values;  // one per axis
   uint64_t seed = 0;
-  std::vector<RunMetric> metrics;  // the run's figures (runner/run_kind.hpp), the same for every row
+  std::vector<RunMetric>
+      metrics;  // the run's figures (runner/run_kind.hpp), the same for every row
 };
 
 // "field=v1,v2,..." -> axis; "1-5" or "1,3,7" -> seeds.
