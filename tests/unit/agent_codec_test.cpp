@@ -105,6 +105,16 @@ TEST(AgentCodecTest, GarbageZeroLengthAndEmptyEnvelopesAreErrors) {
   EXPECT_TRUE(got.empty());
 }
 
+TEST(AgentCodecTest, AnOversizedEnvelopeIsAStatusNotAFrame) {
+  agent::Envelope error;
+  error.mutable_error()->set_message(std::string(100, 'x'));
+  const StatusOr<std::string> framed = Frame(error, 64);
+  ASSERT_FALSE(framed.ok());
+  EXPECT_EQ(framed.status().code(), Status::Code::kInvalidInput);
+  EXPECT_NE(framed.status().message().find("over the limit of 64"), std::string::npos);
+  EXPECT_TRUE(Frame(error).ok());
+}
+
 TEST(AgentCodecTest, TruncatedFrameWaitsThenIsReportedByDecodeOne) {
   const std::string frame = Must(Frame(OneOfEach()[1]));
   FrameDecoder decoder;
