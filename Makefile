@@ -47,7 +47,8 @@ fuzz: deps
 	./scripts/fuzz.sh $(FUZZ_SECONDS)
 
 format:
-	find actors apps base bench emulation gpu messages paramserver runner scheduling tests -name '*.cpp' -o -name '*.hpp' \
+	find actors agent apps base bench emulation gpu messages paramserver runner runtime scheduling \
+	  tests -name '*.cpp' -o -name '*.hpp' \
 	  -o -name '*.cu' -o -name '*.cuh' | xargs clang-format -i
 
 clean:

@@ -10,8 +10,8 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/fault_messages.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

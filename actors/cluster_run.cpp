@@ -15,9 +15,9 @@
 #include "actors/workload_actor.hpp"
 #include "emulation/report_writer.hpp"
 #include "emulation/run_directory.hpp"
-#include "emulation/runtime/fault_network.hpp"
-#include "emulation/runtime/remote_node.hpp"
 #include "messages/atoms.hpp"
+#include "runtime/fault_network.hpp"
+#include "runtime/remote_node.hpp"
 
 namespace troupe {
 namespace {

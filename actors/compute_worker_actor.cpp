@@ -3,7 +3,7 @@
 #include <caf/system_messages.hpp>
 #include <utility>
 
-#include "emulation/runtime/counted_send.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe {
 namespace {

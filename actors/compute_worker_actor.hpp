@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "gpu/collective_backend.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/real_progress.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

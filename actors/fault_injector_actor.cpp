@@ -8,9 +8,9 @@
 #include <limits>
 
 #include "actors/server_actor.hpp"
-#include "emulation/runtime/counted_send.hpp"
 #include "messages/atoms.hpp"
 #include "messages/fault_messages.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe {
 namespace {

@@ -24,8 +24,8 @@
 
 #include "actors/scheduler_actor.hpp"
 #include "emulation/fault_plan.hpp"
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

@@ -8,9 +8,9 @@
 #include <caf/spawn_options.hpp>
 #include <cmath>
 
-#include "emulation/runtime/counted_send.hpp"
-#include "emulation/runtime/fault_network.hpp"
 #include "messages/atoms.hpp"
+#include "runtime/counted_send.hpp"
+#include "runtime/fault_network.hpp"
 
 namespace troupe {
 namespace {

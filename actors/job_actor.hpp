@@ -27,10 +27,10 @@
 
 #include "actors/compute_worker_actor.hpp"
 #include "emulation/model_catalog.hpp"
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/lease_assembly.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/records.hpp"
 #include "messages/run_messages.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

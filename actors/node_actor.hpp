@@ -5,7 +5,7 @@
 
 #include <caf/event_based_actor.hpp>
 
-#include "emulation/runtime/telemetry.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

@@ -15,8 +15,8 @@
 
 #include "emulation/model_catalog.hpp"
 #include "emulation/rng.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/profiling_messages.hpp"
+#include "runtime/telemetry.hpp"
 #include "scheduling/profiling.hpp"
 
 namespace troupe {

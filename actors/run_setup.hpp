@@ -17,8 +17,8 @@
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
 #include "emulation/run_summary.hpp"
-#include "emulation/runtime/actor_runtime.hpp"
 #include "messages/config.pb.h"
+#include "runtime/actor_runtime.hpp"
 
 namespace troupe {
 

@@ -9,10 +9,10 @@
 #include <tuple>
 
 #include "actors/scheduler_internal.hpp"
-#include "emulation/runtime/counted_send.hpp"
-#include "emulation/runtime/fault_network.hpp"
 #include "messages/atoms.hpp"
 #include "messages/run_messages.hpp"
+#include "runtime/counted_send.hpp"
+#include "runtime/fault_network.hpp"
 
 namespace troupe {
 namespace scheduler_detail {

@@ -32,10 +32,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/records.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 #include "scheduling/cluster_ledger.hpp"
 #include "scheduling/mechanism.hpp"
 #include "scheduling/policy.hpp"

@@ -6,8 +6,8 @@
 
 #include "actors/scheduler_internal.hpp"
 #include "emulation/run_invariants.hpp"
-#include "emulation/runtime/counted_send.hpp"
 #include "messages/atoms.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe::scheduler_detail {
 namespace {

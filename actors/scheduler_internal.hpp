@@ -5,9 +5,9 @@
 #include <string>
 
 #include "actors/scheduler_actor.hpp"
-#include "emulation/runtime/counted_send.hpp"
 #include "messages/fault_messages.hpp"
 #include "messages/profiling_messages.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe::scheduler_detail {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "actors/scheduler_internal.hpp"
-#include "emulation/runtime/counted_send.hpp"
 #include "messages/atoms.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe::scheduler_detail {
 namespace {

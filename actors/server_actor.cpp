@@ -5,8 +5,8 @@
 #include <caf/actor_cast.hpp>
 #include <caf/sec.hpp>
 
-#include "emulation/runtime/counted_send.hpp"
-#include "emulation/runtime/fault_network.hpp"
+#include "runtime/counted_send.hpp"
+#include "runtime/fault_network.hpp"
 
 namespace troupe {
 namespace {

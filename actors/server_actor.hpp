@@ -12,10 +12,10 @@
 #include <caf/stateful_actor.hpp>
 #include <memory>
 
-#include "emulation/runtime/telemetry.hpp"
 #include "emulation/server_ledger.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/fault_messages.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

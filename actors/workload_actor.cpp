@@ -7,9 +7,9 @@
 
 #include "actors/agent/agent_messages.hpp"
 #include "actors/job_actor.hpp"
-#include "emulation/runtime/counted_send.hpp"
-#include "emulation/runtime/fault_network.hpp"
 #include "messages/fault_messages.hpp"
+#include "runtime/counted_send.hpp"
+#include "runtime/fault_network.hpp"
 
 namespace troupe {
 namespace {

@@ -19,9 +19,9 @@
 #include "actors/compute_worker_actor.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/cluster_messages.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

@@ -1,4 +1,4 @@
-// Benchmarks of the job agent gateway (actors/agent/wire/, docs/agent.md) over loopback TCP.
+// Benchmarks of the job agent gateway (agent/, docs/agent.md) over loopback TCP.
 //
 //   BM_AgentLeaseRoundTrip   troupe -> agent -> troupe: the gateway sends a registered agent
 //                            LeaseEnd (AgentLink::Send, as the job proxy does), the agent reads
@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "actors/agent/wire/agent_client.hpp"
-#include "actors/agent/wire/agent_gateway.hpp"
+#include "agent/agent_client.hpp"
+#include "agent/agent_gateway.hpp"
 
 namespace troupe::agent_wire {
 namespace {

@@ -24,8 +24,8 @@
 #include <random>
 #include <vector>
 
-#include "emulation/runtime/actor_runtime.hpp"
-#include "emulation/runtime/counted_send.hpp"
+#include "runtime/actor_runtime.hpp"
+#include "runtime/counted_send.hpp"
 #include "scheduling/proportional.hpp"
 
 namespace troupe {

@@ -4,7 +4,7 @@
 // only once every part has been heard, none was refused, and the granted GPUs are all the job's.
 //
 // Both kinds of job use it: the emulated job actor (actors/job_actor.cpp) and the agent job
-// machine (actors/agent/wire/agent_job_machine.cpp). Plain code, no actor: the rules below are
+// machine (agent/agent_job_machine.cpp). Plain code, no actor: the rules below are
 // unit-tested on their own (tests/unit/lease_assembly_test.cpp).
 //
 // - A grant for a later lease (a later start) starts that lease over; one for an earlier lease

@@ -5,7 +5,7 @@
 #include <caf/exit_reason.hpp>
 
 #include "actors/agent/agent_messages.hpp"
-#include "emulation/runtime/counted_send.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe {
 namespace {

@@ -18,10 +18,10 @@
 #include <caf/stateful_actor.hpp>
 #include <memory>
 
-#include "actors/agent/wire/agent_gateway.hpp"
-#include "actors/agent/wire/agent_job_machine.hpp"
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
+#include "agent/agent_gateway.hpp"
+#include "agent/agent_job_machine.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

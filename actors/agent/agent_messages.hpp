@@ -13,7 +13,7 @@
 #include <caf/atom.hpp>
 #include <cstdint>
 
-#include "actors/agent/wire/agent_gateway.hpp"
+#include "agent/agent_gateway.hpp"
 #include "messages/cluster_messages.hpp"
 
 namespace troupe {

@@ -10,8 +10,8 @@
 
 #include "actors/agent/agent_job_proxy.hpp"
 #include "actors/agent/agent_messages.hpp"
-#include "actors/agent/wire/agent_auth.hpp"
-#include "actors/agent/wire/job_request.hpp"
+#include "agent/agent_auth.hpp"
+#include "agent/job_request.hpp"
 
 namespace troupe {
 namespace {

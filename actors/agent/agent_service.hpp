@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "actors/agent/wire/agent_gateway.hpp"
+#include "agent/agent_gateway.hpp"
 #include "base/status.hpp"
 #include "emulation/model_catalog.hpp"
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/config.pb.h"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

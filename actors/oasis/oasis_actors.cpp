@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "emulation/runtime/counted_send.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe {
 namespace {

@@ -20,9 +20,9 @@
 #include <caf/stateful_actor.hpp>
 #include <vector>
 
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/oasis_messages.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 #include "scheduling/oasis/model.hpp"
 
 namespace troupe {

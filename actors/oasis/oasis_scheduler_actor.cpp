@@ -1,7 +1,7 @@
 #include "actors/oasis/oasis_scheduler_actor.hpp"
 
 #include "actors/oasis/oasis_actors.hpp"
-#include "emulation/runtime/counted_send.hpp"
+#include "runtime/counted_send.hpp"
 #include "scheduling/oasis/baselines.hpp"
 
 namespace troupe {

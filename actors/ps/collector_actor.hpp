@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/ps_messages.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "emulation/runtime/counted_send.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe {
 

@@ -5,7 +5,7 @@
 #include <caf/send.hpp>
 #include <filesystem>
 
-#include "emulation/runtime/counted_send.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe {
 namespace {

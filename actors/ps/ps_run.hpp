@@ -29,11 +29,11 @@
 #include "actors/ps/ps_options.hpp"
 #include "base/status.hpp"
 #include "emulation/fault_plan.hpp"
-#include "emulation/runtime/actor_runtime.hpp"
 #include "messages/config.pb.h"
 #include "messages/ps_messages.hpp"
 #include "paramserver/criteo.hpp"
 #include "paramserver/reference_trainer.hpp"
+#include "runtime/actor_runtime.hpp"
 
 namespace troupe {
 

@@ -4,7 +4,7 @@
 #include <caf/actor_cast.hpp>
 #include <cmath>
 
-#include "emulation/runtime/counted_send.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe {
 namespace {

@@ -38,9 +38,9 @@
 #include "actors/ps/ps_faults.hpp"
 #include "actors/ps/ps_options.hpp"
 #include "actors/ps/shard_core.hpp"
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/ps_messages.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

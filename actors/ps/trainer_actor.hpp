@@ -39,11 +39,11 @@
 #include <vector>
 
 #include "actors/ps/ps_options.hpp"
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/ps_messages.hpp"
 #include "paramserver/ctr_model.hpp"
 #include "paramserver/partitioner.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

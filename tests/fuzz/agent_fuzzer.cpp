@@ -1,5 +1,5 @@
 // libFuzzer target: the agent gateway's frame decoder and the per-job protocol state machine
-// (actors/agent/wire/), fed whatever bytes a hostile agent could send after registering.
+// (agent/), fed whatever bytes a hostile agent could send after registering.
 //
 // Input: byte 0 picks how the stream is split into reads (1-64 bytes each, as a socket might
 // deliver it); the rest is the stream. Every decoded envelope goes to an AgentJobMachine that
@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "actors/agent/wire/agent_job_machine.hpp"
-#include "actors/agent/wire/frame_codec.hpp"
+#include "agent/agent_job_machine.hpp"
+#include "agent/frame_codec.hpp"
 
 namespace {
 

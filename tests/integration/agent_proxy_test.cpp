@@ -1,5 +1,5 @@
 // Agent-backed jobs inside a real-mode run (ExecuteRun, as `troupe run` does), with C++ agents
-// (actors/agent/wire/agent_client.hpp): the scheduler cannot tell them from emulated jobs, and an
+// (agent/agent_client.hpp): the scheduler cannot tell them from emulated jobs, and an
 // agent that vanishes mid-lease fails its job only — its lease is freed and the others finish.
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <future>
 #include <thread>
 
-#include "actors/agent/wire/agent_client.hpp"
 #include "actors/cluster_run.hpp"
 #include "actors/run_setup.hpp"
+#include "agent/agent_client.hpp"
 #include "emulation/config_loader.hpp"
 #include "tests/integration/run_fixture.hpp"
 

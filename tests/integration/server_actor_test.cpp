@@ -8,7 +8,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 
-#include "emulation/runtime/actor_runtime.hpp"
+#include "runtime/actor_runtime.hpp"
 
 namespace troupe::testing {
 namespace {

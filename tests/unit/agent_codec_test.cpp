@@ -1,12 +1,12 @@
-// The agent protocol's frame codec and HMAC authentication (actors/agent/wire/): round trips of
+// The agent protocol's frame codec and HMAC authentication (agent/): round trips of
 // every envelope kind in any split, and every bad input a socket may bring.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "actors/agent/wire/agent_auth.hpp"
-#include "actors/agent/wire/frame_codec.hpp"
+#include "agent/agent_auth.hpp"
+#include "agent/frame_codec.hpp"
 #include "tests/unit/must.hpp"
 
 namespace troupe::agent_wire {

@@ -1,6 +1,6 @@
-// The agent gateway (actors/agent/wire/agent_gateway.hpp) over loopback, with a plain register
+// The agent gateway (agent/agent_gateway.hpp) over loopback, with a plain register
 // hook instead of actors: every bad input closes that connection only, and is counted and logged.
-#include "actors/agent/wire/agent_gateway.hpp"
+#include "agent/agent_gateway.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <mutex>
 #include <thread>
 
-#include "actors/agent/wire/agent_auth.hpp"
-#include "actors/agent/wire/agent_client.hpp"
+#include "agent/agent_auth.hpp"
+#include "agent/agent_client.hpp"
 
 namespace troupe::agent_wire {
 namespace {

@@ -1,10 +1,10 @@
-// AgentJobMachine (actors/agent/wire/agent_job_machine.hpp): the lease protocol an agent-backed
+// AgentJobMachine (agent/agent_job_machine.hpp): the lease protocol an agent-backed
 // job speaks, driven event by event as the proxy actor would.
-#include "actors/agent/wire/agent_job_machine.hpp"
+#include "agent/agent_job_machine.hpp"
 
 #include <gtest/gtest.h>
 
-#include "actors/agent/wire/job_request.hpp"
+#include "agent/job_request.hpp"
 
 namespace troupe::agent_wire {
 namespace {

@@ -1,4 +1,4 @@
-#include "emulation/runtime/remote_node.hpp"
+#include "runtime/remote_node.hpp"
 
 #include <caf/io/middleman.hpp>
 #include <chrono>

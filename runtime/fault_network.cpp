@@ -1,4 +1,4 @@
-#include "emulation/runtime/fault_network.hpp"
+#include "runtime/fault_network.hpp"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "emulation/runtime/actor_runtime.hpp"
+#include "runtime/actor_runtime.hpp"
 
 #include <caf/atom.hpp>
 #include <caf/io/middleman.hpp>

@@ -9,10 +9,10 @@
 #include <caf/send.hpp>
 #include <utility>
 
-#include "emulation/runtime/fault_network.hpp"
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
 #include "messages/atoms.hpp"
+#include "runtime/fault_network.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 namespace send_detail {

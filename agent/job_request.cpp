@@ -1,4 +1,4 @@
-#include "actors/agent/wire/job_request.hpp"
+#include "agent/job_request.hpp"
 
 #include <cmath>
 #include <string>

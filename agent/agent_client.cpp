@@ -1,7 +1,7 @@
-#include "actors/agent/wire/agent_client.hpp"
+#include "agent/agent_client.hpp"
 
-#include "actors/agent/wire/agent_auth.hpp"
-#include "actors/agent/wire/agent_gateway.hpp"
+#include "agent/agent_auth.hpp"
+#include "agent/agent_gateway.hpp"
 
 namespace troupe::agent_wire {
 

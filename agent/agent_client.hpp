@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "actors/agent/wire/frame_codec.hpp"
+#include "agent/frame_codec.hpp"
 #include "base/status.hpp"
 #include "messages/agent.pb.h"
 

@@ -1,4 +1,4 @@
-#include "actors/agent/wire/agent_gateway.hpp"
+#include "agent/agent_gateway.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -10,7 +10,7 @@
 #include <thread>
 #include <unordered_set>
 
-#include "actors/agent/wire/agent_auth.hpp"
+#include "agent/agent_auth.hpp"
 
 namespace troupe::agent_wire {
 

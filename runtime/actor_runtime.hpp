@@ -12,8 +12,8 @@
 #include <functional>
 #include <memory>
 
-#include "emulation/runtime/run_clock.hpp"
-#include "emulation/runtime/telemetry.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 

@@ -26,7 +26,7 @@
 #include <memory>
 #include <string>
 
-#include "actors/agent/wire/frame_codec.hpp"
+#include "agent/frame_codec.hpp"
 #include "base/status.hpp"
 #include "messages/agent.pb.h"
 

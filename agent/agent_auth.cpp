@@ -1,4 +1,4 @@
-#include "actors/agent/wire/agent_auth.hpp"
+#include "agent/agent_auth.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

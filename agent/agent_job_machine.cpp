@@ -1,8 +1,8 @@
-#include "actors/agent/wire/agent_job_machine.hpp"
+#include "agent/agent_job_machine.hpp"
 
 #include <algorithm>
 
-#include "actors/agent/wire/frame_codec.hpp"
+#include "agent/frame_codec.hpp"
 
 namespace troupe::agent_wire {
 

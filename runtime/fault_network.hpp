@@ -20,7 +20,7 @@
 
 #include "emulation/fault_plan.hpp"
 #include "emulation/rng.hpp"
-#include "emulation/runtime/run_clock.hpp"
+#include "runtime/run_clock.hpp"
 
 namespace troupe {
 

@@ -1,4 +1,4 @@
-#include "actors/agent/wire/frame_codec.hpp"
+#include "agent/frame_codec.hpp"
 
 #include <utility>
 
