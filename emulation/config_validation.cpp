@@ -181,6 +181,9 @@ void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
     check.Fail(at + "batch_size", "nodes x batch_size x (prefetch + 1) must be <= " +
                                       Num(kMaxPsExamplesInFlight) + ", got " + Num(in_flight));
   }
+  if (p.hbm_backend() != "cpu" && p.hbm_backend() != "cuda") {
+    check.Fail(at + "hbm_backend", "must be \"cpu\" or \"cuda\", got \"" + p.hbm_backend() + "\"");
+  }
   if (cfg.run().out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
   if (cfg.placement_size() > 0) check.Fail("placement", "a paramserver run has no placement");
 }

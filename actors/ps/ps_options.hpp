@@ -31,7 +31,8 @@ struct PsOptions {
   int64_t ssd_file_bytes = 16 << 10;
   int64_t ssd_compaction_threshold = 256 << 20;
   bool ssd_sync = false;
-  std::string ssd_dir;  // node m's SSD-PS lives in <ssd_dir>/node-<m>
+  std::string ssd_dir;      // node m's SSD-PS lives in <ssd_dir>/node-<m>
+  bool hbm_on_gpu = false;  // HBM-PS in device memory (gpu/cuda_hbm_table), else in host memory
   paramserver::CtrModelConfig model;
   int32_t batch_size = 512;  // per node
   int64_t batches = 120;     // global steps

@@ -37,6 +37,7 @@ void PlanOptions(const config::RunConfig& cfg, PsPlan* plan) {
   o.ssd_compaction_threshold = p.ssd_compaction_threshold_bytes();
   o.ssd_sync = p.ssd_sync();
   o.ssd_dir = p.ssd_dir();
+  o.hbm_on_gpu = p.hbm_backend() == "cuda";
   o.model.dim = p.dim();
   if (p.hidden_size() > 0) o.model.hidden.assign(p.hidden().begin(), p.hidden().end());
   o.model.lr_dense = p.lr_dense();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gpu/cuda_hbm_table.hpp"
+
 namespace troupe {
 
 using paramserver::Key;
@@ -40,9 +42,22 @@ Status ShardCore::Open(const PsOptions& options, int32_t shard, const std::strin
   auto cache = paramserver::MemCache::Create(mem, core->backing_.get());
   if (!cache.ok()) return Status::InvalidInput(ShardName(shard) + ": " + cache.status().message());
   core->mem_ = std::move(*cache);
-  StatusOr<paramserver::HbmTable> table = paramserver::HbmTable::Create(hbm);
-  if (!table.ok()) return Status::InvalidInput(ShardName(shard) + ": " + table.status().message());
-  core->hbm_ = std::make_unique<paramserver::HbmTable>(std::move(*table));
+  if (options.hbm_on_gpu) {
+    std::unique_ptr<paramserver::HbmBackend> device;
+    if (Status s = gpu::MakeCudaHbmTable(hbm, &device); !s.ok()) {
+      return s.code() == Status::Code::kInvalidInput
+                 ? Status::InvalidInput(ShardName(shard) + ": " + s.message())
+                 : Status::Internal(ShardName(shard) +
+                                    ": paramserver.hbm_backend \"cuda\": " + s.message());
+    }
+    core->hbm_ = std::make_unique<paramserver::HbmTable>(std::move(device));
+  } else {
+    StatusOr<paramserver::HbmTable> table = paramserver::HbmTable::Create(hbm);
+    if (!table.ok()) {
+      return Status::InvalidInput(ShardName(shard) + ": " + table.status().message());
+    }
+    core->hbm_ = std::make_unique<paramserver::HbmTable>(std::move(*table));
+  }
   *out = std::move(core);
   return Status::Ok();
 }

@@ -242,5 +242,23 @@ TEST(PsPipeline, DefaultConfigIsValid) {
   EXPECT_NE(cli.out.find("parameter server, 4 nodes, 120 steps"), std::string::npos) << cli.out;
 }
 
+// HBM-PS in device memory: refused by name when the backend is unknown; with CUDA and a GPU it
+// trains to the same AUC as the host table, and without them the run fails saying why.
+TEST(PsPipeline, HbmBackendIsCpuOrCudaAndBothTrainAlike) {
+  config::RunConfig cfg;
+  ASSERT_TRUE(ParseConfigText(kSmallPsConfig, "ps.textproto", &cfg).ok());
+  cfg.mutable_paramserver()->set_hbm_backend("tpu");
+  EXPECT_NE(ValidateConfig(cfg, "ps.textproto").message().find("paramserver.hbm_backend"),
+            std::string::npos);
+  const PsRun host = RunPs(kSmallPsConfig);
+  ASSERT_TRUE(host.status.ok()) << host.status.message();
+  const PsRun device = RunPs(kSmallPsConfig, {"paramserver.hbm_backend=cuda"});
+  if (device.status.ok()) {
+    EXPECT_EQ(device.result.summary.auc, host.result.summary.auc);
+  } else {
+    EXPECT_NE(device.status.message().find("CUDA"), std::string::npos) << device.status.message();
+  }
+}
+
 }  // namespace
 }  // namespace troupe::testing
