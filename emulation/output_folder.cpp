@@ -84,10 +84,10 @@ Status CheckOutputFolder(const std::string& path, const std::string& what) {
     return Status::InvalidInput(Quote(what, path) + ": " + why);
   };
   if (leaf.empty() || leaf == "." || leaf == "..") return refuse("must name a folder");
-  std::error_code ec;
+  std::error_code ec, cwd_ec;
   const fs::path absolute = fs::weakly_canonical(fs::absolute(target, ec), ec);
-  const fs::path cwd = fs::current_path(ec);
-  if (!ec) {
+  const fs::path cwd = fs::current_path(cwd_ec);
+  if (!ec && !cwd_ec && !absolute.empty()) {
     const std::string here = cwd.string() + "/";
     if ((absolute.string() + "/").size() <= here.size() &&
         here.compare(0, absolute.string().size() + 1, absolute.string() + "/") == 0) {
