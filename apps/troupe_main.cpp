@@ -94,11 +94,12 @@ int Run(const RunArgs& args) {
   if (Status s = CheckOutputFolder(cfg.run().out_dir(), out_from); !s.ok()) return Fail(s);
   std::unique_ptr<PlannedRun> run;
   if (Status s = PlanAnyRun(cfg, args.config, &run); !s.ok()) return Fail(s);
+  const std::string out_dir = run->out_dir();  // Execute hands the plan over
   ExecuteOptions options;
   options.progress_line = !args.quiet && isatty(STDERR_FILENO);
   if (Status s = run->Execute(options); !s.ok()) return Fail(s);
   if (!args.quiet) std::cout << run->SummaryTable();
-  std::cout << "run directory: " << run->out_dir() << "\n";
+  std::cout << "run directory: " << out_dir << "\n";
   return 0;
 }
 

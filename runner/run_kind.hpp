@@ -38,6 +38,7 @@ class PlannedRun {
   virtual const char* kind() const = 0;
   // What was planned, for `troupe validate` ("16 servers, 128 GPUs, generator (...)").
   virtual std::string Describe() const = 0;
+  // Where the run directory goes ("": none). Read it before Execute, which hands the plan over.
   virtual const std::string& out_dir() const = 0;
   virtual void set_out_dir(std::string out_dir) = 0;
 

@@ -73,7 +73,9 @@ TEST_F(OutputSafety, DotDotAfterALongerPathIsRefused) {
 
 TEST_F(OutputSafety, ItsOwnRunIsReplacedUntilAUserAddsAFile) {
   const std::string out = dir_ + "/run";
-  ASSERT_EQ(Run(out).exit_code, 0);
+  const ProcessResult first = Run(out);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("run directory: " + out + "\n"), std::string::npos) << first.out;
   EXPECT_TRUE(IsTroupeFolder(out));
   ASSERT_EQ(Run(out).exit_code, 0) << "a run directory troupe wrote is replaced";
   WriteFile(out + "/my-notes.txt", "added by hand");
