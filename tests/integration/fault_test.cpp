@@ -9,30 +9,15 @@
 #include <map>
 
 #include "emulation/config_loader.hpp"
-#include "emulation/run_invariants.hpp"
-#include "tests/integration/run_fixture.hpp"
+#include "tests/integration/fault_fixture.hpp"
 
 namespace troupe::testing {
 namespace {
 
-// 4 servers x 4 GPUs; 60 jobs of 1-8 GPUs arriving over ~10 hours: gang jobs span servers.
-constexpr char kConfig[] =
-    "cluster { servers { name: \"s\" count: 4 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
-    "workload { generator { jobs_per_hour: 6 num_jobs: 60 multi_gpu: true } }\n"
-    "scheduler { mechanism: tune }\n"
-    "run { seed: 3 lease_log: true }\n";
+const std::string kConfig = FaultTestConfig();
 
 RunResult RunWithFaults(const std::vector<std::string>& faults) {
-  std::string text = kConfig;
-  text += "faults {\n";
-  for (const std::string& f : faults) {
-    config::Fault parsed;
-    Status s = ParseFaultFlag(f, &parsed);
-    EXPECT_TRUE(s.ok()) << s.message();
-    text += "  fault { " + parsed.ShortDebugString() + " }\n";
-  }
-  text += "}\n";
-  return RunConfigText(text);
+  return testing::RunWithFaults(kConfig, faults);
 }
 
 const RunResult& Baseline() {
@@ -41,22 +26,7 @@ const RunResult& Baseline() {
 }
 
 InvariantReport Check(const RunResult& r, const std::vector<std::string>& faults) {
-  FaultPlan plan;
-  config::Faults block;
-  for (const std::string& f : faults) EXPECT_TRUE(ParseFaultFlag(f, block.add_fault()).ok());
-  EXPECT_TRUE(BuildFaultPlan(block, 3, FaultUniverse{4, 60, 0}, &plan).ok());
-  InvariantInput in;
-  in.jobs = &r.jobs;
-  in.rounds = &r.rounds;
-  in.leases = &r.leases;
-  in.servers.assign(4, ServerCapacity{4, 16, 200});
-  in.faults = &plan;
-  in.jobs_expected = 60;
-  in.end_reason = r.summary.end_reason;
-  InvariantReport report = CheckRunInvariants(in);
-  for (const std::string& v : report.violations) ADD_FAILURE() << v;
-  EXPECT_EQ(report.jobs_lost, 0);
-  return report;
+  return CheckFaultRun(r, faults);
 }
 
 std::map<int64_t, JobRecord> ById(const RunResult& r) {
@@ -225,7 +195,7 @@ TEST(Faults, SlowServerStretchesTheJobsOnIt) {
 }
 
 TEST(Faults, RandomScheduleReplaysByteForByte) {
-  const std::string text = std::string(kConfig) +
+  const std::string text = kConfig +
                            "faults { random { count: 6 end_s: 40000 mean_duration_s: 1200 "
                            "kinds: crash kinds: slow kinds: drop kinds: partition } }\n";
   const std::string a = FreshDir("replay-a"), b = FreshDir("replay-b");

@@ -9,50 +9,21 @@
 #include <regex>
 
 #include "emulation/config_loader.hpp"
-#include "emulation/run_invariants.hpp"
-#include "tests/integration/run_fixture.hpp"
+#include "tests/integration/fault_fixture.hpp"
 
 namespace troupe::testing {
 namespace {
 
-// 4 servers x 4 GPUs; 60 jobs of 1-8 GPUs arriving over ~10 hours: gang jobs span servers. The
-// deadline (about 6 times the run without faults) bounds a run that would wait forever.
-constexpr char kConfig[] =
-    "cluster { servers { name: \"s\" count: 4 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
-    "workload { generator { jobs_per_hour: 6 num_jobs: 60 multi_gpu: true } }\n"
-    "scheduler { mechanism: tune }\n"
-    "run { seed: 3 lease_log: true deadline_s: 3000000 }\n";
-
-config::Faults Block(const std::vector<std::string>& faults) {
-  config::Faults block;
-  for (const std::string& f : faults) {
-    Status s = ParseFaultFlag(f, block.add_fault());
-    EXPECT_TRUE(s.ok()) << s.message();
-  }
-  return block;
-}
+// The fault tests' cluster; the deadline (about 6 times the run without faults) bounds a run that
+// would wait forever.
+const std::string kConfig = FaultTestConfig("deadline_s: 3000000");
 
 RunResult RunWithFaults(const std::vector<std::string>& faults) {
-  return RunConfigText(std::string(kConfig) + "faults { " + Block(faults).ShortDebugString() +
-                       " }\n");
+  return testing::RunWithFaults(kConfig, faults);
 }
 
-// The run invariants (emulation/run_invariants.hpp), each violation a test failure.
 InvariantReport Check(const RunResult& r, const std::vector<std::string>& faults) {
-  FaultPlan plan;
-  EXPECT_TRUE(BuildFaultPlan(Block(faults), 3, FaultUniverse{4, 60, 0}, &plan).ok());
-  InvariantInput in;
-  in.jobs = &r.jobs;
-  in.rounds = &r.rounds;
-  in.leases = &r.leases;
-  in.servers.assign(4, ServerCapacity{4, 16, 200});
-  in.faults = &plan;
-  in.jobs_expected = 60;
-  in.end_reason = r.summary.end_reason;
-  InvariantReport report = CheckRunInvariants(in);
-  for (const std::string& v : report.violations) ADD_FAILURE() << v;
-  EXPECT_EQ(report.jobs_lost, 0);
-  return report;
+  return CheckFaultRun(r, faults);
 }
 
 std::map<int64_t, double> RoundStarts(const RunResult& r) {
@@ -105,13 +76,14 @@ TEST(PermanentLoss, InvariantsRefuseAFailureThatStillFits) {
   in.leases = &leases;
   in.servers.assign(4, ServerCapacity{4, 16, 200});
   FaultPlan plan;
-  ASSERT_TRUE(BuildFaultPlan(Block({"crash:server:3@100"}), 3, FaultUniverse{4, 1, 0}, &plan).ok());
+  ASSERT_TRUE(
+      BuildFaultPlan(FaultBlock({"crash:server:3@100"}), 3, FaultUniverse{4, 1, 0}, &plan).ok());
   in.faults = &plan;
   in.end_reason = "all jobs finished";
   // 12 GPUs survive server 3's loss: an 8-GPU job still fits.
   EXPECT_FALSE(CheckRunInvariants(in).ok());
   ASSERT_TRUE(
-      BuildFaultPlan(Block({"crash:server:1-3@100"}), 3, FaultUniverse{4, 1, 0}, &plan).ok());
+      BuildFaultPlan(FaultBlock({"crash:server:1-3@100"}), 3, FaultUniverse{4, 1, 0}, &plan).ok());
   EXPECT_TRUE(CheckRunInvariants(in).ok());
 }
 
