@@ -13,19 +13,30 @@ namespace {
 // Wall time is a figure of every kind of run.
 RunMetric WallSeconds(double wall_s) { return {"wall_s", wall_s, 3, "wall s", 1, 2}; }
 
-class ClusterRun final : public PlannedRun {
+// What every kind keeps alike: its plan (with out_dir) until Execute hands it over, then its
+// result.
+template <class Plan, class Result>
+class KindOfRun : public PlannedRun {
+ public:
+  explicit KindOfRun(Plan plan) : plan_(std::move(plan)) {}
+  const std::string& out_dir() const override { return plan_.out_dir; }
+  void set_out_dir(std::string out_dir) override { plan_.out_dir = std::move(out_dir); }
+
+ protected:
+  Plan plan_;
+  Result result_;
+};
+
+class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
  public:
   ClusterRun(RunPlan plan, std::optional<config::AgentGateway> agents)
-      : plan_(std::move(plan)), agents_(std::move(agents)) {}
+      : KindOfRun(std::move(plan)), agents_(std::move(agents)) {}
 
   const char* kind() const override { return "cluster"; }
   std::string Describe() const override {
     return std::to_string(plan_.servers.size()) + " servers, " +
            std::to_string(plan_.capacity.gpus) + " GPUs, " + plan_.source->Describe();
   }
-  const std::string& out_dir() const override { return plan_.out_dir; }
-  void set_out_dir(std::string out_dir) override { plan_.out_dir = std::move(out_dir); }
-
   Status Execute(const ExecuteOptions& options) override {
     ExecuteOptions with_agents = options;
     if (agents_) with_agents.agents = agents_;  // docs/agent.md
@@ -48,23 +59,18 @@ class ClusterRun final : public PlannedRun {
   }
 
  private:
-  RunPlan plan_;
   std::optional<config::AgentGateway> agents_;
-  RunResult result_;
 };
 
-class ParamServerRun final : public PlannedRun {
+class ParamServerRun final : public KindOfRun<PsPlan, PsRunResult> {
  public:
-  explicit ParamServerRun(PsPlan plan) : plan_(std::move(plan)) {}
+  using KindOfRun::KindOfRun;
 
   const char* kind() const override { return "parameter server"; }
   std::string Describe() const override {
     return std::to_string(plan_.options.nodes) + " nodes, " +
            std::to_string(plan_.options.batches) + " steps, " + plan_.data;
   }
-  const std::string& out_dir() const override { return plan_.out_dir; }
-  void set_out_dir(std::string out_dir) override { plan_.out_dir = std::move(out_dir); }
-
   Status Execute(const ExecuteOptions& options) override {
     return ExecutePsRun(std::move(plan_), options, &result_);
   }
@@ -80,24 +86,17 @@ class ParamServerRun final : public PlannedRun {
             {"emulated_s", s.emulated_s, 6, "", 1, 3},
             WallSeconds(s.wall_s)};
   }
-
- private:
-  PsPlan plan_;
-  PsRunResult result_;
 };
 
-class OasisOnlineRun final : public PlannedRun {
+class OasisOnlineRun final : public KindOfRun<OasisPlan, OasisRunResult> {
  public:
-  explicit OasisOnlineRun(OasisPlan plan) : plan_(std::move(plan)) {}
+  using KindOfRun::KindOfRun;
 
   const char* kind() const override { return "oasis"; }
   std::string Describe() const override {
     return "policy " + plan_.policy + ", " + std::to_string(plan_.jobs.size()) + " jobs, " +
            std::to_string(plan_.cluster.slots) + " slots";
   }
-  const std::string& out_dir() const override { return plan_.out_dir; }
-  void set_out_dir(std::string out_dir) override { plan_.out_dir = std::move(out_dir); }
-
   Status Execute(const ExecuteOptions& options) override {
     return ExecuteOasisRun(std::move(plan_), options, &result_);
   }
@@ -112,10 +111,6 @@ class OasisOnlineRun final : public PlannedRun {
             {"mean_gpu_use", s.mean_gpu_use, 6, "GPU %", 100, 1},
             WallSeconds(s.wall_s)};
   }
-
- private:
-  OasisPlan plan_;
-  OasisRunResult result_;
 };
 
 }  // namespace
