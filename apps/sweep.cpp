@@ -14,6 +14,7 @@
 #include <string_view>
 #include <thread>
 
+#include "base/parse.hpp"
 #include "emulation/config_loader.hpp"
 #include "emulation/output_folder.hpp"
 #include "runner/run_kind.hpp"
@@ -143,10 +144,7 @@ namespace {
 
 // A seed in plain decimal, at most 2^63 - 1 (what `troupe run --seed` takes).
 bool ParseSeed(std::string_view text, uint64_t* out) {
-  const char* end = text.data() + text.size();
-  auto [stop, ec] = std::from_chars(text.data(), end, *out);
-  return !text.empty() && ec == std::errc() && stop == end &&
-         *out <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  return ParseWholeNumber(text, static_cast<uint64_t>(std::numeric_limits<int64_t>::max()), out);
 }
 
 constexpr uint64_t kMaxSeeds = 10000;

@@ -22,6 +22,7 @@
 #include "apps/chaos_command.hpp"
 #include "apps/report_command.hpp"
 #include "apps/sweep.hpp"
+#include "base/parse.hpp"
 #include "emulation/config_loader.hpp"
 #include "emulation/fault_plan.hpp"
 #include "emulation/output_folder.hpp"
@@ -40,21 +41,13 @@ int Fail(const Status& status) {
   return status.exit_code();
 }
 
-// A whole decimal number in [0, max], nothing else (no sign, no hex, no octal, no junk): what
-// CLI11's own conversion (strtoll, base 0) would accept, clamp or read in another base.
-bool ParseWhole(std::string_view text, uint64_t max, uint64_t* out) {
-  const char* end = text.data() + text.size();
-  auto [stop, ec] = std::from_chars(text.data(), end, *out);
-  return !text.empty() && ec == std::errc() && stop == end && *out <= max;
-}
-
 // For --seed: a seed in [0, 2^63 - 1], rewritten in plain decimal before CLI11 converts it.
 CLI::Validator SeedValidator(uint64_t min) {
   constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
   return CLI::Validator(
       [min](std::string& text) -> std::string {
         uint64_t value = 0;
-        if (!ParseWhole(text, kMax, &value) || value < min) {
+        if (!ParseWholeNumber(text, kMax, &value) || value < min) {
           return "must be a whole number in [" + std::to_string(min) + ", 2^63 - 1], got '" + text +
                  "'";
         }
@@ -149,9 +142,9 @@ int Node(const std::string& listen) {
   if (colon == std::string::npos || colon == 0) {
     return Fail(Status::InvalidInput("--listen " + listen + ": expected HOST:PORT"));
   }
-  const std::string host = listen.substr(0, colon);
-  uint64_t port = 0;  // 0: an ephemeral port, printed below
-  if (!ParseWhole(std::string_view(listen).substr(colon + 1), 65535, &port)) {
+  std::string host;
+  uint16_t port = 0;  // 0: an ephemeral port, printed below
+  if (!SplitHostPort(listen, 0, &host, &port)) {
     return Fail(Status::InvalidInput("--listen " + listen + ": the port must be a whole number " +
                                      "in [0, 65535]"));
   }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "base/parse.hpp"
 #include "emulation/config_loader.hpp"
 #include "emulation/config_ranges.hpp"
 #include "emulation/fault_plan.hpp"
@@ -112,13 +113,9 @@ void ValidateRun(const config::RunConfig& cfg, Check& check) {
 
 // "host:port" with a non-empty host and a port in 1..65535.
 bool ValidNode(const std::string& node) {
-  size_t colon = node.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == node.size()) return false;
-  int port = 0;
-  const char* first = node.data() + colon + 1;
-  const char* last = node.data() + node.size();
-  auto [end, ec] = std::from_chars(first, last, port);
-  return ec == std::errc() && end == last && port >= 1 && port <= 65535;
+  std::string host;
+  uint16_t port = 0;
+  return SplitHostPort(node, 1, &host, &port);
 }
 
 void ValidatePlacement(const config::RunConfig& cfg, Check& check) {

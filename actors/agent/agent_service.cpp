@@ -12,6 +12,7 @@
 #include "actors/agent/agent_messages.hpp"
 #include "agent/agent_auth.hpp"
 #include "agent/job_request.hpp"
+#include "base/parse.hpp"
 
 namespace troupe {
 namespace {
@@ -34,19 +35,9 @@ Status WritePortFile(const std::string& path, uint16_t port) {
 Status AgentGatewayOptionsFromConfig(const config::AgentGateway& cfg, double time_scale,
                                      agent_wire::GatewayOptions* options) {
   const std::string& listen = cfg.listen();
-  const size_t colon = listen.rfind(':');
-  int port = -1;
-  if (colon != std::string::npos && colon > 0) {
-    const char* first = listen.data() + colon + 1;
-    const char* last = listen.data() + listen.size();
-    auto [end, ec] = std::from_chars(first, last, port);
-    if (ec != std::errc() || end != last) port = -1;
-  }
-  if (port < 0 || port > 65535) {
+  if (!SplitHostPort(listen, 0, &options->host, &options->port)) {
     return Status::InvalidInput("agents.listen: '" + listen + "' is not HOST:PORT (port 0-65535)");
   }
-  options->host = listen.substr(0, colon);
-  options->port = static_cast<uint16_t>(port);
   if (cfg.has_secret_file() && !cfg.secret_file().empty()) {
     if (Status s = agent_wire::ReadSecretFile(cfg.secret_file(), &options->secret); !s.ok()) {
       return Status::InvalidInput("agents.secret_file: " + s.message());
