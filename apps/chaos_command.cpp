@@ -7,10 +7,11 @@
 #include <cmath>
 #include <iostream>
 
-#include "actors/cluster_run.hpp"
-#include "actors/ps/ps_run.hpp"
-#include "actors/run_setup.hpp"
-#include "emulation/config_loader.hpp"
+#include "runner/cluster/cluster_run.hpp"
+#include "runner/ps/ps_run.hpp"
+#include "runner/cluster/run_setup.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 #include "emulation/run_invariants.hpp"
 
 namespace troupe {

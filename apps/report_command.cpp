@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "emulation/output_folder.hpp"
+#include "runner/output_folder.hpp"
 
 extern char** environ;
 

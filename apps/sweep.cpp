@@ -15,8 +15,9 @@
 #include <thread>
 
 #include "base/parse.hpp"
-#include "emulation/config_loader.hpp"
-#include "emulation/output_folder.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
+#include "runner/output_folder.hpp"
 #include "runner/run_kind.hpp"
 
 namespace troupe {

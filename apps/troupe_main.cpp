@@ -23,9 +23,10 @@
 #include "apps/report_command.hpp"
 #include "apps/sweep.hpp"
 #include "base/parse.hpp"
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 #include "emulation/fault_plan.hpp"
-#include "emulation/output_folder.hpp"
+#include "runner/output_folder.hpp"
 #include "runner/run_kind.hpp"
 
 namespace troupe {

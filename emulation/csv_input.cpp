@@ -7,7 +7,7 @@
 #include <cstring>
 #include <memory>
 
-#include "emulation/config_ranges.hpp"
+#include "messages/config_ranges.hpp"
 
 namespace troupe {
 namespace {

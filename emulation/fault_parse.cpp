@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "emulation/config_ranges.hpp"
 #include "emulation/fault_plan.hpp"
+#include "messages/config_ranges.hpp"
 
 namespace troupe {
 namespace {

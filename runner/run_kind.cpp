@@ -2,10 +2,10 @@
 
 #include <utility>
 
-#include "actors/oasis/oasis_run.hpp"
-#include "actors/ps/ps_report.hpp"
-#include "actors/ps/ps_run.hpp"
-#include "emulation/report_writer.hpp"
+#include "runner/cluster/report_writer.hpp"
+#include "runner/oasis/oasis_run.hpp"
+#include "runner/ps/ps_report.hpp"
+#include "runner/ps/ps_run.hpp"
 
 namespace troupe {
 namespace {

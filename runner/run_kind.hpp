@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "actors/cluster_run.hpp"
 #include "base/status.hpp"
 #include "messages/config.pb.h"
+#include "runner/cluster/cluster_run.hpp"
 
 namespace troupe {
 

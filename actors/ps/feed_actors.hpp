@@ -24,10 +24,10 @@
 #include <memory>
 #include <vector>
 
-#include "actors/ps/ps_options.hpp"
 #include "messages/ps_messages.hpp"
 #include "paramserver/criteo.hpp"
 #include "paramserver/partitioner.hpp"
+#include "paramserver/ps_options.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
 

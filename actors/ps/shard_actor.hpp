@@ -36,9 +36,9 @@
 #include <vector>
 
 #include "actors/ps/ps_faults.hpp"
-#include "actors/ps/ps_options.hpp"
-#include "actors/ps/shard_core.hpp"
 #include "messages/ps_messages.hpp"
+#include "paramserver/ps_options.hpp"
+#include "paramserver/shard_core.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
 

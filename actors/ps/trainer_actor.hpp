@@ -38,10 +38,10 @@
 #include <optional>
 #include <vector>
 
-#include "actors/ps/ps_options.hpp"
 #include "messages/ps_messages.hpp"
 #include "paramserver/ctr_model.hpp"
 #include "paramserver/partitioner.hpp"
+#include "paramserver/ps_options.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
 

@@ -25,11 +25,12 @@
 #include <thread>
 #include <type_traits>
 
-#include "actors/oasis/oasis_run.hpp"
-#include "actors/ps/ps_run.hpp"
-#include "actors/run_setup.hpp"
-#include "emulation/config_loader.hpp"
-#include "emulation/config_ranges.hpp"
+#include "runner/oasis/oasis_run.hpp"
+#include "runner/ps/ps_run.hpp"
+#include "runner/cluster/run_setup.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
+#include "messages/config_ranges.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 extern char** environ;

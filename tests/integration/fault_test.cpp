@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <map>
 
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
 #include "tests/integration/fault_fixture.hpp"
 
 namespace troupe::testing {

@@ -6,7 +6,7 @@
 // violation); rejected jobs carry reasons; slots.csv never shows a pool above capacity; the
 // emulated total utility equals the slot simulator's for every policy; the run is deterministic
 // (byte-identical jobs.csv and slots.csv); and configs/oasis.textproto validates.
-#include "actors/oasis/oasis_run.hpp"
+#include "runner/oasis/oasis_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 #include "scheduling/oasis/baselines.hpp"
 #include "tests/integration/run_fixture.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "emulation/output_folder.hpp"
+#include "runner/output_folder.hpp"
 #include "tests/integration/ps_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"
 

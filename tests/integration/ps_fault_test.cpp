@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/ps/ps_run.hpp"
-#include "emulation/config_loader.hpp"
+#include "runner/ps/ps_run.hpp"
+#include "config/config_loader.hpp"
 #include "paramserver/reference_trainer.hpp"
 #include "paramserver/ssd_store.hpp"
 #include "tests/integration/ps_fixture.hpp"

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 
 namespace troupe::testing {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/ps/ps_run.hpp"
+#include "runner/ps/ps_run.hpp"
 #include "base/status.hpp"
 
 namespace troupe::testing {

@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "actors/ps/ps_run.hpp"
-#include "emulation/config_loader.hpp"
+#include "runner/ps/ps_run.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 #include "paramserver/reference_trainer.hpp"
 #include "tests/integration/ps_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"

@@ -8,7 +8,8 @@
 #include <map>
 #include <memory>
 
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 #include "gpu/compute_backend.hpp"
 #include "tests/integration/run_fixture.hpp"
 

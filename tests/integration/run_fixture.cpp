@@ -11,7 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 
 extern char** environ;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/cluster_run.hpp"
+#include "runner/cluster/cluster_run.hpp"
 
 namespace troupe::testing {
 

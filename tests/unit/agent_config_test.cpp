@@ -1,7 +1,8 @@
 // Validation of RunConfig.agents (emulation/config_loader.cpp, docs/config.md#agents-job-agents).
 #include <gtest/gtest.h>
 
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 
 namespace troupe {
 namespace {

@@ -5,7 +5,8 @@
 
 #include <string>
 
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 
 namespace troupe {
 namespace {

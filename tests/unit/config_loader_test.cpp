@@ -1,6 +1,7 @@
 // What a user meets when a config is wrong: the message must point at the file, line and
 // column (or the field), and a correct config must load with exactly the values written.
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 
 #include <gtest/gtest.h>
 

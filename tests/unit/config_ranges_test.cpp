@@ -1,6 +1,6 @@
 // Every number of the config schema has a range (messages/config.proto), and the validator
 // enforces it: a field added without one fails here, not in a user's run.
-#include "emulation/config_ranges.hpp"
+#include "messages/config_ranges.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,8 @@
 #include <limits>
 #include <sstream>
 
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 
 namespace troupe {
 namespace {

@@ -1,6 +1,6 @@
 // The run directory is the only thing plots and comparisons read: its statistics must be right,
 // its bytes reproducible, and a failed write must leave nothing that looks like a result.
-#include "emulation/report_writer.hpp"
+#include "runner/cluster/report_writer.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "emulation/run_summary.hpp"
+#include "runner/cluster/run_summary.hpp"
 
 namespace troupe {
 namespace {

@@ -1,12 +1,16 @@
 // What every actor of a parameter-server run is configured with (from RunConfig.paramserver,
-// actors/ps/ps_run.hpp): the cluster's shape and budgets, the model, the pipeline and the device
+// runner/ps/ps_run.hpp): the cluster's shape and budgets, the model, the pipeline and the device
 // rates of the timing model. Plain data.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
+#include "base/status.hpp"
 #include "paramserver/ctr_model.hpp"
+#include "paramserver/hbm_table.hpp"
 
 namespace troupe {
 
@@ -23,6 +27,11 @@ struct PsRates {
 inline constexpr int64_t kPsExampleBytes = 4 + 13 * 4 + 26 * 8;
 inline constexpr int64_t kPsKeyBytes = 8;
 
+// Makes a device-memory HBM-PS backend (gpu/cuda_hbm_table's MakeCudaHbmTable in a run with
+// paramserver.hbm_backend "cuda"); the library itself never names a device.
+using HbmDeviceFactory =
+    std::function<Status(const paramserver::HbmConfig&, std::unique_ptr<paramserver::HbmBackend>*)>;
+
 struct PsOptions {
   int32_t nodes = 4;
   int32_t gpus_per_node = 2;
@@ -31,8 +40,8 @@ struct PsOptions {
   int64_t ssd_file_bytes = 16 << 10;
   int64_t ssd_compaction_threshold = 256 << 20;
   bool ssd_sync = false;
-  std::string ssd_dir;      // node m's SSD-PS lives in <ssd_dir>/node-<m>
-  bool hbm_on_gpu = false;  // HBM-PS in device memory (gpu/cuda_hbm_table), else in host memory
+  std::string ssd_dir;          // node m's SSD-PS lives in <ssd_dir>/node-<m>
+  HbmDeviceFactory hbm_device;  // set: HBM-PS in device memory; empty: in host memory
   paramserver::CtrModelConfig model;
   int32_t batch_size = 512;  // per node
   int64_t batches = 120;     // global steps

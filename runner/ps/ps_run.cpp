@@ -1,4 +1,4 @@
-#include "actors/ps/ps_run.hpp"
+#include "runner/ps/ps_run.hpp"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -13,12 +13,13 @@
 #include "actors/ps/feed_actors.hpp"
 #include "actors/ps/ps_fault_injector.hpp"
 #include "actors/ps/ps_faults.hpp"
-#include "actors/ps/ps_report.hpp"
-#include "actors/ps/ps_results.hpp"
 #include "actors/ps/shard_actor.hpp"
 #include "actors/ps/trainer_actor.hpp"
-#include "emulation/output_folder.hpp"
-#include "emulation/run_directory.hpp"
+#include "gpu/cuda_hbm_table.hpp"
+#include "runner/output_folder.hpp"
+#include "runner/ps/ps_report.hpp"
+#include "runner/ps/ps_results.hpp"
+#include "runner/run_directory.hpp"
 
 namespace troupe {
 namespace {
@@ -37,7 +38,7 @@ void PlanOptions(const config::RunConfig& cfg, PsPlan* plan) {
   o.ssd_compaction_threshold = p.ssd_compaction_threshold_bytes();
   o.ssd_sync = p.ssd_sync();
   o.ssd_dir = p.ssd_dir();
-  o.hbm_on_gpu = p.hbm_backend() == "cuda";
+  if (p.hbm_backend() == "cuda") o.hbm_device = gpu::MakeCudaHbmTable;
   o.model.dim = p.dim();
   if (p.hidden_size() > 0) o.model.hidden.assign(p.hidden().begin(), p.hidden().end());
   o.model.lr_dense = p.lr_dense();

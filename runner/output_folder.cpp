@@ -1,4 +1,4 @@
-#include "emulation/output_folder.hpp"
+#include "runner/output_folder.hpp"
 
 #include <signal.h>
 #include <unistd.h>

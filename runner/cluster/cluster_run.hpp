@@ -9,10 +9,11 @@
 #include <optional>
 #include <vector>
 
-#include "actors/run_setup.hpp"
 #include "base/status.hpp"
-#include "emulation/run_summary.hpp"
 #include "messages/records.hpp"
+#include "runner/cluster/run_setup.hpp"
+#include "runner/cluster/run_summary.hpp"
+#include "runner/execute_options.hpp"
 
 namespace troupe {
 
@@ -22,12 +23,6 @@ struct RunResult {
   std::vector<RoundRecord> rounds;
   std::vector<LeaseRecord> leases;  // with run.lease_log
   std::vector<FaultRecord> faults;  // the faults applied, when the run has any
-};
-
-struct ExecuteOptions {
-  bool progress_line = false;  // a one-line progress report on stderr, twice a second
-  // RunConfig.agents: a gateway for real training processes (docs/agent.md); real mode only.
-  std::optional<config::AgentGateway> agents;
 };
 
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result);

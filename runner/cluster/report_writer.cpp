@@ -1,4 +1,4 @@
-#include "emulation/report_writer.hpp"
+#include "runner/cluster/report_writer.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "emulation/run_directory.hpp"
+#include "runner/run_directory.hpp"
 
 namespace troupe {
 namespace {

@@ -1,4 +1,4 @@
-#include "actors/ps/ps_results.hpp"
+#include "runner/ps/ps_results.hpp"
 
 #include <algorithm>
 #include <cmath>

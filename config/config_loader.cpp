@@ -1,4 +1,4 @@
-#include "emulation/config_loader.hpp"
+#include "config/config_loader.hpp"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/io/tokenizer.h>

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/ps/ps_run.hpp"
 #include "base/status.hpp"
+#include "runner/ps/ps_run.hpp"
 
 namespace troupe {
 

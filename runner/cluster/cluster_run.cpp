@@ -1,4 +1,4 @@
-#include "actors/cluster_run.hpp"
+#include "runner/cluster/cluster_run.hpp"
 
 #include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
@@ -13,9 +13,9 @@
 #include "actors/profiler_actor.hpp"
 #include "actors/server_actor.hpp"
 #include "actors/workload_actor.hpp"
-#include "emulation/report_writer.hpp"
-#include "emulation/run_directory.hpp"
 #include "messages/atoms.hpp"
+#include "runner/cluster/report_writer.hpp"
+#include "runner/run_directory.hpp"
 #include "runtime/fault_network.hpp"
 #include "runtime/remote_node.hpp"
 

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "actors/cluster_run.hpp"
 #include "actors/oasis/oasis_scheduler_actor.hpp"
 #include "base/status.hpp"
 #include "messages/config.pb.h"
+#include "runner/execute_options.hpp"
 #include "runtime/actor_runtime.hpp"
 #include "scheduling/oasis/dorm.hpp"
 #include "scheduling/oasis/prices.hpp"

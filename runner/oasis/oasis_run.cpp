@@ -1,10 +1,10 @@
-#include "actors/oasis/oasis_run.hpp"
+#include "runner/oasis/oasis_run.hpp"
 
 #include <caf/send.hpp>
 #include <cstdio>
 #include <future>
 
-#include "emulation/run_directory.hpp"
+#include "runner/run_directory.hpp"
 #include "scheduling/oasis/baselines.hpp"
 #include "scheduling/oasis/experiment.hpp"
 

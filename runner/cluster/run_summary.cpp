@@ -1,4 +1,4 @@
-#include "emulation/run_summary.hpp"
+#include "runner/cluster/run_summary.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -25,14 +25,14 @@
 #include <string>
 #include <vector>
 
-#include "actors/cluster_run.hpp"
-#include "actors/ps/ps_options.hpp"
 #include "base/status.hpp"
 #include "emulation/fault_plan.hpp"
 #include "messages/config.pb.h"
 #include "messages/ps_messages.hpp"
 #include "paramserver/criteo.hpp"
+#include "paramserver/ps_options.hpp"
 #include "paramserver/reference_trainer.hpp"
+#include "runner/execute_options.hpp"
 #include "runtime/actor_runtime.hpp"
 
 namespace troupe {

@@ -1,10 +1,10 @@
-#include "actors/ps/ps_report.hpp"
+#include "runner/ps/ps_report.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 
-#include "emulation/run_directory.hpp"
+#include "runner/run_directory.hpp"
 
 namespace troupe {
 namespace {

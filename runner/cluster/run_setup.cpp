@@ -1,4 +1,4 @@
-#include "actors/run_setup.hpp"
+#include "runner/cluster/run_setup.hpp"
 
 #include <algorithm>
 #include <filesystem>

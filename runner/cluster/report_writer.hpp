@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "emulation/run_summary.hpp"
 #include "messages/records.hpp"
+#include "runner/cluster/run_summary.hpp"
 
 namespace troupe {
 

@@ -1,4 +1,5 @@
-// Config loader: turns a protobuf text-format RunConfig into a checked config::RunConfig.
+// Config loader: turns a protobuf text-format RunConfig into a config::RunConfig (checked by
+// config/config_validation.hpp).
 //
 // Contract:
 //  - LoadConfigFile / ParseConfigText parse only what the schema (messages/config.proto) says.
@@ -9,9 +10,6 @@
 //    scalar, string, bool and enum fields (enums by value name), reached through singular
 //    sub-messages. Anything else (unknown path, a value that does not parse, a message or repeated
 //    field) gives InvalidInput "--set <assignment>: <why>".
-//  - ValidateConfig checks the rules the schema cannot express (see docs/config.md). Call it after
-//    the overrides, so a `--set` cannot smuggle in a bad value. Its errors read
-//    "name: field.path: <why>".
 // All errors are a single line. Nothing here touches the file system except LoadConfigFile's read.
 #pragma once
 
@@ -29,8 +27,5 @@ Status LoadConfigFile(const std::string& path, config::RunConfig* out);
 Status ParseConfigText(std::string_view text, const std::string& name, config::RunConfig* out);
 
 Status ApplyOverride(std::string_view assignment, config::RunConfig* cfg);
-
-// `name` is the config's path, used as the prefix of error messages.
-Status ValidateConfig(const config::RunConfig& cfg, const std::string& name);
 
 }  // namespace troupe

@@ -37,10 +37,10 @@
 #include <string>
 #include <vector>
 
-#include "actors/ps/ps_options.hpp"
-#include "actors/ps/ssd_backing.hpp"
 #include "paramserver/hbm_table.hpp"
 #include "paramserver/mem_cache.hpp"
+#include "paramserver/ps_options.hpp"
+#include "paramserver/ssd_backing.hpp"
 #include "paramserver/ssd_fault.hpp"
 #include "paramserver/ssd_store.hpp"
 

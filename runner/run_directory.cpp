@@ -1,4 +1,4 @@
-#include "emulation/run_directory.hpp"
+#include "runner/run_directory.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "emulation/output_folder.hpp"
+#include "runner/output_folder.hpp"
 
 namespace troupe {
 namespace {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "actors/ps/collector_actor.hpp"
-#include "actors/ps/ps_run.hpp"
+#include "runner/ps/ps_run.hpp"
 
 namespace troupe {
 

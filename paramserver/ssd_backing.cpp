@@ -1,4 +1,4 @@
-#include "actors/ps/ssd_backing.hpp"
+#include "paramserver/ssd_backing.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // CheckFieldRanges and SchemaRanges (config_ranges.hpp): the ranges messages/config.proto declares.
-#include "emulation/config_ranges.hpp"
+#include "messages/config_ranges.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -2,6 +2,8 @@
 // (config_ranges.hpp), then the rules a range cannot say (fields compared with each other, totals,
 // "> 0" where the range starts at 0, names), one Validate* function per block, each adding
 // "field.path: <why>" failures to a Check.
+#include "config/config_validation.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -10,9 +12,8 @@
 #include <string>
 
 #include "base/parse.hpp"
-#include "emulation/config_loader.hpp"
-#include "emulation/config_ranges.hpp"
 #include "emulation/fault_plan.hpp"
+#include "messages/config_ranges.hpp"
 
 namespace troupe {
 namespace {

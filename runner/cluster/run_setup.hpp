@@ -16,8 +16,8 @@
 #include "emulation/fault_plan.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
-#include "emulation/run_summary.hpp"
 #include "messages/config.pb.h"
+#include "runner/cluster/run_summary.hpp"
 #include "runtime/actor_runtime.hpp"
 
 namespace troupe {

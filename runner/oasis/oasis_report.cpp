@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "actors/oasis/oasis_run.hpp"
-#include "emulation/run_directory.hpp"
+#include "runner/oasis/oasis_run.hpp"
+#include "runner/run_directory.hpp"
 
 namespace troupe {
 namespace {

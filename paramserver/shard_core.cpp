@@ -1,8 +1,6 @@
-#include "actors/ps/shard_core.hpp"
+#include "paramserver/shard_core.hpp"
 
 #include <algorithm>
-
-#include "gpu/cuda_hbm_table.hpp"
 
 namespace troupe {
 
@@ -42,9 +40,9 @@ Status ShardCore::Open(const PsOptions& options, int32_t shard, const std::strin
   auto cache = paramserver::MemCache::Create(mem, core->backing_.get());
   if (!cache.ok()) return Status::InvalidInput(ShardName(shard) + ": " + cache.status().message());
   core->mem_ = std::move(*cache);
-  if (options.hbm_on_gpu) {
+  if (options.hbm_device) {
     std::unique_ptr<paramserver::HbmBackend> device;
-    if (Status s = gpu::MakeCudaHbmTable(hbm, &device); !s.ok()) {
+    if (Status s = options.hbm_device(hbm, &device); !s.ok()) {
       return s.code() == Status::Code::kInvalidInput
                  ? Status::InvalidInput(ShardName(shard) + ": " + s.message())
                  : Status::Internal(ShardName(shard) +

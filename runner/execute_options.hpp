@@ -1,0 +1,16 @@
+// How a planned run of any kind is executed: what the command line adds to the plan.
+#pragma once
+
+#include <optional>
+
+#include "messages/config.pb.h"
+
+namespace troupe {
+
+struct ExecuteOptions {
+  bool progress_line = false;  // a one-line progress report on stderr, twice a second
+  // RunConfig.agents: a gateway for real training processes (docs/agent.md); real mode only.
+  std::optional<config::AgentGateway> agents;
+};
+
+}  // namespace troupe
