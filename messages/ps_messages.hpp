@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "messages/tier_counts.hpp"
+
 namespace troupe {
 
 // One node batch, columnar: labels[i], dense[i * 13 + d], sparse[i * 26 + f].
@@ -170,25 +172,16 @@ auto inspect(Inspector& f, PsStageReport& x) {
 struct PsShardReport {
   int64_t step = 0;
   int32_t shard = 0;
-  double busy_s = 0;          // modelled SSD seconds (loads, dumps, compaction)
-  int64_t keys = 0;           // keys prepared, summed over the nodes' prepares
-  int64_t hbm_hits = 0;       // of them, already in HBM-PS
-  int64_t mem_keys = 0;       // keys fetched from MEM-PS (the others)
-  int64_t mem_hits = 0;       // of them, resident in MEM-PS
-  int64_t ssd_rows_read = 0;  // loaded from SSD-PS
-  int64_t rows_created = 0;   // first use: InitRow
-  int64_t ssd_bytes_read = 0;
-  int64_t ssd_bytes_written = 0;
-  int64_t compaction_bytes = 0;  // read and written by SSD-PS compaction after the update
-  int64_t mem_rows = 0;          // resident in MEM-PS after the step
-  int64_t ssd_keys = 0;          // distinct keys in SSD-PS after the step
-  int64_t hbm_rows = 0;          // in HBM-PS after the step
+  double busy_s = 0;  // modelled SSD seconds (loads, dumps, compaction)
+  // Summed over the nodes' prepares, the dump after the update and any compaction after it.
+  TierCounts counts;
+  int64_t mem_rows = 0;  // resident in MEM-PS after the step
+  int64_t ssd_keys = 0;  // distinct keys in SSD-PS after the step
+  int64_t hbm_rows = 0;  // in HBM-PS after the step
 };
 template <class Inspector>
 auto inspect(Inspector& f, PsShardReport& x) {
-  return f(x.step, x.shard, x.busy_s, x.keys, x.hbm_hits, x.mem_keys, x.mem_hits, x.ssd_rows_read,
-           x.rows_created, x.ssd_bytes_read, x.ssd_bytes_written, x.compaction_bytes, x.mem_rows,
-           x.ssd_keys, x.hbm_rows);
+  return f(x.step, x.shard, x.busy_s, x.counts, x.mem_rows, x.ssd_keys, x.hbm_rows);
 }
 
 // Stage 4 of one node and step.

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "messages/tier_counts.hpp"
 #include "paramserver/hbm_table.hpp"
 #include "paramserver/mem_cache.hpp"
 #include "paramserver/ps_options.hpp"
@@ -46,11 +47,8 @@
 
 namespace troupe {
 
-// What one Prepare did.
-struct PrepareStats {
-  int64_t keys = 0, hbm_hits = 0, mem_keys = 0, mem_hits = 0;
-  int64_t ssd_rows_read = 0, rows_created = 0, ssd_bytes_read = 0, ssd_bytes_written = 0;
-};
+// What one Prepare did (compaction_bytes stays 0: compaction follows an Apply).
+using PrepareStats = TierCounts;
 
 // What one Apply did (its MEM-PS write-back and any compaction after it).
 struct ApplyStats {

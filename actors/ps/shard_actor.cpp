@@ -51,17 +51,6 @@ double UseSsd(Self* self, int64_t bytes, int64_t step) {
   return st.ssd_free_s;
 }
 
-void Count(const PrepareStats& s, PsShardReport* r) {
-  r->keys += s.keys;
-  r->hbm_hits += s.hbm_hits;
-  r->mem_keys += s.mem_keys;
-  r->mem_hits += s.mem_hits;
-  r->ssd_rows_read += s.ssd_rows_read;
-  r->rows_created += s.rows_created;
-  r->ssd_bytes_read += s.ssd_bytes_read;
-  r->ssd_bytes_written += s.ssd_bytes_written;
-}
-
 double RetryDelay(int32_t attempt) { return std::min(0.1, 1e-3 * std::pow(2.0, attempt)); }
 
 // After a core operation: if its writes failed, the shard blocks and schedules a retry.
@@ -99,7 +88,7 @@ void HandlePrepares(Self* self) {
     if (auto s = st.setup.core->Prepare(p.step, p.keys, &stats); !s.ok()) {
       return Fail(self, s.message());
     }
-    Count(stats, &st.reports[p.step]);
+    st.reports[p.step].counts += stats;
     const double ready = UseSsd(self, stats.ssd_bytes_read + stats.ssd_bytes_written, p.step);
     TellAt(self, st.setup.telemetry, st.setup.clock, p.trainer, ready,
            PsReady{p.step, st.setup.shard, st.setup.incarnation});
@@ -176,8 +165,8 @@ void ApplyStep(Self* self, int64_t step) {
   st.reports.erase(step);
   report.step = step;
   report.shard = st.setup.shard;
-  report.ssd_bytes_written += applied.ssd_bytes_written;
-  report.compaction_bytes = applied.compaction_bytes;
+  report.counts.ssd_bytes_written += applied.ssd_bytes_written;
+  report.counts.compaction_bytes += applied.compaction_bytes;
   report.mem_rows = static_cast<int64_t>(st.setup.core->mem_rows());
   report.ssd_keys = static_cast<int64_t>(st.setup.core->ssd().size());
   report.hbm_rows = static_cast<int64_t>(st.setup.core->hbm_rows());

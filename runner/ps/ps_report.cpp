@@ -50,19 +50,19 @@ std::string PsBatchesCsv(const std::vector<PsBatchRecord>& batches) {
                                   G(b.gpu_s),
                                   G(b.push_s),
                                   G(b.allreduce_s),
-                                  I(b.keys),
-                                  I(b.hbm_hits),
-                                  I(b.mem_keys),
-                                  I(b.mem_hits),
-                                  G(b.mem_hit_rate),
-                                  G(b.cache_hit_rate),
-                                  I(b.ssd_rows_read),
-                                  I(b.rows_created),
+                                  I(b.counts.keys),
+                                  I(b.counts.hbm_hits),
+                                  I(b.counts.mem_keys),
+                                  I(b.counts.mem_hits),
+                                  G(b.counts.mem_hit_rate()),
+                                  G(b.counts.memory_hit_rate()),
+                                  I(b.counts.ssd_rows_read),
+                                  I(b.counts.rows_created),
                                   I(b.disk_bytes),
                                   I(b.net_bytes),
-                                  I(b.ssd_bytes_read),
-                                  I(b.ssd_bytes_written),
-                                  I(b.compaction_bytes),
+                                  I(b.counts.ssd_bytes_read),
+                                  I(b.counts.ssd_bytes_written),
+                                  I(b.counts.compaction_bytes),
                                   I(b.bytes_moved),
                                   I(b.mem_rows),
                                   I(b.ssd_keys)};
@@ -104,13 +104,13 @@ std::string PsSummaryJson(const PsSummary& s) {
       {"mem_hit_rate_first_100", G(s.mem_hit_rate_first_100)},
       {"cache_hit_rate", G(s.cache_hit_rate)},
       {"cache_hit_rate_first_100", G(s.cache_hit_rate_first_100)},
-      {"ssd_rows_read", I(s.ssd_rows_read)},
-      {"rows_created", I(s.rows_created)},
+      {"ssd_rows_read", I(s.counts.ssd_rows_read)},
+      {"rows_created", I(s.counts.rows_created)},
       {"disk_bytes", I(s.disk_bytes)},
       {"net_bytes", I(s.net_bytes)},
-      {"ssd_bytes_read", I(s.ssd_bytes_read)},
-      {"ssd_bytes_written", I(s.ssd_bytes_written)},
-      {"compaction_bytes", I(s.compaction_bytes)},
+      {"ssd_bytes_read", I(s.counts.ssd_bytes_read)},
+      {"ssd_bytes_written", I(s.counts.ssd_bytes_written)},
+      {"compaction_bytes", I(s.counts.compaction_bytes)},
       {"bytes_moved", I(s.bytes_moved)},
       {"parameters", I(s.parameters)},
       {"ssd_keys", I(s.ssd_keys)},
@@ -178,14 +178,14 @@ std::string FormatPsSummaryTable(const PsSummary& s) {
        " first batch, " + Fixed(s.final_loss, 4) + " last tenth\n";
   t += "hit rates    HBM-PS " + pct(s.hbm_hit_rate) + ", MEM-PS " + pct(s.mem_hit_rate) +
        " of the rest: from memory " + pct(s.cache_hit_rate) + " (first 100 batches " +
-       pct(s.cache_hit_rate_first_100) + "); SSD-PS " + I(s.ssd_rows_read) + " rows read, " +
-       I(s.rows_created) + " created\n";
+       pct(s.cache_hit_rate_first_100) + "); SSD-PS " + I(s.counts.ssd_rows_read) + " rows read, " +
+       I(s.counts.rows_created) + " created\n";
   t += "tiers        " + I(s.parameters) + " parameters: " + I(s.ssd_keys) + " on SSD-PS (" +
        pct(s.parameters > 0 ? static_cast<double>(s.ssd_keys) / s.parameters : 0) + "), " +
        I(s.mem_rows) + " in MEM-PS (capacity " + I(s.mem_capacity_rows) + ")\n";
   t += "bytes moved  " + mb(s.bytes_moved) + ": disk " + mb(s.disk_bytes) + ", network " +
-       mb(s.net_bytes) + ", SSD read " + mb(s.ssd_bytes_read) + ", written " +
-       mb(s.ssd_bytes_written) + ", compaction " + mb(s.compaction_bytes) + "\n";
+       mb(s.net_bytes) + ", SSD read " + mb(s.counts.ssd_bytes_read) + ", written " +
+       mb(s.counts.ssd_bytes_written) + ", compaction " + mb(s.counts.compaction_bytes) + "\n";
   t += "stages       read " + ms(s.read_s) + "  partition " + ms(s.partition_s) + "  ssd " +
        ms(s.ssd_s) + "  train " + ms(s.train_s) + " (per batch, slowest node)\n";
   t += "batch time   " + ms(s.batch_time_s) + " vs slowest stage (" + s.slowest_stage + ") " +

@@ -31,15 +31,7 @@ void AddStages(const PsRecords& records, std::vector<PsBatchRecord>* batches) {
   for (const PsShardReport& r : records.shards) {
     PsBatchRecord& b = (*batches)[r.step];
     b.ssd_s = std::max(b.ssd_s, r.busy_s);
-    b.keys += r.keys;
-    b.hbm_hits += r.hbm_hits;
-    b.mem_keys += r.mem_keys;
-    b.mem_hits += r.mem_hits;
-    b.ssd_rows_read += r.ssd_rows_read;
-    b.rows_created += r.rows_created;
-    b.ssd_bytes_read += r.ssd_bytes_read;
-    b.ssd_bytes_written += r.ssd_bytes_written;
-    b.compaction_bytes += r.compaction_bytes;
+    b.counts += r.counts;
     b.mem_rows += r.mem_rows;
     b.ssd_keys += r.ssd_keys;
   }
@@ -64,10 +56,8 @@ std::vector<PsBatchRecord> BuildBatches(const PsOptions& o, const PsRecords& rec
   for (PsBatchRecord& b : batches) {
     b.batch_time_s = b.end_s - previous;
     previous = b.end_s;
-    b.mem_hit_rate = b.mem_keys > 0 ? static_cast<double>(b.mem_hits) / b.mem_keys : 0;
-    b.cache_hit_rate = b.keys > 0 ? static_cast<double>(b.hbm_hits + b.mem_hits) / b.keys : 0;
-    b.bytes_moved =
-        b.disk_bytes + b.net_bytes + b.ssd_bytes_read + b.ssd_bytes_written + b.compaction_bytes;
+    b.bytes_moved = b.disk_bytes + b.net_bytes + b.counts.ssd_bytes_read +
+                    b.counts.ssd_bytes_written + b.counts.compaction_bytes;
   }
   return batches;
 }
@@ -133,34 +123,18 @@ void StageMeans(const PsRecords& records, const PsOptions& o, int64_t from, PsSu
 }
 
 void Totals(const std::vector<PsBatchRecord>& batches, PsSummary* s) {
-  int64_t keys = 0, hbm_hits = 0, mem_keys = 0, mem_hits = 0;
-  int64_t keys_100 = 0, hbm_hits_100 = 0, mem_keys_100 = 0, mem_hits_100 = 0;
   for (const PsBatchRecord& b : batches) {
-    keys += b.keys;
-    hbm_hits += b.hbm_hits;
-    mem_keys += b.mem_keys;
-    mem_hits += b.mem_hits;
-    if (b.batch < 100) {
-      keys_100 += b.keys;
-      hbm_hits_100 += b.hbm_hits;
-      mem_keys_100 += b.mem_keys;
-      mem_hits_100 += b.mem_hits;
-    }
-    s->ssd_rows_read += b.ssd_rows_read;
-    s->rows_created += b.rows_created;
+    s->counts += b.counts;
+    if (b.batch < 100) s->counts_first_100 += b.counts;
     s->disk_bytes += b.disk_bytes;
     s->net_bytes += b.net_bytes;
-    s->ssd_bytes_read += b.ssd_bytes_read;
-    s->ssd_bytes_written += b.ssd_bytes_written;
-    s->compaction_bytes += b.compaction_bytes;
     s->bytes_moved += b.bytes_moved;
   }
-  auto ratio = [](int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / b : 0.0; };
-  s->hbm_hit_rate = ratio(hbm_hits, keys);
-  s->mem_hit_rate = ratio(mem_hits, mem_keys);
-  s->mem_hit_rate_first_100 = ratio(mem_hits_100, mem_keys_100);
-  s->cache_hit_rate = ratio(hbm_hits + mem_hits, keys);
-  s->cache_hit_rate_first_100 = ratio(hbm_hits_100 + mem_hits_100, keys_100);
+  s->hbm_hit_rate = s->counts.hbm_hit_rate();
+  s->mem_hit_rate = s->counts.mem_hit_rate();
+  s->mem_hit_rate_first_100 = s->counts_first_100.mem_hit_rate();
+  s->cache_hit_rate = s->counts.memory_hit_rate();
+  s->cache_hit_rate_first_100 = s->counts_first_100.memory_hit_rate();
   s->ssd_keys = batches.back().ssd_keys;
   s->mem_rows = batches.back().mem_rows;
 }

@@ -29,6 +29,7 @@
 #include "emulation/fault_plan.hpp"
 #include "messages/config.pb.h"
 #include "messages/ps_messages.hpp"
+#include "messages/tier_counts.hpp"
 #include "paramserver/criteo.hpp"
 #include "paramserver/ps_options.hpp"
 #include "paramserver/reference_trainer.hpp"
@@ -63,13 +64,9 @@ struct PsBatchRecord {
   double batch_time_s = 0;  // end_s minus the previous step's
   double read_s = 0, partition_s = 0, ssd_s = 0, train_s = 0;  // stages 1-4
   double pull_s = 0, gpu_s = 0, push_s = 0, allreduce_s = 0;   // parts of stage 4
-  int64_t keys = 0, hbm_hits = 0, mem_keys = 0, mem_hits = 0;
-  double mem_hit_rate = 0;    // mem_hits / mem_keys: MEM-PS's own hit rate
-  double cache_hit_rate = 0;  // (hbm_hits + mem_hits) / keys: served from memory, not SSD-PS
-  int64_t ssd_rows_read = 0, rows_created = 0;
-  int64_t disk_bytes = 0, net_bytes = 0, ssd_bytes_read = 0, ssd_bytes_written = 0;
-  int64_t compaction_bytes = 0;
-  int64_t bytes_moved = 0;             // all of the above bytes
+  TierCounts counts;                                           // summed over shards
+  int64_t disk_bytes = 0, net_bytes = 0;
+  int64_t bytes_moved = 0;             // disk, network, SSD-PS and compaction bytes
   int64_t mem_rows = 0, ssd_keys = 0;  // resident in MEM-PS / stored in SSD-PS after the step
 };
 
@@ -89,9 +86,8 @@ struct PsSummary {
   double slowest_stage_s = 0, batch_time_s = 0, stage_sum_s = 0;
   double hbm_hit_rate = 0, mem_hit_rate = 0, mem_hit_rate_first_100 = 0;
   double cache_hit_rate = 0, cache_hit_rate_first_100 = 0;
-  int64_t ssd_rows_read = 0, rows_created = 0;
-  int64_t disk_bytes = 0, net_bytes = 0, ssd_bytes_read = 0, ssd_bytes_written = 0;
-  int64_t compaction_bytes = 0, bytes_moved = 0;
+  TierCounts counts, counts_first_100;  // over every batch; over batches 0-99
+  int64_t disk_bytes = 0, net_bytes = 0, bytes_moved = 0;
   // Tiers at the end of the last step (before the final flush), summed over nodes.
   int64_t parameters = 0, ssd_keys = 0, mem_rows = 0, mem_capacity_rows = 0;
   int64_t ssd_disk_bytes = 0, ssd_files = 0, compactions = 0;

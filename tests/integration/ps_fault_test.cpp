@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "runner/ps/ps_run.hpp"
 #include "config/config_loader.hpp"
 #include "paramserver/reference_trainer.hpp"
 #include "paramserver/ssd_store.hpp"
+#include "runner/ps/ps_run.hpp"
 #include "tests/integration/ps_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"
 #include "tests/unit/must.hpp"
@@ -157,7 +157,8 @@ TEST(PsFaults, SlowDiskStretchesTheSsdStageByItsFactor) {
   ASSERT_TRUE(slow.status.ok()) << slow.status.message();
   const double rate = slow.plan.options.rates.ssd_bytes_per_s * 0.25;
   for (const PsBatchRecord& b : slow.result.batches) {
-    const double bytes = b.ssd_bytes_read + b.ssd_bytes_written + b.compaction_bytes;
+    const double bytes =
+        b.counts.ssd_bytes_read + b.counts.ssd_bytes_written + b.counts.compaction_bytes;
     EXPECT_NEAR(b.ssd_s, bytes / rate, 1e-9 * b.ssd_s) << "batch " << b.batch;
   }
   const double ratio = slow.result.summary.ssd_s / clean.result.summary.ssd_s;

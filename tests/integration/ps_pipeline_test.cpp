@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "runner/ps/ps_run.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "paramserver/reference_trainer.hpp"
+#include "runner/ps/ps_run.hpp"
 #include "tests/integration/ps_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"
 #include "tests/unit/must.hpp"
@@ -80,12 +80,12 @@ TEST(PsPipeline, LosslessAgainstTheReferenceWithMostParametersOnSsd) {
       "[lossless] %lld parameters: %lld on SSD-PS, MEM-PS capacity %lld rows, %lld SSD "
       "rows read, MEM-PS hit rate %.3f\n",
       static_cast<long long>(s.parameters), static_cast<long long>(s.ssd_keys),
-      static_cast<long long>(s.mem_capacity_rows), static_cast<long long>(s.ssd_rows_read),
+      static_cast<long long>(s.mem_capacity_rows), static_cast<long long>(s.counts.ssd_rows_read),
       s.mem_hit_rate);
   EXPECT_EQ(s.parameters, static_cast<int64_t>(reference.keys()));
   EXPECT_GT(s.ssd_keys, s.parameters / 2);
   EXPECT_LT(s.mem_capacity_rows, s.parameters / 5);
-  EXPECT_GT(s.ssd_rows_read, s.parameters / 2);
+  EXPECT_GT(s.counts.ssd_rows_read, s.parameters / 2);
   EXPECT_GT(s.compactions, 0);
 }
 
@@ -96,7 +96,7 @@ TEST(PsPipeline, OneNodeIsBitIdenticalToTheReference) {
   paramserver::ReferenceTrainer reference = TrainReference(run);
   EXPECT_EQ(paramserver::MaxAbsDifference(reference.Parameters(), run.result.parameters), 0.0);
   EXPECT_EQ(reference.Evaluate(run.plan.holdout), run.result.summary.auc);
-  EXPECT_GT(run.result.summary.ssd_rows_read, 0);
+  EXPECT_GT(run.result.summary.counts.ssd_rows_read, 0);
 }
 
 // Rates that make every stage matter: reading, SSD and training each take a comparable time.
