@@ -6,7 +6,6 @@
 #include <string>
 
 namespace troupe::gpu {
-namespace {}  // namespace
 
 Status CheckSameLength(const std::vector<std::vector<float>>& buffers) {
   if (buffers.empty()) return Status::InvalidInput("all-reduce of no ranks");
@@ -68,20 +67,5 @@ std::unique_ptr<CollectiveBackend> MakeEmulatedCollective(const LinkModel& link)
 }
 
 std::unique_ptr<CollectiveBackend> MakeCpuCollective() { return std::make_unique<CpuCollective>(); }
-
-Status MakeCollectiveBackend(std::string_view kind, const LinkModel& link,
-                             std::unique_ptr<CollectiveBackend>* out) {
-  if (kind == "emulated") {
-    *out = MakeEmulatedCollective(link);
-    return Status::Ok();
-  }
-  if (kind == "cpu") {
-    *out = MakeCpuCollective();
-    return Status::Ok();
-  }
-  if (kind == "nccl") return MakeNcclCollective(out);
-  return Status::InvalidInput("collective backend '" + std::string(kind) +
-                              "': expected emulated, cpu or nccl");
-}
 
 }  // namespace troupe::gpu

@@ -44,8 +44,8 @@ double RingAllReduceSeconds(double bytes, int ranks, const LinkModel& link);
 
 std::unique_ptr<CollectiveBackend> MakeEmulatedCollective(const LinkModel& link);
 std::unique_ptr<CollectiveBackend> MakeCpuCollective();
-// Defined in cuda/nccl_collective.cu (or no_cuda.cpp without NCCL): Internal where NCCL was not
-// built or no GPU answers.
+// From the CUDA backends plugin (gpu/cuda_backends.hpp): Internal where the plugin cannot load,
+// NCCL was not built or no GPU answers.
 Status MakeNcclCollective(std::unique_ptr<CollectiveBackend>* out);
 
 // "emulated" | "cpu" | "nccl"; InvalidInput for another name.

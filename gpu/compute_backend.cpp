@@ -42,13 +42,4 @@ float SeededValue(uint64_t seed, uint64_t stream, uint64_t i) {
   return static_cast<float>(2 * bits + 1 - (int64_t{1} << 24)) / static_cast<float>(1 << 24);
 }
 
-Status MakeComputeBackend(std::string_view kind, std::unique_ptr<ComputeBackend>* out) {
-  if (kind == "cpu") {
-    *out = MakeCpuComputeBackend();
-    return Status::Ok();
-  }
-  if (kind == "cuda") return MakeCudaComputeBackend(out);
-  return Status::InvalidInput("compute backend '" + std::string(kind) + "': expected cpu or cuda");
-}
-
 }  // namespace troupe::gpu

@@ -18,8 +18,9 @@
 //   - ReadOutput(d) copies device d's last output X_gemms (rows × width floats) to the host.
 //   - Every failure (no device, out of memory, a CUDA call) is a Status, never an abort.
 //   - Not thread-safe: one caller at a time.
-// Backends: "cpu" (the reference, always built) and "cuda" (cuBLAS, built with CUDA; answers an
-// error Status where no GPU is present). MakeComputeBackend picks one by name.
+// Backends: "cpu" (the reference, always built) and "cuda" (cuBLAS, in the CUDA backends plugin
+// built with CUDA; answers an error Status where the plugin cannot load or no GPU is present).
+// MakeComputeBackend picks one by name.
 #pragma once
 
 #include <cstdint>
@@ -89,7 +90,7 @@ class ComputeBackend {
 Status MakeComputeBackend(std::string_view kind, std::unique_ptr<ComputeBackend>* out);
 
 std::unique_ptr<ComputeBackend> MakeCpuComputeBackend();
-// Defined in cuda/cublas_compute.cu (or no_cuda.cpp without CUDA).
+// cuBLAS, from the CUDA backends plugin (gpu/cuda_backends.hpp, loaded here on first use).
 Status MakeCudaComputeBackend(std::unique_ptr<ComputeBackend>* out);
 
 }  // namespace troupe::gpu

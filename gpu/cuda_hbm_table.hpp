@@ -24,7 +24,8 @@
 
 namespace troupe::gpu {
 
-// InvalidInput for a bad config; Internal without CUDA or a GPU.
+// InvalidInput for a bad config (checked before the CUDA backends plugin is loaded); Internal
+// where the plugin cannot load (gpu/cuda_backends.hpp) or no GPU is usable.
 Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
                         std::unique_ptr<paramserver::HbmBackend>* out);
 

@@ -3,12 +3,9 @@
 #include <sstream>
 #include <thread>
 
-namespace troupe::gpu {
+#include "gpu/cuda_backends.hpp"
 
-#ifdef TROUPE_HAVE_CUDA
-// Defined in cuda/cuda_devices.cu.
-void AppendCudaDevices(DeviceReport* report);
-#endif
+namespace troupe::gpu {
 
 DeviceReport ListDevices() {
   DeviceReport report;
@@ -18,7 +15,13 @@ DeviceReport ListDevices() {
       0});
 #ifdef TROUPE_HAVE_CUDA
   report.built_with_cuda = true;
-  AppendCudaDevices(&report);
+  // The GPUs come from the plugin (gpu/cuda_backends.hpp): listing them loads it.
+  const CudaBackendsTable* table = nullptr;
+  if (Status s = LoadCudaBackends(&table); s.ok()) {
+    table->append_devices(&report);
+  } else {
+    report.cuda_status = s.message();
+  }
 #else
   report.cuda_status = "built without CUDA";
 #endif

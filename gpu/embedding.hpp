@@ -49,7 +49,8 @@ Status ValidateBackward(const std::vector<float>& pooled_grad, int32_t dim,
                         const EmbeddingBags& bags, const std::vector<float>& table_grad);
 
 std::unique_ptr<EmbeddingBackend> MakeCpuEmbedding();
-// Defined in cuda/embedding.cu (or no_cuda.cpp): Internal where CUDA or a GPU is missing.
+// From the CUDA backends plugin (gpu/cuda_backends.hpp): Internal where it cannot load or no GPU
+// is usable.
 Status MakeCudaEmbedding(std::unique_ptr<EmbeddingBackend>* out);
 
 // gpu-check.sh's embedding figure: `bags` bags of `pool` random indices into a table of `rows`

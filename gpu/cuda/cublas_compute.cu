@@ -12,6 +12,7 @@
 
 #include "gpu/compute_backend.hpp"
 #include "gpu/cuda/cuda_check.cuh"
+#include "gpu/cuda/cuda_impl.hpp"
 #include "gpu/cuda/device_info.cuh"
 
 #define TROUPE_CUBLAS_CHECK(call)                                                   \
@@ -163,7 +164,7 @@ class CublasComputeBackend final : public ComputeBackend {
 
 }  // namespace
 
-Status MakeCudaComputeBackend(std::unique_ptr<ComputeBackend>* out) {
+Status cuda_impl::MakeComputeBackend(std::unique_ptr<ComputeBackend>* out) {
   int gpus = 0;
   TROUPE_RETURN_IF_ERROR(RequireGpu("cuda compute", &gpus));
   *out = std::make_unique<CublasComputeBackend>(gpus);

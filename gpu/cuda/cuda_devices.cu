@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "gpu/cuda/cuda_impl.hpp"
 #include "gpu/devices.hpp"
 
 #ifdef TROUPE_HAVE_NCCL
@@ -11,7 +12,7 @@
 
 namespace troupe::gpu {
 
-void AppendCudaDevices(DeviceReport* report) {
+void cuda_impl::AppendDevices(DeviceReport* report) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {

@@ -1,20 +1,18 @@
-#include "gpu/cuda_hbm_table.hpp"
+// CudaHbmTable (gpu/cuda_hbm_table.hpp) over one DeviceHashShard per GPU: part of the CUDA
+// backends plugin, reached through cuda_impl::MakeHbmTable.
+#include <cuda_runtime.h>
 
 #include <cassert>
 #include <string>
 
-#ifdef TROUPE_HAVE_CUDA
-#include <cuda_runtime.h>
-
 #include "absl/container/flat_hash_set.h"
+#include "gpu/cuda/cuda_impl.hpp"
 #include "gpu/cuda/device_hash_shard.hpp"
 #include "gpu/return_if_error.hpp"
+#include "paramserver/hbm_table.hpp"
 #include "paramserver/partitioner.hpp"
-#endif
 
 namespace troupe::gpu {
-
-#ifdef TROUPE_HAVE_CUDA
 namespace {
 
 using paramserver::CpuHbmTable;
@@ -228,8 +226,8 @@ class CudaHbmTable final : public paramserver::HbmBackend {
 
 }  // namespace
 
-Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
-                        std::unique_ptr<paramserver::HbmBackend>* out) {
+Status cuda_impl::MakeHbmTable(const paramserver::HbmConfig& config,
+                               std::unique_ptr<paramserver::HbmBackend>* out) {
   // paramserver's CheckHbmConfig is the one place the config rules live.
   if (Status s = paramserver::CheckHbmConfig(config); !s.ok()) {
     return Status::InvalidInput("HBM-PS config: " + s.message());
@@ -252,18 +250,5 @@ Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
   *out = std::make_unique<CudaHbmTable>(config, std::move(shards), capacity);
   return Status::Ok();
 }
-
-#else
-
-Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
-                        std::unique_ptr<paramserver::HbmBackend>*) {
-  // A bad config is bad input whatever the build: the same answer as with CUDA.
-  if (Status s = paramserver::CheckHbmConfig(config); !s.ok()) {
-    return Status::InvalidInput("HBM-PS config: " + s.message());
-  }
-  return Status::Internal("cuda HBM-PS: this build has no CUDA (configure with -DTROUPE_CUDA=ON)");
-}
-
-#endif
 
 }  // namespace troupe::gpu

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gpu/cuda/cuda_check.cuh"
+#include "gpu/cuda/cuda_impl.hpp"
 #include "gpu/cuda/device_buffer.cuh"
 #include "gpu/cuda/device_hash_shard.hpp"
 #include "gpu/cuda/device_info.cuh"
@@ -406,7 +407,7 @@ Status DeviceHashShard::FindOnDevice(const uint64_t* d_keys, size_t n, float* d_
   return Status::Ok();
 }
 
-Status MeasureHashShard(size_t keys, int repeats, HashMeasurement* out) {
+Status cuda_impl::MeasureHashShard(size_t keys, int repeats, HashMeasurement* out) {
   TROUPE_RETURN_IF_ERROR(RequireGpu("hash benchmark"));
   TROUPE_CUDA_CHECK(cudaSetDevice(0));
   // Distinct keys: an odd multiplier is a bijection on 64-bit integers.

@@ -78,6 +78,7 @@ class DeviceHashShard {
 // gpu-check.sh's hash figures: a shard of 2 × `keys` slots (rounded up to a power of two) on
 // GPU 0, one batch of `keys` distinct random keys with 1-float rows inserted (ending at <= 50%
 // load), then found, each timed on device-resident data; best of `repeats` fresh tables.
+// Declared for the benchmark: it loads the CUDA backends plugin and forwards to its table.
 struct HashMeasurement {
   double insert_keys_per_s = 0, find_keys_per_s = 0;
   double load = 0;  // live keys / slots after the insert

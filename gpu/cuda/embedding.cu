@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu/cuda/cuda_check.cuh"
+#include "gpu/cuda/cuda_impl.hpp"
 #include "gpu/cuda/device_buffer.cuh"
 #include "gpu/cuda/device_info.cuh"
 #include "gpu/embedding.hpp"
@@ -105,14 +106,14 @@ class CudaEmbedding final : public EmbeddingBackend {
 
 }  // namespace
 
-Status MakeCudaEmbedding(std::unique_ptr<EmbeddingBackend>* out) {
+Status cuda_impl::MakeEmbedding(std::unique_ptr<EmbeddingBackend>* out) {
   TROUPE_RETURN_IF_ERROR(RequireGpu("cuda embedding"));
   *out = std::make_unique<CudaEmbedding>();
   return Status::Ok();
 }
 
-Status MeasureEmbeddingBandwidth(int64_t rows, int32_t dim, int64_t bags, int32_t pool, int repeats,
-                                 EmbeddingMeasurement* out) {
+Status cuda_impl::MeasureEmbeddingBandwidth(int64_t rows, int32_t dim, int64_t bags, int32_t pool,
+                                            int repeats, EmbeddingMeasurement* out) {
   TROUPE_RETURN_IF_ERROR(RequireGpu("embedding benchmark"));
   TROUPE_CUDA_CHECK(cudaSetDevice(0));
   const size_t n_indices = static_cast<size_t>(bags) * static_cast<size_t>(pool);

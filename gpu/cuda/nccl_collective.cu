@@ -12,6 +12,7 @@
 
 #include "gpu/collective_backend.hpp"
 #include "gpu/cuda/cuda_check.cuh"
+#include "gpu/cuda/cuda_impl.hpp"
 #include "gpu/cuda/device_info.cuh"
 
 #ifdef TROUPE_HAVE_NCCL
@@ -152,14 +153,15 @@ class NcclCollective final : public CollectiveBackend {
 
 }  // namespace
 
-Status MakeNcclCollective(std::unique_ptr<CollectiveBackend>* out) {
+Status cuda_impl::MakeNcclCollective(std::unique_ptr<CollectiveBackend>* out) {
   int gpus = 0;
   TROUPE_RETURN_IF_ERROR(RequireGpu("nccl", &gpus));
   *out = std::make_unique<NcclCollective>(gpus);
   return Status::Ok();
 }
 
-Status MeasureNcclAllReduce(size_t floats, int ranks, int repeats, AllReduceMeasurement* out) {
+Status cuda_impl::MeasureNcclAllReduce(size_t floats, int ranks, int repeats,
+                                       AllReduceMeasurement* out) {
   int gpus = 0;
   TROUPE_RETURN_IF_ERROR(RequireGpu("nccl", &gpus));
   NcclCollective nccl(gpus);
@@ -185,11 +187,11 @@ Status MeasureNcclAllReduce(size_t floats, int ranks, int repeats, AllReduceMeas
 
 namespace troupe::gpu {
 
-Status MakeNcclCollective(std::unique_ptr<CollectiveBackend>*) {
+Status cuda_impl::MakeNcclCollective(std::unique_ptr<CollectiveBackend>*) {
   return Status::Internal("nccl: this build found CUDA but not NCCL");
 }
 
-Status MeasureNcclAllReduce(size_t, int, int, AllReduceMeasurement*) {
+Status cuda_impl::MeasureNcclAllReduce(size_t, int, int, AllReduceMeasurement*) {
   return Status::Internal("nccl: this build found CUDA but not NCCL");
 }
 
