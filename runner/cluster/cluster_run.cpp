@@ -86,6 +86,71 @@ struct FaultMachinery {
   std::unique_ptr<FaultNetwork> network;
 };
 
+namespace {
+
+// The actors around the scheduler: metrics, checkpoint store, workload, profiler.
+ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
+                            std::vector<caf::actor> servers,
+                            std::shared_ptr<std::promise<RunRecords>> handover) {
+  caf::actor_system& sys = runtime.system();
+  ClusterHandles cluster;
+  cluster.specs = plan.servers;
+  cluster.servers = std::move(servers);
+  cluster.metrics = sys.spawn(MetricsActor, std::move(handover), runtime.telemetry());
+  if (!plan.faults.empty()) cluster.checkpoints = sys.spawn(CheckpointStoreActor);
+  std::shared_ptr<const JobCompute> compute;
+  if (plan.compute.enabled()) {
+    compute = std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases});
+  }
+  cluster.workload =
+      sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(), runtime.telemetry(),
+                cluster.checkpoints, compute, plan.runtime.emulated && plan.faults.empty());
+  if (plan.profile_jobs) {
+    cluster.profiler = sys.spawn(ProfilerActor, plan.profiler, plan.catalog, runtime.telemetry());
+  }
+  return cluster;
+}
+
+// A run that fails before its scheduler exists stops what it spawned.
+void StopCluster(const ClusterHandles& cluster) {
+  for (const caf::actor& server : cluster.servers) {
+    caf::anon_send_exit(server, caf::exit_reason::kill);
+  }
+  for (const caf::actor& actor : {cluster.workload, cluster.metrics, cluster.profiler}) {
+    if (actor) caf::anon_send_exit(actor, caf::exit_reason::kill);
+  }
+}
+
+// The run's records and counters into `result`.
+void CollectResult(const RunPlan& plan, RunRecords records, const Telemetry& telemetry,
+                   double wall_s, const FaultNetwork* network, RunResult* result) {
+  RunSummary& summary = result->summary;
+  summary = plan.identity;
+  summary.end_reason = records.end.reason;
+  summary.rounds = records.end.rounds;
+  summary.messages = telemetry.messages.load();
+  summary.events = telemetry.timed_events.load();
+  summary.wall_s = wall_s;
+  if (summary.wall_s > 0) {
+    summary.events_per_s = summary.events / summary.wall_s;
+    summary.messages_per_s = summary.messages / summary.wall_s;
+  }
+  Summarize(records.jobs, records.rounds, plan.capacity, &summary);
+  result->jobs = std::move(records.jobs);
+  result->rounds = std::move(records.rounds);
+  result->leases = std::move(records.leases);
+  result->faults = std::move(records.faults);
+  if (network) {
+    const NetworkCounters c = network->counters();
+    summary.messages_dropped = c.dropped + c.partitioned;
+    summary.messages_duplicated = c.duplicated;
+    summary.messages_delayed = c.delayed;
+  }
+  summary.faults_injected = static_cast<int64_t>(result->faults.size());
+}
+
+}  // namespace
+
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result) {
   // Refused before anything runs: troupe never replaces a folder it did not write.
   if (!plan.out_dir.empty()) {
@@ -93,7 +158,6 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   }
   FaultMachinery faults;  // outlives the runtime: actors use the network until they are gone
   ActorRuntime runtime(plan.runtime);
-  caf::actor_system& sys = runtime.system();
   if (plan.faults.HasLinkFaults()) {
     faults.network =
         std::make_unique<FaultNetwork>(plan.faults, plan.identity.seed, runtime.clock());
@@ -107,41 +171,23 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   }
   auto handover = std::make_shared<std::promise<RunRecords>>();
   std::future<RunRecords> records_future = handover->get_future();
-  ClusterHandles cluster;
-  cluster.specs = plan.servers;
-  cluster.servers = std::move(servers);
-  cluster.metrics = sys.spawn(MetricsActor, handover, runtime.telemetry());
-  if (!plan.faults.empty()) cluster.checkpoints = sys.spawn(CheckpointStoreActor);
-  std::shared_ptr<const JobCompute> compute;
-  if (plan.compute.enabled()) {
-    compute = std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases});
-  }
-  cluster.workload =
-      sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(), runtime.telemetry(),
-                cluster.checkpoints, compute, plan.runtime.emulated && plan.faults.empty());
-  if (plan.profile_jobs) {
-    cluster.profiler = sys.spawn(ProfilerActor, plan.profiler, plan.catalog, runtime.telemetry());
-  }
+  ClusterHandles cluster = SpawnCluster(runtime, plan, std::move(servers), handover);
   // Agents register from here on; the workload waits for them (actors/agent/agent_service.hpp).
   std::unique_ptr<AgentService> agents;
   if (options.agents) {
-    agents = std::make_unique<AgentService>(sys, cluster.workload, plan.catalog, plan.capacity.gpus,
-                                            runtime.clock(), runtime.telemetry());
+    agents =
+        std::make_unique<AgentService>(runtime.system(), cluster.workload, plan.catalog,
+                                       plan.capacity.gpus, runtime.clock(), runtime.telemetry());
     if (Status s = agents->Start(*options.agents); !s.ok()) {
       agents.reset();
-      for (const caf::actor& server : cluster.servers) {
-        caf::anon_send_exit(server, caf::exit_reason::kill);
-      }
-      caf::anon_send_exit(cluster.workload, caf::exit_reason::kill);
-      caf::anon_send_exit(cluster.metrics, caf::exit_reason::kill);
-      if (cluster.profiler) caf::anon_send_exit(cluster.profiler, caf::exit_reason::kill);
+      StopCluster(cluster);
       return s;
     }
   }
   if (!plan.faults.empty()) cluster.injector = SpawnInjector(runtime, plan, cluster, nodes);
   caf::actor injector = cluster.injector;
-  caf::actor scheduler = sys.spawn(SchedulerActor, plan.scheduler, std::move(cluster),
-                                   runtime.clock(), runtime.telemetry());
+  caf::actor scheduler = runtime.system().spawn(SchedulerActor, plan.scheduler, std::move(cluster),
+                                                runtime.clock(), runtime.telemetry());
   if (injector) caf::anon_send(injector, caf::put_atom::value, scheduler);
 
   bool printed = false;
@@ -156,29 +202,8 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
     return Status::Internal("the emulation stalled at virtual time " +
                             std::to_string(runtime.telemetry()->virtual_s.load()) + " s");
   }
-  RunRecords records = records_future.get();
-  result->summary = plan.identity;
-  result->summary.end_reason = records.end.reason;
-  result->summary.rounds = records.end.rounds;
-  result->summary.messages = runtime.telemetry()->messages.load();
-  result->summary.events = runtime.telemetry()->timed_events.load();
-  result->summary.wall_s = runtime.WallSeconds();
-  if (result->summary.wall_s > 0) {
-    result->summary.events_per_s = result->summary.events / result->summary.wall_s;
-    result->summary.messages_per_s = result->summary.messages / result->summary.wall_s;
-  }
-  Summarize(records.jobs, records.rounds, plan.capacity, &result->summary);
-  result->jobs = std::move(records.jobs);
-  result->rounds = std::move(records.rounds);
-  result->leases = std::move(records.leases);
-  result->faults = std::move(records.faults);
-  if (faults.network) {
-    const NetworkCounters c = faults.network->counters();
-    result->summary.messages_dropped = c.dropped + c.partitioned;
-    result->summary.messages_duplicated = c.duplicated;
-    result->summary.messages_delayed = c.delayed;
-  }
-  result->summary.faults_injected = static_cast<int64_t>(result->faults.size());
+  CollectResult(plan, records_future.get(), *runtime.telemetry(), runtime.WallSeconds(),
+                faults.network.get(), result);
   if (plan.out_dir.empty()) return Status::Ok();
   return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds,
                            plan.scheduler.lease_log ? &result->leases : nullptr,
