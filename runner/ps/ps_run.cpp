@@ -16,6 +16,7 @@
 #include "actors/ps/shard_actor.hpp"
 #include "actors/ps/trainer_actor.hpp"
 #include "gpu/cuda_hbm_table.hpp"
+#include "gpu/devices.hpp"
 #include "runner/output_folder.hpp"
 #include "runner/ps/ps_report.hpp"
 #include "runner/ps/ps_results.hpp"
@@ -56,6 +57,19 @@ void PlanOptions(const config::RunConfig& cfg, PsPlan* plan) {
   plan->mode = config::Mode_Name(r.mode());
   plan->seed = r.seed();
   plan->out_dir = r.out_dir();
+}
+
+// As for backends.compute: an HBM-PS in device memory that this build or machine cannot provide
+// (no CUDA backends plugin, no GPU) is a bad config, said before anything runs. Only a config
+// asking for it loads the plugin (listing the GPUs does).
+Status CheckHbmDevice(const config::ParamServer& p, const std::string& config_name) {
+  if (p.hbm_backend() != "cuda") return Status::Ok();
+  const gpu::DeviceReport report = gpu::ListDevices();
+  for (const gpu::DeviceInfo& d : report.devices) {
+    if (d.kind == "cuda") return Status::Ok();
+  }
+  return Status::InvalidInput(config_name + ": paramserver.hbm_backend: 'cuda' cannot run here: " +
+                              (report.cuda_status.empty() ? "no GPU found" : report.cuda_status));
 }
 
 Status ReadCriteo(const config::ParamServer& p, const std::string& config_name, PsPlan* plan) {
@@ -229,6 +243,7 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
     return Status::InvalidInput(config_name + ": paramserver: " + s.message());
   }
   const config::ParamServer& p = cfg.paramserver();
+  if (Status s = CheckHbmDevice(p, config_name); !s.ok()) return s;
   if (cfg.has_faults()) {
     const FaultUniverse universe{.ps_nodes = p.nodes()};
     if (Status s = BuildFaultPlan(cfg.faults(), plan->seed, universe, &plan->faults); !s.ok()) {
