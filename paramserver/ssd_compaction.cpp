@@ -1,6 +1,7 @@
-// SsdStore's compaction (contract in paramserver/ssd_store.hpp): the live rows of files whose
-// stale share is high are rewritten into new files, the manifest is replaced by one without the
-// old files, and only then are the old files deleted.
+// SsdStore's compaction (contract in paramserver/ssd_store.hpp): the live rows of the files with
+// the fewest live rows are rewritten into new, full files, the manifest is replaced by one
+// without the old files, and only then are the old files deleted. MaybeCompact merges just enough
+// files to bring the store back within its bounds (stale share, file count); Compact all of them.
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,13 +30,44 @@ Status SsdStore::ReadLiveRows(uint64_t seq, ssd::ParamFile* file, std::vector<Ke
   return Status::Ok();
 }
 
-std::vector<uint64_t> SsdStore::CompactionVictims() const {
-  std::vector<uint64_t> victims;
+size_t SsdStore::FileBound() const {
+  const double per_file = (1 - options_.stale_fraction) * static_cast<double>(RowsPerFile());
+  return static_cast<size_t>(static_cast<double>(index_.size()) / per_file) + 1;
+}
+
+bool SsdStore::WithinBounds(uint64_t files, uint64_t stored_rows) const {
+  const uint64_t stale = stored_rows - index_.size();
+  return files <= FileBound() &&
+         (stale == 0 ||
+          static_cast<double>(stale) < options_.stale_fraction * static_cast<double>(stored_rows));
+}
+
+std::vector<uint64_t> SsdStore::CompactionVictims(bool all) const {
+  const uint64_t per_file = RowsPerFile();
+  // Fewest live rows first (ties: oldest first): the files whose merge reclaims the most.
+  std::vector<std::pair<uint64_t, uint64_t>> by_live;  // (live, seq)
   for (const auto& [seq, info] : files_) {
-    const double stale = static_cast<double>(info.count - info.live);
-    if (stale >= options_.stale_fraction * static_cast<double>(info.count)) {
-      victims.push_back(seq);
-    }
+    const bool full_and_live = info.live == info.count && info.count >= per_file;
+    if (!all || !full_and_live) by_live.emplace_back(info.live, seq);
+  }
+  std::sort(by_live.begin(), by_live.end());
+  std::vector<uint64_t> victims;
+  if (all) {
+    // One partial file alone gains nothing by being rewritten.
+    if (by_live.size() == 1 && by_live[0].first == files_.at(by_live[0].second).count) return {};
+    for (const auto& [live, seq] : by_live) victims.push_back(seq);
+    return victims;
+  }
+  // The shortest prefix after whose merge the bounds hold (merging every file always does).
+  uint64_t files = files_.size(), stored = stored_rows_, merged_live = 0, merged_files = 0;
+  for (const auto& [live, seq] : by_live) {
+    if (WithinBounds(files, stored)) break;
+    const FileInfo& info = files_.at(seq);
+    victims.push_back(seq);
+    stored -= info.count - info.live;
+    merged_live += live;
+    ++merged_files;
+    files = files_.size() - merged_files + (merged_live + per_file - 1) / per_file;
   }
   return victims;
 }
@@ -69,8 +101,16 @@ void SsdStore::DropFiles(const std::vector<uint64_t>& seqs) {
   }
 }
 
-Status SsdStore::Compact(CompactionStats* stats) {
-  const std::vector<uint64_t> victims = CompactionVictims();
+Status SsdStore::Compact(CompactionStats* stats) { return Merge(CompactionVictims(true), stats); }
+
+Status SsdStore::MaybeCompact(bool* compacted, CompactionStats* stats) {
+  std::vector<uint64_t> victims;
+  if (disk_bytes_ > options_.compaction_threshold) victims = CompactionVictims(false);
+  if (compacted != nullptr) *compacted = !victims.empty();
+  return Merge(victims, stats);
+}
+
+Status SsdStore::Merge(const std::vector<uint64_t>& victims, CompactionStats* stats) {
   if (victims.empty()) return Status::Ok();
   CompactionStats local;
   std::vector<Written> written;
@@ -92,8 +132,8 @@ Status SsdStore::Compact(CompactionStats* stats) {
   DropFiles(victims);
   for (const Written& w : written) {
     local.rows_moved += static_cast<int64_t>(w.keys.size());
-    local.bytes_written +=
-        static_cast<int64_t>(ssd::ParamFileBytes(w.keys.size(), options_.layout.floats()));
+    local.bytes_written += static_cast<int64_t>(
+        ssd::ParamFileBytes(w.keys.size(), options_.layout.floats(), w.block_rows));
   }
   local.files_merged = static_cast<int64_t>(victims.size());
   local.files_written = static_cast<int64_t>(written.size());
@@ -107,12 +147,6 @@ Status SsdStore::Compact(CompactionStats* stats) {
     stats->bytes_reclaimed += local.bytes_reclaimed;
   }
   return Status::Ok();
-}
-
-Status SsdStore::MaybeCompact(bool* compacted, CompactionStats* stats) {
-  const bool run = disk_bytes_ > options_.compaction_threshold;
-  if (compacted != nullptr) *compacted = run;
-  return run ? Compact(stats) : Status::Ok();
 }
 
 }  // namespace troupe::paramserver

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cerrno>
@@ -11,122 +12,15 @@
 #include <cstdio>
 #include <cstring>
 
-#if defined(__x86_64__)
-#include <nmmintrin.h>
-#endif
-
 namespace troupe::paramserver::ssd {
 namespace {
 
 static_assert(std::endian::native == std::endian::little, "SSD-PS files are little-endian");
 
 constexpr uint64_t kFileMagic = 0x3146445353505254ULL;  // "TRPSSDF1"
-constexpr uint32_t kFileVersion = 1;
+constexpr uint32_t kFileVersion = 2;                    // 2: rows in checked blocks
 constexpr size_t kHeaderCrcOffset = 60;
-
-// Slice-by-8 tables of the reflected Castagnoli polynomial.
-constexpr std::array<std::array<uint32_t, 256>, 8> MakeTables() {
-  std::array<std::array<uint32_t, 256>, 8> t{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ ((c & 1) ? 0x82F63B78u : 0u);
-    t[0][i] = c;
-  }
-  for (uint32_t i = 0; i < 256; ++i) {
-    for (int s = 1; s < 8; ++s) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xFF];
-  }
-  return t;
-}
-constexpr auto kTables = MakeTables();
-
-uint32_t Crc32cSoftware(uint32_t c, const unsigned char* p, size_t n) {
-  while (n >= 8) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    v ^= c;
-    c = kTables[7][v & 0xFF] ^ kTables[6][(v >> 8) & 0xFF] ^ kTables[5][(v >> 16) & 0xFF] ^
-        kTables[4][(v >> 24) & 0xFF] ^ kTables[3][(v >> 32) & 0xFF] ^ kTables[2][(v >> 40) & 0xFF] ^
-        kTables[1][(v >> 48) & 0xFF] ^ kTables[0][v >> 56];
-    p += 8;
-    n -= 8;
-  }
-  while (n-- > 0) c = (c >> 8) ^ kTables[0][(c ^ *p++) & 0xFF];
-  return c;
-}
-
-// a(x) * b(x) modulo the polynomial, reflected (zlib's multmodp).
-uint32_t MultModP(uint32_t a, uint32_t b) {
-  uint32_t m = 1u << 31, p = 0;
-  for (;;) {
-    if (a & m) {
-      p ^= b;
-      if ((a & (m - 1)) == 0) break;
-    }
-    m >>= 1;
-    b = (b & 1) ? (b >> 1) ^ 0x82F63B78u : b >> 1;
-  }
-  return p;
-}
-
-// x^(8 * n) modulo the polynomial: what a CRC is multiplied by to skip n zero bytes.
-uint32_t ShiftFactor(uint64_t n) {
-  static const std::array<uint32_t, 64> x2n = [] {
-    std::array<uint32_t, 64> t{};
-    uint32_t p = 1u << 30;  // x^1
-    for (auto& v : t) {
-      v = p;
-      p = MultModP(p, p);
-    }
-    return t;
-  }();
-  uint32_t p = 1u << 31;  // x^0
-  for (unsigned k = 3; n != 0; n >>= 1, ++k) {
-    if (n & 1) p = MultModP(x2n[k & 63], p);
-  }
-  return p;
-}
-
-// CRC of a then b, from CRC(a), CRC(b) and b's length (zlib's crc32_combine).
-uint32_t Combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
-  return MultModP(ShiftFactor(len_b), crc_a) ^ crc_b;
-}
-
-#if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t Crc32cHardware(uint32_t c, const unsigned char* p,
-                                                          size_t n) {
-  uint64_t c64 = c;
-  while (n >= 8) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    c64 = _mm_crc32_u64(c64, v);
-    p += 8;
-    n -= 8;
-  }
-  c = static_cast<uint32_t>(c64);
-  while (n-- > 0) c = _mm_crc32_u8(c, *p++);
-  return c;
-}
-
-// The CRC (finished, from scratch) of n >= 3 * 8 bytes in three interleaved lanes, which hides the
-// crc32 instruction's latency (about 3x one lane), then combined.
-__attribute__((target("sse4.2"))) uint32_t Crc32cHardware3(const unsigned char* p, size_t n) {
-  const size_t lane = (n / 3) & ~size_t{7};
-  uint64_t a = 0xFFFFFFFFu, b = 0xFFFFFFFFu, c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < lane; i += 8) {
-    uint64_t va, vb, vc;
-    std::memcpy(&va, p + i, 8);
-    std::memcpy(&vb, p + lane + i, 8);
-    std::memcpy(&vc, p + 2 * lane + i, 8);
-    a = _mm_crc32_u64(a, va);
-    b = _mm_crc32_u64(b, vb);
-    c = _mm_crc32_u64(c, vc);
-  }
-  const uint32_t crc_c = ~Crc32cHardware(static_cast<uint32_t>(c), p + 3 * lane, n - 3 * lane);
-  const uint32_t crc_ab = Combine(~static_cast<uint32_t>(a), ~static_cast<uint32_t>(b), lane);
-  return Combine(crc_ab, crc_c, n - 2 * lane);
-}
-const bool kHaveSse42 = __builtin_cpu_supports("sse4.2");
-#endif
+constexpr size_t kBlockCrcBytes = 4;
 
 template <typename T>
 T Load(const unsigned char* p) {
@@ -139,73 +33,66 @@ void Store(unsigned char* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
-std::array<unsigned char, kFileHeaderBytes> EncodeHeader(uint64_t seq, uint64_t count,
-                                                         int32_t floats, uint32_t keys_crc,
-                                                         uint32_t body_crc) {
+std::array<unsigned char, kFileHeaderBytes> EncodeHeader(const FileShape& shape,
+                                                         uint32_t keys_crc) {
   std::array<unsigned char, kFileHeaderBytes> h{};
   Store(h.data(), kFileMagic);
   Store(h.data() + 8, kFileVersion);
-  Store(h.data() + 12, static_cast<uint32_t>(floats));
-  Store(h.data() + 16, seq);
-  Store(h.data() + 24, count);
+  Store(h.data() + 12, static_cast<uint32_t>(shape.floats));
+  Store(h.data() + 16, shape.seq);
+  Store(h.data() + 24, shape.count);
   Store(h.data() + 32, keys_crc);
-  Store(h.data() + 36, body_crc);
+  Store(h.data() + 36, shape.block_rows);
   Store(h.data() + kHeaderCrcOffset, Crc32c(h.data(), kHeaderCrcOffset));
   return h;
 }
 
-struct Header {
-  uint64_t count = 0;
-  uint32_t keys_crc = 0;
-  uint32_t body_crc = 0;
-};
-
-// Checks a header against what the manifest says the file is; fills *out.
+// Checks a header against what the manifest says the file is; fills *shape and *keys_crc.
 Status CheckHeader(const unsigned char* h, const std::string& path, uint64_t seq, uint64_t bytes,
-                   int32_t floats, Header* out) {
+                   int32_t floats, FileShape* shape, uint32_t* keys_crc) {
   if (Load<uint32_t>(h + kHeaderCrcOffset) != Crc32c(h, kHeaderCrcOffset)) {
     return Status::Corrupt(path + ": header checksum mismatch");
   }
   if (Load<uint64_t>(h) != kFileMagic || Load<uint32_t>(h + 8) != kFileVersion) {
-    return Status::Corrupt(path + ": not an SSD-PS parameter file (magic or version)");
+    return Status::Corrupt(path + ": not an SSD-PS parameter file of version " +
+                           std::to_string(kFileVersion) + " (magic or version)");
   }
-  out->count = Load<uint64_t>(h + 24);
-  out->keys_crc = Load<uint32_t>(h + 32);
-  out->body_crc = Load<uint32_t>(h + 36);
-  if (Load<uint64_t>(h + 16) != seq || Load<uint32_t>(h + 12) != static_cast<uint32_t>(floats) ||
-      ParamFileBytes(out->count, floats) != bytes) {
+  shape->seq = Load<uint64_t>(h + 16);
+  shape->count = Load<uint64_t>(h + 24);
+  shape->floats = static_cast<int32_t>(Load<uint32_t>(h + 12));
+  shape->block_rows = Load<uint32_t>(h + 36);
+  *keys_crc = Load<uint32_t>(h + 32);
+  if (shape->seq != seq || shape->floats != floats || shape->block_rows == 0 ||
+      shape->bytes() != bytes) {
     return Status::Corrupt(path + ": header disagrees with the manifest (seq, floats or size)");
   }
   return Status::Ok();
 }
 
-// Opens path read-only and checks that it is exactly `bytes` long.
-Status OpenSized(const std::string& path, uint64_t bytes, int* fd) {
-  *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (*fd < 0) return ErrnoStatus("open", path);
-  struct stat st;
-  if (::fstat(*fd, &st) != 0) {
-    Status status = ErrnoStatus("fstat", path);
-    ::close(*fd);
-    return status;
-  }
-  if (static_cast<uint64_t>(st.st_size) != bytes) {
-    ::close(*fd);
-    return Status::Corrupt(path + ": size " + std::to_string(st.st_size) +
-                           " bytes, manifest says " + std::to_string(bytes));
-  }
-  return Status::Ok();
+// The CRC a block's records start from: its file and its place in it.
+uint32_t BlockSeed(uint64_t seq, uint64_t block) {
+  const uint64_t where[2] = {seq, block};
+  return Crc32c(where, sizeof(where));
 }
 
 }  // namespace
 
-uint32_t Crc32c(const void* data, size_t n, uint32_t crc) {
-  const auto* p = static_cast<const unsigned char*>(data);
-#if defined(__x86_64__)
-  if (kHaveSse42 && n >= 4096) return Combine(crc, Crc32cHardware3(p, n), n);
-  if (kHaveSse42) return ~Crc32cHardware(~crc, p, n);
-#endif
-  return ~Crc32cSoftware(~crc, p, n);
+uint64_t FileShape::BlockOffset(uint64_t b) const {
+  const uint64_t full = std::min(b, blocks());
+  const uint64_t rows = std::min(count, full * block_rows);
+  return kFileHeaderBytes + count * sizeof(Key) + rows * record_bytes() + full * kBlockCrcBytes;
+}
+
+uint64_t FileShape::BlockBytes(uint64_t b) const { return BlockOffset(b + 1) - BlockOffset(b); }
+
+uint32_t BlockRows(int32_t floats, uint64_t block_bytes) {
+  const uint64_t record = sizeof(Key) + static_cast<uint64_t>(floats) * sizeof(float);
+  const uint64_t rows = block_bytes > kBlockCrcBytes ? (block_bytes - kBlockCrcBytes) / record : 0;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(rows, 1, UINT32_MAX));
+}
+
+uint64_t ParamFileBytes(uint64_t count, int32_t floats, uint32_t block_rows) {
+  return FileShape{0, count, floats, block_rows}.bytes();
 }
 
 std::string FileName(uint64_t seq) {
@@ -226,81 +113,158 @@ bool ParseFileName(std::string_view name, uint64_t* seq) {
 }
 
 Status WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key> keys,
-                      std::span<const float> values, int32_t floats, bool sync,
+                      std::span<const float> values, int32_t floats, uint32_t block_rows, bool sync,
                       SsdWriteFault* fault) {
-  if (values.size() != keys.size() * static_cast<size_t>(floats)) {
+  if (values.size() != keys.size() * static_cast<size_t>(floats) || block_rows == 0) {
     return Status::InvalidInput(path + ": rows do not match keys");
   }
-  const size_t key_bytes = keys.size_bytes();
-  const uint32_t keys_crc = Crc32c(keys.data(), key_bytes);
-  const uint32_t body_crc = Crc32c(values.data(), values.size_bytes(), keys_crc);
-  const auto header = EncodeHeader(seq, keys.size(), floats, keys_crc, body_crc);
+  const FileShape shape{seq, keys.size(), floats, block_rows};
+  const size_t row_bytes = static_cast<size_t>(floats) * sizeof(float);
+  std::vector<unsigned char> file(shape.bytes());
+  std::memcpy(file.data() + kFileHeaderBytes, keys.data(), keys.size_bytes());
+  for (uint64_t b = 0; b < shape.blocks(); ++b) {
+    unsigned char* const block = file.data() + shape.BlockOffset(b);
+    unsigned char* p = block;
+    const uint64_t end = std::min<uint64_t>(keys.size(), (b + 1) * block_rows);
+    for (uint64_t slot = b * block_rows; slot < end; ++slot) {
+      Store(p, keys[slot]);
+      std::memcpy(p + sizeof(Key), values.data() + slot * floats, row_bytes);
+      p += shape.record_bytes();
+    }
+    Store(p, Crc32c(block, static_cast<size_t>(p - block), BlockSeed(seq, b)));
+  }
+  const auto header = EncodeHeader(shape, Crc32c(keys.data(), keys.size_bytes()));
+  std::memcpy(file.data(), header.data(), header.size());
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("create", path);
   if (const int injected = fault != nullptr ? fault->NextWrite() : 0; injected != 0) {
-    Status status = WriteHalfThenFail(fd, header.data(), header.size(), injected, path);
+    Status status = WriteHalfThenFail(fd, file.data(), file.size(), injected, path);
     ::close(fd);
     return status;
   }
-  Status status = WriteAll(fd, header.data(), header.size(), path);
-  if (status.ok()) status = WriteAll(fd, keys.data(), key_bytes, path);
-  if (status.ok()) status = WriteAll(fd, values.data(), values.size_bytes(), path);
+  Status status = WriteAll(fd, file.data(), file.size(), path);
   if (status.ok() && sync && ::fdatasync(fd) != 0) status = ErrnoStatus("fdatasync", path);
   if (::close(fd) != 0 && status.ok()) status = ErrnoStatus("close", path);
   return status;
 }
 
+Status OpenParamFile(const std::string& path, uint64_t bytes, int* fd) {
+  *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (*fd < 0) return ErrnoStatus("open", path);
+  struct stat st;
+  if (::fstat(*fd, &st) != 0) {
+    Status status = ErrnoStatus("fstat", path);
+    ::close(*fd);
+    return status;
+  }
+  if (static_cast<uint64_t>(st.st_size) != bytes) {
+    ::close(*fd);
+    return Status::Corrupt(path + ": size " + std::to_string(st.st_size) +
+                           " bytes, manifest says " + std::to_string(bytes));
+  }
+  return Status::Ok();
+}
+
 Status ParamFile::Read(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats) {
-  count_ = 0;
-  floats_ = floats;
+  shape_ = FileShape{};
+  blocks_ = 0;
+  bytes_ = 0;
   if (bytes < kFileHeaderBytes) return Status::Corrupt(path + ": manifest size too small");
   int fd = -1;
-  Status status = OpenSized(path, bytes, &fd);
+  Status status = OpenParamFile(path, bytes, &fd);
   if (!status.ok()) return status;
   buffer_.resize(bytes);
   status = ReadAllAt(fd, buffer_.data(), bytes, 0, path);
   ::close(fd);
   if (!status.ok()) return status;
-  Header h;
-  status = CheckHeader(buffer_.data(), path, seq, bytes, floats, &h);
+  bytes_ = bytes;
+  FileShape shape;
+  uint32_t keys_crc = 0;
+  status = CheckHeader(buffer_.data(), path, seq, bytes, floats, &shape, &keys_crc);
   if (!status.ok()) return status;
-  if (Crc32c(buffer_.data() + kFileHeaderBytes, bytes - kFileHeaderBytes) != h.body_crc) {
-    return Status::Corrupt(path + ": body checksum mismatch");
+  if (Crc32c(buffer_.data() + kFileHeaderBytes, shape.count * sizeof(Key)) != keys_crc) {
+    return Status::Corrupt(path + ": keys checksum mismatch");
   }
-  count_ = h.count;
+  shape_ = shape;
+  base_ = shape.BlockOffset(0);
+  first_block_ = 0;
+  blocks_ = shape.blocks();
+  status = CheckBlocks(path);
+  for (uint64_t slot = 0; status.ok() && slot < shape.count; ++slot) {
+    if (key(slot) != Load<Key>(buffer_.data() + kFileHeaderBytes + slot * sizeof(Key))) {
+      status = Status::Corrupt(path + ": a block's key disagrees with the key list");
+    }
+  }
+  if (!status.ok()) blocks_ = 0;
+  return status;
+}
+
+Status ParamFile::ReadBlocks(int fd, const std::string& path, const FileShape& shape,
+                             uint64_t first, uint64_t n) {
+  shape_ = shape;
+  blocks_ = 0;
+  bytes_ = 0;
+  if (n == 0 || first + n > shape.blocks()) return Status::InvalidInput(path + ": no such block");
+  const uint64_t offset = shape.BlockOffset(first);
+  bytes_ = shape.BlockOffset(first + n) - offset;
+  buffer_.resize(bytes_);
+  Status status = ReadAllAt(fd, buffer_.data(), bytes_, offset, path);
+  if (!status.ok()) return status;
+  base_ = 0;
+  first_block_ = first;
+  blocks_ = n;
+  status = CheckBlocks(path);
+  if (!status.ok()) blocks_ = 0;
+  return status;
+}
+
+Status ParamFile::CheckBlocks(const std::string& path) const {
+  for (uint64_t b = first_block_; b < first_block_ + blocks_; ++b) {
+    const unsigned char* block =
+        buffer_.data() + base_ + (shape_.BlockOffset(b) - shape_.BlockOffset(first_block_));
+    const size_t records = shape_.BlockBytes(b) - kBlockCrcBytes;
+    if (Crc32c(block, records, BlockSeed(shape_.seq, b)) != Load<uint32_t>(block + records)) {
+      return Status::Corrupt(path + ": checksum mismatch in block " + std::to_string(b));
+    }
+  }
   return Status::Ok();
 }
 
-Key ParamFile::key(uint64_t i) const {
-  return Load<Key>(buffer_.data() + kFileHeaderBytes + i * sizeof(Key));
+size_t ParamFile::RecordAt(uint64_t slot) const {
+  const uint64_t b = shape_.BlockOf(slot);
+  return base_ + (shape_.BlockOffset(b) - shape_.BlockOffset(first_block_)) +
+         (slot - b * shape_.block_rows) * shape_.record_bytes();
 }
 
-void ParamFile::CopyRow(uint64_t i, float* out) const {
-  const size_t row_bytes = static_cast<size_t>(floats_) * sizeof(float);
-  std::memcpy(out, buffer_.data() + kFileHeaderBytes + count_ * sizeof(Key) + i * row_bytes,
-              row_bytes);
+Key ParamFile::key(uint64_t slot) const { return Load<Key>(buffer_.data() + RecordAt(slot)); }
+
+void ParamFile::CopyRow(uint64_t slot, float* out) const {
+  std::memcpy(out, buffer_.data() + RecordAt(slot) + sizeof(Key),
+              static_cast<size_t>(shape_.floats) * sizeof(float));
 }
 
 Status ReadParamKeys(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats,
-                     std::vector<Key>* keys) {
+                     std::vector<Key>* keys, uint32_t* block_rows) {
   keys->clear();
   if (bytes < kFileHeaderBytes) return Status::Corrupt(path + ": manifest size too small");
   int fd = -1;
-  Status status = OpenSized(path, bytes, &fd);
+  Status status = OpenParamFile(path, bytes, &fd);
   if (!status.ok()) return status;
   unsigned char header[kFileHeaderBytes];
   status = ReadAllAt(fd, header, sizeof(header), 0, path);
-  Header h;
-  if (status.ok()) status = CheckHeader(header, path, seq, bytes, floats, &h);
+  FileShape shape;
+  uint32_t keys_crc = 0;
+  if (status.ok()) status = CheckHeader(header, path, seq, bytes, floats, &shape, &keys_crc);
   if (status.ok()) {
-    keys->resize(h.count);
-    status = ReadAllAt(fd, keys->data(), h.count * sizeof(Key), kFileHeaderBytes, path);
+    keys->resize(shape.count);
+    status = ReadAllAt(fd, keys->data(), shape.count * sizeof(Key), kFileHeaderBytes, path);
   }
   ::close(fd);
-  if (status.ok() && Crc32c(keys->data(), h.count * sizeof(Key)) != h.keys_crc) {
+  if (status.ok() && Crc32c(keys->data(), shape.count * sizeof(Key)) != keys_crc) {
     status = Status::Corrupt(path + ": keys checksum mismatch");
   }
   if (!status.ok()) keys->clear();
+  *block_rows = shape.block_rows;
   return status;
 }
 

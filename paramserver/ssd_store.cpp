@@ -14,15 +14,17 @@ namespace troupe::paramserver {
 namespace fs = std::filesystem;
 
 SsdStore::SsdStore(std::string dir, const SsdStoreOptions& options)
-    : dir_(std::move(dir)), options_(options) {}
+    : dir_(std::move(dir)),
+      options_(options),
+      block_rows_(ssd::BlockRows(options.layout.floats(), options.block_bytes)) {}
 
 Status SsdStore::Open(const std::string& dir, const SsdStoreOptions& options,
                       std::unique_ptr<SsdStore>* store) {
   store->reset();
-  if (options.layout.floats() <= 0 || options.file_bytes == 0 || !(options.stale_fraction > 0) ||
-      options.stale_fraction > 1) {
+  if (options.layout.floats() <= 0 || options.file_bytes == 0 || options.block_bytes == 0 ||
+      !(options.stale_fraction > 0) || !(options.stale_fraction < 1)) {
     return Status::InvalidInput(dir +
-                                ": bad SsdStore options (layout floats, file_bytes "
+                                ": bad SsdStore options (layout floats, file_bytes, block_bytes "
                                 "or stale_fraction)");
   }
   std::error_code error;
@@ -54,7 +56,8 @@ Status SsdStore::Recover() {
   std::vector<Written> files(1);
   for (const ssd::ManifestFile& f : manifest.files) {
     files[0].seq = f.seq;
-    status = ssd::ReadParamKeys(FilePath(f.seq), f.seq, f.bytes, manifest.floats, &files[0].keys);
+    status = ssd::ReadParamKeys(FilePath(f.seq), f.seq, f.bytes, manifest.floats, &files[0].keys,
+                                &files[0].block_rows);
     if (!status.ok()) return status;
     Install(files);
   }
@@ -76,23 +79,24 @@ Status SsdStore::RemoveOrphans() {
 }
 
 size_t SsdStore::RowsPerFile() const {
-  const uint64_t row_bytes =
-      ssd::ParamFileBytes(1, options_.layout.floats()) - ssd::kFileHeaderBytes;
-  const uint64_t room =
-      options_.file_bytes > ssd::kFileHeaderBytes ? options_.file_bytes - ssd::kFileHeaderBytes : 0;
-  return static_cast<size_t>(std::max<uint64_t>(1, room / row_bytes));
+  const int32_t floats = options_.layout.floats();
+  // An over-estimate (it leaves out the blocks' CRCs), lowered until the file fits.
+  const uint64_t row_bytes = sizeof(Key) + ssd::FileShape{0, 1, floats, 1}.record_bytes();
+  uint64_t rows = options_.file_bytes / row_bytes + 1;
+  while (rows > 1 && ssd::ParamFileBytes(rows, floats, block_rows_) > options_.file_bytes) --rows;
+  return static_cast<size_t>(rows);
 }
 
 Status SsdStore::WriteFile(std::span<const Key> keys, std::span<const float> values,
                            std::vector<Written>* written) {
   const uint64_t seq = next_seq_++;
   Status status = ssd::WriteParamFile(FilePath(seq), seq, keys, values, options_.layout.floats(),
-                                      options_.sync, options_.write_fault);
+                                      block_rows_, options_.sync, options_.write_fault);
   if (!status.ok()) {
     RemoveUncommitted(*written, seq);
     return status;
   }
-  written->push_back({seq, std::vector<Key>(keys.begin(), keys.end())});
+  written->push_back({seq, std::vector<Key>(keys.begin(), keys.end()), block_rows_});
   return Status::Ok();
 }
 
@@ -109,7 +113,8 @@ Status SsdStore::CommitManifest(const std::vector<Written>& written,
   }
   for (const Written& w : written) {
     manifest.files.push_back(
-        {w.seq, w.keys.size(), ssd::ParamFileBytes(w.keys.size(), options_.layout.floats())});
+        {w.seq, w.keys.size(),
+         ssd::ParamFileBytes(w.keys.size(), options_.layout.floats(), w.block_rows)});
   }
   bool replaced = false;
   Status status =
@@ -136,8 +141,9 @@ std::vector<Key> SsdStore::Keys() const {
 
 void SsdStore::Install(const std::vector<Written>& written) {
   for (const Written& w : written) {
-    const uint64_t bytes = ssd::ParamFileBytes(w.keys.size(), options_.layout.floats());
-    files_[w.seq] = {w.keys.size(), bytes, w.keys.size()};
+    const uint64_t bytes =
+        ssd::ParamFileBytes(w.keys.size(), options_.layout.floats(), w.block_rows);
+    files_[w.seq] = {w.keys.size(), bytes, w.keys.size(), w.block_rows};
     disk_bytes_ += bytes;
     stored_rows_ += w.keys.size();
     for (uint32_t slot = 0; slot < w.keys.size(); ++slot) {
@@ -194,11 +200,6 @@ Status SsdStore::Put(const RowBatch& batch, uint64_t tag) {
 Status SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats) {
   out->keys.clear();
   out->values.clear();
-  struct Want {
-    uint64_t seq;
-    uint32_t slot;
-    uint32_t row;
-  };
   std::vector<Want> wants;
   wants.reserve(keys.size());
   out->keys.reserve(keys.size());
@@ -212,17 +213,51 @@ Status SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats) 
     wants.push_back({it->second.seq, it->second.slot, static_cast<uint32_t>(out->keys.size())});
     out->keys.push_back(key);
   }
-  const size_t floats = static_cast<size_t>(options_.layout.floats());
-  out->values.resize(out->keys.size() * floats);
+  out->values.resize(out->keys.size() * static_cast<size_t>(options_.layout.floats()));
   std::sort(wants.begin(), wants.end(), [](const Want& a, const Want& b) {
     return a.seq != b.seq ? a.seq < b.seq : a.slot < b.slot;
   });
   GetStats local;
   for (size_t i = 0; i < wants.size();) {
-    const uint64_t seq = wants[i].seq;
-    const std::string path = FilePath(seq);
-    Status status = read_buffer_.Read(path, seq, files_.at(seq).bytes, options_.layout.floats());
-    for (; status.ok() && i < wants.size() && wants[i].seq == seq; ++i) {
+    size_t end = i;
+    while (end < wants.size() && wants[end].seq == wants[i].seq) ++end;
+    Status status = ReadWanted(std::span<const Want>(wants).subspan(i, end - i), out, &local);
+    if (!status.ok()) {
+      out->keys.clear();
+      out->values.clear();
+      return status;
+    }
+    i = end;
+  }
+  if (stats != nullptr) {
+    stats->files_read += local.files_read;
+    stats->blocks_read += local.blocks_read;
+    stats->bytes_read += local.bytes_read;
+    stats->keys_found += static_cast<int64_t>(out->keys.size());
+    stats->keys_missing += missing;
+  }
+  return Status::Ok();
+}
+
+Status SsdStore::ReadWanted(std::span<const Want> wants, RowBatch* out, GetStats* stats) {
+  const uint64_t seq = wants.front().seq;
+  const FileInfo& info = files_.at(seq);
+  const ssd::FileShape shape{seq, info.count, options_.layout.floats(), info.block_rows};
+  const std::string path = FilePath(seq);
+  int fd = -1;
+  if (Status s = ssd::OpenParamFile(path, info.bytes, &fd); !s.ok()) return s;
+  const size_t floats = static_cast<size_t>(options_.layout.floats());
+  Status status;
+  for (size_t i = 0; status.ok() && i < wants.size();) {
+    // A run: wanted blocks with no unwanted block between them, read with one pread.
+    const uint64_t first = shape.BlockOf(wants[i].slot);
+    uint64_t last = first;
+    size_t end = i;
+    while (end < wants.size() && shape.BlockOf(wants[end].slot) <= last + 1) {
+      last = shape.BlockOf(wants[end++].slot);
+    }
+    status = read_buffer_.ReadBlocks(fd, path, shape, first, last - first + 1);
+    for (; status.ok() && i < end; ++i) {
       if (read_buffer_.key(wants[i].slot) != out->keys[wants[i].row]) {
         status = Status::Corrupt(path + ": key at slot " + std::to_string(wants[i].slot) +
                                  " is not the indexed key");
@@ -230,21 +265,12 @@ Status SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats) 
       }
       read_buffer_.CopyRow(wants[i].slot, out->values.data() + wants[i].row * floats);
     }
-    if (!status.ok()) {
-      out->keys.clear();
-      out->values.clear();
-      return status;
-    }
-    ++local.files_read;
-    local.bytes_read += static_cast<int64_t>(read_buffer_.bytes());
+    stats->blocks_read += static_cast<int64_t>(last - first + 1);
+    stats->bytes_read += static_cast<int64_t>(read_buffer_.bytes());
   }
-  if (stats != nullptr) {
-    stats->files_read += local.files_read;
-    stats->bytes_read += local.bytes_read;
-    stats->keys_found += static_cast<int64_t>(out->keys.size());
-    stats->keys_missing += missing;
-  }
-  return Status::Ok();
+  ::close(fd);
+  ++stats->files_read;
+  return status;
 }
 
 double SsdStore::stale_fraction() const {

@@ -1,11 +1,15 @@
-// SsdStore: SSD-PS, the SSD tier of the hierarchical parameter server (seed 003, §6 and App. E).
+// SsdStore: SSD-PS, the SSD tier of the hierarchical parameter server ("Distributed Hierarchical
+// GPU Parameter Server for Massive Scale Deep Learning Ads Systems", MLSys '20, section 6).
 //
 // One store per node, in one directory. Parameters live in parameter files of about
-// options.file_bytes each (paramserver/ssd_file.hpp); memory holds only the key -> (file, slot)
-// map and per-file counts. The seed's design, and this class's contract:
-//  - Reads are whole files, the I/O unit: Get groups its keys by file and reads each needed file
-//    once per call, checks its checksums, then copies the wanted rows out. GetStats says how many
-//    files and bytes that took (bytes read is always a sum of whole file sizes).
+// options.file_bytes each (paramserver/ssd_file.hpp), their rows in checked blocks of about
+// options.block_bytes (one SSD page); memory holds only the key -> (file, slot) map and per-file
+// counts. The contract:
+//  - Reads touch only the blocks that hold wanted rows: Get groups its keys by file and block,
+//    reads each needed run of adjacent blocks once per call (one pread), checks every block's
+//    checksum, then copies the wanted rows out. A row read costs one block however many files
+//    the store has, so a batch's SSD cost is bounded by its rows, not by the store's history.
+//    GetStats says how many files, blocks and bytes that took.
 //  - Writes never update in place: Put writes its batch as one or more new files, sequentially,
 //    each with the next sequence number, then the manifest. The latest write of a key wins (the
 //    higher sequence number; within one batch, the last occurrence). Older copies become stale.
@@ -13,12 +17,15 @@
 //    (paramserver/ssd_manifest.hpp) and fsync the directory. A Put that returned OK is
 //    acknowledged: it survives a crash (kill -9; power loss with honest fsync). Open recovers
 //    from the manifest and deletes files it does not list (unacknowledged writes).
-//  - Compaction: Compact merges the live rows of every file whose stale share is at least
-//    options.stale_fraction into new files, then drops those files; MaybeCompact does that only
-//    once disk_bytes() passes options.compaction_threshold. Both are synchronous: "background"
-//    means the owner (e.g. the SSD-PS actor) calls MaybeCompact between batches, off the batch's
-//    critical path. Compaction never loses the latest value of a key, and a crash during it
-//    leaves either the old or the new files in the manifest.
+//  - Compaction keeps the store's size bounded by its live rows: with f = options.stale_fraction,
+//    MaybeCompact (once disk_bytes() passes options.compaction_threshold) merges the files with
+//    the fewest live rows, just enough that afterwards stale rows are under f of the stored rows
+//    and the files number at most live / ((1 - f) * rows a file holds) + 1. Each call therefore
+//    merges about what the Puts since the last one made stale (incremental, bounded per batch),
+//    never the whole store. Compact merges every file with a stale row or room left (a full
+//    compaction). Both are synchronous: the owner (e.g. the SSD-PS actor) calls them between
+//    batches. Compaction never loses the latest value of a key, and a crash during it leaves
+//    either the old or the new files in the manifest.
 //  - Bad input: a corrupt or truncated parameter file or manifest fails its checks and the call
 //    returns Status kCorrupt naming the file; no parameter read from it is returned.
 //  - Failed writes (a real I/O error, or options.write_fault injecting EIO/ENOSPC): the call
@@ -49,9 +56,10 @@ namespace troupe::paramserver {
 
 struct SsdStoreOptions {
   uint64_t file_bytes = 4ull << 20;  // target file size; a Put of more rows writes several files
-  ValueLayout layout;                // every row's floats; must match an existing store's
+  uint64_t block_bytes = ssd::kDefaultBlockBytes;  // read unit: rows a block holds (at least 1)
+  ValueLayout layout;                          // every row's floats; must match an existing store's
   uint64_t compaction_threshold = 1ull << 30;  // disk bytes above which MaybeCompact compacts
-  double stale_fraction = 0.5;  // a file is merged when stale rows / rows >= this, in (0, 1]
+  double stale_fraction = 0.5;  // compaction keeps stale rows / stored rows under this, in (0, 1)
   // false: no fdatasync/fsync. Writes stay atomic and survive a killed process (the page cache
   // keeps them) but not a power loss. For tests of the logic; production keeps true.
   bool sync = true;
@@ -61,7 +69,8 @@ struct SsdStoreOptions {
 // Added to (not reset) by each Get.
 struct GetStats {
   int64_t files_read = 0;
-  int64_t bytes_read = 0;  // whole files
+  int64_t blocks_read = 0;
+  int64_t bytes_read = 0;  // the blocks read
   int64_t keys_found = 0;
   int64_t keys_missing = 0;
 };
@@ -97,12 +106,13 @@ class SsdStore {
 
   // Replaces *out with one row per key found, in the order of keys (a repeated key repeats);
   // keys not in the store are left out (compare out->keys) and counted in stats->keys_missing.
-  // Reads each file holding a wanted key once, whole. On error *out is empty. stats may be null.
+  // Reads each block holding a wanted key once. On error *out is empty. stats may be null.
   Status Get(std::span<const Key> keys, RowBatch* out, GetStats* stats);
 
-  // Merges every file whose stale share >= options.stale_fraction (see above). stats may be null.
+  // Merges every file with a stale row or room for more (see above). stats may be null.
   Status Compact(CompactionStats* stats = nullptr);
-  // Compact() if disk_bytes() > options.compaction_threshold; *compacted says whether it ran.
+  // If disk_bytes() > options.compaction_threshold and the bounds above do not hold, merges the
+  // fewest-live files until they do; *compacted says whether it merged anything.
   Status MaybeCompact(bool* compacted = nullptr, CompactionStats* stats = nullptr);
 
   bool Contains(Key key) const { return index_.contains(key); }
@@ -111,6 +121,9 @@ class SsdStore {
   size_t size() const { return index_.size(); }        // distinct keys
   uint64_t disk_bytes() const { return disk_bytes_; }  // sum of live files' sizes
   size_t file_count() const { return files_.size(); }
+  size_t RowsPerFile() const;  // rows a full file holds
+  // The most files compaction lets the store keep for its live rows (see above).
+  size_t FileBound() const;
   uint64_t stored_rows() const { return stored_rows_; }  // rows in all files, stale included
   double stale_fraction() const;                         // stale rows / stored rows (0 if none)
   const std::string& dir() const { return dir_; }
@@ -128,16 +141,17 @@ class SsdStore {
     uint64_t count = 0;
     uint64_t bytes = 0;
     uint64_t live = 0;  // rows that are still their key's latest value
+    uint32_t block_rows = 1;
   };
   struct Written {  // a file a Put or Compact wrote, not yet in the manifest
     uint64_t seq = 0;
     std::vector<Key> keys;
+    uint32_t block_rows = 1;
   };
 
   SsdStore(std::string dir, const SsdStoreOptions& options);
   Status Recover();
   Status RemoveOrphans();  // deletes parameter files the manifest does not list
-  size_t RowsPerFile() const;
   // Writes keys/values as file next_seq_ (advancing it) and remembers it in *written.
   Status WriteFile(std::span<const Key> keys, std::span<const float> values,
                    std::vector<Written>* written);
@@ -149,10 +163,20 @@ class SsdStore {
   void RemoveUncommitted(const std::vector<Written>& written, uint64_t failed_seq) const;
   // After CommitManifest: points keys at the written files (older copies turn stale).
   void Install(const std::vector<Written>& written);
-  // Compaction (ssd_compaction.cpp): the files to merge; appends seq's live rows to keys and
+  // Reads the wanted rows of file seq (wants sorted by slot) into out's values, block runs only.
+  struct Want {
+    uint64_t seq;
+    uint32_t slot;
+    uint32_t row;  // out's row
+  };
+  Status ReadWanted(std::span<const Want> wants, RowBatch* out, GetStats* stats);
+  // Compaction (ssd_compaction.cpp): the files to merge (all: Compact; else just enough for the
+  // bounds, fewest live rows first); whether the bounds hold; appends seq's live rows to keys and
   // values; writes staged rows as whole files (all of them if `all`), keeping the remainder;
   // forgets files the manifest no longer lists and deletes them.
-  std::vector<uint64_t> CompactionVictims() const;
+  std::vector<uint64_t> CompactionVictims(bool all) const;
+  Status Merge(const std::vector<uint64_t>& victims, CompactionStats* stats);
+  bool WithinBounds(uint64_t files, uint64_t stored_rows) const;
   Status ReadLiveRows(uint64_t seq, ssd::ParamFile* file, std::vector<Key>* keys,
                       std::vector<float>* values, CompactionStats* stats);
   Status FlushStaged(bool all, std::vector<Key>* keys, std::vector<float>* values,
@@ -167,6 +191,7 @@ class SsdStore {
   uint64_t tag_ = 0;
   uint64_t disk_bytes_ = 0;
   uint64_t stored_rows_ = 0;
+  uint32_t block_rows_ = 1;     // of the files this store writes
   ssd::ParamFile read_buffer_;  // reused by Get and Compact
 };
 

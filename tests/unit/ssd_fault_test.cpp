@@ -81,8 +81,8 @@ TEST(SsdFault, FailedPutChangesNothingAndNamesTheFile) {
   for (const int64_t healthy : {int64_t{1}, int64_t{4}}) {  // 4: every parameter file, then fail
     const std::string dir = FreshDir("put" + std::to_string(healthy));
     SsdWriteFault fault;
-    // Files of 2 rows (24 bytes each after the 64-byte header): the Put below writes 4 files.
-    const SsdStoreOptions options = Options(&fault, 64 + 2 * 24);
+    // Files of 2 rows: the Put below writes 4 files.
+    const SsdStoreOptions options = Options(&fault, ssd::ParamFileBytes(2, kLayout.floats()));
     std::unique_ptr<SsdStore> store = OpenOk(dir, options);
     ASSERT_TRUE(store->Put(Rows(0, 6, 1.0f), 7).ok());
     const std::map<Key, float> before = Contents(*store, 20);
@@ -125,9 +125,10 @@ TEST(SsdFault, FailedPutChangesNothingAndNamesTheFile) {
 TEST(SsdFault, FailedCompactionKeepsEveryRow) {
   const std::string dir = FreshDir("compact");
   SsdWriteFault fault;
-  const SsdStoreOptions options = Options(&fault, 64 + 4 * 24);
+  const SsdStoreOptions options = Options(&fault, ssd::ParamFileBytes(4, kLayout.floats()));
   std::unique_ptr<SsdStore> store = OpenOk(dir, options);
-  // Four files of 4 rows, then half of each overwritten: 8 live rows to merge into 2 files.
+  // Four files of 4 rows, then half of each overwritten by four files of 2: Compact merges all
+  // eight (stale rows or room left), 16 live rows into 4 files.
   ASSERT_TRUE(store->Put(Rows(0, 16, 1.0f)).ok());
   for (Key first : {Key{0}, Key{4}, Key{8}, Key{12}}) {
     ASSERT_TRUE(store->Put(Rows(first, 2, 2.0f)).ok());

@@ -1,6 +1,6 @@
-// SsdStore (paramserver/ssd_store.hpp): round trips, whole-file reads, append-only writes,
-// compaction against a std::map model, reopen, corrupt files and manifests, and a crash test that
-// SIGKILLs a writer at random points and checks nothing acknowledged is lost.
+// SsdStore (paramserver/ssd_store.hpp): round trips, block reads, append-only writes, compaction
+// against a std::map model and its bounds over a long run, reopen, corrupt files and manifests,
+// and a crash test that SIGKILLs a writer at random points and checks nothing acknowledged is lost.
 #include "paramserver/ssd_store.hpp"
 
 #include <gtest/gtest.h>
@@ -136,23 +136,32 @@ TEST(SsdStore, LastOccurrenceInABatchWins) {
   EXPECT_EQ(store->stored_rows(), 2u);
 }
 
-TEST(SsdStore, ReadsWholeFilesOncePerCall) {
-  const uint64_t file_bytes = ssd::ParamFileBytes(10, kLayout.floats());  // 10 rows a file
-  auto store = OpenOk(FreshDir("whole"), Options(file_bytes));
+TEST(SsdStore, ReadsOnlyTheBlocksHoldingWantedRows) {
+  const uint32_t block_rows = ssd::BlockRows(kLayout.floats(), ssd::kDefaultBlockBytes);
+  const uint64_t rows = 10 * block_rows;  // one file of 10 blocks
+  auto store = OpenOk(FreshDir("blocks"), Options(ssd::ParamFileBytes(rows, kLayout.floats())));
   RowBatch batch;
-  for (Key k = 0; k < 100; ++k) AppendRow(&batch, k, 0);
+  for (Key k = 0; k < rows; ++k) AppendRow(&batch, k, 0);
   ASSERT_TRUE(store->Put(batch).ok());
-  EXPECT_EQ(store->file_count(), 10u);
+  ASSERT_EQ(store->file_count(), 1u);
+  const ssd::FileShape shape{1, rows, kLayout.floats(), block_rows};
   RowBatch out;
   GetStats one;
   ASSERT_TRUE(store->Get(std::vector<Key>{42}, &out, &one).ok());
   EXPECT_EQ(one.files_read, 1);
-  EXPECT_EQ(one.bytes_read, static_cast<int64_t>(file_bytes));
-  GetStats three;
-  ASSERT_TRUE(store->Get(std::vector<Key>{1, 2, 55, 3, 99, 58, 1}, &out, &three).ok());
-  EXPECT_EQ(three.files_read, 3);
-  EXPECT_EQ(three.bytes_read, static_cast<int64_t>(3 * file_bytes));
-  EXPECT_EQ(out.size(), 7u);
+  EXPECT_EQ(one.blocks_read, 1);
+  EXPECT_EQ(one.bytes_read, static_cast<int64_t>(shape.BlockBytes(0)));
+  EXPECT_LE(one.bytes_read, static_cast<int64_t>(ssd::kDefaultBlockBytes));
+  // Blocks 0 (twice), 5 and 6 (adjacent: one read), 9 (the last, shorter one).
+  const Key b = block_rows;
+  GetStats some;
+  ASSERT_TRUE(store->Get(std::vector<Key>{1, 5 * b + 3, 2, 6 * b, rows - 1, 1}, &out, &some).ok());
+  EXPECT_EQ(some.files_read, 1);
+  EXPECT_EQ(some.blocks_read, 4);
+  EXPECT_EQ(some.bytes_read, static_cast<int64_t>(shape.BlockBytes(0) + shape.BlockBytes(5) +
+                                                  shape.BlockBytes(6) + shape.BlockBytes(9)));
+  EXPECT_EQ(Versions(out).size(), 5u);
+  EXPECT_EQ(out.keys, (std::vector<Key>{1, 5 * b + 3, 2, 6 * b, rows - 1, 1}));
 }
 
 TEST(SsdStore, UpdatesAppendNewFilesAndNeverRewriteOldOnes) {
@@ -212,13 +221,52 @@ TEST(SsdStore, CompactionReclaimsSpaceAndMatchesAMapModel) {
     }
   }
   EXPECT_GT(compactions, 5);
+  EXPECT_LE(store->file_count(), store->FileBound());
   ASSERT_TRUE(store->Compact().ok());
+  EXPECT_EQ(store->stale_fraction(), 0);
   EXPECT_EQ(ReadAll(*store, 300), model);
   EXPECT_EQ(store->size(), model.size());
   size_t listed = 0;
   for (const auto& entry : fs::directory_iterator(dir))
     listed += entry.path().extension() == ".ssd";
   EXPECT_EQ(listed, store->file_count());
+}
+
+// A long run of Puts over a skewed key space: however long it runs, the store stays within its
+// bounds (files, stale rows), each compaction merges about what the Puts since the last one
+// wrote, and a Get of a fixed number of stored keys reads at most one block per key.
+TEST(SsdStore, StaysBoundedOverALongRun) {
+  const std::string dir = FreshDir("long");
+  SsdStoreOptions options = Options(ssd::ParamFileBytes(64, kLayout.floats()), 0, false);
+  options.block_bytes = 8 * 40 + 4;  // 8 rows a block
+  auto store = OpenOk(dir, options);
+  std::mt19937_64 rng(11);
+  constexpr Key kKeys = 2000;
+  int64_t written = 0, compaction_read = 0;
+  for (int op = 1; op <= 600; ++op) {
+    RowBatch batch;
+    for (int i = 0; i < 100; ++i) {
+      const uint64_t r = rng() % kKeys;
+      AppendRow(&batch, (r * r) % kKeys, static_cast<float>(op));  // some keys far hotter
+    }
+    ASSERT_TRUE(store->Put(batch).ok());
+    written += 100;  // 60,000 rows over 2,000 keys: 30 writes a key
+    CompactionStats stats;
+    ASSERT_TRUE(store->MaybeCompact(nullptr, &stats).ok());
+    compaction_read += stats.bytes_read;
+    ASSERT_LE(store->file_count(), store->FileBound()) << "op " << op;
+    ASSERT_LT(store->stale_fraction(), options.stale_fraction) << "op " << op;
+  }
+  // Compaction read about three rows for each row written (the bound: 1 / f + 1), not the store.
+  const double row_bytes = 8 + 8 + 4 * kLayout.floats();
+  EXPECT_LT(static_cast<double>(compaction_read) / row_bytes, 4.0 * static_cast<double>(written));
+  std::vector<Key> wanted;
+  for (Key k = 0; k < 200; ++k) wanted.push_back(k * 7 % kKeys);
+  RowBatch out;
+  GetStats stats;
+  ASSERT_TRUE(store->Get(wanted, &out, &stats).ok());
+  EXPECT_LE(stats.blocks_read, stats.keys_found);
+  EXPECT_LE(stats.bytes_read, stats.keys_found * static_cast<int64_t>(options.block_bytes));
 }
 
 TEST(SsdStore, ReopenRecoversEverythingAndDropsUnlistedFiles) {
