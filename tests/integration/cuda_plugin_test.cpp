@@ -56,7 +56,7 @@ TEST(CudaPlugin, VersionValidateAndAnEmulatedRunMapNoCudaLibrary) {
 void ExpectOneLineExit2(const ProcessResult& r, const std::string& field) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
-  EXPECT_NE(r.err.find(field + ": 'cuda' cannot run here"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(field + ": 'cuda'"), std::string::npos) << r.err;
 #ifdef TROUPE_HAVE_CUDA
   // A CUDA build looked for the plugin and says what dlopen() said.
   EXPECT_NE(r.err.find("/nonexistent/troupe_cuda_backends.so: cannot open shared object file"),
