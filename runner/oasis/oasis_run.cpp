@@ -135,7 +135,7 @@ Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name
       so::EstimatePrices(plan->cluster, so::MakeJobs(plan->spec, plan->seed + kHistorySeed))
           .Scaled(plan->low_factor, o.high_scale());
   plan->dorm.fairness = o.dorm_fairness();
-  plan->dorm.time_limit_s = o.dorm_time_limit_s();
+  plan->dorm.node_limit = o.dorm_node_limit();
   const config::Run& r = cfg.run();
   plan->runtime.emulated = r.mode() == config::emulated;
   plan->runtime.time_scale = r.time_scale();

@@ -84,6 +84,20 @@ void AddRows(glp_prob* p, const PoolTotals& totals, const std::vector<const Job*
   }
 }
 
+// Stops the branch and bound once `limit` nodes exist; records how many were created.
+struct NodeBound {
+  int limit = 0;
+  int created = 0;
+};
+
+void StopAtNodeBound(glp_tree* tree, void* info) {
+  auto* bound = static_cast<NodeBound*>(info);
+  int active = 0, current = 0, total = 0;
+  glp_ios_tree_size(tree, &active, &current, &total);
+  bound->created = total;
+  if (total >= bound->limit) glp_ios_terminate(tree);
+}
+
 }  // namespace
 
 DormTargets SolveDormSlot(const PoolTotals& totals, const std::vector<const Job*>& jobs,
@@ -108,12 +122,15 @@ DormTargets SolveDormSlot(const PoolTotals& totals, const std::vector<const Job*
   glp_init_iocp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_ON;
-  if (options.time_limit_s > 0) parm.tm_lim = static_cast<int>(options.time_limit_s * 1000);
+  NodeBound bound{std::max(1, options.node_limit), 0};
+  parm.cb_func = StopAtNodeBound;
+  parm.cb_info = &bound;
   const int terminal = glp_term_out(GLP_OFF);
   const int code = glp_intopt(p, &parm);
   glp_term_out(terminal);
+  out.nodes = bound.created;
   const int status = glp_mip_status(p);
-  out.solved = (code == 0 || code == GLP_ETMLIM) && (status == GLP_OPT || status == GLP_FEAS);
+  out.solved = (code == 0 || code == GLP_ESTOP) && (status == GLP_OPT || status == GLP_FEAS);
   out.status = status == GLP_OPT ? "optimal"
                : out.solved      ? "feasible"
                                  : "failed: " + std::to_string(code) + "/" + std::to_string(status);
@@ -147,6 +164,8 @@ SlotAllocation DormPolicy::Slot(int t, const std::vector<JobProgress>& jobs) {
     caps.push_back(jobs[i].WorkerCap());
   }
   const DormTargets targets = SolveDormSlot(totals_, given, caps, options_);
+  max_nodes_ = std::max(max_nodes_, targets.nodes);
+  bounded_ += targets.nodes >= options_.node_limit;
   if (!targets.solved) {
     ++fallbacks_;
     return DrfFill(cluster_, totals_, jobs, t);

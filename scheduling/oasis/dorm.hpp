@@ -15,10 +15,15 @@
 // Summed over the jobs the lower bounds use at most 1/phi of every pool resource, so the MILP is
 // feasible unless rounding up PS overflows the PS pool. The targets are placed first-fit
 // (SlotPacker) in job order; a target that does not fit on the machines is cut short. If GLPK
-// fails (no integer solution within the time limit, or an error) the slot falls back to DRF.
+// fails (no integer solution within the node bound, or an error) the slot falls back to DRF.
 //
-// Contract: deterministic for a given GLPK build (a time-limited solve can depend on the
-// machine's speed; the default limit is far above the measured solve times).
+// The search is bounded by a count, not a clock: GLPK's branch and bound stops once it has
+// created DormOptions::node_limit nodes and the best integer solution found so far is used (its
+// simplex runs at each node are finite). GLPK's search is deterministic, so the targets, and a
+// whole Dorm run, depend only on the jobs and the options, never on the machine's speed or load.
+// The MILP itself is unchanged; the bound only decides how long to look for a better incumbent.
+//
+// Contract: deterministic (same input, same GLPK build: same targets).
 #pragma once
 
 #include <string>
@@ -29,13 +34,15 @@
 namespace troupe::scheduling::oasis {
 
 struct DormOptions {
-  double fairness = 2;      // phi
-  double time_limit_s = 5;  // per slot
+  double fairness = 2;  // phi
+  // Branch-and-bound nodes GLPK may create per slot (> 0); the search stops there.
+  int node_limit = 50000;
 };
 
 struct DormTargets {
-  bool solved = false;  // GLPK found an integer solution (optimal or not)
-  std::string status;
+  bool solved = false;            // GLPK found an integer solution (optimal or not)
+  std::string status;             // "optimal", "feasible" (node bound reached) or "failed: ..."
+  int nodes = 0;                  // branch-and-bound nodes created
   std::vector<int> workers, ps;   // per job given
   std::vector<double> low_share;  // the bounds on u_i y_i the MILP enforced
   std::vector<double> high_share;
@@ -55,12 +62,16 @@ class DormPolicy : public OnlinePolicy {
   SlotAllocation Slot(int t, const std::vector<JobProgress>& jobs) override;
 
   int fallbacks() const { return fallbacks_; }  // slots that fell back to DRF
+  int bounded() const { return bounded_; }      // slots whose search stopped at the node bound
+  int max_nodes() const { return max_nodes_; }  // the most nodes a slot's search created
 
  private:
   Cluster cluster_;
   PoolTotals totals_;
   DormOptions options_;
   int fallbacks_ = 0;
+  int bounded_ = 0;
+  int max_nodes_ = 0;
 };
 
 }  // namespace troupe::scheduling::oasis

@@ -14,7 +14,7 @@
 // most total utility when OASiS schedules the past stream itself (ties: the smaller factor); the
 // jobs being scheduled play no part in the choice.
 //
-// Contract: deterministic for given arguments (Dorm's per-slot time limit aside, dorm.hpp).
+// Contract: deterministic for given arguments; reads no clock (a caller times it if it wants).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +33,6 @@ struct PolicyRun {
   int jobs = 0, admitted = 0, finished = 0;
   double gpu_use = 0;  // mean over slots of the worker pool's GPU utilisation
   int violations = 0;
-  double wall_s = 0;
 };
 
 // The calibrated L factor of the stream of `seed` (above).

@@ -1,10 +1,8 @@
 // The slot simulator (scheduling/oasis/slot_simulator.hpp), the baselines FIFO, DRF, RRH and Dorm
 // (baselines.hpp, dorm.hpp) and the workload generator (workload_gen.hpp).
 //
-// Contract checked here: on seeded contended workloads no policy's allocation is ever dropped by
-// the simulator (capacities (4), (5) and (3), (6), (7) hold every slot) and utilisation stays at
-// most 1; FIFO serves jobs in arrival order; DRF equalises dominant shares on the DRF paper's
-// hand case; Dorm's MILP keeps every job's share inside its fairness bound and within the pool
+// Contract checked here (what policies allocate is audited in oasis_audit_test.cpp): FIFO serves
+// jobs in arrival order; DRF equalises dominant shares on the DRF paper's hand case; Dorm's MILP keeps every job's share inside its fairness bound and within the pool
 // totals; RRH rejects with a reason; every admitted OASiS job finishes by its planned end slot;
 // the simulator scores a job by f(completion - arrival) and is deterministic; the generator is
 // seeded and diurnal; and on a fixed set of small contended instances OASiS's total utility is
@@ -84,22 +82,6 @@ Cluster OneServer(ResourceVector worker) {
   c.slots = 10;
   c.slot_s = 100;
   return c;
-}
-
-TEST(OasisBaselinesTest, NoPolicyBreaksACapacityOrAMiniBatchConstraint) {
-  for (uint64_t seed = 1; seed <= 3; ++seed) {
-    for (const char* policy : kPolicies) {
-      const SimResult r = RunPolicy(policy, SmallSpec(), seed);
-      EXPECT_TRUE(r.violations.empty()) << policy << ": " << r.violations.front();
-      for (const SlotRecord& s : r.slots) {
-        for (int k = 0; k < kResources; ++k) {
-          EXPECT_LE(s.worker_use[k], 1 + 1e-9) << policy;
-          EXPECT_LE(s.ps_use[k], 1 + 1e-9) << policy;
-        }
-      }
-      EXPECT_GT(r.finished, 0) << policy;
-    }
-  }
 }
 
 TEST(OasisBaselinesTest, FifoServesJobsInArrivalOrder) {
