@@ -7,21 +7,16 @@
 #include <cmath>
 #include <iostream>
 
-#include "runner/cluster/cluster_run.hpp"
-#include "runner/ps/ps_run.hpp"
-#include "runner/cluster/run_setup.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
-#include "emulation/run_invariants.hpp"
+#include "runner/run_kind.hpp"
 
 namespace troupe {
 namespace {
 
 struct ChaosRow {
   uint64_t fault_seed = 0;  // 0: the baseline
-  int64_t faults = 0, recoveries = 0, servers_lost = 0, jobs_lost = 0, jobs_failed = 0;
-  double wasted_gpu_hours = 0, jct_mean_h = 0;
-  double auc = 0;  // parameter-server runs
+  RunAudit audit;
   std::string verdict = "ok";
 };
 
@@ -72,62 +67,27 @@ Status AddRandomFaults(const ChaosSpec& spec, uint64_t fault_seed, double window
   return ValidateConfig(*cfg, spec.config);
 }
 
-Status RunCluster(const ChaosSpec& spec, const config::RunConfig& cfg, ChaosRow* row,
-                  double* makespan_s) {
-  RunPlan plan;
-  if (Status s = PlanRun(cfg, spec.config, &plan); !s.ok()) return s;
-  plan.out_dir.clear();
-  InvariantInput in;
-  for (const ServerSpec& server : plan.servers) {
-    in.servers.push_back({server.gpus, server.cpus, server.memory_gb});
-  }
-  const FaultPlan faults = plan.faults;
-  row->servers_lost = static_cast<int64_t>(
-      faults.ServersLostForGood(static_cast<int64_t>(plan.servers.size())).size());
-  in.jobs_expected = plan.jobs_known;
-  RunResult result;
-  if (Status s = ExecuteRun(std::move(plan), ExecuteOptions{}, &result); !s.ok()) {
+// One run of the campaign, through the interface every kind of run shares.
+Status RunOnce(const ChaosSpec& spec, const config::RunConfig& cfg, ChaosRow* row) {
+  std::unique_ptr<PlannedRun> run;
+  if (Status s = PlanAnyRun(cfg, spec.config, &run); !s.ok()) return s;
+  run->set_out_dir("");  // a campaign writes no run directories
+  if (Status s = run->Execute(ExecuteOptions{}); !s.ok()) {
     row->verdict = "FAIL: " + s.message();
     return Status::Ok();
   }
-  in.jobs = &result.jobs;
-  in.rounds = &result.rounds;
-  in.leases = &result.leases;
-  in.faults = &faults;
-  in.end_reason = result.summary.end_reason;
-  const InvariantReport report = CheckRunInvariants(in);
-  row->faults = result.summary.faults_injected;
-  for (const FaultRecord& f : result.faults) row->recoveries += f.recovered_s >= 0;
-  row->jobs_lost = report.jobs_lost;
-  row->jobs_failed = report.jobs_failed;
-  row->wasted_gpu_hours = report.wasted_gpu_hours;
-  row->jct_mean_h = result.summary.jct_mean_s / 3600;
-  if (!report.ok()) row->verdict = "FAIL: " + report.violations.front();
-  *makespan_s = result.summary.makespan_s;
+  row->audit = run->Audit();
+  if (!row->audit.violations.empty()) row->verdict = "FAIL: " + row->audit.violations.front();
   return Status::Ok();
 }
 
-Status RunParamServer(const ChaosSpec& spec, const config::RunConfig& cfg, double baseline_auc,
-                      ChaosRow* row, double* emulated_s) {
-  PsPlan plan;
-  if (Status s = PlanPsRun(cfg, spec.config, &plan); !s.ok()) return s;
-  plan.out_dir.clear();
-  PsRunResult result;
-  if (Status s = ExecutePsRun(std::move(plan), ExecuteOptions{}, &result); !s.ok()) {
-    row->verdict = "FAIL: " + s.message();
-    return Status::Ok();
+// Faults must not change what a parameter server learns: its AUC equals the fault-free run's.
+void CompareWithBaseline(const ChaosRow& baseline, ChaosRow* row) {
+  if (!baseline.audit.auc || !row->audit.auc || row->verdict != "ok") return;
+  if (!(std::abs(*row->audit.auc - *baseline.audit.auc) <= 1e-6)) {
+    row->verdict = fmt::format("FAIL: AUC {:.6f}, without faults {:.6f}", *row->audit.auc,
+                               *baseline.audit.auc);
   }
-  const PsSummary& s = result.summary;
-  row->faults = s.faults_injected;
-  row->recoveries = s.restarts + s.disk_recoveries;
-  row->jobs_lost = s.updates_lost;
-  row->auc = s.auc;
-  if (s.updates_lost > 0) row->verdict = fmt::format("FAIL: {} updates lost", s.updates_lost);
-  if (baseline_auc >= 0 && !(std::abs(s.auc - baseline_auc) <= 1e-6)) {
-    row->verdict = fmt::format("FAIL: AUC {:.6f}, without faults {:.6f}", s.auc, baseline_auc);
-  }
-  *emulated_s = s.emulated_s;
-  return Status::Ok();
 }
 
 std::string FormatTable(const std::vector<ChaosRow>& rows, bool ps) {
@@ -138,13 +98,13 @@ std::string FormatTable(const std::vector<ChaosRow>& rows, bool ps) {
                        "fault seed", "faults", "recoveries", "servers lost", "jobs lost",
                        "jobs failed", "wasted GPU-h", "JCT mean h", "invariants");
   for (size_t i = 0; i < rows.size(); ++i) {
-    const ChaosRow& r = rows[i];
-    const std::string seed = i == 0 ? "none" : std::to_string(r.fault_seed);
+    const RunAudit& r = rows[i].audit;
+    const std::string seed = i == 0 ? "none" : std::to_string(rows[i].fault_seed);
     t += ps ? fmt::format("{:>4} {:>10} {:>6} {:>10} {:>12} {:>9.6f}  {}\n", i, seed, r.faults,
-                          r.recoveries, r.jobs_lost, r.auc, r.verdict)
+                          r.recoveries, r.lost, r.auc.value_or(0), rows[i].verdict)
             : fmt::format("{:>4} {:>10} {:>6} {:>10} {:>12} {:>9} {:>11} {:>12.2f} {:>10.2f}  {}\n",
-                          i, seed, r.faults, r.recoveries, r.servers_lost, r.jobs_lost,
-                          r.jobs_failed, r.wasted_gpu_hours, r.jct_mean_h, r.verdict);
+                          i, seed, r.faults, r.recoveries, r.servers_lost, r.lost, r.failed,
+                          r.wasted_gpu_hours, r.jct_mean_h, rows[i].verdict);
   }
   return t;
 }
@@ -166,25 +126,18 @@ int RunChaos(const ChaosSpec& spec) {
   Status s = spec.runs >= 1 && spec.faults_per_run >= 1
                  ? LoadBase(spec, &base)
                  : Status::InvalidInput("--runs and --faults must be at least 1");
-  const bool ps = base.has_paramserver();
   std::vector<ChaosRow> rows(1);
-  double horizon_s = 0;
-  if (s.ok()) {
-    s = ps ? RunParamServer(spec, base, -1, &rows[0], &horizon_s)
-           : RunCluster(spec, base, &rows[0], &horizon_s);
-  }
+  if (s.ok()) s = RunOnce(spec, base, &rows[0]);
   for (int i = 1; s.ok() && i <= spec.runs; ++i) {
     config::RunConfig cfg = base;
     ChaosRow row;
     row.fault_seed = spec.seed + static_cast<uint64_t>(i - 1);
-    double unused = 0;
-    s = AddRandomFaults(spec, row.fault_seed, 0.8 * horizon_s, &cfg);
-    if (s.ok()) {
-      s = ps ? RunParamServer(spec, cfg, rows[0].auc, &row, &unused)
-             : RunCluster(spec, cfg, &row, &unused);
-    }
+    s = AddRandomFaults(spec, row.fault_seed, 0.8 * rows[0].audit.end_s, &cfg);
+    if (s.ok()) s = RunOnce(spec, cfg, &row);
+    CompareWithBaseline(rows[0], &row);
     rows.push_back(std::move(row));
   }
+  const bool ps = rows[0].audit.auc.has_value();  // the table's columns: a parameter server's
   if (!s.ok()) {
     std::cerr << "troupe: " << s.message() << "\n";
     return s.exit_code();

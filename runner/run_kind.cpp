@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "emulation/run_invariants.hpp"
 #include "runner/cluster/report_writer.hpp"
 #include "runner/oasis/oasis_run.hpp"
 #include "runner/ps/ps_report.hpp"
@@ -40,6 +41,11 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
   Status Execute(const ExecuteOptions& options) override {
     ExecuteOptions with_agents = options;
     if (agents_) with_agents.agents = agents_;  // docs/agent.md
+    for (const ServerSpec& server : plan_.servers) {
+      invariants_.servers.push_back({server.gpus, server.cpus, server.memory_gb});
+    }
+    invariants_.jobs_expected = plan_.jobs_known;
+    faults_ = plan_.faults;
     return ExecuteRun(std::move(plan_), with_agents, &result_);
   }
   std::string SummaryTable() const override { return FormatSummaryTable(result_.summary); }
@@ -57,9 +63,32 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
             {"rounds", static_cast<double>(s.rounds), 0, "", 1, 0},
             WallSeconds(s.wall_s)};
   }
+  RunAudit Audit() const override {
+    InvariantInput in = invariants_;
+    in.jobs = &result_.jobs;
+    in.rounds = &result_.rounds;
+    in.leases = &result_.leases;
+    in.faults = &faults_;
+    in.end_reason = result_.summary.end_reason;
+    const InvariantReport report = CheckRunInvariants(in);
+    RunAudit audit;
+    audit.faults = result_.summary.faults_injected;
+    for (const FaultRecord& f : result_.faults) audit.recoveries += f.recovered_s >= 0;
+    audit.servers_lost = static_cast<int64_t>(
+        faults_.ServersLostForGood(static_cast<int64_t>(in.servers.size())).size());
+    audit.lost = report.jobs_lost;
+    audit.failed = report.jobs_failed;
+    audit.wasted_gpu_hours = report.wasted_gpu_hours;
+    audit.jct_mean_h = result_.summary.jct_mean_s / 3600;
+    audit.end_s = result_.summary.makespan_s;
+    audit.violations = report.violations;
+    return audit;
+  }
 
  private:
   std::optional<config::AgentGateway> agents_;
+  InvariantInput invariants_;  // what the plan knew: servers, jobs expected
+  FaultPlan faults_;
 };
 
 class ParamServerRun final : public KindOfRun<PsPlan, PsRunResult> {
@@ -86,6 +115,19 @@ class ParamServerRun final : public KindOfRun<PsPlan, PsRunResult> {
             {"emulated_s", s.emulated_s, 6, "", 1, 3},
             WallSeconds(s.wall_s)};
   }
+  RunAudit Audit() const override {
+    const PsSummary& s = result_.summary;
+    RunAudit audit;
+    audit.faults = s.faults_injected;
+    audit.recoveries = s.restarts + s.disk_recoveries;
+    audit.lost = s.updates_lost;
+    audit.auc = s.auc;
+    audit.end_s = s.emulated_s;
+    if (s.updates_lost > 0) {
+      audit.violations.push_back(std::to_string(s.updates_lost) + " updates lost");
+    }
+    return audit;
+  }
 };
 
 class OasisOnlineRun final : public KindOfRun<OasisPlan, OasisRunResult> {
@@ -111,6 +153,8 @@ class OasisOnlineRun final : public KindOfRun<OasisPlan, OasisRunResult> {
             {"mean_gpu_use", s.mean_gpu_use, 6, "GPU %", 100, 1},
             WallSeconds(s.wall_s)};
   }
+  // OASiS runs take no faults (ValidateConfig refuses them): nothing can be lost.
+  RunAudit Audit() const override { return RunAudit{}; }
 };
 
 }  // namespace
