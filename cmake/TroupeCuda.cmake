@@ -1,5 +1,7 @@
 # TROUPE_CUDA=AUTO|ON|OFF: find nvcc and NCCL (Debian machines keep them under /usr/local/cuda)
-# and set TROUPE_HAVE_CUDA / TROUPE_HAVE_NCCL. Without them everything else builds and runs.
+# and set TROUPE_HAVE_CUDA / TROUPE_HAVE_NCCL. Without them everything else builds and runs. With
+# them gpu/cuda/ builds into the plugin troupe_cuda_backends.so (gpu/CMakeLists.txt); no other
+# target links a CUDA library.
 set(TROUPE_HAVE_CUDA OFF)
 set(TROUPE_HAVE_NCCL OFF)
 if(NOT TROUPE_CUDA STREQUAL "OFF")
@@ -34,4 +36,4 @@ if(NOT TROUPE_CUDA STREQUAL "OFF")
     message(FATAL_ERROR "TROUPE_CUDA=ON but no CUDA compiler/toolkit was found")
   endif()
 endif()
-message(STATUS "troupe: CUDA backend ${TROUPE_HAVE_CUDA}, NCCL ${TROUPE_HAVE_NCCL}")
+message(STATUS "troupe: CUDA backends plugin ${TROUPE_HAVE_CUDA}, NCCL ${TROUPE_HAVE_NCCL}")
