@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "agent/agent_auth.hpp"
+#include "base/seconds.hpp"
 
 namespace troupe::agent_wire {
 
@@ -36,10 +37,6 @@ struct AgentGateway::Impl {
 };
 
 namespace {
-
-std::chrono::nanoseconds Seconds(double s) {
-  return std::chrono::nanoseconds(static_cast<int64_t>(s * 1e9));
-}
 
 std::string PeerOf(const tcp::socket& socket) {
   asio::error_code ec;
@@ -159,7 +156,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void ArmDeadline(double seconds) {
-    deadline_.expires_after(Seconds(seconds));
+    deadline_.expires_after(SecondsToNanoseconds(seconds));
     deadline_.async_wait([self = shared_from_this(), seconds](const asio::error_code& ec) {
       if (ec == asio::error::operation_aborted || self->closed_) return;
       if (self->deadline_.expiry() > asio::steady_timer::clock_type::now()) return;  // re-armed

@@ -12,20 +12,13 @@
 #include <chrono>
 #include <cmath>
 
+#include "base/seconds.hpp"
+
 namespace troupe {
 
-// The longest wait one timer may ask for: the actor clock counts int64 nanoseconds (about 9.2e9 s
-// from its epoch), and now + wait must not wrap. Config and trace times are at most 1e9 s
-// (config.proto's ranges), so a wait this long only stands for "never within this run".
-inline constexpr double kMaxWaitS = 4e9;
-
-// Seconds on the actor clock as a timespan: NaN and negative waits are 0, waits past kMaxWaitS
-// are kMaxWaitS, so that no value can overflow the int64 nanosecond count.
-inline caf::timespan SecondsToTimespan(double seconds) {
-  if (!(seconds > 0)) return caf::timespan{0};
-  if (seconds > kMaxWaitS) seconds = kMaxWaitS;
-  return caf::timespan{static_cast<int64_t>(std::llround(seconds * 1e9))};
-}
+// Seconds on the actor clock as a timespan, saturating (base/seconds.hpp): no value can overflow
+// the int64 nanosecond count.
+inline caf::timespan SecondsToTimespan(double seconds) { return SecondsToNanoseconds(seconds); }
 
 struct RunClock {
   caf::actor_clock::time_point epoch{};
