@@ -259,7 +259,7 @@ void ValidateAgents(const config::RunConfig& cfg, Check& check) {
 
 // The real-mode backends (RunConfig.backends, docs/gpu.md): known names, real mode for real
 // compute, a positive step sizing. Whether this build and machine can run "cuda" or "nccl" is
-// checked by PlanRun (actors/run_setup.cpp), which links the GPU backends.
+// checked by PlanRun (runner/cluster/run_setup.cpp), which links the GPU backends.
 void ValidateBackends(const config::RunConfig& cfg, Check& check) {
   if (!cfg.has_backends()) return;
   const config::Backends& b = cfg.backends();

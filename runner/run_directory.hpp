@@ -1,7 +1,7 @@
 // Writing a run directory all at once: every kind of run (cluster, parameter server, OASiS) stages
 // its files in `<out_dir>.tmp-<pid>` and then renames that folder onto out_dir, so a failed run
 // leaves no half-written output. An existing out_dir is replaced only when troupe wrote it
-// (emulation/output_folder.hpp): it is set aside first and restored if the rename fails. Anything
+// (runner/output_folder.hpp): it is set aside first and restored if the rename fails. Anything
 // else at out_dir is refused, never replaced.
 #pragma once
 

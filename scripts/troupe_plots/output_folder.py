@@ -3,7 +3,7 @@
 troupe replaces or removes only folders it wrote itself. Each such folder holds `.troupe-output`:
 a first line "troupe output: KIND", then the names of the entries troupe put there, one a line.
 A folder is troupe's when it has the marker and every entry is named by it or is itself troupe's.
-The same rule is implemented for the C++ side in emulation/output_folder.cpp.
+The same rule is implemented for the C++ side in runner/output_folder.cpp.
 """
 
 import os

@@ -1,5 +1,5 @@
 // Nothing a user owns is ever overwritten or deleted: `troupe run`, `sweep` and `report` replace a
-// folder only when troupe wrote it (emulation/output_folder.hpp), refuse anything else with exit
+// folder only when troupe wrote it (runner/output_folder.hpp), refuse anything else with exit
 // status 2 before running, and clean up the staging folders of killed runs.
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-// Validation of RunConfig.agents (emulation/config_loader.cpp, docs/config.md#agents-job-agents).
+// Validation of RunConfig.agents (config/config_validation.cpp, docs/config.md#agents-job-agents).
 #include <gtest/gtest.h>
 
 #include "config/config_loader.hpp"
