@@ -1,10 +1,10 @@
 // SsdBackingStore: MEM-PS's BackingStore (paramserver/backing_store.hpp) over one node's SSD-PS
 // (paramserver/ssd_store.hpp), counting the bytes each side of the SSD moved.
 //
-// Load reads the keys' files whole (SsdStore::Get) and fills keys the store has never stored with
-// paramserver::InitRow (a parameter's first use). Store writes the rows as new files
+// Load reads the blocks holding the keys' rows (SsdStore::Get) and fills keys the store has never
+// stored with paramserver::InitRow (a parameter's first use). Store writes the rows as new files
 // (SsdStore::Put). The byte counters are what the timing model charges to the SSD stage: bytes
-// read are whole files, bytes written the files Put added.
+// read are the blocks read, bytes written the files Put added.
 //
 // Failed writes (an I/O error, or an injected disk fault): the rows that could not be written
 // stay here, pending, and are still what Load returns for their keys, so nothing is lost and
@@ -29,7 +29,7 @@ namespace troupe {
 struct SsdCounters {
   int64_t rows_read = 0;     // rows found on SSD-PS
   int64_t rows_created = 0;  // keys it did not hold: InitRow
-  int64_t bytes_read = 0;    // whole files
+  int64_t bytes_read = 0;    // blocks read
   int64_t files_read = 0;
   int64_t rows_written = 0;
   int64_t bytes_written = 0;  // files written by Put
