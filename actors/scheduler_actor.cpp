@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
+#include <cassert>
 #include <cmath>
 #include <tuple>
 
@@ -62,6 +63,8 @@ std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
     t.record.measured = IsMeasured(st.options, s.job_id);
     if (t.record.measured) ++st.measured_arrived;
     st.queue.push_back(s.job_id);
+    ++st.queued;
+    Touch(st, s.job_id);
     WatchJob(self, st.jobs.emplace(s.job_id, std::move(t)).first->second);
   }
   return asks;
@@ -80,6 +83,7 @@ void ApplyProfiles(Self* self, ProfileBatch& batch) {
     job.ready_at_s = p.ready_at_s;
     job.record.profiling_points = p.points_profiled;
     job.record.profiling_s = p.profiling_s;
+    Touch(st, p.job_id);
   }
 }
 
@@ -89,12 +93,18 @@ void EndRun(Self* self, std::string reason) {
   SchedulerState& st = self->state;
   st.ended = true;
   for (int64_t id : st.queue) {
-    if (!st.jobs[id].done) Tell(self, st.telemetry, st.cluster.metrics, st.jobs[id].record);
+    auto it = st.jobs.find(id);
+    if (it != st.jobs.end() && !it->second.done) {
+      Tell(self, st.telemetry, st.cluster.metrics, it->second.record);
+    }
   }
   const double end_s = st.round >= 0 ? st.current.end_s : 0;
   Tell(self, st.telemetry, st.cluster.metrics, RunEnd{std::move(reason), end_s, st.round + 1});
   for (int64_t id : st.queue) {
-    if (st.jobs[id].handle) self->send_exit(st.jobs[id].handle, caf::exit_reason::user_shutdown);
+    auto it = st.jobs.find(id);
+    if (it != st.jobs.end() && it->second.handle) {
+      self->send_exit(it->second.handle, caf::exit_reason::user_shutdown);
+    }
   }
   for (const caf::actor& server : st.cluster.servers) {
     self->send_exit(server, caf::exit_reason::user_shutdown);
@@ -155,57 +165,35 @@ void ResetLedger(SchedulerState& st) {
   }
 }
 
-// The starvation guard's marks, once the round at start_s is ordered (scheduling::MarkStarving).
-void MarkStarvingJobs(SchedulerState& st, const std::vector<const scheduling::SchedJob*>& ordered,
-                      double start_s) {
-  if (st.options.order.starvation_s <= 0) return;
-  for (const scheduling::SchedJob* job : ordered) {
-    scheduling::MarkStarving(start_s, st.options.order.starvation_s, st.jobs[job->id].view);
-  }
-}
-
-// What SRTF and FTF will take each job's speed to be next round (scheduling::ExpectedSpeedup).
-void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed) {
-  if (st.options.policy != scheduling::Policy::kSrtf &&
-      st.options.policy != scheduling::Policy::kFtf) {
-    return;  // no other policy reads it
-  }
-  const scheduling::MechanismKind kind = st.mechanism->kind();
-  for (int64_t id : st.queue) {
-    scheduling::SchedJob& view = st.jobs[id].view;
-    view.expected_speedup = scheduling::ExpectedSpeedup(kind, view, nullptr);
-  }
-  for (const scheduling::JobPlacement& p : placed) {
-    scheduling::SchedJob& view = st.jobs[p.job_id].view;
-    view.expected_speedup = scheduling::ExpectedSpeedup(kind, view, &p);
-  }
-}
-
 }  // namespace
 
 void PlanRound(Self* self, double start_s) {
   SchedulerState& st = self->state;
   FailJobsThatNoLongerFit(self);
-  std::vector<const scheduling::SchedJob*> runnable;
-  runnable.reserve(st.queue.size());
-  for (int64_t id : st.queue) {
-    const TrackedJob& job = st.jobs[id];
-    if (job.ready_at_s <= start_s && !job.down && !job.done) runnable.push_back(&job.view);
-  }
-  // Order only the head of a long queue: a mechanism stops reading once the GPUs are full. If it
-  // did not fill them it read every job, so the whole queue is ordered and the round re-placed.
+  RefileTouched(st, start_s);
+  // A mechanism stops reading once the GPUs are full: it is offered the head of the order only.
   const size_t head = std::max<size_t>(4 * static_cast<size_t>(st.ledger->total_gpus()), 64);
-  scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order, head);
+  std::vector<const scheduling::SchedJob*> runnable = OrderedHead(st, start_s, head);
+  assert(HeadIsWholeOrder(st, start_s, runnable));
   ResetLedger(st);
   std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
-  if (runnable.size() > head && st.ledger->free_gpus() > 0) {
-    scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order);
+  if (st.order.size() > head && st.ledger->free_gpus() > 0) {
+    // The head did not fill the GPUs, so the mechanism reads on: the round is planned over the
+    // whole queue as it always was (the head ordered, the rest as the partial sort leaves it;
+    // all of it ordered if the GPUs are still not full), so results never depend on the head.
+    runnable = RunnableInArrivalOrder(st, start_s);
+    scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order, head);
     ResetLedger(st);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);
+    if (st.ledger->free_gpus() > 0) {
+      scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order);
+      ResetLedger(st);
+      placements = st.mechanism->PlaceRound(runnable, *st.ledger);
+    }
   }
-  MarkStarvingJobs(st, runnable, start_s);
+  MarkStarvingJobs(st, start_s);
   NoteExpectedSpeedups(st, placements);
-  if (st.queue.empty()) return Idle(self, start_s);
+  if (st.queued == 0) return Idle(self, start_s);
 
   ++st.round;
   st.current = RoundRecord{};
@@ -213,7 +201,8 @@ void PlanRound(Self* self, double start_s) {
   st.current.start_s = start_s;
   st.current.end_s = start_s + st.options.round_s;
   st.current.jobs_running = static_cast<int32_t>(placements.size());
-  st.current.jobs_queued = static_cast<int32_t>(st.queue.size() - placements.size());
+  st.current.jobs_queued =
+      static_cast<int32_t>(st.queued - static_cast<int64_t>(placements.size()));
   SendLeases(self, placements);
   st.awaiting_reports = static_cast<int32_t>(placements.size());
   st.round_timer_fired = false;
@@ -257,12 +246,7 @@ void MaybeCloseRound(Self* self) {
   SchedulerState& st = self->state;
   if (!st.round_timer_fired) return;
   if (st.awaiting_reports > 0) return ArmGrace(self);
-  std::erase_if(st.queue, [&st](int64_t id) {
-    auto it = st.jobs.find(id);
-    if (!it->second.done) return false;
-    st.jobs.erase(it);
-    return true;
-  });
+  EraseDoneJobs(st);
   if (st.options.lease_log) {
     // Reports arrive in any order in real mode; the log is sorted so both modes write the same.
     std::sort(st.round_leases.begin(), st.round_leases.end(),
@@ -280,6 +264,7 @@ void MaybeCloseRound(Self* self) {
 void RecordFinished(Self* self, TrackedJob& job, double end_s) {
   SchedulerState& st = self->state;
   job.done = true;
+  NoteDone(st, job.record.job_id);
   job.record.end_s = end_s;
   job.record.jct_s = job.record.end_s - job.record.arrival_s;
   if (st.round >= 0 && end_s == st.current.end_s) ++st.current.jobs_finished;
@@ -297,6 +282,7 @@ void RecordFailed(Self* self, TrackedJob& job, const std::string& reason) {
   SchedulerState& st = self->state;
   spdlog::warn("scheduler: job {} failed: {}", job.record.job_id, reason);
   job.done = true;
+  NoteDone(st, job.record.job_id);
   job.record.failure = reason;
   if (job.record.measured) ++st.measured_ended;
   Tell(self, st.telemetry, st.cluster.metrics, job.record);
@@ -336,6 +322,7 @@ void OnProgress(Self* self, const JobProgress& p) {
     ++job.record.rounds_run;
     if (job.record.start_s < 0) job.record.start_s = st.current.start_s;
   }
+  Touch(st, p.job_id);
   if (p.finished) RecordFinished(self, job, st.current.end_s);
   --st.awaiting_reports;
   MaybeCloseRound(self);
@@ -360,6 +347,8 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
   st.server_up.assign(st.cluster.servers.size(), true);
   st.server_back_at_s.assign(st.cluster.servers.size(), -1);
   st.round_on_server.resize(st.cluster.servers.size());
+  st.order = scheduling::QueueOrder(options.policy, options.order.ftf_order);
+  st.starvation = scheduling::StarvationGuard(options.order.starvation_s);
   if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kScheduler, 0);
   scheduler_detail::WatchServers(self);
   self->set_down_handler([=](caf::down_msg& down) { scheduler_detail::OnDown(self, down); });

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include <caf/actor_addr.hpp>
 #include <caf/event_based_actor.hpp>
@@ -39,6 +40,8 @@
 #include "scheduling/cluster_ledger.hpp"
 #include "scheduling/mechanism.hpp"
 #include "scheduling/policy.hpp"
+#include "scheduling/queue_order.hpp"
+#include "scheduling/starvation_guard.hpp"
 
 namespace troupe {
 
@@ -86,8 +89,21 @@ struct SchedulerState {
   std::unique_ptr<scheduling::Mechanism> mechanism;
   std::unique_ptr<scheduling::ClusterLedger> ledger;
   absl::flat_hash_map<int64_t, TrackedJob> jobs;  // looked up by id, never iterated
-  std::vector<int64_t> queue;                     // unfinished jobs, in arrival order
-  double next_arrival_s = 0;                      // -1: the workload is exhausted
+  // Unfinished jobs in arrival order. Finished and failed jobs leave `jobs` (and the count
+  // `queued`) when a round closes; their ids stay here until enough have gone to compact, so a
+  // walk over the queue skips ids no longer in `jobs`.
+  std::vector<int64_t> queue;
+  int64_t queued = 0;
+  std::vector<int64_t> done_in_queue;  // finished or failed since the last close
+  // The runnable jobs in the policy's order, and the starvation guard's watch, kept up to date
+  // from round to round: every change to a job they read touches it (Touch), and the next round
+  // refiles the touched jobs before it reads the order.
+  scheduling::QueueOrder order;
+  scheduling::StarvationGuard starvation;
+  std::vector<int64_t> touched;
+  absl::flat_hash_set<int64_t> not_ready;  // profiles not ready yet: refiled every round
+  std::vector<int64_t> placed_last_round;  // their expected speed-ups are reset next round
+  double next_arrival_s = 0;               // -1: the workload is exhausted
   // The round in flight.
   int64_t round = -1;
   RoundRecord current;

@@ -42,6 +42,7 @@ void OnJobDown(Self* self, TrackedJob& job, const caf::error& reason) {
   job.handle = caf::actor{};
   if (job.done) return;
   job.down = true;
+  Touch(st, job.record.job_id);
   const double now_s = Now(self);
   if (AwaitedThisRound(st, job)) {
     // The lease dies with the job: its work since the lease start was never checkpointed.
@@ -130,6 +131,7 @@ void OnJobRespawned(Self* self, JobRespawned& respawned) {
   job.down = false;
   job.restart_at_s = -1;
   if (from.iterations_left >= 0) job.view.iterations_left = from.iterations_left;
+  Touch(st, respawned.job_id);
   WatchJob(self, job);
 }
 
@@ -169,19 +171,16 @@ void FailJobsThatNoLongerFit(Self* self) {
   // Placement spreads a job over as many servers as it takes, so only the GPU count matters: the
   // CPUs and memory of a GPU-proportional share always fit an empty server.
   for (int64_t id : st.queue) {
-    TrackedJob& job = st.jobs[id];
+    auto it = st.jobs.find(id);
+    if (it == st.jobs.end()) continue;  // erased already
+    TrackedJob& job = it->second;
     if (job.done || job.view.gpus <= surviving_gpus) continue;
     RecordFailed(self, job,
                  fmt::format("needs {} GPU{}; {} survive ({} of {} {}", job.view.gpus,
                              job.view.gpus == 1 ? "" : "s", surviving_gpus, lost,
                              st.server_up.size(), kNoLongerFits));
   }
-  std::erase_if(st.queue, [&st](int64_t id) {
-    auto it = st.jobs.find(id);
-    if (!it->second.done) return false;
-    st.jobs.erase(it);
-    return true;
-  });
+  EraseDoneJobs(st);
 }
 
 void ArmGrace(Self* self) {

@@ -15,6 +15,33 @@ using Self = caf::stateful_actor<SchedulerState>;
 
 inline constexpr int64_t kWakeUp = -1;  // a round timer that starts a round instead of ending one
 
+// Something the queue's order or the starvation guard reads of the job may have changed (it
+// ran, finished, failed, died, came back, got its profile): refiled when the next round is planned.
+inline void Touch(SchedulerState& st, int64_t job_id) { st.touched.push_back(job_id); }
+// The job is done (finished or failed): it leaves the queue when the round closes.
+inline void NoteDone(SchedulerState& st, int64_t job_id) {
+  st.done_in_queue.push_back(job_id);
+  Touch(st, job_id);
+}
+// Drops the jobs done since the last call from `jobs` and the queue's count.
+void EraseDoneJobs(SchedulerState& st);
+
+// The queue between rounds (scheduler_queue.cpp).
+// Refiles every touched job, and every job whose profile was not ready, as of start_s.
+void RefileTouched(SchedulerState& st, double start_s);
+// The first `count` runnable jobs in the policy's order at start_s.
+std::vector<const scheduling::SchedJob*> OrderedHead(SchedulerState& st, double start_s,
+                                                     size_t count);
+// Every runnable job at start_s, in arrival order (read by the fallback of PlanRound only).
+std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(SchedulerState& st, double start_s);
+// Debug check: `head` is the head of the whole runnable queue sorted by OrderJobs.
+bool HeadIsWholeOrder(SchedulerState& st, double start_s,
+                      const std::vector<const scheduling::SchedJob*>& head);
+// The starvation guard's marks, once the round at start_s is planned (scheduling::MarkStarving).
+void MarkStarvingJobs(SchedulerState& st, double start_s);
+// What SRTF and FTF will take each job's speed to be next round (scheduling::ExpectedSpeedup).
+void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed);
+
 // Starts the round at start_s: pulls arrivals (and profiles), then plans.
 void BeginRound(Self* self, double start_s);
 void OnProgress(Self* self, const JobProgress& progress);

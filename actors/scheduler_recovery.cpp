@@ -36,7 +36,7 @@ void Resume(Self* self) {
   const double wake_s = std::ceil(now_s / st.options.round_s) * st.options.round_s;
   st.round = static_cast<int64_t>(std::llround(wake_s / st.options.round_s)) - 1;
   spdlog::info("scheduler: restarted at {:.0f} s with {} jobs queued; resuming at {:.0f} s", now_s,
-               st.queue.size(), wake_s);
+               st.queued, wake_s);
   TellAt(self, st.telemetry, st.clock, self, wake_s, round_end_atom::value, kWakeUp, wake_s);
 }
 
@@ -49,6 +49,7 @@ void Rebuild(Self* self, RecoveredJobs& recovered, const CheckpointList& list) {
     auto it = st.jobs.find(id);
     if (it == st.jobs.end() || it->second.done) continue;
     it->second.done = true;
+    NoteDone(st, id);
     if (it->second.record.measured) ++st.measured_ended;
   }
   for (const JobCheckpoint& c : list.checkpoints) ApplyCheckpoint(self, c);
@@ -58,6 +59,7 @@ void Rebuild(Self* self, RecoveredJobs& recovered, const CheckpointList& list) {
     // Down while the scheduler was: it failed for good, or its restart will say so.
     job.down = true;
     job.restart_at_s = 0;
+    Touch(st, a.spec.job_id);
   }
   for (int64_t id : recovered.dead_for_good) {
     auto it = st.jobs.find(id);

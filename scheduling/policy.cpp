@@ -11,24 +11,6 @@ bool ByArrival(const SchedJob* a, const SchedJob* b) {
   return std::tie(a->arrival_s, a->id) < std::tie(b->arrival_s, b->id);
 }
 
-// The policy's sort key of a job (smaller first).
-double KeyOf(Policy policy, FtfOrder ftf_order, double now_s, const SchedJob& j) {
-  switch (policy) {
-    case Policy::kFifo:
-      return 0;  // arrival decides
-    case Policy::kSrtf:
-      return j.remaining_s();
-    case Policy::kLas:
-      return j.attained_gpu_s;
-    case Policy::kFtf: {
-      const double ideal = std::max(j.ideal_duration_s(), 1e-9);
-      const double rho = (now_s - j.arrival_s + j.remaining_s()) / ideal;
-      return ftf_order == FtfOrder::kSmallestFirst ? rho : -rho;
-    }
-  }
-  return 0;
-}
-
 struct Ranked {
   bool not_starving;
   double key;
@@ -42,6 +24,35 @@ struct Ranked {
 };
 
 }  // namespace
+
+double FtfKey(FtfOrder ftf_order, double now_s, double arrival_s, double remaining_s,
+              double ideal_duration_s) {
+  const double ideal = std::max(ideal_duration_s, 1e-9);
+  const double rho = (now_s - arrival_s + remaining_s) / ideal;
+  return ftf_order == FtfOrder::kSmallestFirst ? rho : -rho;
+}
+
+double PolicyKey(Policy policy, FtfOrder ftf_order, double now_s, const SchedJob& j) {
+  switch (policy) {
+    case Policy::kFifo:
+      return 0;  // arrival decides
+    case Policy::kSrtf:
+      return j.remaining_s();
+    case Policy::kLas:
+      return j.attained_gpu_s;
+    case Policy::kFtf:
+      return FtfKey(ftf_order, now_s, j.arrival_s, j.remaining_s(), j.ideal_duration_s());
+  }
+  return 0;
+}
+
+double WaitingSince(const SchedJob& job) {
+  return job.last_served_s >= 0 ? job.last_served_s : job.arrival_s;
+}
+
+bool WaitedTooLong(double now_s, double starvation_s, double waiting_since_s) {
+  return now_s - waiting_since_s > starvation_s;
+}
 
 std::string_view PolicyName(Policy policy) {
   switch (policy) {
@@ -70,7 +81,8 @@ void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs,
   ranked.reserve(jobs.size());
   for (const SchedJob* j : jobs) {
     ranked.push_back(Ranked{!(any_starving && j->starving),
-                            KeyOf(policy, options.ftf_order, now_s, *j), j->arrival_s, j->id, j});
+                            PolicyKey(policy, options.ftf_order, now_s, *j), j->arrival_s, j->id,
+                            j});
   }
   const size_t sorted = prefix == 0 ? ranked.size() : std::min(prefix, ranked.size());
   std::partial_sort(ranked.begin(), ranked.begin() + sorted, ranked.end());
@@ -79,8 +91,7 @@ void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs,
 
 void MarkStarving(double now_s, double starvation_s, SchedJob& job) {
   if (starvation_s <= 0 || job.starving) return;
-  const double waiting_since = job.last_served_s >= 0 ? job.last_served_s : job.arrival_s;
-  job.starving = now_s - waiting_since > starvation_s;
+  job.starving = WaitedTooLong(now_s, starvation_s, WaitingSince(job));
 }
 
 double ExpectedSpeedup(MechanismKind mechanism, const SchedJob& job,

@@ -47,6 +47,20 @@ std::string_view PolicyName(Policy policy);
 void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs,
                const OrderOptions& options = {}, size_t prefix = 0);
 
+// The policy's primary sort key of `job` at now_s, smaller first (OrderJobs' order is then
+// starving first, this key, arrival, id). Only FTF's depends on now_s.
+double PolicyKey(Policy policy, FtfOrder ftf_order, double now_s, const SchedJob& job);
+// FTF's key from the parts of the job it reads (remaining_s() and ideal_duration_s()).
+double FtfKey(FtfOrder ftf_order, double now_s, double arrival_s, double remaining_s,
+              double ideal_duration_s);
+
+// Since when `job` has waited: the end of the last round it ran in, or its arrival.
+double WaitingSince(const SchedJob& job);
+// The starvation guard's test: at now_s, a job waiting since waiting_since_s has waited longer
+// than starvation_s. For a fixed now_s it holds for every waiting start up to some point and for
+// none after (floating-point subtraction is monotone), which StarvationGuard relies on.
+bool WaitedTooLong(double now_s, double starvation_s, double waiting_since_s);
+
 // Marks `job` as starving (SchedJob::starving, for good) if at now_s it has waited longer than
 // starvation_s (> 0) since it last ran or arrived. The scheduler calls it for every job it
 // ordered, once the round is planned: the mark counts from the next round's order on.

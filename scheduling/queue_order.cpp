@@ -1,0 +1,64 @@
+#include "scheduling/queue_order.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace troupe::scheduling {
+
+bool QueueOrder::Entry::operator<(const Entry& o) const {
+  return std::tie(not_starving, key, arrival_s, id) <
+         std::tie(o.not_starving, o.key, o.arrival_s, o.id);
+}
+
+QueueOrder::QueueOrder(Policy policy, FtfOrder ftf_order)
+    : policy_(policy), ftf_order_(ftf_order) {}
+
+void QueueOrder::File(const SchedJob& job) {
+  Filed f;
+  f.entry.not_starving = !job.starving;
+  // FTF's key depends on the clock: computed per round from the parts below.
+  f.entry.key = policy_ == Policy::kFtf ? 0 : PolicyKey(policy_, ftf_order_, 0, job);
+  f.entry.arrival_s = job.arrival_s;
+  f.entry.id = job.id;
+  f.remaining_s = job.remaining_s();
+  f.ideal_duration_s = job.ideal_duration_s();
+  auto [it, inserted] = filed_.try_emplace(job.id, f);
+  if (!inserted) {
+    if (policy_ != Policy::kFtf) sorted_.erase(it->second.entry);
+    it->second = f;
+  }
+  if (policy_ != Policy::kFtf) sorted_.insert(f.entry);
+}
+
+void QueueOrder::Remove(int64_t id) {
+  auto it = filed_.find(id);
+  if (it == filed_.end()) return;
+  if (policy_ != Policy::kFtf) sorted_.erase(it->second.entry);
+  filed_.erase(it);
+}
+
+void QueueOrder::Head(double now_s, size_t count, std::vector<int64_t>& ids) {
+  ids.clear();
+  if (policy_ == Policy::kFtf) return FtfHead(now_s, count, ids);
+  for (auto it = sorted_.begin(); it != sorted_.end() && ids.size() < count; ++it) {
+    ids.push_back(it->id);
+  }
+}
+
+void QueueOrder::FtfHead(double now_s, size_t count, std::vector<int64_t>& ids) {
+  scratch_.clear();
+  scratch_.reserve(filed_.size());
+  for (const auto& [id, f] : filed_) {
+    Entry e = f.entry;
+    e.key = FtfKey(ftf_order_, now_s, e.arrival_s, f.remaining_s, f.ideal_duration_s);
+    scratch_.push_back(e);
+  }
+  // The order is total (ids are unique), so selecting the head and sorting it gives exactly the
+  // first `count` jobs of a full sort.
+  const size_t n = std::min(count, scratch_.size());
+  if (n < scratch_.size()) std::nth_element(scratch_.begin(), scratch_.begin() + n, scratch_.end());
+  std::sort(scratch_.begin(), scratch_.begin() + n);
+  for (size_t i = 0; i < n; ++i) ids.push_back(scratch_[i].id);
+}
+
+}  // namespace troupe::scheduling

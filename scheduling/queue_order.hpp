@@ -1,0 +1,63 @@
+// QueueOrder: the runnable jobs of a queue kept in a policy's order (OrderJobs' order: starving
+// first, then the policy's key, arrival, id) from round to round, so that a round reads the head
+// of a long queue without re-sorting all of it.
+//
+// A job's place changes only when something the policy reads of it changes: it ran (LAS's
+// attained service, SRTF's remaining work), its expected speed-up was re-estimated (SRTF, FTF) or
+// the starvation guard marked it. The owner files the job again after such a change (File), and
+// files or removes it when it becomes runnable or stops being so. FIFO, SRTF and LAS keep their
+// keys in a B-tree: filing costs O(log n) and reading the head of h jobs O(h). FTF's key grows
+// with the clock at a different rate for every job, so its head is selected anew each round from
+// the filed keys (O(n), no sort of the whole queue).
+#pragma once
+
+#include <absl/container/btree_set.h>
+#include <absl/container/flat_hash_map.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "scheduling/policy.hpp"
+#include "scheduling/sched_job.hpp"
+
+namespace troupe::scheduling {
+
+class QueueOrder {
+ public:
+  explicit QueueOrder(Policy policy = Policy::kFifo, FtfOrder ftf_order = FtfOrder::kLargestFirst);
+
+  // Files `job` under what the policy reads of it now (inserting it, or moving it).
+  void File(const SchedJob& job);
+  void Remove(int64_t id);
+  bool Contains(int64_t id) const { return filed_.contains(id); }
+  size_t size() const { return filed_.size(); }
+
+  // The ids of the first min(count, size()) filed jobs, in OrderJobs' order at now_s.
+  void Head(double now_s, size_t count, std::vector<int64_t>& ids);
+
+ private:
+  struct Entry {
+    bool not_starving = true;
+    double key = 0;
+    double arrival_s = 0;
+    int64_t id = 0;
+    bool operator<(const Entry& o) const;
+  };
+  // What FTF's key is computed from at each round (PolicyKey's inputs).
+  struct Filed {
+    Entry entry;
+    double remaining_s = 0;
+    double ideal_duration_s = 0;
+  };
+
+  void FtfHead(double now_s, size_t count, std::vector<int64_t>& ids);
+
+  Policy policy_;
+  FtfOrder ftf_order_;
+  absl::flat_hash_map<int64_t, Filed> filed_;
+  absl::btree_set<Entry> sorted_;  // FIFO, SRTF, LAS
+  std::vector<Entry> scratch_;     // FTF: this round's keys
+};
+
+}  // namespace troupe::scheduling
