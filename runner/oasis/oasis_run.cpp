@@ -128,9 +128,6 @@ Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name
   plan->jobs = so::MakeJobs(plan->spec, plan->seed);
   plan->policy = o.policy();
   plan->low_factor = o.low_scale();
-  if (o.policy() == "oasis" && o.calibrate_low()) {
-    plan->low_factor *= so::CalibrateLow(plan->spec, plan->seed);
-  }
   plan->prices =
       so::EstimatePrices(plan->cluster, so::MakeJobs(plan->spec, plan->seed + kHistorySeed))
           .Scaled(plan->low_factor, o.high_scale());

@@ -13,22 +13,13 @@ namespace troupe::scheduling::oasis {
 namespace {
 
 const char* const kBaselines[] = {"fifo", "drf", "rrh", "dorm"};
-const char* const kPolicies[] = {"oasis", "oasis-cal", "fifo", "drf", "rrh", "dorm"};
+const char* const kPolicies[] = {"oasis", "fifo", "drf", "rrh", "dorm"};
 constexpr uint64_t kHistorySeed = 1000003;
 
 std::string Fixed(double v, int digits = 1) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
   return buffer;
-}
-
-double Alpha(const PriceParams& p) {
-  double alpha = 1;
-  for (int r = 0; r < kResources; ++r) {
-    alpha = std::max(alpha, std::log(p.worker_high[r] / p.worker_low[r]));
-    alpha = std::max(alpha, std::log(p.ps_high[r] / p.ps_low[r]));
-  }
-  return alpha;
 }
 
 double Mean(const std::vector<double>& v) {
@@ -51,12 +42,11 @@ void PolicyTable(const ReproduceOptions& o, std::ostringstream& out) {
   }
   out << "\n| policy |";
   for (uint64_t seed : o.seeds) out << " seed " << seed << " |";
-  out << " mean | admitted | finished | GPU use | oasis / policy | oasis-cal / policy |\n|---|";
-  for (size_t i = 0; i <= o.seeds.size() + 5; ++i) out << "---|";
+  out << " mean | admitted | finished | GPU use | oasis / policy |\n|---|";
+  for (size_t i = 0; i <= o.seeds.size() + 4; ++i) out << "---|";
   out << "\n";
-  std::vector<double> oasis_u, cal_u;
+  std::vector<double> oasis_u;
   for (const PolicyRun& r : runs["oasis"]) oasis_u.push_back(r.utility);
-  for (const PolicyRun& r : runs["oasis-cal"]) cal_u.push_back(r.utility);
   for (const char* p : kPolicies) {
     std::vector<double> u, admitted, finished, gpu, jobs;
     out << "| " << p << " |";
@@ -70,8 +60,7 @@ void PolicyTable(const ReproduceOptions& o, std::ostringstream& out) {
     }
     out << " " << Fixed(Mean(u)) << " | " << Fixed(Mean(admitted)) << " / " << Fixed(Mean(jobs))
         << " | " << Fixed(Mean(finished)) << " | " << Fixed(100 * Mean(gpu), 0) << "% | "
-        << Fixed(Mean(oasis_u) / Mean(u), 2) << "x | " << Fixed(Mean(cal_u) / Mean(u), 2)
-        << "x |\n";
+        << Fixed(Mean(oasis_u) / Mean(u), 2) << "x |\n";
   }
 }
 
@@ -81,33 +70,19 @@ void MisestimationTable(const ReproduceOptions& o, std::ostringstream& out) {
   for (double f : o.factors) {
     cases.insert(cases.end(), {{f, 1}, {1 / f, 1}, {1, f}, {1, 1 / f}, {f, f}, {1 / f, 1 / f}});
   }
-  std::map<uint64_t, double> calibrated;
-  for (uint64_t seed : o.seeds) calibrated[seed] = CalibrateLow(o.spec, seed);
-  out << "\n| L x | U x | oasis (estimate) | vs unscaled | oasis-cal | vs unscaled | admitted "
-         "(cal) "
-         "|\n|---|---|---|---|---|---|---|\n";
-  double reference[2] = {0, 0};
+  out << "\n| L x | U x | oasis | vs unscaled | admitted |\n|---|---|---|---|---|\n";
+  double reference = 0;
   for (const auto& [low, high] : cases) {
-    std::vector<double> u[2], admitted;
+    std::vector<double> u, admitted;
     for (uint64_t seed : o.seeds) {
-      for (int c = 0; c < 2; ++c) {
-        const double l = low * (c == 1 ? calibrated[seed] : 1);
-        const PolicyRun r = RunPolicy(o.spec, seed, "oasis", l, high);
-        u[c].push_back(r.utility);
-        if (c == 1) admitted.push_back(r.admitted);
-      }
+      const PolicyRun r = RunPolicy(o.spec, seed, "oasis", low, high);
+      u.push_back(r.utility);
+      admitted.push_back(r.admitted);
     }
-    out << "| " << low << " | " << high << " |";
-    for (int c = 0; c < 2; ++c) {
-      if (low == 1 && high == 1) reference[c] = Mean(u[c]);
-      out << " " << Fixed(Mean(u[c])) << " | " << Fixed(100 * Mean(u[c]) / reference[c], 1)
-          << "% |";
-    }
-    out << " " << Fixed(Mean(admitted)) << " |\n";
+    if (low == 1 && high == 1) reference = Mean(u);
+    out << "| " << low << " | " << high << " | " << Fixed(Mean(u)) << " | "
+        << Fixed(100 * Mean(u) / reference, 1) << "% | " << Fixed(Mean(admitted)) << " |\n";
   }
-  out << "\ncalibrated L factors:";
-  for (const auto& [seed, factor] : calibrated) out << " seed " << seed << ": " << factor << ";";
-  out << "\n";
 }
 
 // Table 3: OASiS (and the baselines) against the offline optimum on tiny instances.
@@ -148,33 +123,13 @@ void TinyTable(const ReproduceOptions& o, std::ostringstream& out) {
 
 }  // namespace
 
-double CalibrateLow(const WorkloadSpec& spec, uint64_t seed) {
-  const Cluster cluster = MakeCluster(spec);
-  const std::vector<Job> past = MakeJobs(spec, seed + kHistorySeed);
-  const PriceParams estimate = EstimatePrices(cluster, past);
-  double best_factor = 1;
-  double best = -1;
-  for (int k = 0; k <= 30; k += 3) {
-    const double factor = std::pow(10.0, k);
-    OasisPolicy oasis(cluster, estimate.Scaled(factor, 1));
-    const double u = Simulate(cluster, past, oasis).total_utility;
-    if (u > best) {
-      best = u;
-      best_factor = factor;
-    }
-  }
-  return best_factor;
-}
-
 PolicyRun RunPolicy(const WorkloadSpec& spec, uint64_t seed, const std::string& policy,
                     double low_factor, double high_factor) {
   const Cluster cluster = MakeCluster(spec);
   const std::vector<Job> jobs = MakeJobs(spec, seed);
-  const bool calibrated = policy == "oasis-cal";
-  const double low = low_factor * (calibrated ? CalibrateLow(spec, seed) : 1);
   const PriceParams params =
-      EstimatePrices(cluster, MakeJobs(spec, seed + kHistorySeed)).Scaled(low, high_factor);
-  auto p = MakePolicy(calibrated ? "oasis" : policy, cluster, params);
+      EstimatePrices(cluster, MakeJobs(spec, seed + kHistorySeed)).Scaled(low_factor, high_factor);
+  auto p = MakePolicy(policy, cluster, params);
   if (!p) return PolicyRun{policy, seed};
   const SimResult sim = Simulate(cluster, jobs, *p);
   PolicyRun r;
@@ -200,7 +155,7 @@ TinyRun RunTiny(uint64_t seed, double time_limit_s) {
   r.proved = opt.solved;
   r.optimum = opt.utility;
   const PriceParams params = EstimatePrices(in.cluster, in.jobs);
-  r.alpha = Alpha(params);
+  r.alpha = params.Alpha();
   for (const char* p : {"oasis", "fifo", "drf", "rrh", "dorm"}) {
     auto policy = MakePolicy(p, in.cluster, params);
     const double u = Simulate(in.cluster, in.jobs, *policy).total_utility;

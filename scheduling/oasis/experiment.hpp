@@ -7,13 +7,6 @@
 // in offline_optimum.hpp, over the instance's own jobs). Misestimation multiplies L by
 // low_factor and U by high_factor (PriceParams::Scaled).
 //
-// Calibrated L. On the seed's utilities EstimatePrices gives L ~ 1e-30 (a sigmoid's tail is
-// floored at 1e-12 of its best, and eta sums capacities over resources of unlike units), so
-// prices stay negligible until a cell is ~90% full and OASiS admits nearly anything that fits.
-// "oasis-cal" keeps U and multiplies L by the factor 10^k, k in {0, 3, ..., 30}, that gives the
-// most total utility when OASiS schedules the past stream itself (ties: the smaller factor); the
-// jobs being scheduled play no part in the choice.
-//
 // Contract: deterministic for given arguments; reads no clock (a caller times it if it wants).
 #pragma once
 
@@ -35,11 +28,8 @@ struct PolicyRun {
   int violations = 0;
 };
 
-// The calibrated L factor of the stream of `seed` (above).
-double CalibrateLow(const WorkloadSpec& spec, uint64_t seed);
-
-// Runs `policy` ("oasis", "oasis-cal", "fifo", "drf", "rrh", "dorm") on MakeJobs(spec, seed);
-// the factors scale OASiS's L and U (for "oasis-cal", on top of the calibration).
+// Runs `policy` ("oasis", "fifo", "drf", "rrh", "dorm") on MakeJobs(spec, seed); the factors
+// scale OASiS's L and U.
 PolicyRun RunPolicy(const WorkloadSpec& spec, uint64_t seed, const std::string& policy,
                     double low_factor = 1, double high_factor = 1);
 
@@ -58,7 +48,7 @@ TinyRun RunTiny(uint64_t seed, double time_limit_s = 60);
 struct ReproduceOptions {
   WorkloadSpec spec;
   std::vector<uint64_t> seeds{1, 2, 3, 4, 5};
-  std::vector<double> factors{2, 10};  // misestimation factors
+  std::vector<double> factors{2};  // misestimation factors (L, U x 0.5 and 2)
   int tiny_instances = 20;
 };
 

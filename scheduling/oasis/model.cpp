@@ -107,6 +107,13 @@ double Utility::Value(int duration) const {
   return 0;
 }
 
+double Utility::LogValue(int duration) const {
+  if (kind != UtilityKind::kSigmoid || g1 <= 0) return std::log(Value(duration));
+  // ln g1 - ln(1 + e^z), with ln(1 + e^z) = z + ln(1 + e^-z) for z > 0 (no overflow).
+  const double z = g2 * (static_cast<double>(duration) - g3);
+  return std::log(g1) - (z > 0 ? z + std::log1p(std::exp(-z)) : std::log1p(std::exp(z)));
+}
+
 double Job::StepSeconds() const { return minibatch_s + 2 * gradient / worker_bandwidth(); }
 
 double Job::Minibatches() const {

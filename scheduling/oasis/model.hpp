@@ -55,6 +55,8 @@ struct Utility {
   double g3 = 5;
 
   double Value(int duration) const;
+  // ln Value(duration), exact where Value underflows (a sigmoid's tail); -inf where it is 0.
+  double LogValue(int duration) const;
 };
 
 struct Job {

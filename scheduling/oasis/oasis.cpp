@@ -23,8 +23,8 @@ double OasisScheduler::CostLowerBound(const Job& job, int work) const {
   double worker = 0;
   double ps = 0;
   for (int r = 0; r < kResources; ++r) {
-    worker += p.worker_low[r] * job.worker[r];
-    ps += p.ps_low[r] * job.ps[r];
+    worker += p.worker_low(r) * job.worker[r];
+    ps += p.ps_low(r) * job.ps[r];
   }
   return work * worker + job.PsFor(work) * ps;
 }

@@ -19,9 +19,9 @@ double TotalCapacity(const std::vector<Machine>& machines) {
 }
 
 struct PastJob {
-  double best = 0;   // f_i at the fastest possible finish
-  double worst = 0;  // f_i finishing in the last slot
-  int work = 0;      // W_i
+  double best = 0;       // f_i at the fastest possible finish
+  double log_worst = 0;  // ln f_i finishing in the last slot (-inf if it is 0)
+  int work = 0;          // W_i
 };
 
 // U^r = max over jobs of best / demand^r; 0 where no job demands r.
@@ -37,10 +37,10 @@ ResourceVector HighEstimate(const std::vector<PastJob>& jobs, const std::vector<
   return high;
 }
 
-// L = min_i worst_i / (4 eta sum_r W_i d_i^r), eta = max_i T sum_machines sum_r c / sum_r W_i
-// d_i^r; 0 if no job has a positive worst utility and a positive demand.
-double LowEstimate(const std::vector<PastJob>& jobs, const std::vector<Job>& past, bool worker,
-                   double cluster_volume) {
+// ln L = min_i ln(worst_i / volume_i) - ln(4 eta), eta = max_i T sum_machines sum_r c / volume_i
+// with volume_i = sum_r W_i d_i^r; NaN if no job has a positive worst utility and volume.
+double LogLowEstimate(const std::vector<PastJob>& jobs, const std::vector<Job>& past, bool worker,
+                      double cluster_volume) {
   double eta = 0;
   double least = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -49,18 +49,29 @@ double LowEstimate(const std::vector<PastJob>& jobs, const std::vector<Job>& pas
     for (double d : demand) volume += jobs[i].work * d;
     if (volume <= 0) continue;
     eta = std::max(eta, cluster_volume / volume);
-    if (jobs[i].worst > 0) least = std::min(least, jobs[i].worst / volume);
+    if (std::isfinite(jobs[i].log_worst)) {
+      least = std::min(least, jobs[i].log_worst - std::log(volume));
+    }
   }
-  if (!std::isfinite(least) || eta <= 0) return 0;
-  return least / (4 * std::max(eta, 1.0));
+  if (!std::isfinite(least) || eta <= 0) return std::numeric_limits<double>::quiet_NaN();
+  return least - std::log(4 * std::max(eta, 1.0));
 }
 
 }  // namespace
 
+double PriceParams::Alpha() const {
+  double alpha = 1;
+  for (int r = 0; r < kResources; ++r) {
+    alpha = std::max(alpha, std::log(worker_high[r]) - worker_log_low[r]);
+    alpha = std::max(alpha, std::log(ps_high[r]) - ps_log_low[r]);
+  }
+  return alpha;
+}
+
 PriceParams PriceParams::Uniform(double low, double high) {
   PriceParams p;
-  p.worker_low.fill(low);
-  p.ps_low.fill(low);
+  p.worker_log_low.fill(std::log(low));
+  p.ps_log_low.fill(std::log(low));
   p.worker_high.fill(std::max(low, high));
   p.ps_high.fill(std::max(low, high));
   return p;
@@ -69,22 +80,22 @@ PriceParams PriceParams::Uniform(double low, double high) {
 PriceParams PriceParams::Scaled(double low_factor, double high_factor) const {
   PriceParams p = *this;
   for (int r = 0; r < kResources; ++r) {
-    p.worker_low[r] *= low_factor;
-    p.ps_low[r] *= low_factor;
-    p.worker_high[r] = std::max(p.worker_low[r], p.worker_high[r] * high_factor);
-    p.ps_high[r] = std::max(p.ps_low[r], p.ps_high[r] * high_factor);
+    p.worker_log_low[r] += std::log(low_factor);
+    p.ps_log_low[r] += std::log(low_factor);
+    p.worker_high[r] = std::max(p.worker_low(r), p.worker_high[r] * high_factor);
+    p.ps_high[r] = std::max(p.ps_low(r), p.ps_high[r] * high_factor);
   }
   return p;
 }
 
-double Price(double low, double high, double allocated, double capacity) {
+double Price(double log_low, double high, double allocated, double capacity) {
   if (capacity <= 0) return high;
-  if (high <= low) return low;
-  return low * std::pow(high / low, allocated / capacity);
+  const double log_high = std::log(high);
+  if (log_high <= log_low) return std::exp(log_low);
+  return std::exp(log_low + (allocated / capacity) * (log_high - log_low));
 }
 
-PriceParams EstimatePrices(const Cluster& cluster, const std::vector<Job>& past,
-                           double min_utility_ratio) {
+PriceParams EstimatePrices(const Cluster& cluster, const std::vector<Job>& past) {
   std::vector<PastJob> jobs;
   std::vector<Job> valid;
   for (const Job& job : past) {
@@ -94,24 +105,24 @@ PriceParams EstimatePrices(const Cluster& cluster, const std::vector<Job>& past,
     const int fastest = (p.work + job.chunks - 1) / job.chunks;
     p.best = job.utility.Value(std::max(0, fastest - 1));
     const int arrival = std::clamp(job.arrival, 0, std::max(0, cluster.slots - 1));
-    p.worst = std::max(job.utility.Value(std::max(0, cluster.slots - 1 - arrival)),
-                       min_utility_ratio * p.best);
+    p.log_worst = job.utility.LogValue(std::max(0, cluster.slots - 1 - arrival));
     jobs.push_back(p);
     valid.push_back(job);
   }
   const double slots = std::max(1, cluster.slots);
-  const double worker_low = LowEstimate(jobs, valid, true, slots * TotalCapacity(cluster.workers));
-  const double ps_low = LowEstimate(jobs, valid, false, slots * TotalCapacity(cluster.ps));
+  const double worker_low =
+      LogLowEstimate(jobs, valid, true, slots * TotalCapacity(cluster.workers));
+  const double ps_low = LogLowEstimate(jobs, valid, false, slots * TotalCapacity(cluster.ps));
   PriceParams p;
-  p.worker_low.fill(worker_low > 0 ? worker_low : kDefaultLow);
-  p.ps_low.fill(ps_low > 0 ? ps_low : kDefaultLow);
+  p.worker_log_low.fill(std::isnan(worker_low) ? std::log(kDefaultLow) : worker_low);
+  p.ps_log_low.fill(std::isnan(ps_low) ? std::log(kDefaultLow) : ps_low);
   p.worker_high = HighEstimate(jobs, valid, true);
   p.ps_high = HighEstimate(jobs, valid, false);
   for (int r = 0; r < kResources; ++r) {
     if (p.worker_high[r] <= 0) p.worker_high[r] = kDefaultHigh;
     if (p.ps_high[r] <= 0) p.ps_high[r] = kDefaultHigh;
-    p.worker_high[r] = std::max(p.worker_high[r], p.worker_low[r]);
-    p.ps_high[r] = std::max(p.ps_high[r], p.ps_low[r]);
+    p.worker_high[r] = std::max(p.worker_high[r], p.worker_low(r));
+    p.ps_high[r] = std::max(p.ps_high[r], p.ps_low(r));
   }
   return p;
 }
@@ -136,7 +147,7 @@ void PriceBook::Reprice(int slot, int machine, bool worker) {
   const double* used = worker ? usage_.worker_row(slot, machine) : usage_.ps_row(slot, machine);
   double* price = worker ? &worker_price_[Index(slot, machine, workers_)]
                          : &ps_price_[Index(slot, machine, ps_machines_)];
-  const ResourceVector& low = worker ? params_.worker_low : params_.ps_low;
+  const ResourceVector& low = worker ? params_.worker_log_low : params_.ps_log_low;
   const ResourceVector& high = worker ? params_.worker_high : params_.ps_high;
   for (int r = 0; r < kResources; ++r) price[r] = Price(low[r], high[r], used[r], capacity[r]);
 }

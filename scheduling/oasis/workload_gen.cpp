@@ -114,7 +114,7 @@ Instance TinyInstance(uint64_t seed) {
     const double b = d.Int(1, 3);
     j.worker = {1, 0.5 * d.Int(1, 4), double(d.Int(4, 8)), 10, b};
     j.ps = {0, 0.5 * d.Int(1, 4), double(d.Int(4, 8)), 10, b + d.Int(0, 3)};
-    j.utility = {UtilityKind::kSigmoid, d.Real({1, 100}), d.Real({4, 6}), d.Real({0, 3})};
+    j.utility = {UtilityKind::kSigmoid, d.Real({1, 100}), d.Real({4, 6}), d.Real({1, 15})};
     in.jobs.push_back(j);
   }
   std::stable_sort(in.jobs.begin(), in.jobs.end(),

@@ -16,7 +16,7 @@
 //
 // TinyInstance: the offline optimum's size (docs/oasis.md: GLPK proves these optimal in about a
 // second): 5-8 jobs, 1-2 worker servers and 1-2 PS machines, 6 slots of 2 s; the generator of
-// tests/unit/oasis_bruteforce_test.cpp with sigmoid utilities only (g3 in [0,3] to fit 6 slots).
+// tests/unit/oasis_bruteforce_test.cpp with the paper's sigmoid utilities (g3 in [1,15]).
 //
 // Contract: the same spec and seed give the same cluster and jobs (std::mt19937_64, libstdc++'s
 // distributions); jobs are sorted by arrival, ids 0, 1, ... in that order.

@@ -6,7 +6,7 @@
 // totals; RRH rejects with a reason; every admitted OASiS job finishes by its planned end slot;
 // the simulator scores a job by f(completion - arrival) and is deterministic; the generator is
 // seeded and diurnal; and on a fixed set of small contended instances OASiS's total utility is
-// at least each baseline's.
+// at least FIFO's and DRF's.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -226,16 +226,17 @@ TEST(OasisWorkloadTest, SeededAndDiurnal) {
   for (const Job& j : a) EXPECT_EQ(ValidateJob(j), "");
 }
 
-// With the raw EstimatePrices (no calibration). On these instances OASiS leads every baseline;
-// at 50 + 50 machines with the raw estimate it does not beat RRH or Dorm (docs/oasis.md,
-// "Results"): this is a fixed-instance regression check, not a general claim.
-TEST(OasisBaselinesTest, OasisUtilityAtLeastEachBaselinesOnSmallContendedInstances) {
+// With the prices as the paper defines them (EstimatePrices over a past stream). On these fixed
+// instances OASiS beats the admit-all FIFO and DRF but trails RRH and Dorm (about 1,500 against
+// 2,750 and 2,220 in all), as at 50 + 50 machines (docs/oasis.md, "Results"): a fixed-instance
+// regression check, not a general claim.
+TEST(OasisBaselinesTest, OasisUtilityAtLeastFifosAndDrfsOnSmallContendedInstances) {
   std::map<std::string, double> total;
   for (uint64_t seed = 11; seed <= 14; ++seed) {
     for (const char* policy : kPolicies)
       total[policy] += RunPolicy(policy, SmallSpec(), seed).total_utility;
   }
-  for (const char* policy : kPolicies) {
+  for (const char* policy : {"fifo", "drf"}) {
     EXPECT_GE(total["oasis"], total[policy]) << policy << " " << total[policy];
   }
 }

@@ -60,17 +60,23 @@ Job SmallJob(int id, int arrival, int epochs, int chunks, int minibatches) {
 }
 
 TEST(OasisPriceTest, PriceIsLowAtZeroAndHighAtCapacity) {
-  EXPECT_DOUBLE_EQ(Price(0.5, 80, 0, 16), 0.5);
-  EXPECT_NEAR(Price(0.5, 80, 16, 16), 80, 1e-12);
-  EXPECT_NEAR(Price(0.5, 80, 8, 16), 0.5 * std::sqrt(160.0), 1e-12);
+  const double log_low = std::log(0.5);
+  EXPECT_DOUBLE_EQ(Price(log_low, 80, 0, 16), 0.5);
+  EXPECT_NEAR(Price(log_low, 80, 16, 16), 80, 1e-12);
+  EXPECT_NEAR(Price(log_low, 80, 8, 16), 0.5 * std::sqrt(160.0), 1e-12);
   double previous = 0;
   for (int g = 0; g <= 16; ++g) {
-    const double p = Price(0.5, 80, g, 16);
+    const double p = Price(log_low, 80, g, 16);
     EXPECT_GT(p, previous);
     previous = p;
   }
-  EXPECT_DOUBLE_EQ(Price(0.5, 80, 0, 0), 80);  // no capacity: priced as exhausted
-  EXPECT_DOUBLE_EQ(Price(2, 1, 3, 4), 2);      // U <= L: flat
+  EXPECT_DOUBLE_EQ(Price(log_low, 80, 0, 0), 80);    // no capacity: priced as exhausted
+  EXPECT_DOUBLE_EQ(Price(std::log(2), 1, 3, 4), 2);  // U <= L: flat
+  // L = e^-1400 is no double, yet the price at 99% of capacity is exact: e^(0.01 (-1400) + 0.99
+  // ln 80) = 80 e^-14.04.
+  EXPECT_NEAR(Price(-1400, 80, 99, 100) / (80 * std::exp(-0.01 * (1400 + std::log(80.0)))), 1,
+              1e-9);
+  EXPECT_EQ(Price(-1400, 80, 1, 100), 0);  // below the smallest double
 }
 
 TEST(OasisPriceTest, BookStartsAtLAndRepricesWhatAPlanTouches) {
@@ -108,26 +114,31 @@ TEST(OasisPriceTest, EstimateMatchesTheFormulasOnOneJob) {
   EXPECT_DOUBLE_EQ(p.ps_high[kGpu], 1);  // no job asks a PS for a GPU: the default
   const double worker_volume = 8 * (1 + 2 + 8 + 10 + 2);
   const double eta1 = 10 * (4 + 16 + 64 + 500 + 10) / worker_volume;
-  EXPECT_NEAR(p.worker_low[kGpu], worst / (4 * eta1 * worker_volume), 1e-15);
+  EXPECT_NEAR(p.worker_low(kGpu), worst / (4 * eta1 * worker_volume), 1e-15);
   const double ps_volume = 8 * (0 + 2 + 8 + 10 + 8);
   const double eta2 = 10 * (0 + 16 + 64 + 500 + 40) / ps_volume;
-  EXPECT_NEAR(p.ps_low[kCpu], worst / (4 * eta2 * ps_volume), 1e-15);
+  EXPECT_NEAR(p.ps_low(kCpu), worst / (4 * eta2 * ps_volume), 1e-15);
   const PriceParams scaled = p.Scaled(2, 0.5);
-  EXPECT_DOUBLE_EQ(scaled.worker_low[kCpu], 2 * p.worker_low[kCpu]);
+  EXPECT_NEAR(scaled.worker_low(kCpu), 2 * p.worker_low(kCpu), 1e-12 * p.worker_low(kCpu));
   EXPECT_DOUBLE_EQ(scaled.worker_high[kCpu], 0.5 * p.worker_high[kCpu]);
 }
 
-TEST(OasisPriceTest, EstimateFloorsAnUnderflowingTail) {
-  // At T = 300 a sigmoid's f(T - 1 - a) underflows to 0: L uses 1e-12 of the best utility.
+TEST(OasisPriceTest, EstimateKeepsAnUnderflowingTailExactInLogs) {
+  // At T = 300 a sigmoid's f(T - 1 - a) underflows to 0; L is kept as its logarithm, unfloored.
   const Cluster cluster = SmallCluster(1, 1, 300);
   const Job job = SmallJob(1, 0, 1, 4, 200);
   ASSERT_EQ(job.utility.Value(299), 0);
+  const Utility& f = job.utility;
+  const double log_worst = std::log(f.g1) - f.g2 * (299 - f.g3);  // ln f(299), 1 + e^z ~ e^z
+  EXPECT_NEAR(f.LogValue(299), log_worst, 1e-9);
+  EXPECT_NEAR(f.LogValue(1), std::log(f.Value(1)), 1e-12);
   const PriceParams p = EstimatePrices(cluster, {job});
-  const double worst = 1e-12 * job.utility.Value(1);
   const double volume = 8 * 23;
   const double eta = 300 * (4 + 16 + 64 + 500 + 10) / volume;
-  EXPECT_NEAR(p.worker_low[kGpu] / (worst / (4 * eta * volume)), 1, 1e-12);
-  EXPECT_GT(EstimatePrices(cluster, {job}, 1e-6).worker_low[kGpu], p.worker_low[kGpu]);
+  EXPECT_NEAR(p.worker_log_low[kGpu], log_worst - std::log(4 * eta * volume), 1e-9);
+  EXPECT_EQ(p.worker_low(kGpu), 0);  // L itself is below the smallest double
+  EXPECT_NEAR(p.Alpha(), std::log(p.worker_high[kGpu]) - p.worker_log_low[kGpu], 1e-9);
+  EXPECT_GT(p.Alpha(), 1000);
 }
 
 TEST(OasisModelTest, UtilityKinds) {
