@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
 #include "runner/run_directory.hpp"
+#include "runner/summary_json.hpp"
 
 namespace troupe {
 namespace {
@@ -33,95 +32,46 @@ std::string CsvField(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-// JSON has no NaN or infinity.
-std::string JsonNumber(double value, int decimals) {
-  return std::isfinite(value) ? Fixed(value, decimals) : "null";
-}
-
-// Builds a flat JSON object, one member a line, in the order the members are added.
-class JsonObject {
- public:
-  void Add(const char* key, const std::string& raw_value) {
-    body_ += body_.empty() ? "{\n" : ",\n";
-    body_ += "  " + JsonString(key) + ": " + raw_value;
-  }
-  void Str(const char* key, const std::string& value) { Add(key, JsonString(value)); }
-  void Int(const char* key, int64_t value) { Add(key, std::to_string(value)); }
-  void UInt(const char* key, uint64_t value) { Add(key, std::to_string(value)); }
-  void Num(const char* key, double value, int decimals) { Add(key, JsonNumber(value, decimals)); }
-  std::string Finish() const { return (body_.empty() ? "{" : body_ + "\n") + "}\n"; }
-
- private:
-  std::string body_;
-};
-
 }  // namespace
 
-std::string SummaryJson(const RunSummary& s) {
-  JsonObject json;
-  json.Str("config_name", s.config_name);
-  json.Str("mode", s.mode);
-  json.Str("policy", s.policy);
-  json.Str("mechanism", s.mechanism);
-  json.Str("end_reason", s.end_reason);
-  json.UInt("seed", s.seed);
-  json.Int("jobs_total", s.jobs_total);
-  json.Int("jobs_finished", s.jobs_finished);
-  json.Int("jobs_measured", s.jobs_measured);
-  json.Int("jobs_measured_finished", s.jobs_measured_finished);
-  json.Int("rounds", s.rounds);
-  json.Num("jct_mean_s", s.jct_mean_s, 3);
-  json.Num("jct_median_s", s.jct_median_s, 3);
-  json.Num("jct_p95_s", s.jct_p95_s, 3);
-  json.Num("jct_p99_s", s.jct_p99_s, 3);
-  json.Num("makespan_s", s.makespan_s, 3);
-  json.Num("gpu_utilisation", s.gpu_utilisation, 6);
-  json.Num("cpu_utilisation", s.cpu_utilisation, 6);
-  json.Num("memory_utilisation", s.memory_utilisation, 6);
-  json.UInt("events", s.events);
-  json.UInt("messages", s.messages);
-  json.Num("wall_s", s.wall_s, 3);
-  json.Num("events_per_s", s.events_per_s, 1);
-  json.Num("messages_per_s", s.messages_per_s, 1);
-  json.Int("jobs_failed", s.jobs_failed);
-  json.Num("wasted_gpu_hours", s.wasted_gpu_hours, 3);
-  json.Int("faults_injected", s.faults_injected);
-  json.UInt("messages_dropped", s.messages_dropped);
-  json.UInt("messages_duplicated", s.messages_duplicated);
-  json.UInt("messages_delayed", s.messages_delayed);
-  return json.Finish();
+summaries::ClusterRunSummary SummaryProto(const RunSummary& s) {
+  summaries::ClusterRunSummary m;
+  m.set_config_name(s.config_name);
+  m.set_mode(s.mode);
+  m.set_policy(s.policy);
+  m.set_mechanism(s.mechanism);
+  m.set_end_reason(s.end_reason);
+  m.set_seed(s.seed);
+  m.set_jobs_total(s.jobs_total);
+  m.set_jobs_finished(s.jobs_finished);
+  m.set_jobs_measured(s.jobs_measured);
+  m.set_jobs_measured_finished(s.jobs_measured_finished);
+  m.set_rounds(s.rounds);
+  m.set_jct_mean_s(s.jct_mean_s);
+  m.set_jct_median_s(s.jct_median_s);
+  m.set_jct_p95_s(s.jct_p95_s);
+  m.set_jct_p99_s(s.jct_p99_s);
+  m.set_makespan_s(s.makespan_s);
+  m.set_gpu_utilisation(s.gpu_utilisation);
+  m.set_cpu_utilisation(s.cpu_utilisation);
+  m.set_memory_utilisation(s.memory_utilisation);
+  m.set_events(s.events);
+  m.set_messages(s.messages);
+  m.set_wall_s(s.wall_s);
+  m.set_events_per_s(s.events_per_s);
+  m.set_messages_per_s(s.messages_per_s);
+  m.set_jobs_failed(s.jobs_failed);
+  m.set_wasted_gpu_hours(s.wasted_gpu_hours);
+  m.set_faults_injected(s.faults_injected);
+  m.set_messages_dropped(s.messages_dropped);
+  m.set_messages_duplicated(s.messages_duplicated);
+  m.set_messages_delayed(s.messages_delayed);
+  return m;
+}
+
+StatusOr<std::string> SummaryJson(const RunSummary& s) {
+  summaries::ClusterRunSummary m = SummaryProto(s);
+  return PrintSummaryJson(&m);
 }
 
 std::string JobsCsv(const std::vector<JobRecord>& jobs) {
@@ -186,7 +136,9 @@ Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
   if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
   std::error_code ec;
   std::filesystem::remove_all(StagingDirectory(out_dir), ec);  // a crashed run's leftover
-  std::vector<NamedFile> files = {{"summary.json", SummaryJson(summary)},
+  StatusOr<std::string> json = SummaryJson(summary);
+  if (!json.ok()) return json.status();
+  std::vector<NamedFile> files = {{"summary.json", *std::move(json)},
                                   {"jobs.csv", JobsCsv(jobs)},
                                   {"rounds.csv", RoundsCsv(rounds)}};
   if (leases) files.push_back({"leases.csv", LeasesCsv(*leases)});

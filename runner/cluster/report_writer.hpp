@@ -7,12 +7,14 @@
 //    them are written, replacing an existing out_dir folder (never a regular file). On failure it
 //    returns IoError naming the path, removes the staging folder and leaves out_dir as it was, so a
 //    failed run never leaves something that looks like a result. Missing parent folders are made.
-//  - Output is deterministic: numbers are printed in fixed formats independent of the locale
-//    (seconds and resource amounts with 3 decimals, utilisations with 6), so the same records
-//    give the same bytes. The wall-clock fields (wall_s, events_per_s) appear only in
-//    summary.json, so jobs.csv and rounds.csv of two identical emulated runs compare equal.
-//  - summary.json is one JSON object holding every RunSummary field under its own name;
-//    non-finite numbers are written as null.
+//  - Output is deterministic: the CSVs print numbers in fixed formats independent of the locale
+//    (seconds and resource amounts with 3 decimals), summary.json in their shortest round-trip
+//    form, so the same records give the same bytes. The wall-clock fields (wall_s, events_per_s)
+//    appear only in summary.json, so jobs.csv and rounds.csv of two identical emulated runs
+//    compare equal.
+//  - summary.json is one JSON object holding every RunSummary field under its own name, as
+//    messages/summary.proto's ClusterRunSummary (its schema) printed by protobuf's JSON printer
+//    (runner/summary_json.hpp).
 //  - FormatSummaryTable renders a summary as a short human-readable table (JCT in hours,
 //    utilisations in percent) for stdout.
 #pragma once
@@ -21,7 +23,9 @@
 #include <vector>
 
 #include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "messages/records.hpp"
+#include "messages/summary.pb.h"
 #include "runner/cluster/run_summary.hpp"
 
 namespace troupe {
@@ -42,8 +46,10 @@ Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
                          const std::vector<LeaseRecord>* leases = nullptr,
                          const std::vector<FaultRecord>* faults = nullptr);
 
-// The three files' contents, as WriteRunDirectory writes them.
-std::string SummaryJson(const RunSummary& summary);
+// The files' contents, as WriteRunDirectory writes them. SummaryProto is the summary as
+// summary.json's schema holds it; SummaryJson prints it (an error only for a non-finite number).
+summaries::ClusterRunSummary SummaryProto(const RunSummary& summary);
+StatusOr<std::string> SummaryJson(const RunSummary& summary);
 std::string JobsCsv(const std::vector<JobRecord>& jobs);
 std::string RoundsCsv(const std::vector<RoundRecord>& rounds);
 std::string LeasesCsv(const std::vector<LeaseRecord>& leases);

@@ -1,4 +1,4 @@
-// The run directory of an OASiS run (actors/oasis/oasis_run.hpp): summary.json, jobs.csv,
+// The run directory of an OASiS run (runner/oasis/oasis_run.hpp): summary.json, jobs.csv,
 // slots.csv, and the summary printed by `troupe run`.
 
 #include <cstdio>
@@ -6,6 +6,7 @@
 
 #include "runner/oasis/oasis_run.hpp"
 #include "runner/run_directory.hpp"
+#include "runner/summary_json.hpp"
 
 namespace troupe {
 namespace {
@@ -18,15 +19,6 @@ std::string Num(double v, int digits = 6) {
   return buffer;
 }
 
-std::string Quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += (c == '\n' ? ' ' : c);
-  }
-  return out + "\"";
-}
-
 // A CSV field: quoted when it holds a comma or a quote.
 std::string Field(const std::string& s) {
   if (s.find_first_of(",\"") == std::string::npos) return s;
@@ -37,37 +29,35 @@ std::string Field(const std::string& s) {
 
 }  // namespace
 
-std::string OasisSummaryJson(const OasisSummary& s) {
-  std::string j = "{\n";
-  auto add = [&](const std::string& key, const std::string& value) {
-    j += "  \"" + key + "\": " + value + ",\n";
-  };
-  add("config", Quoted(s.config_name));
-  add("mode", Quoted(s.mode));
-  add("policy", Quoted(s.policy));
-  add("seed", std::to_string(s.seed));
-  add("slots", std::to_string(s.slots));
-  add("worker_servers", std::to_string(s.worker_servers));
-  add("ps_machines", std::to_string(s.ps_machines));
-  add("jobs", std::to_string(s.jobs));
-  add("admitted", std::to_string(s.admitted));
-  add("rejected", std::to_string(s.rejected));
-  add("finished", std::to_string(s.finished));
-  add("late", std::to_string(s.late));
-  add("total_utility", Num(s.total_utility, 12));
-  add("low_factor", Num(s.low_factor));
-  add("mean_gpu_use", Num(s.mean_gpu_use));
-  add("released_worker_slots", std::to_string(s.released_worker_slots));
-  add("chunk_pieces", std::to_string(s.pieces));
-  add("messages", std::to_string(s.messages));
-  add("events", std::to_string(s.events));
-  add("wall_s", Num(s.wall_s));
-  std::string v = "[";
-  for (size_t i = 0; i < s.violations.size(); ++i) {
-    v.append(i ? ", " : "").append(Quoted(s.violations[i]));
-  }
-  j += "  \"violations\": " + v + "]\n}\n";
-  return j;
+summaries::OasisRunSummary OasisSummaryProto(const OasisSummary& s) {
+  summaries::OasisRunSummary m;
+  m.set_config(s.config_name);
+  m.set_mode(s.mode);
+  m.set_policy(s.policy);
+  m.set_seed(s.seed);
+  m.set_slots(s.slots);
+  m.set_worker_servers(s.worker_servers);
+  m.set_ps_machines(s.ps_machines);
+  m.set_jobs(s.jobs);
+  m.set_admitted(s.admitted);
+  m.set_rejected(s.rejected);
+  m.set_finished(s.finished);
+  m.set_late(s.late);
+  m.set_total_utility(s.total_utility);
+  m.set_low_factor(s.low_factor);
+  m.set_mean_gpu_use(s.mean_gpu_use);
+  m.set_released_worker_slots(s.released_worker_slots);
+  m.set_chunk_pieces(s.pieces);
+  m.set_messages(s.messages);
+  m.set_events(s.events);
+  m.set_wall_s(s.wall_s);
+  for (const std::string& v : s.violations) m.add_violations(v);
+  return m;
+}
+
+StatusOr<std::string> OasisSummaryJson(const OasisSummary& s) {
+  summaries::OasisRunSummary m = OasisSummaryProto(s);
+  return PrintSummaryJson(&m);
 }
 
 std::string OasisJobsCsv(const std::vector<OasisJobRow>& jobs) {
@@ -107,7 +97,9 @@ Status WriteOasisRunDirectory(const std::string& out_dir, const OasisRunResult& 
   if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
   std::error_code ec;
   std::filesystem::remove_all(StagingDirectory(out_dir), ec);  // a crashed run's leftover
-  return CommitRunDirectory(out_dir, {{"summary.json", OasisSummaryJson(result.summary)},
+  StatusOr<std::string> json = OasisSummaryJson(result.summary);
+  if (!json.ok()) return json.status();
+  return CommitRunDirectory(out_dir, {{"summary.json", *std::move(json)},
                                       {"jobs.csv", OasisJobsCsv(result.records.jobs)},
                                       {"slots.csv", OasisSlotsCsv(result.records.slots)}});
 }

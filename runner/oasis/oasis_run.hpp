@@ -22,7 +22,9 @@
 
 #include "actors/oasis/oasis_scheduler_actor.hpp"
 #include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "messages/config.pb.h"
+#include "messages/summary.pb.h"
 #include "runner/execute_options.hpp"
 #include "runtime/actor_runtime.hpp"
 #include "scheduling/oasis/dorm.hpp"
@@ -37,7 +39,7 @@ struct OasisPlan {
   std::vector<scheduling::oasis::Job> jobs;
   std::string policy = "oasis";
   scheduling::oasis::PriceParams prices;
-  double low_factor = 1;  // applied to the estimate (calibration included)
+  double low_factor = 1;  // applied to the estimate (oasis.low_scale)
   scheduling::oasis::DormOptions dorm;
   RuntimeOptions runtime;
   std::string config_name;
@@ -74,7 +76,9 @@ Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunRe
 // Writes summary.json, jobs.csv and slots.csv into a staging folder beside out_dir, then moves
 // it onto out_dir (replacing a folder there).
 Status WriteOasisRunDirectory(const std::string& out_dir, const OasisRunResult& result);
-std::string OasisSummaryJson(const OasisSummary& s);
+// summary.json: the summary as messages/summary.proto's OasisRunSummary, and its text.
+summaries::OasisRunSummary OasisSummaryProto(const OasisSummary& s);
+StatusOr<std::string> OasisSummaryJson(const OasisSummary& s);
 std::string OasisJobsCsv(const std::vector<OasisJobRow>& jobs);
 std::string OasisSlotsCsv(const std::vector<OasisSlotRow>& slots);
 std::string FormatOasisSummary(const OasisSummary& s);

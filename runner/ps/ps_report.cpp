@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "runner/run_directory.hpp"
+#include "runner/summary_json.hpp"
 
 namespace troupe {
 namespace {
@@ -22,15 +23,6 @@ std::string Fixed(double x, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, x);
   return buf;
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -72,69 +64,69 @@ std::string PsBatchesCsv(const std::vector<PsBatchRecord>& batches) {
   return out;
 }
 
-std::string PsSummaryJson(const PsSummary& s) {
-  const std::pair<const char*, std::string> fields[] = {
-      {"config_name", Quote(s.config_name)},
-      {"mode", Quote(s.mode)},
-      {"data", Quote(s.data)},
-      {"seed", std::to_string(s.seed)},
-      {"nodes", I(s.nodes)},
-      {"gpus_per_node", I(s.gpus_per_node)},
-      {"batch_size", I(s.batch_size)},
-      {"batches", I(s.batches)},
-      {"examples", I(s.examples)},
-      {"emulated_s", G(s.emulated_s)},
-      {"wall_s", G(s.wall_s)},
-      {"examples_per_s", G(s.examples_per_s)},
-      {"examples_per_s_wall", G(s.examples_per_s_wall)},
-      {"auc", G(s.auc)},
-      {"first_loss", G(s.first_loss)},
-      {"final_loss", G(s.final_loss)},
-      {"steady_from", I(s.steady_from)},
-      {"read_s", G(s.read_s)},
-      {"partition_s", G(s.partition_s)},
-      {"ssd_s", G(s.ssd_s)},
-      {"train_s", G(s.train_s)},
-      {"slowest_stage", Quote(s.slowest_stage)},
-      {"slowest_stage_s", G(s.slowest_stage_s)},
-      {"batch_time_s", G(s.batch_time_s)},
-      {"stage_sum_s", G(s.stage_sum_s)},
-      {"hbm_hit_rate", G(s.hbm_hit_rate)},
-      {"mem_hit_rate", G(s.mem_hit_rate)},
-      {"mem_hit_rate_first_100", G(s.mem_hit_rate_first_100)},
-      {"cache_hit_rate", G(s.cache_hit_rate)},
-      {"cache_hit_rate_first_100", G(s.cache_hit_rate_first_100)},
-      {"ssd_rows_read", I(s.counts.ssd_rows_read)},
-      {"rows_created", I(s.counts.rows_created)},
-      {"disk_bytes", I(s.disk_bytes)},
-      {"net_bytes", I(s.net_bytes)},
-      {"ssd_bytes_read", I(s.counts.ssd_bytes_read)},
-      {"ssd_bytes_written", I(s.counts.ssd_bytes_written)},
-      {"compaction_bytes", I(s.counts.compaction_bytes)},
-      {"bytes_moved", I(s.bytes_moved)},
-      {"parameters", I(s.parameters)},
-      {"ssd_keys", I(s.ssd_keys)},
-      {"mem_rows", I(s.mem_rows)},
-      {"mem_capacity_rows", I(s.mem_capacity_rows)},
-      {"ssd_disk_bytes", I(s.ssd_disk_bytes)},
-      {"ssd_files", I(s.ssd_files)},
-      {"compactions", I(s.compactions)},
-      {"replicas_identical", s.replicas_identical ? "true" : "false"},
-      {"messages", std::to_string(s.messages)},
-      {"events", std::to_string(s.events)},
-      {"faults_injected", I(s.faults_injected)},
-      {"crashes", I(s.crashes)},
-      {"restarts", I(s.restarts)},
-      {"disk_write_failures", I(s.disk_write_failures)},
-      {"disk_recoveries", I(s.disk_recoveries)},
-      {"steps_replayed", I(s.steps_replayed)},
-      {"updates_lost", I(s.updates_lost)}};
-  std::string out = "{\n";
-  for (size_t i = 0; i < std::size(fields); ++i) {
-    out += std::string("  \"") + fields[i].first + "\": " + fields[i].second;
-    out += i + 1 < std::size(fields) ? ",\n" : "\n";
-  }
-  return out + "}\n";
+summaries::PsRunSummary PsSummaryProto(const PsSummary& s) {
+  summaries::PsRunSummary m;
+  m.set_config_name(s.config_name);
+  m.set_mode(s.mode);
+  m.set_data(s.data);
+  m.set_seed(s.seed);
+  m.set_nodes(s.nodes);
+  m.set_gpus_per_node(s.gpus_per_node);
+  m.set_batch_size(s.batch_size);
+  m.set_batches(s.batches);
+  m.set_examples(s.examples);
+  m.set_emulated_s(s.emulated_s);
+  m.set_wall_s(s.wall_s);
+  m.set_examples_per_s(s.examples_per_s);
+  m.set_examples_per_s_wall(s.examples_per_s_wall);
+  m.set_auc(s.auc);  // NaN (no held-out examples) is left out of the JSON
+  m.set_first_loss(s.first_loss);
+  m.set_final_loss(s.final_loss);
+  m.set_steady_from(s.steady_from);
+  m.set_read_s(s.read_s);
+  m.set_partition_s(s.partition_s);
+  m.set_ssd_s(s.ssd_s);
+  m.set_train_s(s.train_s);
+  m.set_slowest_stage(s.slowest_stage);
+  m.set_slowest_stage_s(s.slowest_stage_s);
+  m.set_batch_time_s(s.batch_time_s);
+  m.set_stage_sum_s(s.stage_sum_s);
+  m.set_hbm_hit_rate(s.hbm_hit_rate);
+  m.set_mem_hit_rate(s.mem_hit_rate);
+  m.set_mem_hit_rate_first_100(s.mem_hit_rate_first_100);
+  m.set_cache_hit_rate(s.cache_hit_rate);
+  m.set_cache_hit_rate_first_100(s.cache_hit_rate_first_100);
+  m.set_ssd_rows_read(s.counts.ssd_rows_read);
+  m.set_rows_created(s.counts.rows_created);
+  m.set_disk_bytes(s.disk_bytes);
+  m.set_net_bytes(s.net_bytes);
+  m.set_ssd_bytes_read(s.counts.ssd_bytes_read);
+  m.set_ssd_bytes_written(s.counts.ssd_bytes_written);
+  m.set_compaction_bytes(s.counts.compaction_bytes);
+  m.set_bytes_moved(s.bytes_moved);
+  m.set_parameters(s.parameters);
+  m.set_ssd_keys(s.ssd_keys);
+  m.set_mem_rows(s.mem_rows);
+  m.set_mem_capacity_rows(s.mem_capacity_rows);
+  m.set_ssd_disk_bytes(s.ssd_disk_bytes);
+  m.set_ssd_files(s.ssd_files);
+  m.set_compactions(s.compactions);
+  m.set_replicas_identical(s.replicas_identical);
+  m.set_messages(s.messages);
+  m.set_events(s.events);
+  m.set_faults_injected(s.faults_injected);
+  m.set_crashes(s.crashes);
+  m.set_restarts(s.restarts);
+  m.set_disk_write_failures(s.disk_write_failures);
+  m.set_disk_recoveries(s.disk_recoveries);
+  m.set_steps_replayed(s.steps_replayed);
+  m.set_updates_lost(s.updates_lost);
+  return m;
+}
+
+StatusOr<std::string> PsSummaryJson(const PsSummary& s) {
+  summaries::PsRunSummary m = PsSummaryProto(s);
+  return PrintSummaryJson(&m);
 }
 
 std::string PsStagingDir(const std::string& out_dir) { return StagingDirectory(out_dir); }
@@ -156,7 +148,9 @@ Status WritePsRunDirectory(const std::string& out_dir, const PsSummary& summary,
                            const std::vector<PsBatchRecord>& batches,
                            const std::vector<PsFaultRecord>* faults) {
   // The run's SSD-PS files are already in the staging folder; they move with it.
-  std::vector<NamedFile> files = {{"summary.json", PsSummaryJson(summary)},
+  StatusOr<std::string> json = PsSummaryJson(summary);
+  if (!json.ok()) return json.status();
+  std::vector<NamedFile> files = {{"summary.json", *std::move(json)},
                                   {"batches.csv", PsBatchesCsv(batches)}};
   if (faults != nullptr) files.push_back({"faults.csv", PsFaultsCsv(*faults)});
   return CommitRunDirectory(out_dir, files);

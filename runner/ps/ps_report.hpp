@@ -1,19 +1,23 @@
 // The run directory and the stdout table of a parameter-server run (ps_run.hpp).
 //
-//  - WritePsRunDirectory writes summary.json (every PsSummary field under its own name) and
+//  - WritePsRunDirectory writes summary.json (every PsSummary field under its own name, as
+//    messages/summary.proto's PsRunSummary printed by runner/summary_json.hpp) and
 //    batches.csv (one row a global step, header kPsBatchesCsvHeader) into out_dir, atomically:
 //    into the sibling staging folder `<out_dir>.tmp-<pid>`, renamed onto out_dir (replacing a
 //    folder there) only once both are written. On failure: IoError naming the path, the staging
 //    folder removed, out_dir as it was. With faults, faults.csv too (what each fault did).
-//  - Numbers are printed locale-independently with 9 significant digits, so the same records give
-//    the same bytes; the wall-clock fields (wall_s, examples_per_s_wall) appear only in
-//    summary.json, so batches.csv of two identical emulated runs compare equal.
+//  - Numbers are printed locale-independently (batches.csv with 9 significant digits, summary.json
+//    in their shortest round-trip form), so the same records give the same bytes; the wall-clock
+//    fields (wall_s, examples_per_s_wall) appear only in summary.json, so batches.csv of two
+//    identical emulated runs compare equal.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "base/status.hpp"
+#include "base/status_or.hpp"
+#include "messages/summary.pb.h"
 #include "runner/ps/ps_run.hpp"
 
 namespace troupe {
@@ -42,7 +46,10 @@ inline constexpr char kPsFaultsCsvHeader[] = "at_s,node,fault,event,step,count,d
 std::string PsFaultsCsv(const std::vector<PsFaultRecord>& faults);
 
 std::string PsBatchesCsv(const std::vector<PsBatchRecord>& batches);
-std::string PsSummaryJson(const PsSummary& summary);
+// summary.json's message (PsSummaryProto; a new PsSummary field is one line there and one in
+// summary.proto) and its text (an error only for a non-finite number outside an optional field).
+summaries::PsRunSummary PsSummaryProto(const PsSummary& summary);
+StatusOr<std::string> PsSummaryJson(const PsSummary& summary);
 
 // A short table for stdout: throughput, AUC, loss, hit rates per tier, bytes moved, stage times.
 std::string FormatPsSummaryTable(const PsSummary& summary);

@@ -7,6 +7,12 @@ run.lease_log, leases.csv). Anything else
 that has a readable summary.json is of an unknown type: it is loaded with its summary only and the
 report skips it with a note. Every check raises InputError naming the file and, where it can, the
 line; nothing here draws.
+
+summary.json's schema, every field of every type, is messages/summary.proto. The *_SUMMARY_FIELDS
+below name the fields the report reads as (type, may be unknown): an unknown value (an `optional`
+field of the schema) is absent from the file, or null in runs of older troupe versions. Counts
+that may pass 2^31 are doubles in the schema (read them as numbers, not ints); the seed is a
+string.
 """
 
 import json
@@ -31,15 +37,15 @@ ROUNDS_COLUMNS = {"round": "int", "start_s": "float", "end_s": "float", "gpus_al
                   "jobs_running": "int", "jobs_queued": "int"}
 LEASES_COLUMNS = {"round": "int", "job_id": "int", "server": "int", "gpu_ids": "str",
                   "cpus": "float", "memory_gb": "float"}
-# batches.csv of a parameter-server run (actors/ps/ps_report.cpp).
+# batches.csv of a parameter-server run (runner/ps/ps_report.cpp).
 PS_STAGES = ["read_s", "partition_s", "ssd_s", "train_s"]
 BATCHES_COLUMNS = {"batch": "int", "loss": "float", "batch_time_s": "float", "end_s": "float",
                    **{stage: "float" for stage in PS_STAGES}, "keys": "int", "hbm_hits": "int",
                    "mem_keys": "int", "mem_hits": "int", "mem_hit_rate": "float",
                    "cache_hit_rate": "float", "ssd_rows_read": "int"}
 PS_SUMMARY_FIELDS = {"batches": (int, False), "batch_size": (int, False), "nodes": (int, False),
-                     "auc": (float, True)}
-# jobs.csv and slots.csv of an OASiS run (actors/oasis/oasis_report.cpp); slots.csv has, per
+                     "auc": (float, True)}  # auc: absent without held-out examples
+# jobs.csv and slots.csv of an OASiS run (runner/oasis/oasis_report.cpp); slots.csv has, per
 # resource R, worker_use_R, ps_use_R, worker_price_R and ps_price_R (R from worker_price_*).
 OASIS_JOBS_COLUMNS = {"id": "int", "arrival": "int", "admitted": "int", "utility": "float"}
 SLOTS_COLUMNS = {"slot": "int", "active": "int", "workers": "int", "ps": "int"}
@@ -47,10 +53,10 @@ OASIS_KINDS = ["worker_use_", "ps_use_", "worker_price_", "ps_price_"]
 OASIS_SUMMARY_FIELDS = {"policy": (str, False), "slots": (int, False), "jobs": (int, False),
                         "admitted": (int, False), "rejected": (int, False),
                         "total_utility": (float, False)}
-# summary.json fields of a scheduler run: (type, may be null).
+# summary.json fields of a scheduler run: (type, may be unknown).
 SUMMARY_FIELDS = {"policy": (str, False), "mechanism": (str, False), "jobs_total": (int, False),
-                  "makespan_s": (float, False), "gpu_utilisation": (float, True),
-                  "cpu_utilisation": (float, True), "memory_utilisation": (float, True)}
+                  "makespan_s": (float, False), "gpu_utilisation": (float, False),
+                  "cpu_utilisation": (float, False), "memory_utilisation": (float, False)}
 
 
 @dataclass
@@ -185,12 +191,12 @@ def read_summary(path):
 
 
 def check_summary_fields(path, summary, fields):
-    for key, (kind, nullable) in fields.items():
+    for key, (kind, may_be_unknown) in fields.items():
+        if summary.get(key) is None and may_be_unknown:
+            continue
         if key not in summary:
             raise InputError(path, None, f"missing field \"{key}\"")
         value = summary[key]
-        if value is None and nullable:
-            continue
         ok = isinstance(value, str) if kind is str else (
             isinstance(value, (int, float)) and not isinstance(value, bool))
         if kind is int and isinstance(value, float):
