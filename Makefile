@@ -5,8 +5,9 @@ JOBS ?= $(shell nproc)
 CONFIG ?= configs/default.textproto
 OUT ?= runs/mechanisms
 CMAKE_FLAGS ?=
+PREFIX ?= $(HOME)/.local
 
-.PHONY: deps configure build run test test-asan bench fuzz format clean
+.PHONY: deps configure build run test test-asan bench fuzz format install clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -21,7 +22,9 @@ build: deps configure
 
 # Synergy's experiment under each mechanism (one seed), the comparison table, then the report.
 MECHANISMS ?= proportional,greedy,tune,opt
-run: build
+# Builds only the troupe binary (not the tests or benchmarks).
+run: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target troupe
 	./$(BUILD)/apps/troupe sweep $(CONFIG) --over scheduler.mechanism=$(MECHANISMS) \
 	  --set run.lease_log=true --out $(OUT)
 	./$(BUILD)/apps/troupe report $(OUT)/mechanism-*_seed-* --out $(OUT)/report
@@ -38,6 +41,12 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target troupe troupe_unit_tests troupe_integration_tests
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 
+# troupe in PREFIX/bin (default ~/.local/bin), its configs and plotting scripts in
+# PREFIX/share/troupe: `troupe run` and `troupe report` then work from any folder.
+install: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target troupe
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
 bench: build
 	./scripts/bench.sh
 
@@ -47,7 +56,8 @@ fuzz: deps
 	./scripts/fuzz.sh $(FUZZ_SECONDS)
 
 format:
-	find actors agent apps base bench emulation gpu messages paramserver runner runtime scheduling \
+	find actors agent apps base bench config emulation gpu messages paramserver runner runtime \
+	  scheduling \
 	  tests -name '*.cpp' -o -name '*.hpp' \
 	  -o -name '*.cu' -o -name '*.cuh' | xargs clang-format -i
 

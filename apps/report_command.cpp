@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "apps/shared_files.hpp"
 #include "runner/output_folder.hpp"
 
 extern char** environ;
@@ -18,14 +19,6 @@ namespace troupe {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string FindPlotScript() {
-  const fs::path built_from = fs::path(TROUPE_SOURCE_DIR) / "scripts" / "plot.py";
-  std::error_code ec;
-  if (fs::is_regular_file(built_from, ec)) return built_from.string();
-  if (fs::is_regular_file("scripts/plot.py", ec)) return "scripts/plot.py";
-  return "";
-}
 
 std::string FindPython() {
   if (const char* chosen = std::getenv("TROUPE_PYTHON"); chosen != nullptr && *chosen != '\0') {
@@ -80,10 +73,9 @@ int RunReport(const std::vector<std::string>& run_dirs, const std::string& out_d
     std::cerr << "troupe: report: no run directory given\n";
     return 2;
   }
-  const std::string script = FindPlotScript();
+  const std::string script = FindShippedFile("scripts/plot.py");
   if (script.empty()) {
-    std::cerr << "troupe: cannot find scripts/plot.py (looked in " << TROUPE_SOURCE_DIR
-              << " and the current directory)\n";
+    std::cerr << "troupe: cannot find scripts/plot.py (looked in " << ShippedFilePlaces() << ")\n";
     return 1;
   }
   fs::path out = out_dir;

@@ -21,6 +21,7 @@
 #include "actors/node_actor.hpp"
 #include "apps/chaos_command.hpp"
 #include "apps/report_command.hpp"
+#include "apps/shared_files.hpp"
 #include "apps/sweep.hpp"
 #include "base/parse.hpp"
 #include "config/config_loader.hpp"
@@ -32,7 +33,7 @@
 namespace troupe {
 namespace {
 
-constexpr char kDefaultConfig[] = "configs/default.textproto";
+// Without CONFIG: configs/default.textproto here, else the one shipped with troupe.
 // How often `troupe node` sends heartbeats: well under the smallest silence a run waits before
 // taking a node for dead (3 x faults.heartbeat_s; docs/faults.md).
 constexpr double kNodeHeartbeatS = 0.05;
@@ -59,7 +60,7 @@ CLI::Validator SeedValidator(uint64_t min) {
 }
 
 struct RunArgs {
-  std::string config = kDefaultConfig;
+  std::string config = DefaultConfigPath();
   std::string out;
   int64_t seed = -1;
   std::vector<std::string> sets;
@@ -98,7 +99,7 @@ int Run(const RunArgs& args) {
 }
 
 struct SweepArgs {
-  std::string config = kDefaultConfig;
+  std::string config = DefaultConfigPath();
   std::vector<std::string> over;
   std::string seeds;
   std::vector<std::string> sets;
