@@ -2,10 +2,11 @@
 // of every field) printed by protobuf's JSON printer, so no JSON formatting or escaping is ours.
 //
 // Contract: one field a line, indented, under its name in summary.proto; every field printed
-// (zeros and empty lists too), the 64-bit seed as a string, doubles in their shortest round-trip
-// form, a trailing newline. A double of an `optional` field that is not finite (NaN: unknown) is
-// left out of the JSON; a non-finite double in any other field is an Internal error (the writer
-// must make it finite), since JSON has no number for it. -0 prints as 0.
+// (zeros and empty lists too; known `optional` fields after the others), the 64-bit seed as a
+// string, doubles so that they read back exactly (15 or 17 significant digits), a trailing
+// newline. A double of an `optional` field that is not finite (NaN: unknown) is left out of the
+// JSON; a non-finite double in any other field is an Internal error naming the field (the writer
+// must make it finite: JSON has no number for it). -0 prints as 0.
 #pragma once
 
 #include <google/protobuf/message.h>

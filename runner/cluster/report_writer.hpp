@@ -8,8 +8,8 @@
 //    returns IoError naming the path, removes the staging folder and leaves out_dir as it was, so a
 //    failed run never leaves something that looks like a result. Missing parent folders are made.
 //  - Output is deterministic: the CSVs print numbers in fixed formats independent of the locale
-//    (seconds and resource amounts with 3 decimals), summary.json in their shortest round-trip
-//    form, so the same records give the same bytes. The wall-clock fields (wall_s, events_per_s)
+//    (seconds and resource amounts with 3 decimals), summary.json so that they read back
+//    exactly, so the same records give the same bytes. The wall-clock fields (wall_s, events_per_s)
 //    appear only in summary.json, so jobs.csv and rounds.csv of two identical emulated runs
 //    compare equal.
 //  - summary.json is one JSON object holding every RunSummary field under its own name, as

@@ -7,7 +7,7 @@
 //    folder there) only once both are written. On failure: IoError naming the path, the staging
 //    folder removed, out_dir as it was. With faults, faults.csv too (what each fault did).
 //  - Numbers are printed locale-independently (batches.csv with 9 significant digits, summary.json
-//    in their shortest round-trip form), so the same records give the same bytes; the wall-clock
+//    so that they read back exactly), so the same records give the same bytes; the wall-clock
 //    fields (wall_s, examples_per_s_wall) appear only in summary.json, so batches.csv of two
 //    identical emulated runs compare equal.
 #pragma once
