@@ -4,7 +4,7 @@
 #   - virtual-clock timed events/s against plain CAF sends on the same coordinator (target >= 50%);
 #   - the default experiment's wall time and memory against Synergy's own simulator (244 s,
 #     595 MB on this project's machine);
-#   - the 512-GPU Philly replay (target < 30 s), when ../shared/data/philly.csv exists.
+#   - the 512-GPU Philly replay (target < 30 s), when data/philly.csv exists.
 # Run from anywhere; works in the repository root. Assumes $BUILD (default build/) was configured
 # by the Makefile. Environment: BUILD, JOBS (build parallelism, default 2), MIN_TIME (seconds per
 # micro-benchmark, default 0.5). Results go to stdout only; docs/performance.md records them.
@@ -65,7 +65,7 @@ timed_run() {
 timed_run configs/default.textproto /tmp/troupe-bench-default
 default_wall=$wall_s default_rss=$rss_mb
 philly_wall="" philly_rss=""
-if [ -f ../shared/data/philly.csv ]; then
+if [ -f data/philly.csv ]; then
   timed_run configs/philly-512.textproto /tmp/troupe-bench-philly
   philly_wall=$wall_s philly_rss=$rss_mb
 fi
@@ -102,5 +102,5 @@ if [ -n "$philly_wall" ]; then
     "$(pct "$philly_wall" 30) of budget"
   row "Philly 512-GPU replay max RSS" "${philly_rss} MB" "-" "-"
 else
-  row "Philly 512-GPU replay" "skipped" "needs ../shared/data/philly.csv" "-"
+  row "Philly 512-GPU replay" "skipped" "needs data/philly.csv" "-"
 fi

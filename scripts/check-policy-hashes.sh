@@ -3,7 +3,7 @@
 # every practical mechanism (proportional, GREEDY, TUNE), shortened and in full (the policy figure
 # of docs/synergy.md), a few variants (multi-GPU jobs, a short starvation bound, FTF in Synergy's
 # order, TUNE sorted by demand, deep queues without the starvation guard), the default experiment
-# and, when ../shared/data/philly.csv exists, the Philly replay; compares the sha256 of each run's
+# and, when data/philly.csv exists, the Philly replay; compares the sha256 of each run's
 # jobs.csv and rounds.csv with the table below. A change to the scheduler's data structures must
 # leave every line as it is; a change meant to alter scheduling results updates the table
 # (--record prints it) and says why in its commit.
@@ -83,8 +83,8 @@ failed=0
 while IFS='|' read -r name config sets want_jobs want_rounds; do
   [ -z "$name" ] && continue
   if [ -n "$filter" ] && ! grep -qE "$filter" <<<"$name"; then continue; fi
-  if [ "$config" = philly-512 ] && [ ! -f ../shared/data/philly.csv ]; then
-    echo "skip  $name (no ../shared/data/philly.csv)"
+  if [ "$config" = philly-512 ] && [ ! -f data/philly.csv ]; then
+    echo "skip  $name (no data/philly.csv)"
     continue
   fi
   args=()

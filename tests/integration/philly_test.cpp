@@ -1,5 +1,5 @@
-// The public Philly trace (../shared/data/philly.csv, not in the repository): its first 5,000
-// jobs run to completion on a 512-GPU cluster. Skipped, saying so, where the file is absent.
+// The public Philly trace (data/philly.csv): its first 5,000 jobs run to completion on a 512-GPU
+// cluster.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,10 +11,8 @@ namespace troupe::testing {
 namespace {
 
 TEST(Philly, First5000JobsCompleteOn512Gpus) {
-  const std::string trace = SharedDataPath("philly.csv");
-  if (!std::filesystem::exists(trace)) {
-    GTEST_SKIP() << trace << " is absent; see docs/traces.md for where the public trace comes from";
-  }
+  const std::string trace = DataPath("philly.csv");
+  ASSERT_TRUE(std::filesystem::exists(trace)) << trace << " ships with troupe (data/README.md)";
   RunResult r = RunRepoConfig("configs/philly-512.textproto",
                               {"workload.trace_file=" + trace, "workload.max_jobs=5000"});
   ASSERT_EQ(r.jobs.size(), 5000u);

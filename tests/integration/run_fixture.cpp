@@ -113,8 +113,8 @@ std::string SourcePath(const std::string& relative) {
   return std::string(TROUPE_SOURCE_DIR) + "/" + relative;
 }
 
-std::string SharedDataPath(const std::string& name) {
-  return std::string(TROUPE_SHARED_DATA_DIR) + "/" + name;
+std::string DataPath(const std::string& name) {
+  return std::string(TROUPE_DATA_DIR) + "/" + name;
 }
 
 }  // namespace troupe::testing

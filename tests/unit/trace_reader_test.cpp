@@ -278,8 +278,8 @@ TEST(VectorJobSourceTest, SortsByArrivalThenJobId) {
 }
 
 TEST(PhillyTraceTest, TheFullPublicTraceLoads) {
-  const std::string path = TROUPE_SHARED_DATA_DIR "/philly.csv";
-  if (!fs::exists(path)) GTEST_SKIP() << "the Philly trace is absent: " << path;
+  const std::string path = TROUPE_DATA_DIR "/philly.csv";
+  ASSERT_TRUE(fs::exists(path)) << path << " ships with troupe (data/README.md)";
   std::vector<JobSpec> jobs;
   auto start = std::chrono::steady_clock::now();
   Status status = ReadTrace(path, {}, ModelCatalog::BuiltIn(), &jobs);
