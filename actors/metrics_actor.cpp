@@ -1,5 +1,7 @@
 #include "actors/metrics_actor.hpp"
 
+#include "runtime/live_feed.hpp"
+
 namespace troupe {
 
 caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
@@ -10,11 +12,16 @@ caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
   return {
       [=](JobRecord& job) {
         if (!self->state.recorded_jobs.insert(job.job_id).second) return;
+        if (LiveFeed* live = self->state.telemetry->live) live->OnJob(job);
         self->state.records.jobs.push_back(std::move(job));
       },
-      [=](FaultRecord& fault) { self->state.records.faults.push_back(std::move(fault)); },
+      [=](FaultRecord& fault) {
+        if (LiveFeed* live = self->state.telemetry->live) live->OnFault(fault);
+        self->state.records.faults.push_back(std::move(fault));
+      },
       [=](RoundRecord& round) {
         self->state.telemetry->rounds.store(round.round + 1, std::memory_order_relaxed);
+        if (LiveFeed* live = self->state.telemetry->live) live->OnRound(round);
         self->state.records.rounds.push_back(std::move(round));
       },
       [=](LeaseBatch& batch) {

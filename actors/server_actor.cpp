@@ -7,6 +7,7 @@
 
 #include "runtime/counted_send.hpp"
 #include "runtime/fault_network.hpp"
+#include "runtime/live_feed.hpp"
 
 namespace troupe {
 namespace {
@@ -39,6 +40,11 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
       }
     }
     Tell(self, st.telemetry, order.job, std::move(grant));
+  }
+  if (LiveFeed* live = st.telemetry->live) {
+    live->OnServerRound(st.spec.index, round.round, st.spec.gpus - st.ledger->free_gpus(),
+                        st.spec.cpus - st.ledger->free_cpus(),
+                        st.spec.memory_gb - st.ledger->free_memory_gb());
   }
 }
 

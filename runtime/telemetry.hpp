@@ -9,6 +9,7 @@
 namespace troupe {
 
 class FaultNetwork;
+class LiveFeed;
 
 struct Telemetry {
   std::atomic<uint64_t> messages{0};      // every message a troupe actor sent
@@ -19,6 +20,8 @@ struct Telemetry {
   std::atomic<bool> done{false};     // the run has ended and its records are handed over
   // The run's lossy network when it has link faults or partitions, else null (no cost).
   FaultNetwork* network = nullptr;
+  // What a watched run (`troupe run --serve`) tells its viewer, else null (no cost).
+  LiveFeed* live = nullptr;
 };
 
 }  // namespace troupe

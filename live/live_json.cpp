@@ -1,0 +1,162 @@
+#include "live/live_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace troupe {
+namespace {
+
+// Appends JSON text. Numbers are written with enough digits to read back what the run reports;
+// a number JSON cannot hold (inf, nan) is written as null.
+class JsonOut {
+ public:
+  std::string& text() { return out_; }
+  JsonOut& Key(const char* key) {
+    Comma();
+    out_ += '"';
+    out_ += key;
+    out_ += "\":";
+    fresh_ = true;
+    return *this;
+  }
+  JsonOut& Num(double v) {
+    Comma();
+    if (!std::isfinite(v)) {
+      out_ += "null";
+      return *this;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    out_ += buf;
+    return *this;
+  }
+  JsonOut& Int(int64_t v) {
+    Comma();
+    out_ += std::to_string(v);
+    return *this;
+  }
+  JsonOut& Bool(bool v) {
+    Comma();
+    out_ += v ? "true" : "false";
+    return *this;
+  }
+  JsonOut& Str(const std::string& v) {
+    Comma();
+    out_ += '"';
+    for (unsigned char c : v) {
+      if (c == '"' || c == '\\') {
+        out_ += '\\';
+        out_ += static_cast<char>(c);
+      } else if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out_ += buf;
+      } else {
+        out_ += static_cast<char>(c);
+      }
+    }
+    out_ += '"';
+    return *this;
+  }
+  JsonOut& Open(char bracket) {
+    Comma();
+    out_ += bracket;
+    fresh_ = true;
+    return *this;
+  }
+  JsonOut& Close(char bracket) {
+    out_ += bracket;
+    fresh_ = false;
+    return *this;
+  }
+
+ private:
+  void Comma() {
+    if (!fresh_) out_ += ',';
+    fresh_ = false;
+  }
+  std::string out_;
+  bool fresh_ = true;
+};
+
+void WriteRound(JsonOut& j, const LiveRoundPoint& p) {
+  j.Open('{');
+  j.Key("t").Num(p.start_s).Key("gpus").Int(p.gpus).Key("cpus").Num(p.cpus);
+  j.Key("mem").Num(p.memory_gb).Key("running").Int(p.running).Key("queued").Int(p.queued);
+  j.Close('}');
+}
+
+void WriteServers(JsonOut& j, const std::vector<LiveServer>& servers) {
+  j.Key("servers").Open('[');
+  for (const LiveServer& s : servers) {
+    j.Open('{');
+    j.Key("name").Str(s.name).Key("gpus").Int(s.gpus).Key("used").Int(s.gpus_used);
+    j.Key("cpus").Num(s.cpus).Key("cpus_used").Num(s.cpus_used);
+    j.Key("mem").Num(s.memory_gb).Key("mem_used").Num(s.memory_gb_used);
+    j.Close('}');
+  }
+  j.Close(']');
+}
+
+void WriteFaults(JsonOut& j, const std::vector<FaultRecord>& faults) {
+  j.Key("faults_total").Int(static_cast<int64_t>(faults.size()));
+  j.Key("faults").Open('[');
+  const size_t first = faults.size() > kLiveFaultsShown ? faults.size() - kLiveFaultsShown : 0;
+  for (size_t i = first; i < faults.size(); ++i) {
+    const FaultRecord& f = faults[i];
+    j.Open('{');
+    j.Key("at_s").Num(f.at_s).Key("fault").Str(f.fault).Key("effect").Str(f.effect);
+    j.Key("recovered_s").Num(f.recovered_s);
+    j.Close('}');
+  }
+  j.Close(']');
+}
+
+}  // namespace
+
+std::vector<std::pair<double, double>> JctCdf(std::vector<double> jcts_s, int points) {
+  std::vector<std::pair<double, double>> cdf;
+  const size_t n = jcts_s.size();
+  if (n == 0 || points < 2) return cdf;
+  std::sort(jcts_s.begin(), jcts_s.end());
+  const size_t shown = std::min(n, static_cast<size_t>(points));
+  for (size_t k = 0; k < shown; ++k) {
+    // Evenly spaced ranks from the first job to the last.
+    const size_t rank = shown == 1 ? n - 1 : k * (n - 1) / (shown - 1);
+    cdf.emplace_back(jcts_s[rank], static_cast<double>(rank + 1) / static_cast<double>(n));
+  }
+  return cdf;
+}
+
+std::string SnapshotJson(const LiveSnapshot& s, int64_t version) {
+  JsonOut j;
+  j.Open('{');
+  j.Key("version").Int(version).Key("kind").Str(s.kind).Key("name").Str(s.name);
+  j.Key("done").Bool(s.done).Key("wall_s").Num(s.wall_s).Key("virtual_s").Num(s.virtual_s);
+  j.Key("rounds").Int(s.rounds);
+  j.Key("jobs").Open('{');
+  j.Key("arrived").Int(s.jobs_arrived).Key("queued").Int(s.jobs_queued);
+  j.Key("running").Int(s.jobs_running).Key("finished").Int(s.jobs_finished);
+  j.Key("failed").Int(s.jobs_failed).Key("measured_finished").Int(s.measured_finished);
+  j.Close('}');
+  j.Key("capacity").Open('{');
+  j.Key("gpus").Int(s.gpus_total).Key("cpus").Num(s.cpus_total).Key("mem").Num(s.memory_gb_total);
+  j.Close('}');
+  j.Key("latest");
+  WriteRound(j, s.latest);
+  j.Key("timeline").Open('[');
+  for (const LiveRoundPoint& p : s.timeline) WriteRound(j, p);
+  j.Close(']');
+  WriteServers(j, s.servers);
+  j.Key("jct_cdf").Open('[');
+  for (const auto& [jct_s, fraction] : JctCdf(s.jcts_s, kLiveCdfPoints)) {
+    j.Open('[').Num(jct_s).Num(fraction).Close(']');
+  }
+  j.Close(']');
+  WriteFaults(j, s.faults);
+  j.Close('}');
+  return std::move(j.text());
+}
+
+}  // namespace troupe

@@ -1,0 +1,89 @@
+// The live feed: what a run being watched (`troupe run --serve`) tells its viewer as it goes.
+//
+// Actors add to it as they record (the metrics recorder: rounds, jobs, faults; each server: what
+// it holds this round), from any thread: one mutex guards it. The run's driver takes a snapshot
+// of it a few times a wall second and hands it to a LiveSink (the web view, live/). A run that
+// is not watched has no feed (Telemetry::live is null) and pays nothing but a null test per
+// record. The feed only reads records; it never decides anything, so results do not change.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "messages/records.hpp"
+
+namespace troupe {
+
+// One server as the view draws it: capacity and what its leases of the latest round hold.
+struct LiveServer {
+  std::string name;
+  int32_t gpus = 0;
+  double cpus = 0, memory_gb = 0;
+  int32_t gpus_used = 0;
+  double cpus_used = 0, memory_gb_used = 0;
+};
+
+// Totals of one round, kept as the run's timeline (at most kMaxTimeline points, thinned evenly).
+struct LiveRoundPoint {
+  double start_s = 0;
+  int32_t gpus = 0;
+  double cpus = 0, memory_gb = 0;
+  int32_t running = 0, queued = 0;
+};
+
+struct LiveSnapshot {
+  std::string kind;      // "cluster"
+  std::string name;      // the config's name
+  double wall_s = 0;     // since the run started
+  double virtual_s = 0;  // start of the latest round
+  bool done = false;     // the run has ended: these are its final numbers
+  int64_t rounds = 0;
+  int64_t jobs_arrived = 0;  // jobs the scheduler had admitted by the latest round's start
+  int32_t jobs_queued = 0, jobs_running = 0;  // in the latest round
+  int64_t jobs_finished = 0, jobs_failed = 0;
+  int64_t measured_finished = 0;
+  int32_t gpus_total = 0;
+  double cpus_total = 0, memory_gb_total = 0;
+  LiveRoundPoint latest;                 // the latest round's allocation
+  std::vector<LiveRoundPoint> timeline;  // allocation over virtual time
+  std::vector<LiveServer> servers;
+  std::vector<double> jcts_s;       // every finished job's JCT, in finishing order
+  std::vector<FaultRecord> faults;  // as they fired (recovery times filled in later)
+};
+
+class LiveFeed {
+ public:
+  static constexpr size_t kMaxTimeline = 512;
+
+  LiveFeed(std::string kind, std::string name, std::vector<LiveServer> servers);
+
+  // From the metrics recorder.
+  void OnRound(const RoundRecord& round);
+  void OnJob(const JobRecord& job);
+  void OnFault(const FaultRecord& fault);
+  // From server `index`: what its leases of round `round` hold.
+  void OnServerRound(int32_t index, int64_t round, int32_t gpus, double cpus, double memory_gb);
+
+  // A copy of everything so far (wall_s and done are the caller's to fill in).
+  LiveSnapshot Snapshot() const;
+
+ private:
+  void Thin();
+
+  mutable std::mutex mu_;
+  LiveSnapshot state_;
+  std::vector<int64_t> server_round_;  // the round each server's *_used belong to
+  int64_t ended_since_round_ = 0;      // jobs recorded since the latest round record
+  size_t timeline_stride_ = 1;         // keep one round in this many
+};
+
+// Who receives the snapshots: the web view. Called on the run's driving thread.
+class LiveSink {
+ public:
+  virtual ~LiveSink() = default;
+  virtual void Publish(LiveSnapshot snapshot) = 0;
+};
+
+}  // namespace troupe
