@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Performance check: builds troupe_engine_bench and troupe, runs the engine micro-benchmarks and
-# two whole experiments, and prints one table against shared/REFERENCE.md's figures:
+# two whole experiments, and prints one table against published reference figures:
 #   - virtual-clock timed events/s against plain CAF sends on the same coordinator (target >= 50%);
 #   - the default experiment's wall time and memory against Synergy's own simulator (244 s,
 #     595 MB on this project's machine);
@@ -87,7 +87,7 @@ row "emulated timed events (TellAt)" "$(mps "$emulated")" "ceiling below; target
   "$(pct "$emulated" "$ceiling") of ceiling"
 row "plain CAF send, test coordinator" "$(mps "$ceiling")" "the ceiling" "100%"
 row "plain CAF send, work-stealing" "$(mps "$threaded")" "-" "$(pct "$threaded" "$ceiling")"
-row "emulated vs REFERENCE.md test coord." "$(mps "$emulated")" "1.80 M/s (-O2)" \
+row "emulated vs CAF test coord. (published)" "$(mps "$emulated")" "1.80 M/s (-O2)" \
   "$(pct "$emulated" 1800000)"
 for gpus in 128 512 4096 16384; do
   row "proportional round, $gpus GPUs, 1-GPU" "$(round "$gpus" 0) us" "-" "-"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduces Synergy's published simulation results with troupe and prints them next to
-# ../shared/REFERENCE.md's figures. Writes one CSV per figure under OUT (default
+# the paper's figures (docs/synergy.md). Writes one CSV per figure under OUT (default
 # runs/reproduce-synergy). Usage: scripts/reproduce-synergy.sh [--quick] [--policies]
 #   --quick: 2 seeds and a coarser load sweep (a few minutes); default 5 seeds.
 #   --policies: also FIFO/SRTF/LAS/FTF at 9 jobs/h. Slow: under SRTF and LAS the overloaded
