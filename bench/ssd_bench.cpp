@@ -15,8 +15,8 @@
 // compression (random floats do not compress; SsdStore does not compress either), its default
 // block cache, and a bulk load by SST ingestion (one sorted file, as after a full compaction). Both
 // use the OS page cache; neither is told to bypass it. Bytes read per key: SsdStore's GetStats
-// (whole files) and RocksDB's PerfContext::block_read_byte (blocks read from files, block-cache
-// misses only), over one extra untimed batch.
+// (the ~4 KiB blocks holding wanted rows) and RocksDB's PerfContext::block_read_byte (blocks read
+// from files, block-cache misses only), over one extra untimed batch.
 //
 // Usage: troupe_ssd_bench [--keys N] [--skew S] [--batches 4096,16384,65536]
 //                         [--file-bytes B] [--put-keys N] [--get-seconds S] [--dir D]
