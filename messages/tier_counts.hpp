@@ -33,9 +33,12 @@ struct TierCounts {
     return *this;
   }
 
-  // Each tier's own hit rate (0 when it was asked nothing), and memory's combined one.
+  // Each tier's own hit rate (0 when it was asked nothing): HBM-PS of the keys wanted, MEM-PS of
+  // HBM-PS's misses, SSD-PS of MEM-PS's misses (the others are first uses); and memory's combined
+  // one (HBM-PS and MEM-PS together, of the keys wanted).
   double hbm_hit_rate() const { return Ratio(hbm_hits, keys); }
   double mem_hit_rate() const { return Ratio(mem_hits, mem_keys); }
+  double ssd_hit_rate() const { return Ratio(ssd_rows_read, mem_keys - mem_hits); }
   double memory_hit_rate() const { return Ratio(hbm_hits + mem_hits, keys); }
 
  private:

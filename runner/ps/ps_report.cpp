@@ -96,6 +96,7 @@ summaries::PsRunSummary PsSummaryProto(const PsSummary& s) {
   m.set_mem_hit_rate_first_100(s.mem_hit_rate_first_100);
   m.set_cache_hit_rate(s.cache_hit_rate);
   m.set_cache_hit_rate_first_100(s.cache_hit_rate_first_100);
+  m.set_ssd_hit_rate(s.ssd_hit_rate);
   m.set_ssd_rows_read(s.counts.ssd_rows_read);
   m.set_rows_created(s.counts.rows_created);
   m.set_disk_bytes(s.disk_bytes);
@@ -170,10 +171,12 @@ std::string FormatPsSummaryTable(const PsSummary& s) {
        Fixed(s.emulated_s, 4) + " s emulated, " + Fixed(s.wall_s, 2) + " s wall)\n";
   t += "AUC          " + Fixed(s.auc, 4) + " held out; loss " + Fixed(s.first_loss, 4) +
        " first batch, " + Fixed(s.final_loss, 4) + " last tenth\n";
-  t += "hit rates    HBM-PS " + pct(s.hbm_hit_rate) + ", MEM-PS " + pct(s.mem_hit_rate) +
-       " of the rest: from memory " + pct(s.cache_hit_rate) + " (first 100 batches " +
-       pct(s.cache_hit_rate_first_100) + "); SSD-PS " + I(s.counts.ssd_rows_read) + " rows read, " +
-       I(s.counts.rows_created) + " created\n";
+  // Each tier's own rate, of what the tier above it missed; then memory's combined one.
+  t += "hit rates    HBM-PS " + pct(s.hbm_hit_rate) + " of keys, MEM-PS " + pct(s.mem_hit_rate) +
+       " of HBM-PS misses, SSD-PS " + pct(s.ssd_hit_rate) + " of MEM-PS misses (" +
+       I(s.counts.ssd_rows_read) + " rows read, " + I(s.counts.rows_created) +
+       " created); from memory " + pct(s.cache_hit_rate) + " (first 100 batches " +
+       pct(s.cache_hit_rate_first_100) + ")\n";
   t += "tiers        " + I(s.parameters) + " parameters: " + I(s.ssd_keys) + " on SSD-PS (" +
        pct(s.parameters > 0 ? static_cast<double>(s.ssd_keys) / s.parameters : 0) + "), " +
        I(s.mem_rows) + " in MEM-PS (capacity " + I(s.mem_capacity_rows) + ")\n";

@@ -135,6 +135,7 @@ void Totals(const std::vector<PsBatchRecord>& batches, PsSummary* s) {
   s->mem_hit_rate_first_100 = s->counts_first_100.mem_hit_rate();
   s->cache_hit_rate = s->counts.memory_hit_rate();
   s->cache_hit_rate_first_100 = s->counts_first_100.memory_hit_rate();
+  s->ssd_hit_rate = s->counts.ssd_hit_rate();
   s->ssd_keys = batches.back().ssd_keys;
   s->mem_rows = batches.back().mem_rows;
 }

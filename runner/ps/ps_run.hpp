@@ -86,6 +86,7 @@ struct PsSummary {
   double slowest_stage_s = 0, batch_time_s = 0, stage_sum_s = 0;
   double hbm_hit_rate = 0, mem_hit_rate = 0, mem_hit_rate_first_100 = 0;
   double cache_hit_rate = 0, cache_hit_rate_first_100 = 0;
+  double ssd_hit_rate = 0;              // of MEM-PS's misses (TierCounts::ssd_hit_rate)
   TierCounts counts, counts_first_100;  // over every batch; over batches 0-99
   int64_t disk_bytes = 0, net_bytes = 0, bytes_moved = 0;
   // Tiers at the end of the last step (before the final flush), summed over nodes.
