@@ -11,7 +11,8 @@
 # Usage: scripts/check-policy-hashes.sh [--record] [NAME_FILTER]
 #   --record     print the table with the hashes of this build instead of checking
 #   NAME_FILTER  only the cells whose name contains it (grep -E pattern)
-# Environment: BUILD (default build/), TIMEOUT (seconds per run, default 300).
+# Environment: BUILD (default build/), TROUPE (the binary; default $BUILD/apps/troupe),
+# TIMEOUT (seconds per run, default 300).
 # Exit status: 0 all equal, 1 some differ or a run failed, 2 bad usage.
 # Each short cell measures jobs 1000-1199 instead of 4000-4999 so that it takes seconds; the cells
 # whose queue grows without bound under that draw stop at a deadline.
@@ -29,7 +30,7 @@ for arg in "$@"; do
     *) filter=$arg ;;
   esac
 done
-troupe="$BUILD/apps/troupe"
+troupe=${TROUPE:-$BUILD/apps/troupe}
 if [ ! -x "$troupe" ]; then
   echo "check-policy-hashes.sh: $troupe not built" >&2
   exit 2

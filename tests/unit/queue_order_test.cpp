@@ -1,0 +1,171 @@
+// QueueOrder and StarvationGuard (scheduling/queue_order.hpp, starvation_guard.hpp): the orders a
+// scheduler keeps between rounds instead of re-sorting its queue.
+//
+// Contract checked here: after any sequence of filings, re-filings and removals, Head gives
+// exactly the first jobs OrderJobs gives for the same jobs, under every policy and both FTF
+// directions, with starving jobs first; StarvationGuard::Due gives exactly the tracked jobs
+// MarkStarving would mark. Jobs are drawn at random, with many equal keys, so ties matter.
+#include "scheduling/queue_order.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "scheduling/policy.hpp"
+#include "scheduling/starvation_guard.hpp"
+
+namespace troupe::scheduling {
+namespace {
+
+// Jobs with few distinct values, so that keys and arrivals tie often.
+SchedJob RandomJob(int64_t id, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> small(1, 4);
+  SchedJob j;
+  j.id = id;
+  j.arrival_s = 100.0 * small(rng);
+  j.iter_time_s = 0.5 * small(rng);
+  j.iterations_total = 100 * small(rng);
+  j.iterations_left = j.iterations_total - 10 * small(rng);
+  j.attained_gpu_s = 300.0 * (small(rng) - 1);
+  j.expected_speedup = small(rng) == 1 ? 1.5 : 1;
+  return j;
+}
+
+std::vector<int64_t> Expected(Policy policy, const OrderOptions& options, double now_s,
+                              const std::map<int64_t, SchedJob>& jobs, size_t count) {
+  std::vector<const SchedJob*> all;
+  for (const auto& [id, j] : jobs) all.push_back(&j);
+  OrderJobs(policy, now_s, all, options);
+  std::vector<int64_t> ids;
+  for (size_t i = 0; i < std::min(count, all.size()); ++i) ids.push_back(all[i]->id);
+  return ids;
+}
+
+struct Case {
+  Policy policy;
+  FtfOrder ftf_order;
+};
+
+class QueueOrderTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(QueueOrderTest, HeadIsTheHeadOfAFullSortAfterEveryChange) {
+  const Case c = GetParam();
+  OrderOptions options;
+  options.ftf_order = c.ftf_order;
+  QueueOrder order(c.policy, c.ftf_order);
+  std::map<int64_t, SchedJob> jobs;  // what is filed, by id
+  std::mt19937_64 rng(7);
+  int64_t next_id = 0;
+  std::vector<int64_t> head;
+  for (int step = 0; step < 300; ++step) {
+    const double now_s = 1000.0 + 300.0 * step;
+    // Arrivals.
+    for (int k = 0; k < 3; ++k) {
+      SchedJob j = RandomJob(next_id++, rng);
+      order.File(j);
+      jobs[j.id] = j;
+    }
+    // Some jobs run (their keys move), some starve, some leave.
+    for (auto it = jobs.begin(); it != jobs.end();) {
+      const int dice = static_cast<int>(rng() % 10);
+      SchedJob& j = it->second;
+      if (dice == 0) {
+        order.Remove(j.id);
+        it = jobs.erase(it);
+        continue;
+      }
+      if (dice == 1) {
+        j.attained_gpu_s += 300;
+        j.iterations_left = std::max<int64_t>(1, j.iterations_left - 10);
+        j.expected_speedup = j.expected_speedup == 1 ? 1.25 : 1;
+        order.File(j);
+      } else if (dice == 2 && !j.starving) {
+        j.starving = true;
+        order.File(j);
+      }
+      ++it;
+    }
+    ASSERT_EQ(order.size(), jobs.size());
+    for (size_t count : {size_t{1}, size_t{8}, jobs.size()}) {
+      order.Head(now_s, count, head);
+      ASSERT_EQ(head, Expected(c.policy, options, now_s, jobs, count))
+          << "step " << step << ", head of " << count;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, QueueOrderTest,
+                         ::testing::Values(Case{Policy::kFifo, FtfOrder::kLargestFirst},
+                                           Case{Policy::kSrtf, FtfOrder::kLargestFirst},
+                                           Case{Policy::kLas, FtfOrder::kLargestFirst},
+                                           Case{Policy::kFtf, FtfOrder::kLargestFirst},
+                                           Case{Policy::kFtf, FtfOrder::kSmallestFirst}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(PolicyName(info.param.policy)) +
+                                  (info.param.ftf_order == FtfOrder::kSmallestFirst ? "_smallest"
+                                                                                    : "");
+                         });
+
+TEST(QueueOrder, RemovingAnUnfiledJobChangesNothing) {
+  QueueOrder order(Policy::kLas);
+  SchedJob j;
+  j.id = 3;
+  order.File(j);
+  order.Remove(4);
+  EXPECT_EQ(order.size(), 1u);
+  EXPECT_TRUE(order.Contains(3));
+  order.Remove(3);
+  EXPECT_EQ(order.size(), 0u);
+}
+
+TEST(StarvationGuardTest, DueIsExactlyWhatMarkStarvingWouldMark) {
+  constexpr double kBound = 1000;
+  StarvationGuard guard(kBound);
+  std::map<int64_t, SchedJob> jobs;  // tracked, not marked
+  std::mt19937_64 rng(11);
+  std::vector<int64_t> due;
+  for (int step = 0; step < 200; ++step) {
+    const double now_s = 300.0 * step;
+    SchedJob j;
+    j.id = step;
+    j.arrival_s = now_s - 100.0 * static_cast<double>(rng() % 3);
+    guard.Track(j);
+    jobs[j.id] = j;
+    for (auto& [id, job] : jobs) {
+      if (rng() % 4 == 0) {  // it ran in the round that ends now
+        job.last_served_s = now_s;
+        guard.Track(job);
+      }
+    }
+    guard.Due(now_s, due);
+    std::vector<int64_t> expected;
+    for (auto& [id, job] : jobs) {
+      SchedJob copy = job;
+      MarkStarving(now_s, kBound, copy);
+      if (copy.starving) expected.push_back(id);
+    }
+    std::sort(due.begin(), due.end());
+    ASSERT_EQ(due, expected) << "step " << step;
+    for (int64_t id : due) {  // marked now: the guard forgets them
+      guard.Forget(id);
+      jobs.erase(id);
+    }
+  }
+}
+
+TEST(StarvationGuardTest, OffTracksNothing) {
+  StarvationGuard guard(0);
+  SchedJob j;
+  j.arrival_s = 0;
+  guard.Track(j);
+  std::vector<int64_t> due;
+  guard.Due(1e12, due);
+  EXPECT_FALSE(guard.enabled());
+  EXPECT_TRUE(due.empty());
+}
+
+}  // namespace
+}  // namespace troupe::scheduling
