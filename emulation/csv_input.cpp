@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "messages/config_ranges.hpp"
 
@@ -64,12 +65,56 @@ CsvCursor::CsvCursor(std::string_view text) : text_(text) {
   if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
 }
 
+CsvCursor::CsvCursor(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {}
+
+bool CsvCursor::NextFileLine(std::string_view* raw) {
+  while (true) {
+    size_t end = buffer_.find('\n', pos_);
+    if (end != std::string::npos) {
+      *raw = std::string_view(buffer_).substr(pos_, end - pos_);
+      pos_ = end + 1;
+      return true;
+    }
+    if (at_end_) {
+      if (pos_ >= buffer_.size()) return false;
+      *raw = std::string_view(buffer_).substr(pos_);  // a last line without '\n'
+      pos_ = buffer_.size();
+      return true;
+    }
+    // Keep only the unfinished line, then read the next block after it.
+    buffer_.erase(0, pos_);
+    pos_ = 0;
+    char block[1 << 16];
+    size_t got = std::fread(block, 1, sizeof(block), file_);
+    buffer_.append(block, got);
+    if (got < sizeof(block)) {
+      at_end_ = true;
+      // A directory opens fine and only fails on read (EISDIR).
+      if (std::ferror(file_)) {
+        status_ = Status::InvalidInput(path_ + ": cannot read: " + std::strerror(errno));
+        return false;
+      }
+    }
+  }
+}
+
+bool CsvCursor::NextRawLine(std::string_view* raw) {
+  if (file_ != nullptr) {
+    if (!NextFileLine(raw)) return false;
+    if (line_number_ == 0 && raw->starts_with("\xEF\xBB\xBF")) raw->remove_prefix(3);
+    return true;
+  }
+  if (pos_ >= text_.size()) return false;
+  size_t end = text_.find('\n', pos_);
+  if (end == std::string_view::npos) end = text_.size();
+  *raw = text_.substr(pos_, end - pos_);
+  pos_ = end + 1;
+  return true;
+}
+
 bool CsvCursor::Next(CsvLine* line) {
-  while (pos_ < text_.size()) {
-    size_t end = text_.find('\n', pos_);
-    if (end == std::string_view::npos) end = text_.size();
-    std::string_view raw = text_.substr(pos_, end - pos_);
-    pos_ = end + 1;
+  std::string_view raw;
+  while (NextRawLine(&raw)) {
     ++line_number_;
     std::string_view trimmed = TrimField(raw);
     if (trimmed.empty() || trimmed.front() == '#') continue;

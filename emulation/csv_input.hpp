@@ -1,15 +1,18 @@
 // Reading the small comma-separated files troupe takes as input (model catalogue, traces).
 //
-// Contract: CsvCursor walks a text held in memory line by line, skipping blank lines and lines
-// whose first non-blank character is '#', and splits each remaining line on ',' (no quoting: no
-// field of troupe's inputs holds a comma). Fields come back trimmed of spaces, tabs and '\r', as
-// views into the text, so the text must outlive them. Line numbers are 1-based physical lines, so
+// Contract: CsvCursor walks a text held in memory, or streams an open file, line by line, skipping
+// blank lines and lines whose first non-blank character is '#', and splits each remaining line on
+// ',' (no quoting: no field of troupe's inputs holds a comma). Fields come back trimmed of spaces,
+// tabs and '\r', as views: into the text, which must outlive them, or, for a file, into the
+// cursor's buffer, valid until the next call to Next (a file of millions of lines is never held
+// whole). Line numbers are 1-based physical lines, so
 // an error can point at the line a user sees in an editor. CsvHeader maps column names to field
 // indices. The Parse* helpers accept exactly a whole number (no trailing junk, no inf or nan) and
 // report a one-line InvalidInput "file:line: column 'name': not a number: 'abc'".
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,14 +37,29 @@ class CsvCursor {
  public:
   // A leading UTF-8 byte-order mark (spreadsheets write one) is skipped.
   explicit CsvCursor(std::string_view text);
-  // Fills *line with the next line that holds data; false once the text is exhausted. Reusing
-  // one CsvLine across calls keeps the field vector's allocation.
+  // Streams `file` (not owned, read from its current position); `path` names it in errors.
+  CsvCursor(std::FILE* file, std::string path);
+  // Fills *line with the next line that holds data; false once the text is exhausted or a read
+  // failed (then status() says why). Reusing one CsvLine across calls keeps the field vector's
+  // allocation.
   bool Next(CsvLine* line);
+  // InvalidInput "path: cannot read: <why>" once reading the file failed; Ok otherwise.
+  const Status& status() const { return status_; }
 
  private:
+  // The next physical line, without its '\n'; false at the end.
+  bool NextRawLine(std::string_view* raw);
+  bool NextFileLine(std::string_view* raw);
+
   std::string_view text_;
   size_t pos_ = 0;
   int64_t line_number_ = 0;
+  // Streaming: the bytes read but not yet handed out are buffer_[pos_..].
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::string buffer_;
+  bool at_end_ = false;
+  Status status_ = Status::Ok();
 };
 
 class CsvHeader {

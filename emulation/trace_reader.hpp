@@ -1,20 +1,21 @@
-// Reading job traces: troupe's own CSV and the public Philly trace.
+// Reading job traces: troupe's own CSV and the public Philly, Helios, Alibaba PAI and Acme traces.
 //
-// Contract: ReadTrace reads a whole trace file (in one read; the 3.4 MB Philly trace loads in
-// milliseconds) and returns its jobs sorted by (arrival_s, job_id), keeping the first
-// options.max_jobs of them when that is positive. Every job names a model of `catalog`.
+// Contract: ReadTrace streams a trace file line by line into job specs (the file is never held
+// whole: a trace of millions of rows costs its jobs, not its text) and returns its jobs sorted by
+// (arrival_s, job_id), keeping the first options.max_jobs of them when that is positive. Every
+// job names a model of `catalog`.
 //
 // troupe format: a header naming, in any order, job_id, model, arrival_s, gpus and either
 // iterations or duration_s (seconds at the GPU-proportional share, turned into
 // floor(duration_s / iter_time_s) iterations, at least 1). Other columns are ignored. Blank lines
-// and lines starting with '#' are skipped. JobSpec.source_line is the job's line in the file (both
-// formats).
+// and lines starting with '#' are skipped. JobSpec.source_line is the job's line in the file (every
+// format).
 //
-// Philly format: the header timestamp,duration,num_gpus,gpu_time,cluster (only the first three
-// are used). Timestamps are UTC "YYYY-MM-DD HH:MM:SS"; rows are sorted stably by timestamp,
-// arrivals rebased so the earliest is 0, job ids are 0..N-1 in that order, and models are
-// assigned in that order by ModelAssigner with the options' class mix (so the first N jobs get
-// the same models whatever max_jobs is). iterations = floor(duration / iter_time_s), at least 1.
+// Public formats (public_traces.hpp): Philly's timestamp,duration,num_gpus,...; Helios's and
+// Acme's submit_time,duration,gpu_num,...; PAI's task table start_time,end_time,inst_num,
+// plan_gpu,gpu_type,.... Rows are sorted stably by time, arrivals rebased so the earliest is 0,
+// job ids are 0..N-1 in that order, and models are assigned in that order by ModelAssigner with
+// the options' class mix (so the first N jobs get the same models whatever max_jobs is).
 //
 // kAutoDetect picks the format from the header. Bad input is one InvalidInput line naming the
 // file, line and column ("traces/x.csv:17: column 'gpus': not a number: 'abc'"); a file that
@@ -34,12 +35,13 @@
 
 namespace troupe {
 
-enum class TraceFormat { kAutoDetect, kTroupe, kPhilly };
+// The values match config.proto's TraceFormat.
+enum class TraceFormat { kAutoDetect, kTroupe, kPhilly, kHelios, kAlibabaPai, kAcme };
 
 struct TraceOptions {
   TraceFormat format = TraceFormat::kAutoDetect;
   int64_t max_jobs = 0;  // 0 = all
-  // The class mix for formats that do not name models (Philly).
+  // The class mix for formats that do not name models (the public traces).
   double image_percent = 20, language_percent = 70, speech_percent = 10;
 };
 

@@ -1,0 +1,278 @@
+#include "emulation/public_traces.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "emulation/model_assigner.hpp"
+#include "emulation/trace_fields.hpp"
+
+namespace troupe {
+namespace {
+
+// One kept row, before it has a model: a few dozen bytes whatever the width of the file's line.
+struct TimedRow {
+  double time_s = 0;  // seconds on the trace's own clock
+  double duration_s = 0;
+  int64_t line = 0;
+  int32_t gpus = 1;
+  // PAI names the GPU type of each task; it is read and checked, then dropped when the job is
+  // built: jobs do not carry a GPU type, and clusters have one kind of GPU.
+  int32_t gpu_type = -1;  // index into RowReader::gpu_types, -1 when the format has none
+};
+
+// The columns a format needs, in the order its row parser expects them.
+std::vector<std::string_view> ColumnsOf(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kPhilly:
+      return {"timestamp", "duration", "num_gpus"};
+    case TraceFormat::kHelios:
+      return {"submit_time", "duration", "gpu_num"};
+    case TraceFormat::kAcme:
+      return {"submit_time", "gpu_num", "start_time", "end_time"};
+    case TraceFormat::kAlibabaPai:
+      return {"start_time", "end_time", "inst_num", "plan_gpu", "gpu_type"};
+    default:
+      return {};
+  }
+}
+
+struct RowReader {
+  TraceFormat format;
+  std::string_view file;
+  std::vector<int> col;
+  std::vector<std::string> gpu_types;  // distinct GPU type names, in order of first appearance
+
+  std::string_view Field(const CsvLine& line, size_t i) const { return line.fields[col[i]]; }
+  std::string_view Column(size_t i) const { return ColumnsOf(format)[i]; }
+
+  // Fills *row; *keep is false for a row without GPU work.
+  Status Read(const CsvLine& line, TimedRow* row, bool* keep);
+  Status ReadPhilly(const CsvLine& line, TimedRow* row);
+  Status ReadHelios(const CsvLine& line, TimedRow* row, bool* keep);
+  Status ReadAcme(const CsvLine& line, TimedRow* row, bool* keep);
+  Status ReadTime(const CsvLine& line, size_t i, ZoneOffset offset, int64_t* seconds);
+  Status ReadPaiTask(const CsvLine& line, TimedRow* row, bool* keep);
+  Status ReadPaiTimes(const CsvLine& line, TimedRow* row, bool* keep);
+  int32_t GpuTypeIndex(std::string_view name);
+};
+
+Status RowReader::Read(const CsvLine& line, TimedRow* row, bool* keep) {
+  row->line = line.number;
+  *keep = true;
+  switch (format) {
+    case TraceFormat::kPhilly:
+      return ReadPhilly(line, row);
+    case TraceFormat::kAlibabaPai:
+      return ReadPaiTask(line, row, keep);
+    case TraceFormat::kAcme:
+      return ReadAcme(line, row, keep);
+    default:
+      return ReadHelios(line, row, keep);
+  }
+}
+
+Status RowReader::ReadTime(const CsvLine& line, size_t i, ZoneOffset offset, int64_t* seconds) {
+  if (ParseDateTime(Field(line, i), offset, seconds)) return Status::Ok();
+  const char* shape =
+      offset == ZoneOffset::kOptional ? "'YYYY-MM-DD HH:MM:SS[+HH:MM]'" : "'YYYY-MM-DD HH:MM:SS'";
+  return FieldError(file, line.number, Column(i),
+                    std::string("not a ") + shape + " time: '" + std::string(Field(line, i)) + "'");
+}
+
+Status RowReader::ReadPhilly(const CsvLine& line, TimedRow* row) {
+  int64_t time_s = 0;
+  Status status = ReadTime(line, 0, ZoneOffset::kNone, &time_s);
+  row->time_s = static_cast<double>(time_s);
+  if (status.ok()) {
+    status = ParseDurationField(Field(line, 1), file, line.number, Column(1), &row->duration_s);
+  }
+  if (status.ok())
+    status = ParseGpusField(Field(line, 2), file, line.number, Column(2), &row->gpus);
+  return status;
+}
+
+// Helios: submit_time, duration (s) and gpu_num; gpu_num 0 is a CPU job.
+Status RowReader::ReadHelios(const CsvLine& line, TimedRow* row, bool* keep) {
+  int64_t time_s = 0;
+  Status status = ReadTime(line, 0, ZoneOffset::kNone, &time_s);
+  row->time_s = static_cast<double>(time_s);
+  if (status.ok()) {
+    status = ParseDurationField(Field(line, 1), file, line.number, Column(1), &row->duration_s);
+  }
+  if (status.ok() && Field(line, 2) == "0") {
+    *keep = false;
+    return Status::Ok();
+  }
+  if (status.ok())
+    status = ParseGpusField(Field(line, 2), file, line.number, Column(2), &row->gpus);
+  return status;
+}
+
+// Acme: submit_time and gpu_num (0: a CPU job); the run time is end_time - start_time, as the
+// publisher defines `duration` (Kalos's `duration` column also counts the time queued). A job
+// without a start or an end (cancelled while queued) never ran.
+Status RowReader::ReadAcme(const CsvLine& line, TimedRow* row, bool* keep) {
+  int64_t submit = 0, start = 0, end = 0;
+  Status status = ReadTime(line, 0, ZoneOffset::kOptional, &submit);
+  row->time_s = static_cast<double>(submit);
+  if (status.ok() && Field(line, 1) == "0") {
+    *keep = false;
+    return Status::Ok();
+  }
+  if (status.ok())
+    status = ParseGpusField(Field(line, 1), file, line.number, Column(1), &row->gpus);
+  if (status.ok() && (Field(line, 2).empty() || Field(line, 3).empty())) {
+    *keep = false;
+    return Status::Ok();
+  }
+  if (status.ok()) status = ReadTime(line, 2, ZoneOffset::kOptional, &start);
+  if (status.ok()) status = ReadTime(line, 3, ZoneOffset::kOptional, &end);
+  if (status.ok() && (end < start || end - start > kMaxTraceSeconds)) {
+    return FieldError(file, line.number, Column(3),
+                      "must be in [start_time, start_time + 1e9 s], got " +
+                          std::string(Field(line, 3)) + " (start_time " +
+                          std::string(Field(line, 2)) + ")");
+  }
+  row->duration_s = static_cast<double>(end - start);
+  return status;
+}
+
+int32_t RowReader::GpuTypeIndex(std::string_view name) {
+  for (size_t i = 0; i < gpu_types.size(); ++i) {
+    if (gpu_types[i] == name) return static_cast<int32_t>(i);
+  }
+  gpu_types.emplace_back(name);
+  return static_cast<int32_t>(gpu_types.size() - 1);
+}
+
+// PAI's start_time and end_time (s); empty or 0 means the task never launched or never ended.
+Status RowReader::ReadPaiTimes(const CsvLine& line, TimedRow* row, bool* keep) {
+  double start = 0, end = 0;
+  for (size_t i : {size_t{0}, size_t{1}}) {
+    std::string_view text = Field(line, i);
+    if (text.empty() || text == "0" || text == "0.0") {
+      *keep = false;
+      return Status::Ok();
+    }
+    double* value = i == 0 ? &start : &end;
+    Status status = ParseDurationField(text, file, line.number, Column(i), value);
+    if (!status.ok()) return status;
+  }
+  if (end < start) {
+    return FieldError(file, line.number, Column(1),
+                      "the task ends (" + std::string(Field(line, 1)) + ") before it starts (" +
+                          std::string(Field(line, 0)) + ")");
+  }
+  row->time_s = start;
+  row->duration_s = end - start;
+  return Status::Ok();
+}
+
+// PAI's task table: plan_gpu is a percentage of one GPU per instance (50 = half a GPU), so the
+// task holds inst_num * plan_gpu / 100 GPUs, rounded up to whole GPUs.
+Status RowReader::ReadPaiTask(const CsvLine& line, TimedRow* row, bool* keep) {
+  std::string_view plan_gpu = Field(line, 3);
+  double percent = 0, instances = 0;
+  Status status = plan_gpu.empty()
+                      ? Status::Ok()
+                      : ParseDoubleField(plan_gpu, file, line.number, Column(3), &percent);
+  if (status.ok()) {
+    status = CheckFieldRange(percent, 0, 100.0 * kMaxTraceJobGpus, plan_gpu, file, line.number,
+                             Column(3));
+  }
+  if (status.ok()) {
+    status = ParseDoubleField(Field(line, 2), file, line.number, Column(2), &instances);
+  }
+  if (status.ok() && (instances != std::floor(instances) || instances < 1)) {
+    return FieldError(file, line.number, Column(2),
+                      "not a whole number >= 1: '" + std::string(Field(line, 2)) + "'");
+  }
+  if (!status.ok()) return status;
+  if (percent == 0) {  // a CPU task (a parameter server, say)
+    *keep = false;
+    return Status::Ok();
+  }
+  const double gpus = std::ceil(instances * percent / 100);
+  if (gpus > kMaxTraceJobGpus) {
+    return FieldError(
+        file, line.number, Column(3),
+        "inst_num * plan_gpu / 100 is more than " + std::to_string(kMaxTraceJobGpus) + " GPUs");
+  }
+  row->gpus = static_cast<int32_t>(gpus);
+  row->gpu_type = GpuTypeIndex(Field(line, 4));
+  return ReadPaiTimes(line, row, keep);
+}
+
+// Sorted, cut to max_jobs, rebased and given models: the jobs of the run.
+Status BuildJobs(std::vector<TimedRow> rows, std::string_view file, std::string_view time_column,
+                 const TraceOptions& options, const ModelCatalog& catalog,
+                 std::vector<JobSpec>* jobs) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const TimedRow& a, const TimedRow& b) { return a.time_s < b.time_s; });
+  if (options.max_jobs > 0 && static_cast<size_t>(options.max_jobs) < rows.size()) {
+    rows.resize(options.max_jobs);
+    rows.shrink_to_fit();
+  }
+  if (!rows.empty() && rows.back().time_s - rows.front().time_s > kMaxTraceSeconds) {
+    return FieldError(
+        file, rows.back().line, time_column,
+        "more than " + FormatNumber(kMaxTraceSeconds) + " s after the trace's first job");
+  }
+  ModelAssigner assigner(catalog, options.image_percent, options.language_percent,
+                         options.speech_percent);
+  jobs->reserve(rows.size());
+  for (const TimedRow& row : rows) {
+    const ModelProfile& model = assigner.Next();
+    JobSpec job;
+    job.job_id = static_cast<int64_t>(jobs->size());
+    job.model = model.name;
+    job.gpus = row.gpus;
+    job.iterations = IterationsFor(row.duration_s, model);
+    job.arrival_s = row.time_s - rows.front().time_s;
+    job.source_line = row.line;
+    jobs->push_back(std::move(job));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+TraceFormat DetectPublicFormat(const CsvHeader& header) {
+  auto has = [&](std::string_view name) { return header.Find(name) >= 0; };
+  if (has("timestamp") && has("num_gpus")) return TraceFormat::kPhilly;
+  if (has("submit_time") && has("gpu_num") && has("vc")) return TraceFormat::kHelios;
+  if (has("submit_time") && has("gpu_num") && has("end_time")) return TraceFormat::kAcme;
+  if (has("job_name") && has("inst_num") && has("plan_gpu")) return TraceFormat::kAlibabaPai;
+  return TraceFormat::kAutoDetect;
+}
+
+Status ParsePublicTrace(TraceFormat format, CsvCursor* cursor, const CsvHeader& header,
+                        std::string_view file, const TraceOptions& options,
+                        const ModelCatalog& catalog, std::vector<JobSpec>* jobs) {
+  Status status =
+      ModelAssigner::ValidateMix(catalog, options.image_percent, options.language_percent,
+                                 options.speech_percent, std::string(file) + ": trace options");
+  RowReader reader{format, file, {}, {}};
+  const std::vector<std::string_view> columns = ColumnsOf(format);
+  reader.col.resize(columns.size());
+  for (size_t i = 0; status.ok() && i < columns.size(); ++i) {
+    status = header.Require(columns[i], file, &reader.col[i]);
+  }
+  std::vector<TimedRow> rows;
+  CsvLine line;
+  while (status.ok() && cursor->Next(&line)) {
+    status = header.CheckWidth(line, file);
+    TimedRow row;
+    bool keep = false;
+    if (status.ok()) status = reader.Read(line, &row, &keep);
+    if (status.ok() && keep) rows.push_back(row);
+  }
+  if (status.ok()) status = cursor->status();
+  if (!status.ok()) return status;
+  return BuildJobs(std::move(rows), file, columns[0], options, catalog, jobs);
+}
+
+}  // namespace troupe
