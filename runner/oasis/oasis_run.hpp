@@ -2,8 +2,8 @@
 //
 // PlanOasisRun turns a checked config into an OasisPlan: the cluster and the seeded diurnal job
 // stream (scheduling/oasis/workload_gen.hpp, seed run.seed), the policy and, for OASiS, its prices
-// (EstimatePrices over a past stream drawn with seed + 1000003, scaled by low_scale/high_scale,
-// L optionally calibrated; scheduling/oasis/experiment.hpp). ExecuteOasisRun spawns the
+// (EstimatePrices over a past stream drawn with seed + 1000003, the paper's L and U, scaled by
+// low_scale/high_scale; scheduling/oasis/prices.hpp). ExecuteOasisRun spawns the
 // scheduler actor (actors/oasis/oasis_scheduler_actor.hpp), which spawns a job actor per admitted
 // job, drives it on the run's ActorRuntime until slot T - 1 is over, and writes the run directory
 // when the plan names one, all of it or nothing:
