@@ -4,6 +4,8 @@ Each function draws one figure, saves it as a PNG at `path` and returns a captio
 there was nothing to draw, with the reason in the caption instead).
 """
 
+from collections import namedtuple
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
@@ -40,7 +42,8 @@ def plain_number(value, _position):
 
 def jct_cdf(runs, path):
     """One ECDF line per run; log-scaled hours when JCTs span more than two decades."""
-    figure, axis = plt.subplots(figsize=(10, 5.6), layout="constrained")
+    drawn = sum(1 for run in runs if len(measured_jct_hours(run)))
+    figure, axis = plt.subplots(figsize=(10, 5.6 + 0.25 * drawn), layout="constrained")
     spans = []
     for index, run in enumerate(runs):
         hours = measured_jct_hours(run)
@@ -64,35 +67,67 @@ def jct_cdf(runs, path):
     axis.set_ylabel("fraction of measured jobs")
     axis.set_ylim(0, 1.02)
     axis.set_title("JCT CDF: fraction of jobs finished within a given time")
-    axis.legend(loc="lower right", frameon=True)
+    # Under the axes, not on them: CDFs of long runs fill every corner of the plot.
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
     save(figure, path)
     return "JCT CDF of the measured jobs that finished (the jobs of summary.json's JCT figures)."
 
 
-def allocation(run, capacity, path):
-    """GPUs, CPUs and memory allocated (percent of capacity) and jobs queued over virtual time."""
-    figure, axes = plt.subplots(4, 1, figsize=(11, 8.8), sharex=True, layout="constrained")
-    bin_s = 0.0
-    for axis, (name, column, _, unit) in zip(axes, series.RESOURCES):
+# One resource's allocation over time: values in percent of capacity when `percent`.
+Share = namedtuple("Share", "name steps values ylabel top percent")
+
+
+def resource_shares(run, capacity):
+    """A Share for GPUs, CPUs and memory."""
+    shares = []
+    for name, column, _, unit in series.RESOURCES:
         steps = series.rebinned(series.round_steps(run.rounds, column))
-        bin_s = steps.bin_s
-        values, ylabel = steps.values, f"{unit} allocated"
-        top = 1.05 * max(1.0, float(values.max(initial=0)))
         if capacity[name]:
-            values, ylabel = 100 * values / capacity[name], f"{name} allocated\n(% of capacity)"
-            top = 105
-        axis.set_ylim(0, top)
+            shares.append(Share(name, steps, 100 * steps.values / capacity[name],
+                                f"{name} allocated\n(% of capacity)", 105, True))
+        else:
+            shares.append(Share(name, steps, steps.values, f"{unit} allocated",
+                                1.05 * max(1.0, float(steps.values.max(initial=0))), False))
+    return shares
+
+
+def follows_gpus(shares):
+    """Whether CPUs and memory were allocated in the same share as GPUs throughout (a
+    GPU-proportional run), so that their panels would repeat the GPU panel."""
+    gpu = shares[0]
+    return gpu.percent and all(
+        other.percent and len(other.values) == len(gpu.values)
+        and np.allclose(other.values, gpu.values, atol=0.05) for other in shares[1:])
+
+
+def allocation(run, capacity, path):
+    """GPUs, CPUs and memory allocated (percent of capacity) and jobs queued over virtual time;
+    one resource panel when CPUs and memory only follow GPUs."""
+    shares = resource_shares(run, capacity)
+    lockstep = follows_gpus(shares)
+    if lockstep:
+        shares = shares[:1]
+    panels = len(shares) + 1
+    figure, axes = plt.subplots(panels, 1, figsize=(11, 2.2 * panels), sharex=True,
+                                layout="constrained")
+    bin_s = 0.0
+    for axis, share in zip(axes, shares):
+        name, steps, values = share.name, share.steps, share.values
+        bin_s = steps.bin_s
+        ylabel = "GPUs, CPUs, memory\nallocated (% of capacity)" if lockstep else share.ylabel
+        axis.set_ylim(0, share.top)
         axis.stairs(values, steps.edges / 3600, fill=True, alpha=0.35,
                     color=RESOURCE_COLOURS[name], linewidth=0)
         axis.stairs(values, steps.edges / 3600, color=RESOURCE_COLOURS[name], linewidth=1)
         axis.set_ylabel(ylabel)
     queued = series.rebinned(series.round_steps(run.rounds, "jobs_queued"))
-    axes[3].stairs(queued.values, queued.edges / 3600, color="#7f7f7f", fill=True, alpha=0.5)
-    axes[3].set_ylabel("jobs queued\n(waiting for GPUs)")
-    axes[3].set_ylim(0, max(1.0, 1.05 * float(queued.values.max(initial=0))))
-    axes[3].yaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[3].set_xlabel("virtual time (hours)")
-    axes[3].set_xlim(0, max(run.summary["makespan_s"], queued.edges[-1]) / 3600)
+    last = axes[-1]
+    last.stairs(queued.values, queued.edges / 3600, color="#7f7f7f", fill=True, alpha=0.5)
+    last.set_ylabel("jobs queued\n(waiting for GPUs)")
+    last.set_ylim(0, max(1.0, 1.05 * float(queued.values.max(initial=0))))
+    last.yaxis.set_major_locator(MaxNLocator(integer=True))
+    last.set_xlabel("virtual time (hours)")
+    last.set_xlim(0, max(run.summary["makespan_s"], queued.edges[-1]) / 3600)
     how = f"mean over {series.hours_label(bin_s)} bins" if bin_s else "per round"
     figure.suptitle(f"{run.label}: allocation and queue over time ({how})")
     for axis in axes:
@@ -100,5 +135,7 @@ def allocation(run, capacity, path):
     save(figure, path)
     known = ", ".join(f"{value:g} {unit}" for (name, _, _, unit), value in
                       ((r, capacity[r[0]]) for r in series.RESOURCES) if value)
+    same = (" CPUs and memory were allocated in the same share as GPUs throughout (GPU-"
+            "proportional), so one panel shows all three." if lockstep else "")
     return (f"Resources allocated ({how}); capacity derived from utilisation x makespan in "
-            f"summary.json: {known or 'unknown (nothing allocated)'}.")
+            f"summary.json: {known or 'unknown (nothing allocated)'}.{same}")

@@ -18,6 +18,9 @@ from .figures import save
 TIMELINE_MAX_JOBS = 2000  # at and above this many jobs, a heat-map instead of a timeline
 JOB_COLOURS = plt.get_cmap("tab20").colors
 MAX_SERVER_LABELS = 24
+MAX_JOB_LABELS = 400      # job ids written on the widest bars, at most this many
+LABEL_MIN_WIDTH = 0.025   # a bar takes a label from this share of the time axis up
+LABEL_MAX_ROWS = 64       # rows taller than 1/64 of the figure: room for text
 
 
 def layout(run, gpu_capacity):
@@ -94,13 +97,30 @@ def timeline(run, servers, per_server, path):
                       np.stack([right, high], 1), np.stack([left, high], 1)], 1)
     colours = [JOB_COLOURS[j % len(JOB_COLOURS)] for j in job]
     axis.add_collection(PolyCollection(boxes, facecolors=colours, edgecolors="none"))
-    axis.set_xlim(0, max(run.summary["makespan_s"], float(end.max())) / 3600)
+    span_h = max(run.summary["makespan_s"], float(end.max())) / 3600
+    axis.set_xlim(0, span_h)
+    labelled = label_jobs(axis, row, job, left, right, span_h, servers * per_server)
     server_axis(axis, servers, per_server)
     axis.set_xlabel("virtual time (hours)")
     axis.set_title(f"{run.label}: GPU timeline ({len(np.unique(job))} jobs; colour = job)")
     save(figure, path)
+    named = (f"; the {labelled} widest bars carry their job id" if labelled else "")
     return ("GPU timeline from leases.csv: one row per GPU, one bar per job holding it over "
-            "consecutive rounds; colours repeat every 20 job ids.")
+            f"consecutive rounds; colours repeat every 20 job ids{named}.")
+
+
+def label_jobs(axis, row, job, left, right, span_h, rows):
+    """Writes the job id on the widest bars where rows leave room for text; returns how many."""
+    if rows > LABEL_MAX_ROWS or span_h <= 0:
+        return 0
+    width = right - left
+    wide = np.flatnonzero(width >= LABEL_MIN_WIDTH * span_h)
+    chosen = wide[np.argsort(-width[wide], kind="stable")][:MAX_JOB_LABELS]
+    size = 7 if rows > 32 else 8
+    for i in sorted(chosen):
+        axis.text((left[i] + right[i]) / 2, row[i], str(job[i]), ha="center", va="center",
+                  fontsize=size, color="black", clip_on=True)
+    return len(chosen)
 
 
 def heatmap(run, servers, per_server, path):
@@ -111,9 +131,11 @@ def heatmap(run, servers, per_server, path):
     bin_edges, means = series.bin_means(edges, values, series.MAX_BINS)
     figure, axis = plt.subplots(figsize=(12, min(10.0, max(4.5, 1.8 + 0.3 * servers))),
                                 layout="constrained")
+    low = colour_floor(means)
     mesh = axis.pcolormesh(bin_edges / 3600, np.arange(servers + 1) - 0.5, means,
-                           cmap="viridis", vmin=0, vmax=100, rasterized=True)
-    figure.colorbar(mesh, ax=axis, label="GPUs busy (% of the server's)", pad=0.01)
+                           cmap="viridis", vmin=low, vmax=100, rasterized=True)
+    label = "GPUs busy (% of the server's)" + (f"; scale from {low:g}%" if low else "")
+    figure.colorbar(mesh, ax=axis, label=label, pad=0.01, extend="min" if low else "neither")
     step = max(1, math.ceil(servers / MAX_SERVER_LABELS))
     axis.set_yticks(list(range(0, servers, step)))
     axis.set_yticklabels([f"server {s}" for s in range(0, servers, step)])
@@ -124,5 +146,18 @@ def heatmap(run, servers, per_server, path):
     width = series.hours_label(bin_edges[1] - bin_edges[0])
     axis.set_title(f"{run.label}: GPU occupancy per server (mean over {width} bins)")
     save(figure, path)
+    floor = (f" The colour scale starts at {low:g}% (the 2nd percentile, rounded down): on a "
+             f"cluster this busy a scale from 0 would show one colour." if low else "")
     return (f"GPU occupancy heat-map from leases.csv ({len(run.jobs)} jobs: too many for a "
-            f"timeline): share of each server's {per_server} GPUs leased, mean over {width} bins.")
+            f"timeline): share of each server's {per_server} GPUs leased, mean over {width} "
+            f"bins.{floor}")
+
+
+def colour_floor(means):
+    """Where the colour scale starts: 0, or for an overloaded cluster (almost every cell above
+    50% busy) the 2nd percentile rounded down to 10%, so that differences keep their contrast."""
+    cells = means[np.isfinite(means)]
+    if cells.size == 0:
+        return 0
+    floor = 10 * math.floor(float(np.percentile(cells, 2)) / 10)
+    return floor if floor >= 50 else 0
