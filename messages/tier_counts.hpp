@@ -16,7 +16,7 @@ struct TierCounts {
   int64_t mem_hits = 0;           // of them, resident in MEM-PS
   int64_t ssd_rows_read = 0;      // loaded from SSD-PS
   int64_t rows_created = 0;       // first use anywhere: InitRow
-  int64_t ssd_bytes_read = 0;     // SSD-PS reads (whole files or pages)
+  int64_t ssd_bytes_read = 0;     // SSD-PS reads (the ~4 KiB blocks holding the rows)
   int64_t ssd_bytes_written = 0;  // SSD-PS writes (evicted rows, durable updates)
   int64_t compaction_bytes = 0;   // read and written by SSD-PS compaction
 
