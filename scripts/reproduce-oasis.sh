@@ -5,7 +5,7 @@
 # offline optimum (GLPK) on 20 small instances. Usage: scripts/reproduce-oasis.sh [--quick]
 #   --quick: 2 seeds, 5 small instances, no actor runs (under a minute).
 #   OASIS_JOBS_PER_SLOT=1.5 (environment): another mean arrival rate (default 2.5).
-# The tables come from the slot simulator (scheduling/oasis/experiment.hpp, run through the unit
+# The tables come from the slot simulator (runner/oasis/oasis_experiment.hpp, run through the unit
 # test binary's disabled OasisReproduce test); then every policy and seed is run again as an
 # emulated actor run (`troupe run configs/oasis.textproto`), whose total utility must be the same.
 # Writes OUT (default runs/reproduce-oasis): report.md, actor-runs.csv and one run folder a run.

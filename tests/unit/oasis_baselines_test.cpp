@@ -19,7 +19,7 @@
 
 #include "scheduling/oasis/baselines.hpp"
 #include "scheduling/oasis/dorm.hpp"
-#include "scheduling/oasis/experiment.hpp"
+#include "runner/oasis/oasis_experiment.hpp"
 #include "scheduling/oasis/slot_simulator.hpp"
 #include "scheduling/oasis/workload_gen.hpp"
 

@@ -1,4 +1,4 @@
-#include "scheduling/oasis/experiment.hpp"
+#include "runner/oasis/oasis_experiment.hpp"
 
 #include <algorithm>
 #include <cmath>
