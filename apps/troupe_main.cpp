@@ -1,6 +1,6 @@
 // The `troupe` command line: run, sweep, report, validate, node, chaos, --version.
 //
-//   troupe run [CONFIG] [--out DIR] [--seed N] [--set field=value ...]
+//   troupe run [CONFIG] [--out DIR] [--seed N] [--set field=value ...] [--serve [HOST:]PORT]
 //   troupe sweep [CONFIG] --over field=v1,v2 [--seeds 1-5] [--set ...] [--out DIR] [--jobs N]
 //   troupe report RUN_DIR... [--out DIR]
 //   troupe validate CONFIG
@@ -20,6 +20,7 @@
 
 #include "actors/node_actor.hpp"
 #include "apps/chaos_command.hpp"
+#include "apps/live_serve.hpp"
 #include "apps/report_command.hpp"
 #include "apps/shared_files.hpp"
 #include "apps/sweep.hpp"
@@ -66,6 +67,8 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::vector<std::string> faults;  // --fault KIND:TARGET@AT[...] (emulation/fault_plan.hpp)
   bool quiet = false;
+  std::string serve;            // --serve [HOST:]PORT: the live web view ("": none)
+  double serve_linger_s = 30;  // --serve-linger: how long the view outlives the run
 };
 
 Status LoadChecked(const RunArgs& args, config::RunConfig* cfg) {
@@ -81,7 +84,21 @@ Status LoadChecked(const RunArgs& args, config::RunConfig* cfg) {
   return ValidateConfig(*cfg, args.config);
 }
 
+// --serve: checked before anything runs; listens once the run is planned.
+Status ServeRun(const RunArgs& args, const PlannedRun& run, std::unique_ptr<LiveView>* view) {
+  if (std::string(run.kind()) != "cluster") {
+    return Status::InvalidInput("--serve: the live view shows cluster runs; " + args.config +
+                                " is a " + run.kind() + " run");
+  }
+  return StartLiveView(args.serve, view);
+}
+
 int Run(const RunArgs& args) {
+  if (!args.serve.empty()) {
+    std::string host;
+    uint16_t port = 0;
+    if (Status s = ParseServeAddress(args.serve, &host, &port); !s.ok()) return Fail(s);
+  }
   config::RunConfig cfg;
   if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
   // Checked before anything runs, naming where the folder came from.
@@ -92,9 +109,15 @@ int Run(const RunArgs& args) {
   const std::string out_dir = run->out_dir();  // Execute hands the plan over
   ExecuteOptions options;
   options.progress_line = !args.quiet && isatty(STDERR_FILENO);
+  std::unique_ptr<LiveView> view;
+  if (!args.serve.empty()) {
+    if (Status s = ServeRun(args, *run, &view); !s.ok()) return Fail(s);
+    options.live = view.get();
+  }
   if (Status s = run->Execute(options); !s.ok()) return Fail(s);
   if (!args.quiet) std::cout << run->SummaryTable();
-  std::cout << "run directory: " << out_dir << "\n";
+  std::cout << "run directory: " << out_dir << std::endl;
+  if (view) LingerLiveView(*view, args.serve_linger_s);
   return 0;
 }
 
@@ -201,6 +224,10 @@ int main(int argc, char** argv) {
   run->add_option("--fault", run_args.faults, "a fault, KIND:TARGET@AT[+DURATION][,OPTION...]")
       ->take_all();
   run->add_flag("--quiet", run_args.quiet, "no summary table, no progress line");
+  run->add_option("--serve", run_args.serve, "[HOST:]PORT: a live web view of the run");
+  run->add_option("--serve-linger", run_args.serve_linger_s,
+                  "seconds the live view stays up after the run (default 30; Ctrl-C ends it)")
+      ->check(CLI::Range(0.0, 86400.0));
 
   troupe::SweepArgs sweep_args;
   CLI::App* sweep = app.add_subcommand("sweep", "run a config over a grid of values and seeds");

@@ -17,6 +17,7 @@
 #include "runner/cluster/report_writer.hpp"
 #include "runner/run_directory.hpp"
 #include "runtime/fault_network.hpp"
+#include "runtime/live_feed.hpp"
 #include "runtime/remote_node.hpp"
 
 namespace troupe {
@@ -62,6 +63,22 @@ void PrintProgress(const Telemetry& t, double wall_s) {
                t.virtual_s.load() / 3600.0, static_cast<long long>(t.rounds.load()),
                static_cast<long long>(t.jobs_finished.load()), wall_s);
   std::fflush(stderr);
+}
+
+// With --serve: the feed the actors add to, made before any of them exists.
+std::unique_ptr<LiveFeed> MakeLiveFeed(const RunPlan& plan) {
+  std::vector<LiveServer> servers;
+  for (const ServerSpec& spec : plan.servers) {
+    servers.push_back(LiveServer{spec.name, spec.gpus, spec.cpus, spec.memory_gb});
+  }
+  return std::make_unique<LiveFeed>("cluster", plan.identity.config_name, std::move(servers));
+}
+
+void PublishLive(const LiveFeed& feed, double wall_s, bool done, LiveSink* sink) {
+  LiveSnapshot snapshot = feed.Snapshot();
+  snapshot.wall_s = wall_s;
+  snapshot.done = done;
+  sink->Publish(std::move(snapshot));
 }
 
 }  // namespace
@@ -157,7 +174,12 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
     if (Status s = CheckRunDirectory(plan.out_dir); !s.ok()) return s;
   }
   FaultMachinery faults;  // outlives the runtime: actors use the network until they are gone
+  std::unique_ptr<LiveFeed> live;  // outlives the runtime, like the network
   ActorRuntime runtime(plan.runtime);
+  if (options.live) {
+    live = MakeLiveFeed(plan);
+    runtime.telemetry()->live = live.get();
+  }
   if (plan.faults.HasLinkFaults()) {
     faults.network =
         std::make_unique<FaultNetwork>(plan.faults, plan.identity.seed, runtime.clock());
@@ -191,7 +213,9 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   if (injector) caf::anon_send(injector, caf::put_atom::value, scheduler);
 
   bool printed = false;
+  if (live) PublishLive(*live, runtime.WallSeconds(), false, options.live);
   const bool done = runtime.Drive([&] {
+    if (live) PublishLive(*live, runtime.WallSeconds(), false, options.live);
     if (!options.progress_line) return;
     PrintProgress(*runtime.telemetry(), runtime.WallSeconds());
     printed = true;
@@ -204,6 +228,7 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   }
   CollectResult(plan, records_future.get(), *runtime.telemetry(), runtime.WallSeconds(),
                 faults.network.get(), result);
+  if (live) PublishLive(*live, result->summary.wall_s, true, options.live);
   if (plan.out_dir.empty()) return Status::Ok();
   return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds,
                            plan.scheduler.lease_log ? &result->leases : nullptr,
