@@ -22,18 +22,40 @@ void QueueOrder::File(const SchedJob& job) {
   f.entry.id = job.id;
   f.remaining_s = job.remaining_s();
   f.ideal_duration_s = job.ideal_duration_s();
+  f.row = rows_.size();
   auto [it, inserted] = filed_.try_emplace(job.id, f);
+  if (policy_ == Policy::kFtf) {
+    if (inserted) {
+      rows_.push_back(f);
+    } else {
+      f.row = it->second.row;
+      it->second = f;
+      rows_[f.row] = f;
+    }
+    return;
+  }
   if (!inserted) {
-    if (policy_ != Policy::kFtf) sorted_.erase(it->second.entry);
+    sorted_.erase(it->second.entry);
     it->second = f;
   }
-  if (policy_ != Policy::kFtf) sorted_.insert(f.entry);
+  sorted_.insert(f.entry);
 }
 
 void QueueOrder::Remove(int64_t id) {
   auto it = filed_.find(id);
   if (it == filed_.end()) return;
-  if (policy_ != Policy::kFtf) sorted_.erase(it->second.entry);
+  if (policy_ == Policy::kFtf) {
+    // The last row takes the removed one's place.
+    const size_t row = it->second.row;
+    if (row + 1 != rows_.size()) {
+      rows_[row] = rows_.back();
+      rows_[row].row = row;
+      filed_.find(rows_[row].entry.id)->second.row = row;
+    }
+    rows_.pop_back();
+  } else {
+    sorted_.erase(it->second.entry);
+  }
   filed_.erase(it);
 }
 
@@ -47,8 +69,8 @@ void QueueOrder::Head(double now_s, size_t count, std::vector<int64_t>& ids) {
 
 void QueueOrder::FtfHead(double now_s, size_t count, std::vector<int64_t>& ids) {
   scratch_.clear();
-  scratch_.reserve(filed_.size());
-  for (const auto& [id, f] : filed_) {
+  scratch_.reserve(rows_.size());
+  for (const Filed& f : rows_) {
     Entry e = f.entry;
     e.key = FtfKey(ftf_order_, now_s, e.arrival_s, f.remaining_s, f.ideal_duration_s);
     scratch_.push_back(e);

@@ -49,6 +49,7 @@ class QueueOrder {
     Entry entry;
     double remaining_s = 0;
     double ideal_duration_s = 0;
+    size_t row = 0;  // FTF: its place in rows_
   };
 
   void FtfHead(double now_s, size_t count, std::vector<int64_t>& ids);
@@ -57,6 +58,7 @@ class QueueOrder {
   FtfOrder ftf_order_;
   absl::flat_hash_map<int64_t, Filed> filed_;
   absl::btree_set<Entry> sorted_;  // FIFO, SRTF, LAS
+  std::vector<Filed> rows_;        // FTF: every filed job, densely, for the per-round scan
   std::vector<Entry> scratch_;     // FTF: this round's keys
 };
 
