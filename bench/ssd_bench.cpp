@@ -18,8 +18,14 @@
 // (the ~4 KiB blocks holding wanted rows) and RocksDB's PerfContext::block_read_byte (blocks read
 // from files, block-cache misses only), over one extra untimed batch.
 //
+// Cold SSD (--cold 1): before every timed Get batch, each store's files are synced and dropped
+// from the page cache (posix_fadvise DONTNEED; untimed), and RocksDB runs without a block cache,
+// so both read from the device; SsdStore keeps only its index in memory, RocksDB its index and
+// filter blocks (table readers).
+//
 // Usage: troupe_ssd_bench [--keys N] [--skew S] [--batches 4096,16384,65536]
-//                         [--file-bytes B] [--put-keys N] [--get-seconds S] [--dir D]
+//                         [--file-bytes B] [--put-keys N] [--get-seconds S] [--dir D] [--cold 1]
+#include <fcntl.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
@@ -27,6 +33,7 @@
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -55,6 +62,7 @@ struct Args {
   uint64_t file_bytes = 1ull << 20;
   uint64_t put_keys = 262'144;  // per batch size and system
   double get_seconds = 2;       // per batch size and system
+  bool cold = false;            // drop the page cache before each Get batch
   std::string dir;
 };
 
@@ -107,12 +115,15 @@ struct Db {
 };
 
 // Point-lookup tuning: Bloom filters, no compression; the rest RocksDB's defaults.
+bool g_cold = false;  // --cold: RocksDB without a block cache
+
 rocksdb::Options RocksOptions() {
   rocksdb::Options options;
   options.create_if_missing = true;
   options.compression = rocksdb::kNoCompression;
   rocksdb::BlockBasedTableOptions table;
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table.no_block_cache = g_cold;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return options;
 }
@@ -228,6 +239,18 @@ PutResult PutPhase(const Args& args, Db& db, size_t batch, uint64_t* version) {
   return r;
 }
 
+// Syncs every file under dir and drops it from the page cache (only clean pages can be dropped).
+void DropCache(const std::string& dir) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ::fdatasync(fd);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+  }
+}
+
 struct GetResult {
   double ssd = 0, rocks = 0;              // keys/s
   double ssd_bytes = 0, rocks_bytes = 0;  // bytes read per requested key
@@ -246,19 +269,25 @@ GetResult GetPhase(const Args& args, Db& db, size_t batch) {
   GetResult r;
   GetStats stats;
   size_t n = 0;
-  const double t0 = Now();
-  while (n < batches.size() && (n < 2 || Now() - t0 < args.get_seconds)) {
+  double spent = 0;  // timed seconds (cache drops excluded)
+  while (n < batches.size() && (n < 2 || spent < args.get_seconds)) {
+    if (args.cold) DropCache(args.dir + "/ssd");
+    const double t = Now();
     Check(db.ssd->Get(batches[n++].keys, &out, &stats), "SsdStore::Get");
+    spent += Now() - t;
   }
-  r.ssd = static_cast<double>(n * batch) / (Now() - t0);
+  r.ssd = static_cast<double>(n * batch) / spent;
   r.ssd_bytes = static_cast<double>(stats.bytes_read) / static_cast<double>(n * batch);
   r.ssd_files = static_cast<double>(stats.files_read) / static_cast<double>(n);
   size_t m = 0;
-  const double t1 = Now();
-  while (m < batches.size() && (m < 2 || Now() - t1 < args.get_seconds)) {
+  spent = 0;
+  while (m < batches.size() && (m < 2 || spent < args.get_seconds)) {
+    if (args.cold) DropCache(args.dir + "/rocksdb");
+    const double t = Now();
     RocksGet(*db.rocks, batches[m++].keys);
+    spent += Now() - t;
   }
-  r.rocks = static_cast<double>(m * batch) / (Now() - t1);
+  r.rocks = static_cast<double>(m * batch) / spent;
   rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
   rocksdb::get_perf_context()->Reset();
   RocksGet(*db.rocks, batches[std::min(m, batches.size() - 1)].keys);
@@ -278,6 +307,7 @@ Args Parse(int argc, char** argv) {
     if (flag == "--put-keys") args.put_keys = std::stoull(value);
     if (flag == "--get-seconds") args.get_seconds = std::stod(value);
     if (flag == "--dir") args.dir = value;
+    if (flag == "--cold") args.cold = value != "0";
     if (flag == "--batches") {
       args.batches.clear();
       for (size_t p = 0; p < value.size();) {
@@ -292,13 +322,16 @@ Args Parse(int argc, char** argv) {
 
 int Main(int argc, char** argv) {
   const Args args = Parse(argc, argv);
+  g_cold = args.cold;
   std::filesystem::remove_all(args.dir);
   std::filesystem::create_directories(args.dir);
   std::printf(
       "SSD-PS vs RocksDB: %llu keys, %zu-byte rows, Zipf %.2f, SsdStore files of %llu "
-      "bytes, dir %s\n",
+      "bytes, dir %s, %s\n",
       static_cast<unsigned long long>(args.keys), kLayout.bytes(), args.skew,
-      static_cast<unsigned long long>(args.file_bytes), args.dir.c_str());
+      static_cast<unsigned long long>(args.file_bytes), args.dir.c_str(),
+      args.cold ? "cold (page cache dropped before each Get batch, no RocksDB block cache)"
+                : "warm (page cache)");
   Db db = OpenBoth(args);
   Load(args, db);
   uint64_t version = 1;
