@@ -14,6 +14,15 @@ extern const char* const kSensitivityCsv;
 
 namespace {
 
+std::string UnknownModelOf(const std::vector<ModelProfile>& models, std::string_view name) {
+  std::string known;
+  for (const ModelProfile& model : models) {
+    if (!known.empty()) known += ", ";
+    known += model.name;
+  }
+  return "unknown model '" + std::string(name) + "' (known: " + known + ")";
+}
+
 std::string Where(std::string_view file, int64_t line) {
   return std::string(file) + ":" + std::to_string(line);
 }
@@ -157,8 +166,7 @@ Status ParseSensitivityRows(std::string_view text, std::string_view file,
     auto it = std::find_if(models.begin(), models.end(),
                            [&](const ModelProfile& m) { return m.name == name; });
     if (it == models.end()) {
-      return FieldError(file, line.number, kColumns[0],
-                        "unknown model '" + std::string(name) + "'");
+      return FieldError(file, line.number, kColumns[0], UnknownModelOf(models, name));
     }
     row.model = it - models.begin();
     status = ParsePositive(line.fields[col[1]], file, line.number, kColumns[1], &row.cpus);
@@ -301,6 +309,10 @@ const ModelProfile* ModelCatalog::Find(std::string_view name) const {
     if (model.name == name) return &model;
   }
   return nullptr;
+}
+
+std::string ModelCatalog::UnknownModel(std::string_view name) const {
+  return UnknownModelOf(models_, name);
 }
 
 std::vector<const ModelProfile*> ModelCatalog::ModelsOfClass(std::string_view model_class) const {

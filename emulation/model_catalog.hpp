@@ -58,7 +58,9 @@ class ModelCatalog {
                       std::string_view sensitivity_csv, std::string_view sensitivity_name,
                       ModelCatalog* out);
 
-  const ModelProfile* Find(std::string_view name) const;               // nullptr if unknown
+  const ModelProfile* Find(std::string_view name) const;  // nullptr if unknown
+  // "unknown model 'x' (known: a, b, c)": the one wording of a name Find does not know.
+  std::string UnknownModel(std::string_view name) const;
   const std::vector<ModelProfile>& models() const { return models_; }  // in the CSV's order
   // The models of one class, in catalogue order (empty for an unknown class).
   std::vector<const ModelProfile*> ModelsOfClass(std::string_view model_class) const;

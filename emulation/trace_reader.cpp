@@ -92,8 +92,7 @@ Status ParseTroupeRow(const CsvLine& line, const TroupeColumns& col, std::string
   std::string_view model_name = line.fields[col.model];
   const ModelProfile* model = catalog.Find(model_name);
   if (status.ok() && model == nullptr) {
-    return FieldError(file, line.number, "model",
-                      "unknown model '" + std::string(model_name) + "'");
+    return FieldError(file, line.number, "model", catalog.UnknownModel(model_name));
   }
   if (status.ok()) job->model = model->name;
   if (status.ok()) {
