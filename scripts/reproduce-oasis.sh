@@ -2,8 +2,9 @@
 # Reproduces the OASiS comparison of docs/oasis.md ("Results"): total utility of OASiS vs FIFO,
 # DRF, RRH and Dorm on 50 worker servers + 50 PS machines over T = 300 one-hour slots with
 # diurnal arrivals, 5 seeds; OASiS under L and U misestimated by 0.5x and 2x; OASiS vs the exact
-# offline optimum (GLPK) on 20 small instances. Usage: scripts/reproduce-oasis.sh [--quick]
-#   --quick: 2 seeds, 5 small instances, no actor runs (under a minute).
+# offline optimum (GLPK) on 20 tiny and 10 medium instances.
+# Usage: scripts/reproduce-oasis.sh [--quick]
+#   --quick: 2 seeds, 5 tiny and 2 medium instances, no actor runs (under a minute).
 #   OASIS_JOBS_PER_SLOT=1.5 (environment): another mean arrival rate (default 2.5).
 # The tables come from the slot simulator (runner/oasis/oasis_experiment.hpp, run through the unit
 # test binary's disabled OasisReproduce test); then every policy and seed is run again as an
@@ -15,15 +16,16 @@ BUILD=${BUILD:-build}
 OUT=${OUT:-runs/reproduce-oasis}
 SEEDS=5
 TINY=20
+MEDIUM=10
 ACTORS=1
-if [ "${1:-}" = "--quick" ]; then SEEDS=2; TINY=5; ACTORS=0; fi
+if [ "${1:-}" = "--quick" ]; then SEEDS=2; TINY=5; MEDIUM=2; ACTORS=0; fi
 if [ ! -x "$BUILD/apps/troupe" ] || [ ! -x "$BUILD/tests/troupe_unit_tests" ]; then
   cmake --build "$BUILD" --target troupe troupe_unit_tests
 fi
 mkdir -p "$OUT"
 
-echo "== simulator: 5 policies x $SEEDS seeds, misestimation, $TINY small instances vs OPT"
-OASIS_SEEDS=$SEEDS OASIS_TINY=$TINY OASIS_REPORT="$OUT/report.md" \
+echo "== simulator: 5 policies x $SEEDS seeds, misestimation, $TINY tiny + $MEDIUM medium instances vs OPT"
+OASIS_SEEDS=$SEEDS OASIS_TINY=$TINY OASIS_MEDIUM=$MEDIUM OASIS_REPORT="$OUT/report.md" \
   "$BUILD/tests/troupe_unit_tests" --gtest_also_run_disabled_tests \
   --gtest_filter='OasisReproduce.*' > "$OUT/simulator.log"
 grep -v '^csv,' "$OUT/report.md"

@@ -85,17 +85,18 @@ void MisestimationTable(const ReproduceOptions& o, std::ostringstream& out) {
   }
 }
 
-// Table 3: OASiS (and the baselines) against the offline optimum on tiny instances.
-void TinyTable(const ReproduceOptions& o, std::ostringstream& out) {
-  if (o.tiny_instances <= 0) return;
+// Table 3: OASiS (and the baselines) against the offline optimum on `count` instances of `size`.
+void TinyTable(const char* name, int count, uint64_t first_seed, const InstanceSize& size,
+               std::ostringstream& out) {
+  if (count <= 0) return;
   std::vector<double> ratios, alphas;
   double opt = 0, oasis = 0;
   std::vector<double> base(4, 0.0);
   int proved = 0;
-  for (int i = 0; i < o.tiny_instances; ++i) {
-    const TinyRun r = RunTiny(7000 + i);
-    out << "csv,tiny," << r.seed << "," << r.jobs << "," << r.proved << "," << Fixed(r.optimum, 4)
-        << "," << Fixed(r.oasis, 4);
+  for (int i = 0; i < count; ++i) {
+    const TinyRun r = RunTiny(first_seed + i, size);
+    out << "csv," << name << "," << r.seed << "," << r.jobs << "," << r.proved << ","
+        << Fixed(r.optimum, 4) << "," << Fixed(r.oasis, 4);
     for (double b : r.baseline) out << "," << Fixed(b, 4);
     out << "\n";
     proved += r.proved;
@@ -108,11 +109,13 @@ void TinyTable(const ReproduceOptions& o, std::ostringstream& out) {
   std::sort(ratios.begin(), ratios.end());
   if (ratios.empty()) ratios.push_back(0);
   const double max_alpha = *std::max_element(alphas.begin(), alphas.end());
-  out << "\n| instances | proved optimal | OPT total | OASiS total | OASiS / OPT (sum) | "
-         "per instance min / median | bound 1/(2 alpha) |\n|---|---|---|---|---|---|---|\n";
-  out << "| " << o.tiny_instances << " | " << proved << " | " << Fixed(opt, 2) << " | "
-      << Fixed(oasis, 2) << " | " << Fixed(oasis / opt, 3) << " | " << Fixed(ratios.front(), 3)
-      << " / " << Fixed(ratios[ratios.size() / 2], 3) << " | " << Fixed(1 / (2 * max_alpha), 4)
+  out << "\n"
+      << name
+      << " instances:\n\n| instances | proved optimal | OPT total | OASiS total | OASiS / OPT "
+         "(sum) | per instance min / median | bound 1/(2 alpha) |\n|---|---|---|---|---|---|---|\n";
+  out << "| " << count << " | " << proved << " | " << Fixed(opt, 2) << " | " << Fixed(oasis, 2)
+      << " | " << Fixed(oasis / opt, 3) << " | " << Fixed(ratios.front(), 3) << " / "
+      << Fixed(ratios[ratios.size() / 2], 3) << " | " << Fixed(1 / (2 * max_alpha), 4)
       << " (alpha <= " << Fixed(max_alpha, 1) << ") |\n";
   out << "\nbaselines / OPT on the same instances:";
   for (size_t b = 0; b < base.size(); ++b) {
@@ -146,12 +149,13 @@ PolicyRun RunPolicy(const WorkloadSpec& spec, uint64_t seed, const std::string& 
   return r;
 }
 
-TinyRun RunTiny(uint64_t seed, double time_limit_s) {
-  const Instance in = TinyInstance(seed);
+TinyRun RunTiny(uint64_t seed, const InstanceSize& size, int node_limit) {
+  const Instance in = SmallInstance(seed, size);
   TinyRun r;
   r.seed = seed;
   r.jobs = static_cast<int>(in.jobs.size());
-  const OfflineResult opt = SolveOffline(in.cluster, in.jobs, {.time_limit_s = time_limit_s});
+  const OfflineResult opt =
+      SolveOffline(in.cluster, in.jobs, {.time_limit_s = 0, .node_limit = node_limit});
   r.proved = opt.solved;
   r.optimum = opt.utility;
   const PriceParams params = EstimatePrices(in.cluster, in.jobs);
@@ -172,7 +176,15 @@ std::string ReproduceReport(const ReproduceOptions& options) {
   std::ostringstream out;
   PolicyTable(options, out);
   MisestimationTable(options, out);
-  TinyTable(options, out);
+  TinyTable("tiny", options.tiny_instances, 7000, {}, out);
+  const InstanceSize medium{.jobs_lo = 20,
+                            .jobs_hi = 20,
+                            .workers_lo = 4,
+                            .workers_hi = 4,
+                            .ps_lo = 4,
+                            .ps_hi = 4,
+                            .slots = 12};
+  TinyTable("medium", options.medium_instances, 8000, medium, out);
   return out.str();
 }
 

@@ -1,6 +1,6 @@
 // The OASiS experiments of docs/oasis.md ("Results"), run by scripts/reproduce-oasis.sh: total
 // utility of OASiS and the baselines over seeded diurnal workloads, OASiS under misestimated L and
-// U, and OASiS against the exact offline optimum on tiny instances.
+// U, and OASiS against the exact offline optimum on tiny and medium instances.
 //
 // OASiS's prices are estimated from "past experience": EstimatePrices over a second job stream of
 // the same spec drawn with seed + 1000003, never the jobs being scheduled (on tiny instances, as
@@ -43,13 +43,17 @@ struct TinyRun {
   std::vector<double> baseline;  // fifo, drf, rrh, dorm
 };
 
-TinyRun RunTiny(uint64_t seed, double time_limit_s = 60);
+// OASiS and the baselines against the offline optimum on SmallInstance(seed, size). GLPK's search
+// is bounded by nodes (OfflineOptions::node_limit), not time, so the result depends only on the
+// arguments; `proved` says whether it ended proved optimal.
+TinyRun RunTiny(uint64_t seed, const InstanceSize& size = {}, int node_limit = 200000);
 
 struct ReproduceOptions {
   WorkloadSpec spec;
   std::vector<uint64_t> seeds{1, 2, 3, 4, 5};
   std::vector<double> factors{2};  // misestimation factors (L, U x 0.5 and 2)
-  int tiny_instances = 20;
+  int tiny_instances = 20;         // TinyInstance, seeds 7000, 7001, ...
+  int medium_instances = 10;       // 20 jobs, 4 + 4 machines, 12 slots, seeds 8000, 8001, ...
 };
 
 // All experiments as Markdown tables (and CSV-like detail lines prefixed "csv,").

@@ -201,7 +201,8 @@ std::vector<double> Incumbent(const Cluster& cluster, const std::vector<Job>& jo
 struct Search {
   const std::vector<double>* incumbent = nullptr;
   bool offered = false;
-  double bound = 0;  // the least upper bound on the optimum seen so far
+  double bound = 0;    // the least upper bound on the optimum seen so far
+  int node_limit = 0;  // > 0: terminate once this many nodes exist
 };
 
 // Offers the incumbent at the first chance and tracks the best bound of the open nodes.
@@ -213,6 +214,11 @@ void Callback(glp_tree* tree, void* info) {
   if (glp_ios_reason(tree) == GLP_IHEUR && !search->offered) {
     search->offered = true;
     glp_ios_heur_sol(tree, search->incumbent->data());
+  }
+  if (search->node_limit > 0) {
+    int active = 0, current = 0, total = 0;
+    glp_ios_tree_size(tree, &active, &current, &total);
+    if (total >= search->node_limit) glp_ios_terminate(tree);
   }
 }
 
@@ -261,11 +267,13 @@ OfflineResult SolveOffline(const Cluster& cluster, const std::vector<Job>& jobs,
   const std::vector<double> incumbent =
       Incumbent(cluster, jobs, columns, glp_get_num_cols(problem.get()));
   Search search{&incumbent};
+  search.node_limit = options.node_limit;
   const int code = Solve(problem.get(), options.time_limit_s, &search);
   const int status = glp_mip_status(problem.get());
   result.solved = code == 0 && status == GLP_OPT;
   result.status = result.solved        ? "optimal"
                   : code == GLP_ETMLIM ? "time limit"
+                  : code == GLP_ESTOP  ? "node limit"
                                        : "failed: " + std::to_string(code);
   result.upper_bound = search.bound;
   if (status != GLP_OPT && status != GLP_FEAS) return result;

@@ -34,12 +34,16 @@
 namespace troupe::scheduling::oasis {
 
 struct OfflineOptions {
-  double time_limit_s = 60;  // <= 0: no limit
+  // <= 0: no limit. A wall-clock limit: a result it cuts short depends on the machine's speed.
+  double time_limit_s = 60;
+  // > 0: stop once about this many branch-and-bound nodes exist. A count: the result, proved
+  // or not, depends only on the input.
+  int node_limit = 0;
 };
 
 struct OfflineResult {
   bool solved = false;
-  std::string status;          // "optimal", "time limit", "failed: ..."
+  std::string status;          // "optimal", "time limit", "node limit", "failed: ..."
   double utility = 0;          // sum of the admitted plans' utilities
   double objective = 0;        // the MILP's objective (== utility when solved)
   double upper_bound = 0;      // no schedule does better (== objective when solved)

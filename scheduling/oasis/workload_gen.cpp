@@ -90,22 +90,24 @@ std::vector<Job> MakeJobs(const WorkloadSpec& spec, uint64_t seed) {
   return jobs;
 }
 
-Instance TinyInstance(uint64_t seed) {
+Instance TinyInstance(uint64_t seed) { return SmallInstance(seed, {}); }
+
+Instance SmallInstance(uint64_t seed, const InstanceSize& size) {
   Draw d(seed);
   Instance in;
   Cluster& c = in.cluster;
-  for (int h = d.Int(1, 2); h > 0; --h) {
+  for (int h = d.Int(size.workers_lo, size.workers_hi); h > 0; --h) {
     c.workers.push_back({{double(d.Int(1, 3)), double(d.Int(2, 6)), double(d.Int(8, 24)), 100,
                           double(d.Int(4, 8))}});
   }
-  for (int k = d.Int(1, 2); k > 0; --k) {
+  for (int k = d.Int(size.ps_lo, size.ps_hi); k > 0; --k) {
     c.ps.push_back({{0, double(d.Int(2, 6)), double(d.Int(8, 24)), 100, double(d.Int(4, 12))}});
   }
-  c.slots = 6;
+  c.slots = size.slots;
   c.slot_s = 2;
-  for (int i = d.Int(5, 8); i > 0; --i) {
+  for (int i = d.Int(size.jobs_lo, size.jobs_hi); i > 0; --i) {
     Job j;
-    j.arrival = d.Int(0, 5);
+    j.arrival = d.Int(0, size.slots - 1);
     j.epochs = 1;
     j.chunks = d.Int(1, 3);
     j.minibatches_per_chunk = d.Int(1, 3);

@@ -16,7 +16,8 @@
 //
 // TinyInstance: the offline optimum's size (docs/oasis.md: GLPK proves these optimal in about a
 // second): 5-8 jobs, 1-2 worker servers and 1-2 PS machines, 6 slots of 2 s; the generator of
-// tests/unit/oasis_bruteforce_test.cpp with the paper's sigmoid utilities (g3 in [1,15]).
+// tests/unit/oasis_bruteforce_test.cpp with the paper's sigmoid utilities (g3 in [1,15]), jobs
+// arriving in any slot. SmallInstance: the same generator at other sizes.
 //
 // Contract: the same spec and seed give the same cluster and jobs (std::mt19937_64, libstdc++'s
 // distributions); jobs are sorted by arrival, ids 0, 1, ... in that order.
@@ -68,6 +69,14 @@ struct Instance {
   Cluster cluster;
   std::vector<Job> jobs;
 };
-Instance TinyInstance(uint64_t seed);
+// The sizes of a small instance: jobs, worker servers, PS machines drawn from [lo, hi]; slots.
+struct InstanceSize {
+  int jobs_lo = 5, jobs_hi = 8;
+  int workers_lo = 1, workers_hi = 2;
+  int ps_lo = 1, ps_hi = 2;
+  int slots = 6;
+};
+Instance TinyInstance(uint64_t seed);  // SmallInstance(seed, {})
+Instance SmallInstance(uint64_t seed, const InstanceSize& size);
 
 }  // namespace troupe::scheduling::oasis

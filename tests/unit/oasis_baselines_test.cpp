@@ -2,11 +2,11 @@
 // (baselines.hpp, dorm.hpp) and the workload generator (workload_gen.hpp).
 //
 // Contract checked here (what policies allocate is audited in oasis_audit_test.cpp): FIFO serves
-// jobs in arrival order; DRF equalises dominant shares on the DRF paper's hand case; Dorm's MILP keeps every job's share inside its fairness bound and within the pool
-// totals; RRH rejects with a reason; every admitted OASiS job finishes by its planned end slot;
-// the simulator scores a job by f(completion - arrival) and is deterministic; the generator is
-// seeded and diurnal; and on a fixed set of small contended instances OASiS's total utility is
-// at least FIFO's and DRF's.
+// jobs in arrival order; DRF equalises dominant shares on the DRF paper's hand case; Dorm's MILP
+// keeps every job's share inside its fairness bound and within the pool totals; RRH rejects with a
+// reason; every admitted OASiS job finishes by its planned end slot; the simulator scores a job by
+// f(completion - arrival) and is deterministic; the generator is seeded and diurnal; and on a fixed
+// set of small contended instances OASiS's total utility is at least FIFO's and DRF's.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "runner/oasis/oasis_experiment.hpp"
 #include "scheduling/oasis/baselines.hpp"
 #include "scheduling/oasis/dorm.hpp"
-#include "runner/oasis/oasis_experiment.hpp"
 #include "scheduling/oasis/slot_simulator.hpp"
 #include "scheduling/oasis/workload_gen.hpp"
 
@@ -243,7 +243,8 @@ TEST(OasisBaselinesTest, OasisUtilityAtLeastFifosAndDrfsOnSmallContendedInstance
 
 // Not a test: the experiments of docs/oasis.md's "Results", run by scripts/reproduce-oasis.sh
 // (--gtest_also_run_disabled_tests --gtest_filter=OasisReproduce.*). OASIS_REPORT: where to
-// write the report; OASIS_JOBS_PER_SLOT, OASIS_SEEDS (a count), OASIS_TINY: overrides.
+// write the report; OASIS_JOBS_PER_SLOT, OASIS_SEEDS (a count), OASIS_TINY, OASIS_MEDIUM:
+// overrides.
 TEST(OasisReproduce, DISABLED_Report) {
   ReproduceOptions o;
   if (const char* v = std::getenv("OASIS_JOBS_PER_SLOT")) o.spec.jobs_per_slot = std::atof(v);
@@ -252,6 +253,7 @@ TEST(OasisReproduce, DISABLED_Report) {
     for (int s = 1; s <= std::atoi(v); ++s) o.seeds.push_back(s);
   }
   if (const char* v = std::getenv("OASIS_TINY")) o.tiny_instances = std::atoi(v);
+  if (const char* v = std::getenv("OASIS_MEDIUM")) o.medium_instances = std::atoi(v);
   const std::string report = ReproduceReport(o);
   std::cout << report;
   if (const char* path = std::getenv("OASIS_REPORT")) std::ofstream(path) << report;
