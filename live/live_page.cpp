@@ -12,10 +12,10 @@ const char* LivePageHtml() {
 <style>
 body{font:14px system-ui,sans-serif;margin:16px;color:#222;background:#fafafa}
 h1{font-size:18px;margin:0 0 8px} h2{font-size:14px;margin:12px 0 4px}
-.grid{display:flex;flex-wrap:wrap;gap:16px}
+.grid{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start;margin-bottom:16px}
 .card{background:#fff;border:1px solid #ddd;border-radius:6px;padding:8px 12px}
 table{border-collapse:collapse} td,th{padding:2px 8px;text-align:right}
-td:first-child,th:first-child{text-align:left} .num{font-variant-numeric:tabular-nums}
+td:first-child,th:first-child{text-align:left} #faults td,#faults th{text-align:left} .num{font-variant-numeric:tabular-nums}
 #status.done{color:#060} #status.live{color:#a60} #status.lost{color:#a00}
 svg text{font:11px system-ui,sans-serif}
 </style></head><body>
@@ -72,12 +72,17 @@ function heatColor(f) {
 }
 function drawHeat(servers) {
   const svg = document.getElementById("heat"); clear(svg);
-  const per = 24, size = 16, rows = Math.max(1, Math.ceil(servers.length / per));
+  // Big cells with the GPU count in them for small clusters, small cells for large ones.
+  const size = servers.length <= 64 ? 24 : 12, per = Math.floor(416 / (size + 2));
+  const rows = Math.max(1, Math.ceil(servers.length / per));
   svg.setAttribute("height", rows * (size + 2) + 4);
   servers.forEach((s, i) => {
-    const r = el(svg, "rect", {x: 2 + (i % per) * (size + 1), y: 2 + Math.floor(i / per) * (size + 2),
-      width: size, height: size, fill: heatColor(s.gpus > 0 ? s.used / s.gpus : 0),
-      "class": "server", "data-used": s.used});
+    const x = 2 + (i % per) * (size + 2), y = 2 + Math.floor(i / per) * (size + 2);
+    const r = el(svg, "rect", {x: x, y: y, width: size, height: size,
+      fill: heatColor(s.gpus > 0 ? s.used / s.gpus : 0), "class": "server", "data-used": s.used});
+    if (size >= 24) {
+      el(svg, "text", {x: x + size / 2, y: y + size / 2 + 4, "text-anchor": "middle"}, s.used);
+    }
     el(r, "title", {}, s.name + ": " + s.used + "/" + s.gpus + " GPUs, " + fmt(s.cpus_used, 0) +
        "/" + fmt(s.cpus, 0) + " CPUs, " + fmt(s.mem_used, 0) + "/" + fmt(s.mem, 0) + " GB");
   });
@@ -96,7 +101,9 @@ function plot(svg, series, xmax, ymax, xlabel, ylabel) {
   el(svg, "text", {x: L + 4, y: 12}, ylabel);
   series.forEach((s, k) => {
     if (!s.points.length) return;
+    // Dashed after the first, so equal series (GPU-proportional runs) stay visible.
     el(svg, "polyline", {fill: "none", stroke: s.color, "stroke-width": 1.5,
+      "stroke-dasharray": k ? (4 + 2 * k) + "," + (2 + 2 * k) : "none",
       points: s.points.map(p => sx(p[0]).toFixed(1) + "," + sy(p[1]).toFixed(1)).join(" ")});
     el(svg, "text", {x: L + 8 + 70 * k, y: H - 2, fill: s.color}, s.label);
   });

@@ -17,6 +17,12 @@ constexpr int kKeepAliveMs = 5000;
 
 LiveView::LiveView() : server_(std::make_unique<httplib::Server>()) {
   server_->set_keep_alive_timeout(1);  // Stop() waits for idle connections no longer than this
+  // SO_REUSEADDR only: httplib's default, SO_REUSEPORT, would let a second troupe listen on a
+  // port already taken and share its connections.
+  server_->set_socket_options([](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server_->Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_header("Cache-Control", "no-store");
     res.set_content(LivePageHtml(), "text/html; charset=utf-8");
