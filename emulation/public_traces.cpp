@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "emulation/model_assigner.hpp"
 #include "emulation/trace_fields.hpp"
@@ -18,8 +20,8 @@ struct TimedRow {
   double duration_s = 0;
   int64_t line = 0;
   int32_t gpus = 1;
-  // PAI names the GPU type of each task; it is read and checked, then dropped when the job is
-  // built: jobs do not carry a GPU type, and clusters have one kind of GPU.
+  // PAI names the GPU type of each task; it is read, then dropped when the job is built: jobs do
+  // not carry a GPU type yet, and a server group has one kind of GPU.
   int32_t gpu_type = -1;  // index into RowReader::gpu_types, -1 when the format has none
 };
 
@@ -42,11 +44,12 @@ std::vector<std::string_view> ColumnsOf(TraceFormat format) {
 struct RowReader {
   TraceFormat format;
   std::string_view file;
-  std::vector<int> col;
-  std::vector<std::string> gpu_types;  // distinct GPU type names, in order of first appearance
+  std::vector<std::string_view> names;  // ColumnsOf(format)
+  std::vector<int> col;                 // where each of `names` is in a line
+  std::vector<std::string> gpu_types;   // distinct GPU type names, in order of first appearance
 
   std::string_view Field(const CsvLine& line, size_t i) const { return line.fields[col[i]]; }
-  std::string_view Column(size_t i) const { return ColumnsOf(format)[i]; }
+  std::string_view Column(size_t i) const { return names[i]; }
 
   // Fills *row; *keep is false for a row without GPU work.
   Status Read(const CsvLine& line, TimedRow* row, bool* keep);
@@ -255,11 +258,10 @@ Status ParsePublicTrace(TraceFormat format, CsvCursor* cursor, const CsvHeader& 
   Status status =
       ModelAssigner::ValidateMix(catalog, options.image_percent, options.language_percent,
                                  options.speech_percent, std::string(file) + ": trace options");
-  RowReader reader{format, file, {}, {}};
-  const std::vector<std::string_view> columns = ColumnsOf(format);
-  reader.col.resize(columns.size());
-  for (size_t i = 0; status.ok() && i < columns.size(); ++i) {
-    status = header.Require(columns[i], file, &reader.col[i]);
+  RowReader reader{format, file, ColumnsOf(format), {}, {}};
+  reader.col.resize(reader.names.size());
+  for (size_t i = 0; status.ok() && i < reader.names.size(); ++i) {
+    status = header.Require(reader.names[i], file, &reader.col[i]);
   }
   std::vector<TimedRow> rows;
   CsvLine line;
@@ -272,7 +274,7 @@ Status ParsePublicTrace(TraceFormat format, CsvCursor* cursor, const CsvHeader& 
   }
   if (status.ok()) status = cursor->status();
   if (!status.ok()) return status;
-  return BuildJobs(std::move(rows), file, columns[0], options, catalog, jobs);
+  return BuildJobs(std::move(rows), file, reader.names[0], options, catalog, jobs);
 }
 
 }  // namespace troupe
