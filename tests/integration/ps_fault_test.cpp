@@ -51,13 +51,15 @@ TEST(PsFaults, CrashedShardRecoversEveryAcknowledgedUpdate) {
   const PsRun clean = RunPsWithFaults("");
   ASSERT_TRUE(clean.status.ok()) << clean.status.message();
   const double end_s = clean.result.summary.emulated_s;
-  // ps:1 dies a third into the run and restarts 2 ms later; ps:3 dies near the end.
-  const PsRun crashed = RunPsWithFaults(Fault("crash", "ps:1", 0.006, 0.002) +
+  // ps:1 dies half way through the run and restarts 2 ms later (a step it had not made durable
+  // is replayed from its peers' copies); ps:3 dies near the end.
+  const PsRun crashed = RunPsWithFaults(Fault("crash", "ps:1", 0.5 * end_s, 0.002) +
                                         Fault("crash", "ps:3", 0.8 * end_s, 0.001));
   ASSERT_TRUE(crashed.status.ok()) << crashed.status.message();
   const PsSummary& s = crashed.result.summary;
   EXPECT_EQ(s.crashes, 2);
   EXPECT_EQ(s.restarts, 2);
+  EXPECT_GE(s.steps_replayed, 1);
   EXPECT_EQ(s.updates_lost, 0);
   EXPECT_EQ(CountEvents(crashed.result, "updates_lost"), 0u);
   // Write-through and re-sent work reproduce the fault-free arithmetic exactly.
