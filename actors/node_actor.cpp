@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "actors/allreduce_rank_actor.hpp"
 #include "actors/server_actor.hpp"
 #include "messages/atoms.hpp"
 #include "messages/cluster_messages.hpp"
@@ -33,6 +34,14 @@ caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry) {
         self->monitor(server);
         hosted->insert(server.address());
         return server;
+      },
+      [=](spawn_rank_atom) {
+        // A member of an all-reduce among processes (actors/allreduce_rank_actor.hpp); it lives
+        // as long as the node, or until its group's driver tells it to exit.
+        caf::actor rank = self->spawn(AllReduceRankActor, telemetry);
+        self->monitor(rank);
+        hosted->insert(rank.address());
+        return rank;
       },
       [=](crash_atom) {
         // A `crash node:HOST:PORT` fault: the process dies at once, as under kill -9 (no

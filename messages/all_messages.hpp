@@ -2,6 +2,7 @@
 // handles all of them at once: registration and the serialisation round-trip test.
 #pragma once
 
+#include "messages/allreduce_messages.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/fault_messages.hpp"
 #include "messages/oasis_messages.hpp"

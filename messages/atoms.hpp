@@ -13,6 +13,7 @@ using lease_end_atom = caf::atom_constant<caf::atom("lease_end")>;  // a job's o
 using grace_atom = caf::atom_constant<caf::atom("grace")>;  // scheduler: reports still missing
 using fault_atom = caf::atom_constant<caf::atom("fault")>;  // the injector's timers
 using crash_atom = caf::atom_constant<caf::atom("crash")>;  // a node process dies at once
+using spawn_rank_atom = caf::atom_constant<caf::atom("spawn_rank")>;  // node: an all-reduce rank
 using ask_later_atom = caf::atom_constant<caf::atom("ask_later")>;  // Ask's own timer (Tell's kin)
 
 }  // namespace troupe

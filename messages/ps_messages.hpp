@@ -1,4 +1,4 @@
-// The hierarchical parameter server's pipeline protocol (docs/paramserver.md, seed 003).
+// The hierarchical parameter server's pipeline protocol (docs/paramserver.md).
 //
 // N nodes train one CTR model in global steps. Node n's part of step s is its node batch; the
 // node's four stage actors and its shard exchange, per step:

@@ -1,20 +1,12 @@
 // Two processes: a `troupe node` started by the test hosts half of the servers; `troupe run`
 // places them there through CAF's middleman (loopback). The run completes with the same JCTs as
 // the one-process real-mode run, within 2%.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <map>
-#include <thread>
 
+#include "tests/integration/node_process.hpp"
 #include "tests/integration/run_fixture.hpp"
-
-extern char** environ;
 
 namespace troupe::testing {
 namespace {
@@ -23,48 +15,6 @@ constexpr char kCluster[] =
     "cluster { servers { count: 4 gpus: 8 cpus: 24 memory_gb: 500 } }\n"
     "workload { generator { jobs_per_hour: 30 num_jobs: 60 multi_gpu: true } }\n"
     "run { mode: real time_scale: 300000 seed: 5 }\n";
-
-// A `troupe node` child listening on an ephemeral loopback port; killed when destroyed.
-class NodeProcess {
- public:
-  explicit NodeProcess(const std::string& dir) : log_(dir + "/node.out") {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, (dir + "/node.err").c_str(), O_WRONLY | O_CREAT,
-                                     0644);
-    std::vector<std::string> args = {TROUPE_BINARY, "node", "--listen", "127.0.0.1:0"};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn(&pid_, TROUPE_BINARY, &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~NodeProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  // "127.0.0.1:PORT" once the node says it listens, "" after 10 s.
-  std::string WaitForAddress() {
-    const std::string prefix = "troupe node listening on ";
-    for (int i = 0; i < 200; ++i) {
-      const std::string out = ReadFile(log_);
-      const auto at = out.find(prefix);
-      const auto eol = out.find('\n', at);
-      if (at != std::string::npos && eol != std::string::npos) {
-        return out.substr(at + prefix.size(), eol - at - prefix.size());
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return "";
-  }
-
- private:
-  std::string log_;
-  pid_t pid_ = -1;
-};
 
 std::map<int64_t, double> JctsOf(const std::string& jobs_csv) {
   std::map<int64_t, double> jct;

@@ -1,0 +1,57 @@
+// The all-reduce rank: one member of an all-reduce among actors (messages/allreduce_messages.hpp),
+// the reference implementation of a collective across troupe processes. A `troupe node` spawns one
+// on request (spawn_rank_atom); in one process any code may spawn them.
+//
+// Protocol of one round, at rank r of N (after AllReduceGroup told it its rank and peers):
+//   - AllReduceStart{round, values} (a request): r cuts values by PlanReduction and sends every
+//     segment it does not own to that segment's owner (AllReducePart), keeping its own.
+//   - An owner that holds all N contributions of a segment adds them in rank order
+//     (AddInRankOrder: the float operations of the single-process reference, so the sum is bit
+//     for bit the reference's whatever order messages arrived in) and sends the sum to every
+//     other rank (AllReduceSum).
+//   - Once r holds every segment's sum it answers the request with AllReduceResult{round, sum}.
+// Parts and sums of a round r has not started yet (a faster peer), and parts that arrive before
+// r's own AllReduceGroup, are kept until they can be placed.
+// Contributions of the wrong length answer the request with sec::invalid_argument and drop the
+// round. Every send goes through Tell (counted, faultable).
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+#include <caf/stateful_actor.hpp>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "gpu/reduction_plan.hpp"
+#include "messages/allreduce_messages.hpp"
+#include "runtime/telemetry.hpp"
+
+namespace troupe {
+
+struct AllReduceRound {
+  bool started = false;
+  std::vector<float> values;  // this rank's contribution, overwritten segment by segment by sums
+  std::vector<gpu::ReductionSegment> plan;
+  int64_t sums_missing = 0;
+  std::map<int32_t, std::vector<std::vector<float>>> parts;  // owned segment -> by rank
+  std::map<int32_t, std::vector<float>> early_sums;          // arrived before the start
+  caf::response_promise reply;
+};
+
+struct AllReduceRankState {
+  int32_t rank = 0;
+  std::vector<caf::actor> ranks;
+  int64_t segment_floats = 1;
+  Telemetry* telemetry = nullptr;
+  std::map<int64_t, AllReduceRound> rounds;
+  // Parts from peers that had their AllReduceGroup before this rank had its own (messages from
+  // different senders, across processes, may overtake each other).
+  std::vector<AllReducePart> before_group;
+  static inline const char* name = "troupe.allreduce.rank";
+};
+
+caf::behavior AllReduceRankActor(caf::stateful_actor<AllReduceRankState>* self,
+                                 Telemetry* telemetry);
+
+}  // namespace troupe

@@ -1,0 +1,28 @@
+// A `troupe node` child process for multi-process tests: listens on an ephemeral loopback port,
+// logs to DIR/node.out and DIR/node.err, and is stopped (SIGTERM) when destroyed.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace troupe::testing {
+
+class NodeProcess {
+ public:
+  // `extra`: more flags for `troupe node` (e.g. --credentials DIR).
+  explicit NodeProcess(const std::string& dir, const std::vector<std::string>& extra = {});
+  ~NodeProcess();
+  NodeProcess(const NodeProcess&) = delete;
+  NodeProcess& operator=(const NodeProcess&) = delete;
+
+  // "127.0.0.1:PORT" once the node says it listens, "" after 10 s.
+  std::string WaitForAddress();
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace troupe::testing
