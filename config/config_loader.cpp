@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/parse.hpp"
+
 namespace troupe {
 namespace {
 
@@ -166,7 +168,72 @@ Status LoadConfigFile(const std::string& path, config::RunConfig* out) {
 
 namespace {
 
-// Walks `assignment`'s dotted path down from `root` and sets the leaf.
+// One step of a --set path: a field name and, for a repeated field, the entry ("servers[1]").
+struct PathPart {
+  std::string name;
+  std::optional<int> index;
+};
+
+Status ParsePart(std::string_view assignment, std::string_view text, PathPart* part) {
+  const size_t open = text.find('[');
+  part->name = std::string(text.substr(0, open));
+  part->index.reset();
+  if (open == std::string_view::npos) return Status::Ok();
+  uint64_t index = 0;
+  if (text.back() != ']' ||
+      !ParseWholeNumber(text.substr(open + 1, text.size() - open - 2), 1u << 30, &index)) {
+    // Built step by step: GCC 12 warns (-Wrestrict) on "'" + std::string(...) here.
+    std::string why(text);
+    why.insert(0, 1, '\'');
+    why += "': an entry of a repeated field is NAME[INDEX], with INDEX a whole number from 0";
+    return OverrideError(assignment, why);
+  }
+  part->index = static_cast<int>(index);
+  return Status::Ok();
+}
+
+// The entry `part.index` of the repeated `field` must exist: --set changes entries, it does
+// not add them.
+Status CheckIndex(std::string_view assignment, const PathPart& part,
+                  const pb::FieldDescriptor* field, const pb::Message& message) {
+  const int size = message.GetReflection()->FieldSize(message, field);
+  if (*part.index < size) return Status::Ok();
+  const std::string entries =
+      size == 0   ? "no entries"
+      : size == 1 ? "1 entry (index 0)"
+                  : std::to_string(size) + " entries (index 0-" + std::to_string(size - 1) + ")";
+  return OverrideError(assignment, "index " + std::to_string(*part.index) +
+                                       " out of range: " + field->full_name() + " has " + entries);
+}
+
+// Sets entry `index` of the repeated non-message `field`: parsed as a new last entry (the same
+// parsing a single field gets), then swapped into place.
+Status SetRepeatedLeaf(std::string_view assignment, const std::string& value, int index,
+                       const pb::FieldDescriptor* field, pb::Message* message) {
+  const pb::Reflection* reflection = message->GetReflection();
+  if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_STRING) {
+    reflection->SetRepeatedString(message, field, index, value);
+    return Status::Ok();
+  }
+  if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_ENUM) {
+    const pb::EnumValueDescriptor* v = field->enum_type()->FindValueByName(value);
+    if (v == nullptr) {
+      return OverrideError(assignment, "'" + value + "' is not a value of " +
+                                           field->enum_type()->full_name() + " (" +
+                                           EnumNames(field->enum_type()) + ")");
+    }
+    reflection->SetRepeatedEnum(message, field, index, v);
+    return Status::Ok();
+  }
+  if (Status s = SetLeaf(assignment, value, field, message); !s.ok()) return s;
+  const int last = reflection->FieldSize(*message, field) - 1;
+  reflection->SwapElements(message, field, index, last);
+  reflection->RemoveLast(message, field);
+  return Status::Ok();
+}
+
+// Walks `assignment`'s dotted path down from `root` and sets the leaf. A repeated field is
+// reached through one of its entries, by index.
 Status ApplyTo(std::string_view assignment, pb::Message* root) {
   size_t eq = assignment.find('=');
   if (eq == std::string_view::npos) {
@@ -178,30 +245,42 @@ Status ApplyTo(std::string_view assignment, pb::Message* root) {
   pb::Message* message = root;
   while (true) {
     size_t dot = path.find('.');
-    std::string part(path.substr(0, dot));
+    PathPart part;
+    if (Status s = ParsePart(assignment, path.substr(0, dot), &part); !s.ok()) return s;
     const pb::Descriptor* type = message->GetDescriptor();
-    const pb::FieldDescriptor* field = type->FindFieldByName(part);
+    const pb::FieldDescriptor* field = type->FindFieldByName(part.name);
     if (field == nullptr) {
-      return OverrideError(assignment, "no field '" + part + "' in " + type->full_name());
+      return OverrideError(assignment, "no field '" + part.name + "' in " + type->full_name());
     }
-    if (field->is_repeated()) {
-      return OverrideError(assignment, "'" + part + "' in " + type->full_name() +
-                                           " is a repeated field; --set cannot change it");
+    if (field->is_repeated() && !part.index) {
+      return OverrideError(assignment, "'" + part.name + "' in " + type->full_name() +
+                                           " is a repeated field; name one entry, e.g. " +
+                                           part.name + "[0]");
+    }
+    if (!field->is_repeated() && part.index) {
+      return OverrideError(assignment, "'" + part.name + "' in " + type->full_name() +
+                                           " is not a repeated field; it takes no index");
+    }
+    if (part.index) {
+      if (Status s = CheckIndex(assignment, part, field, *message); !s.ok()) return s;
     }
     bool is_message = field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
     if (dot == std::string_view::npos) {
       if (is_message) {
-        return OverrideError(assignment, "'" + part + "' is a message (" +
+        return OverrideError(assignment, "'" + part.name + "' is a message (" +
                                              field->message_type()->full_name() +
                                              "); set one of its fields");
       }
+      if (part.index) return SetRepeatedLeaf(assignment, value, *part.index, field, message);
       return SetLeaf(assignment, value, field, message);
     }
     if (!is_message) {
-      return OverrideError(assignment, "'" + part + "' in " + type->full_name() +
+      return OverrideError(assignment, "'" + part.name + "' in " + type->full_name() +
                                            " is not a message; it has no fields");
     }
-    message = message->GetReflection()->MutableMessage(message, field);
+    const pb::Reflection* reflection = message->GetReflection();
+    message = part.index ? reflection->MutableRepeatedMessage(message, field, *part.index)
+                         : reflection->MutableMessage(message, field);
     path = path.substr(dot + 1);
   }
 }

@@ -6,10 +6,12 @@
 //    An unknown field, a value of the wrong type or an unknown enum name gives InvalidInput
 //    "path:line:column: <protobuf's message>" with a 1-based line and column. A file that cannot
 //    be read gives InvalidInput "path: cannot read: <strerror>".
-//  - ApplyOverride applies one command-line `--set field.path=value` to a parsed config: singular
-//    scalar, string, bool and enum fields (enums by value name), reached through singular
-//    sub-messages. Anything else (unknown path, a value that does not parse, a message or repeated
-//    field) gives InvalidInput "--set <assignment>: <why>".
+//  - ApplyOverride applies one command-line `--set field.path=value` to a parsed config: scalar,
+//    string, bool and enum fields (enums by value name), reached through sub-messages. An entry
+//    of a repeated field is named by its index, from 0: `cluster.servers[1].count=8`,
+//    `paramserver.hidden[0]=128`; the entry must exist. Anything else (unknown path, a value that
+//    does not parse, a message, a repeated field without an index, an index out of range) gives
+//    InvalidInput "--set <assignment>: <why>".
 // All errors are a single line. Nothing here touches the file system except LoadConfigFile's read.
 #pragma once
 

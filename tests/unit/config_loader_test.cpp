@@ -1,13 +1,14 @@
 // What a user meets when a config is wrong: the message must point at the file, line and
 // column (or the field), and a correct config must load with exactly the values written.
 #include "config/config_loader.hpp"
-#include "config/config_validation.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "config/config_validation.hpp"
 
 namespace troupe {
 namespace {
@@ -72,7 +73,7 @@ TEST(ConfigLoader, PhillyConfigLoadsWith512GpusAndTheTrace) {
   ASSERT_TRUE(ValidateConfig(cfg, path).ok());
   const auto& g = cfg.cluster().servers(0);
   EXPECT_EQ(g.count() * g.gpus(), 512);
-  EXPECT_EQ(cfg.workload().trace_file(), "../shared/data/philly.csv");
+  EXPECT_EQ(cfg.workload().trace_file(), "data/philly.csv");
   EXPECT_EQ(cfg.run().measure_first_job(), -1);
   EXPECT_EQ(cfg.run().measure_last_job(), -1);
 }
@@ -162,8 +163,44 @@ TEST(ConfigLoader, OverrideCannotSetMessagesOrRepeatedFields) {
   config::RunConfig cfg;
   ExpectInvalid(ApplyOverride("run=1", &cfg), "'run' is a message");
   ExpectInvalid(ApplyOverride("cluster.servers=1", &cfg), "repeated field");
-  ExpectInvalid(ApplyOverride("cluster.servers.count=2", &cfg), "repeated field");
+  ExpectInvalid(ApplyOverride("cluster.servers.count=2", &cfg), "name one entry, e.g. servers[0]");
   ExpectInvalid(ApplyOverride("run.seed.low=2", &cfg), "not a message");
+}
+
+// Repeated fields are set entry by entry, by index; the entry must exist.
+TEST(ConfigLoader, OverrideSetsAnEntryOfARepeatedField) {
+  config::RunConfig cfg = ValidConfig();
+  cfg.mutable_cluster()->add_servers()->set_count(2);
+  ASSERT_TRUE(ApplyOverride("cluster.servers[1].count=8", &cfg).ok());
+  EXPECT_EQ(cfg.cluster().servers(0).count(), 4);
+  EXPECT_EQ(cfg.cluster().servers(1).count(), 8);
+  ASSERT_TRUE(ApplyOverride("cluster.servers[0].name=big", &cfg).ok());
+  EXPECT_EQ(cfg.cluster().servers(0).name(), "big");
+  cfg.mutable_paramserver()->add_hidden(64);
+  cfg.mutable_paramserver()->add_hidden(32);
+  ASSERT_TRUE(ApplyOverride("paramserver.hidden[0]=128", &cfg).ok());
+  ASSERT_EQ(cfg.paramserver().hidden_size(), 2);
+  EXPECT_EQ(cfg.paramserver().hidden(0), 128);
+  EXPECT_EQ(cfg.paramserver().hidden(1), 32);
+  cfg.mutable_faults()->mutable_random()->add_kinds(config::crash);
+  ASSERT_TRUE(ApplyOverride("faults.random.kinds[0]=slow", &cfg).ok());
+  EXPECT_EQ(cfg.faults().random().kinds(0), config::slow);
+}
+
+TEST(ConfigLoader, OverrideWithABadIndexIsRejectedAndLeavesConfig) {
+  config::RunConfig cfg = ValidConfig();
+  ExpectInvalid(ApplyOverride("cluster.servers[1].count=8", &cfg),
+                "--set cluster.servers[1].count=8: index 1 out of range: "
+                "troupe.config.Cluster.servers has 1 entry (index 0)");
+  ExpectInvalid(ApplyOverride("cluster.servers[-1].count=8", &cfg), "NAME[INDEX]");
+  ExpectInvalid(ApplyOverride("cluster.servers[x].count=8", &cfg), "NAME[INDEX]");
+  ExpectInvalid(ApplyOverride("cluster.servers[0.count=8", &cfg), "NAME[INDEX]");
+  ExpectInvalid(ApplyOverride("run[0].seed=2", &cfg), "not a repeated field");
+  ExpectInvalid(ApplyOverride("paramserver.hidden[0]=5", &cfg), "has no entries");
+  ExpectInvalid(ApplyOverride("cluster.servers[0].count=many", &cfg), "count");
+  EXPECT_EQ(cfg.cluster().servers_size(), 1);
+  EXPECT_EQ(cfg.cluster().servers(0).count(), 4);
+  EXPECT_FALSE(cfg.has_paramserver());
 }
 
 TEST(ConfigLoader, ValidationRejectsEachBrokenRuleNamingTheField) {
