@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include "emulation/synergy_generator.hpp"
 #include "emulation/trace_reader.hpp"
@@ -49,7 +50,25 @@ void PlanServers(const config::RunConfig& cfg, RunPlan* plan) {
   }
 }
 
-Status OpenTrace(const config::Workload& w, const std::string& config_name, RunPlan* plan) {
+// A measurement window (run.measure_first_job..run.measure_last_job) that holds none of the
+// workload's jobs would end in a summary of zeros: refused before anything runs. `in_window`
+// counts the workload's jobs with an id in [first, last] (first <= last); `workload` names it.
+// Sets plan->jobs_measured.
+Status CheckWindow(const config::Run& r, const std::string& config_name,
+                   const std::function<int64_t(int64_t, int64_t)>& in_window,
+                   const std::string& workload, RunPlan* plan) {
+  const int64_t first = r.measure_first_job(), last = r.measure_last_job();
+  if (first < 0) return Status::Ok();  // every job is measured
+  plan->jobs_measured = last >= first ? in_window(first, last) : 0;
+  if (plan->jobs_measured > 0) return Status::Ok();
+  return Status::InvalidInput(config_name + ": run.measure_first_job..run.measure_last_job (" +
+                              std::to_string(first) + ".." + std::to_string(last) +
+                              ") matches no job of the workload (" + workload +
+                              "); measure jobs it has, or set both to -1 to measure every job");
+}
+
+Status OpenTrace(const config::Workload& w, const config::Run& r, const std::string& config_name,
+                 RunPlan* plan) {
   TraceOptions options;
   options.format = static_cast<TraceFormat>(static_cast<int>(w.trace_format()));
   options.max_jobs = w.max_jobs();
@@ -77,6 +96,19 @@ Status OpenTrace(const config::Workload& w, const std::string& config_name, RunP
     }
   }
   const std::string name = std::filesystem::path(w.trace_file()).filename().string();
+  auto in_window = [&jobs](int64_t first, int64_t last) {
+    return std::count_if(jobs.begin(), jobs.end(),
+                         [&](const JobSpec& j) { return j.job_id >= first && j.job_id <= last; });
+  };
+  std::string ids = std::to_string(jobs.size()) + " jobs";
+  if (!jobs.empty()) {
+    const auto [low, high] =
+        std::minmax_element(jobs.begin(), jobs.end(),
+                            [](const JobSpec& a, const JobSpec& b) { return a.job_id < b.job_id; });
+    ids += ", ids " + std::to_string(low->job_id) + ".." + std::to_string(high->job_id);
+  }
+  Status s = CheckWindow(r, config_name, in_window, "trace " + name + ": " + ids, plan);
+  if (!s.ok()) return s;
   plan->source = std::make_shared<VectorJobSource>(std::move(jobs), "trace " + name);
   return Status::Ok();
 }
@@ -101,6 +133,16 @@ Status OpenGenerator(const config::RunConfig& cfg, const std::string& config_nam
                                 std::to_string(largest_job) + " GPUs; the cluster has " +
                                 std::to_string(plan->capacity.gpus));
   }
+  // The generator numbers its jobs 0, 1, ..., num_jobs - 1 (endless: every id comes).
+  const int64_t n = options.num_jobs;
+  auto in_window = [n](int64_t first, int64_t last) {
+    return n == 0 ? last - first + 1 : std::max<int64_t>(0, std::min(last, n - 1) - first + 1);
+  };
+  const std::string jobs = n == 0 ? std::string("an endless generator")
+                                  : "workload.generator.num_jobs: " + std::to_string(n) +
+                                        " jobs, ids 0.." + std::to_string(n - 1);
+  Status s = CheckWindow(cfg.run(), config_name, in_window, jobs, plan);
+  if (!s.ok()) return s;
   plan->source = std::make_shared<SynergyGenerator>(options, *plan->catalog);
   return Status::Ok();
 }
@@ -253,7 +295,7 @@ Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, Run
   if (Status s = LoadCatalog(cfg.workload(), config_name, &plan->catalog); !s.ok()) return s;
   PlanServers(cfg, plan);
   Status opened = cfg.workload().has_trace_file() && !cfg.workload().trace_file().empty()
-                      ? OpenTrace(cfg.workload(), config_name, plan)
+                      ? OpenTrace(cfg.workload(), cfg.run(), config_name, plan)
                       : OpenGenerator(cfg, config_name, plan);
   if (!opened.ok()) return opened;
   if (Status s = PlanBackends(cfg, config_name, plan); !s.ok()) return s;

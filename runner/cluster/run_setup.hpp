@@ -37,6 +37,9 @@ struct RunPlan {
   FaultPlan faults;              // empty: a run without faults (no injector, store or network)
   int64_t jobs_known = 0;        // jobs the source will release (0: unknown)
   int32_t largest_job_gpus = 0;  // the most GPUs a job of the source asks for
+  // Jobs in the measurement window (run.measure_*_job; the run ends when they have all ended),
+  // for the progress line. 0: no window, every job is measured.
+  int64_t jobs_measured = 0;
   // RunConfig.backends: what a real-mode job's lease runs (compute "emulated": nothing, the
   // catalogue's throughput). PlanRun checks that this build and machine can run it.
   gpu::RealComputeOptions compute;
