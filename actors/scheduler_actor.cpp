@@ -268,7 +268,10 @@ void RecordFinished(Self* self, TrackedJob& job, double end_s) {
   job.record.end_s = end_s;
   job.record.jct_s = job.record.end_s - job.record.arrival_s;
   if (st.round >= 0 && end_s == st.current.end_s) ++st.current.jobs_finished;
-  if (job.record.measured) ++st.measured_ended;
+  if (job.record.measured) {
+    ++st.measured_ended;
+    st.telemetry->measured_ended.fetch_add(1, std::memory_order_relaxed);
+  }
   st.telemetry->jobs_finished.fetch_add(1, std::memory_order_relaxed);
   Tell(self, st.telemetry, st.cluster.metrics, job.record);
   if (job.handle) {
@@ -284,7 +287,10 @@ void RecordFailed(Self* self, TrackedJob& job, const std::string& reason) {
   job.done = true;
   NoteDone(st, job.record.job_id);
   job.record.failure = reason;
-  if (job.record.measured) ++st.measured_ended;
+  if (job.record.measured) {
+    ++st.measured_ended;
+    st.telemetry->measured_ended.fetch_add(1, std::memory_order_relaxed);
+  }
   Tell(self, st.telemetry, st.cluster.metrics, job.record);
   // A scheduler that may be restarted (there is an injector) leaves word with the workload.
   if (st.cluster.injector)

@@ -2,13 +2,17 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
+#include "runner/output_folder.hpp"
+#include "runner/progress.hpp"
 #include "runner/run_kind.hpp"
 
 namespace troupe {
@@ -33,8 +37,22 @@ Status LoadBase(const ChaosSpec& spec, config::RunConfig* cfg) {
   if (cfg->has_oasis()) return Status::InvalidInput(spec.config + ": OASiS runs take no faults");
   cfg->clear_faults();
   cfg->mutable_run()->set_lease_log(true);
-  return ValidateConfig(*cfg,
-                        spec.config);  // runs write no directory: the plans' out_dir is cleared
+  return ValidateConfig(*cfg, spec.config);  // RunOnce sets each run's out_dir (--keep) or none
+}
+
+// Where run `index` writes its directory: DIR/run-N with --keep, else nowhere.
+std::string KeptDir(const ChaosSpec& spec, int index) {
+  return spec.keep_dir.empty() ? "" : OutputTarget(spec.keep_dir) + "/run-" + std::to_string(index);
+}
+
+// --keep DIR, and every DIR/run-N a run may write, must be free or troupe's before anything runs.
+Status CheckKeepFolders(const ChaosSpec& spec) {
+  if (spec.keep_dir.empty()) return Status::Ok();
+  if (Status s = CheckOutputFolder(spec.keep_dir, "--keep"); !s.ok()) return s;
+  for (int i = 0; i <= spec.runs; ++i) {
+    if (Status s = CheckOutputFolder(KeptDir(spec, i), "--keep"); !s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 // The share of drawn server and job crashes that never restart.
@@ -67,12 +85,18 @@ Status AddRandomFaults(const ChaosSpec& spec, uint64_t fault_seed, double window
   return ValidateConfig(*cfg, spec.config);
 }
 
-// One run of the campaign, through the interface every kind of run shares.
-Status RunOnce(const ChaosSpec& spec, const config::RunConfig& cfg, ChaosRow* row) {
+// Run `index` of the campaign, through the interface every kind of run shares. Its log lines are
+// tagged with its number (runs go one after another, so one pattern at a time is right).
+Status RunOnce(const ChaosSpec& spec, int index, const config::RunConfig& cfg, ChaosRow* row) {
   std::unique_ptr<PlannedRun> run;
   if (Status s = PlanAnyRun(cfg, spec.config, &run); !s.ok()) return s;
-  run->set_out_dir("");  // a campaign writes no run directories
-  if (Status s = run->Execute(ExecuteOptions{}); !s.ok()) {
+  run->set_out_dir(KeptDir(spec, index));
+  ExecuteOptions options;
+  options.provenance = spec.provenance;
+  spdlog::set_pattern(fmt::format("[%Y-%m-%d %H:%M:%S.%e] [run {}] [%l] %v", index));
+  Status executed = run->Execute(options);
+  spdlog::set_pattern("%+");
+  if (Status s = executed; !s.ok()) {
     row->verdict = "FAIL: " + s.message();
     return Status::Ok();
   }
@@ -121,21 +145,40 @@ std::string ReplayCommand(const ChaosSpec& spec, const ChaosRow& row) {
 
 }  // namespace
 
+// With --keep (and not --keep-all): a run that held is not kept.
+void DropIfHeld(const ChaosSpec& spec, int index, const ChaosRow& row) {
+  if (spec.keep_dir.empty() || spec.keep_all || row.verdict != "ok") return;
+  std::error_code ec;
+  std::filesystem::remove_all(KeptDir(spec, index), ec);
+}
+
 int RunChaos(const ChaosSpec& spec) {
   config::RunConfig base;
   Status s = spec.runs >= 1 && spec.faults_per_run >= 1
                  ? LoadBase(spec, &base)
                  : Status::InvalidInput("--runs and --faults must be at least 1");
+  if (s.ok()) s = CheckKeepFolders(spec);
+  ProgressLine progress(ChooseProgressMode(spec.quiet), "chaos", "runs", spec.runs + 1);
+  int failed = 0;
   std::vector<ChaosRow> rows(1);
-  if (s.ok()) s = RunOnce(spec, base, &rows[0]);
+  if (s.ok()) s = RunOnce(spec, 0, base, &rows[0]);
+  if (s.ok()) DropIfHeld(spec, 0, rows[0]);
+  failed += rows[0].verdict != "ok";
   for (int i = 1; s.ok() && i <= spec.runs; ++i) {
+    progress.Update(i, fmt::format("{} failed", failed));
     config::RunConfig cfg = base;
     ChaosRow row;
     row.fault_seed = spec.seed + static_cast<uint64_t>(i - 1);
     s = AddRandomFaults(spec, row.fault_seed, 0.8 * rows[0].audit.end_s, &cfg);
-    if (s.ok()) s = RunOnce(spec, cfg, &row);
+    if (s.ok()) s = RunOnce(spec, i, cfg, &row);
     CompareWithBaseline(rows[0], &row);
+    if (s.ok()) DropIfHeld(spec, i, row);
+    failed += row.verdict != "ok";
     rows.push_back(std::move(row));
+  }
+  if (s.ok()) progress.Finish(spec.runs + 1, fmt::format("{} failed", failed));
+  if (s.ok() && !spec.keep_dir.empty() && std::filesystem::is_directory(spec.keep_dir)) {
+    s = WriteOutputMarker(OutputTarget(spec.keep_dir), "chaos");
   }
   const bool ps = rows[0].audit.auc.has_value();  // the table's columns: a parameter server's
   if (!s.ok()) {
@@ -148,6 +191,9 @@ int RunChaos(const ChaosSpec& spec) {
     if (row.verdict == "ok") continue;
     if (++failures == 1) std::cout << "\nreplay a failing run:\n";
     std::cout << "  " << ReplayCommand(spec, row) << "\n";
+  }
+  if (failures > 0 && !spec.keep_dir.empty()) {
+    std::cout << "the failing runs' directories: " << OutputTarget(spec.keep_dir) << "/run-N\n";
   }
   std::cout << fmt::format("{} runs, {} failed\n", rows.size(), failures);
   return failures == 0 ? 0 : 1;

@@ -191,12 +191,16 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
     if (Status s = CheckRunFolders(spec, grid); !s.ok()) return s;
   }
   rows->assign(grid.size(), SweepRow{});
+  ExecuteOptions options;
+  options.provenance = spec.provenance;
+  ProgressLine progress(spec.progress, "sweep", "runs", static_cast<int64_t>(grid.size()));
+  std::atomic<int64_t> finished{0};
   std::atomic<size_t> next{0};
   std::mutex failure_mutex;
   Status failure = Status::Ok();
   auto worker = [&] {
     for (size_t i = next++; i < grid.size(); i = next++) {
-      Status s = grid[i].run->Execute(ExecuteOptions{});
+      Status s = grid[i].run->Execute(options);
       if (!s.ok()) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (failure.ok()) failure = s;
@@ -204,6 +208,7 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
       }
       (*rows)[i] = SweepRow{grid[i].values, grid[i].seed, grid[i].run->Metrics()};
       grid[i].run.reset();  // its records are no longer needed
+      progress.Update(++finished);
     }
   };
   std::vector<std::thread> threads;
@@ -211,6 +216,7 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   for (int t = 0; t < parallel; ++t) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
   if (!failure.ok()) return failure;
+  progress.Finish(finished);
   if (spec.out_dir.empty()) return Status::Ok();
   const std::string csv_path = spec.out_dir + "/sweep.csv";
   std::ofstream(csv_path + ".tmp") << SweepCsv(spec.axes, *rows);

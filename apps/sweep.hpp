@@ -6,7 +6,8 @@
 // fails fast with exit status 2 and no output. Runs are independent actor systems and run in
 // parallel (emulated runs are single-threaded and deterministic, so the results do not depend on
 // the parallelism). With --out, DIR/sweep.csv holds one row a run and DIR/<combination>/ each
-// run's directory. Any kind of run can be swept (runner/run_kind.hpp): its figures are the columns.
+// run's directory, its config.textproto the point's config. Any kind of run can be swept
+// (runner/run_kind.hpp): its figures are the columns.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "base/status.hpp"
+#include "runner/progress.hpp"
 #include "runner/run_kind.hpp"
 
 namespace troupe {
@@ -30,6 +32,8 @@ struct SweepSpec {
   std::vector<uint64_t> seeds;  // empty: the config's seed
   std::string out_dir;          // "" writes no files
   int parallel = 1;
+  ProgressMode progress = ProgressMode::kOff;  // a line as each run ends ("sweep: 3/12 runs ...")
+  RunProvenance provenance;                    // every run's config.textproto header
 };
 
 struct SweepRow {

@@ -3,9 +3,11 @@
 //   troupe run [CONFIG] [--out DIR] [--seed N] [--set field=value ...] [--serve [HOST:]PORT]
 //   troupe sweep [CONFIG] --over field=v1,v2 [--seeds 1-5] [--set ...] [--out DIR] [--jobs N]
 //   troupe report RUN_DIR... [--out DIR]
-//   troupe validate CONFIG
+//   troupe validate CONFIG [--set ...]
 //   troupe node --listen HOST:PORT
 //   troupe chaos CONFIG --runs N --seed S [--faults K] [--kinds crash,slow,...] [--set ...]
+//                [--keep DIR [--keep-all]]
+// run, sweep and chaos show a progress line on stderr; --quiet leaves it out.
 // Bad input prints one line naming where it is and exits with status 2, writing nothing.
 #include <unistd.h>
 
@@ -20,6 +22,7 @@
 
 #include "actors/node_actor.hpp"
 #include "apps/chaos_command.hpp"
+#include "apps/command_line.hpp"
 #include "apps/live_serve.hpp"
 #include "apps/report_command.hpp"
 #include "apps/shared_files.hpp"
@@ -29,6 +32,7 @@
 #include "config/config_validation.hpp"
 #include "emulation/fault_plan.hpp"
 #include "runner/output_folder.hpp"
+#include "runner/progress.hpp"
 #include "runner/run_kind.hpp"
 
 namespace troupe {
@@ -67,6 +71,8 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::vector<std::string> faults;  // --fault KIND:TARGET@AT[...] (emulation/fault_plan.hpp)
   bool quiet = false;
+  // Who ran it, for config.textproto's header (runner/run_record.hpp).
+  RunProvenance provenance;
   std::string serve;            // --serve [HOST:]PORT: the live web view ("": none)
   double serve_linger_s = 30;  // --serve-linger: how long the view outlives the run
 };
@@ -108,7 +114,8 @@ int Run(const RunArgs& args) {
   if (Status s = PlanAnyRun(cfg, args.config, &run); !s.ok()) return Fail(s);
   const std::string out_dir = run->out_dir();  // Execute hands the plan over
   ExecuteOptions options;
-  options.progress_line = !args.quiet && isatty(STDERR_FILENO);
+  options.progress = ChooseProgressMode(args.quiet);
+  options.provenance = args.provenance;
   std::unique_ptr<LiveView> view;
   if (!args.serve.empty()) {
     if (Status s = ServeRun(args, *run, &view); !s.ok()) return Fail(s);
@@ -128,6 +135,8 @@ struct SweepArgs {
   std::vector<std::string> sets;
   std::string out;
   int jobs = 0;
+  bool quiet = false;
+  RunProvenance provenance;
 };
 
 int Sweep(const SweepArgs& args) {
@@ -135,6 +144,8 @@ int Sweep(const SweepArgs& args) {
   spec.config = args.config;
   spec.sets = args.sets;
   spec.out_dir = args.out;
+  spec.progress = ChooseProgressMode(args.quiet);
+  spec.provenance = args.provenance;
   spec.parallel = args.jobs > 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
   for (const std::string& over : args.over) {
     SweepAxis axis;
@@ -151,9 +162,8 @@ int Sweep(const SweepArgs& args) {
   return 0;
 }
 
-int Validate(const std::string& path) {
-  RunArgs args;
-  args.config = path;
+int Validate(const RunArgs& args) {
+  const std::string& path = args.config;
   config::RunConfig cfg;
   if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
   std::unique_ptr<PlannedRun> run;
@@ -224,6 +234,7 @@ int main(int argc, char** argv) {
   run->add_option("--fault", run_args.faults, "a fault, KIND:TARGET@AT[+DURATION][,OPTION...]")
       ->take_all();
   run->add_flag("--quiet", run_args.quiet, "no summary table, no progress line");
+  run_args.provenance = troupe::Provenance(TROUPE_VERSION, argc, argv);
   run->add_option("--serve", run_args.serve, "[HOST:]PORT: a live web view of the run");
   run->add_option("--serve-linger", run_args.serve_linger_s,
                   "seconds the live view stays up after the run (default 30; Ctrl-C ends it)")
@@ -239,6 +250,8 @@ int main(int argc, char** argv) {
   sweep->add_option("--out", sweep_args.out, "folder for sweep.csv and every run's directory");
   sweep->add_option("--jobs", sweep_args.jobs, "runs in parallel (default: one per core)")
       ->check(CLI::Range(1, 1024));
+  sweep->add_flag("--quiet", sweep_args.quiet, "no progress line");
+  sweep_args.provenance = run_args.provenance;
 
   std::vector<std::string> report_dirs;
   std::string report_out;
@@ -248,9 +261,11 @@ int main(int argc, char** argv) {
       ->required();
   report->add_option("--out", report_out, "report folder (default: <first run dir>/report)");
 
-  std::string validate_path;
+  troupe::RunArgs validate_args;
   CLI::App* validate = app.add_subcommand("validate", "check a config and its workload");
-  validate->add_option("config", validate_path, "config file")->required();
+  validate->add_option("config", validate_args.config, "config file")->required();
+  validate->add_option("--set", validate_args.sets, "field.path=value, applied after the file")
+      ->take_all();
 
   std::string listen;
   CLI::App* node = app.add_subcommand("node", "host server actors for runs on other processes");
@@ -269,6 +284,12 @@ int main(int argc, char** argv) {
   chaos->add_option("--kinds", chaos_spec.kinds, "fault kinds drawn (default: all)")
       ->delimiter(',');
   chaos->add_option("--set", chaos_spec.sets, "field.path=value, applied to every run")->take_all();
+  CLI::Option* keep = chaos->add_option("--keep", chaos_spec.keep_dir,
+                                        "folder for the failing runs' directories (DIR/run-N)");
+  chaos->add_flag("--keep-all", chaos_spec.keep_all, "with --keep: every run's directory")
+      ->needs(keep);
+  chaos->add_flag("--quiet", chaos_spec.quiet, "no progress line");
+  chaos_spec.provenance = run_args.provenance;
 
   try {
     app.parse(argc, argv);
@@ -281,7 +302,7 @@ int main(int argc, char** argv) {
   if (*run) return troupe::Run(run_args);
   if (*sweep) return troupe::Sweep(sweep_args);
   if (*report) return troupe::RunReport(report_dirs, report_out);
-  if (*validate) return troupe::Validate(validate_path);
+  if (*validate) return troupe::Validate(validate_args);
   if (*chaos) return troupe::RunChaos(chaos_spec);
   return troupe::Node(listen);
 }

@@ -1,15 +1,26 @@
 // How a planned run of any kind is executed: what the command line adds to the plan.
 #pragma once
 
+#include <functional>
 #include <optional>
 
 #include "messages/config.pb.h"
+#include "runner/progress.hpp"
+#include "runner/run_record.hpp"
 #include "runtime/live_feed.hpp"
 
 namespace troupe {
 
+struct Telemetry;
+
 struct ExecuteOptions {
-  bool progress_line = false;  // a one-line progress report on stderr, twice a second
+  // The run's progress line on stderr (runner/progress.hpp).
+  ProgressMode progress = ProgressMode::kOff;
+  // Set by PlannedRun::Execute when the line is shown: a kind's driver calls it about twice a
+  // wall second with the run's counters. Empty: no line.
+  std::function<void(const Telemetry&)> on_progress;
+  // Who ran the run, for config.textproto's header (runner/run_record.hpp).
+  RunProvenance provenance;
   // RunConfig.agents: a gateway for real training processes (docs/agent.md); real mode only.
   std::optional<config::AgentGateway> agents;
   // `--serve`: who receives the run's live snapshots (a few a wall second, and the final one);

@@ -1,12 +1,19 @@
 #include "runner/run_kind.hpp"
 
+#include <cstdio>
+#include <filesystem>
 #include <utility>
 
+#include "emulation/job_source.hpp"
 #include "emulation/run_invariants.hpp"
 #include "runner/cluster/report_writer.hpp"
 #include "runner/oasis/oasis_run.hpp"
+#include "runner/progress.hpp"
 #include "runner/ps/ps_report.hpp"
 #include "runner/ps/ps_run.hpp"
+#include "runner/run_directory.hpp"
+#include "runner/run_record.hpp"
+#include "runtime/telemetry.hpp"
 
 namespace troupe {
 namespace {
@@ -14,31 +21,101 @@ namespace {
 // Wall time is a figure of every kind of run.
 RunMetric WallSeconds(double wall_s) { return {"wall_s", wall_s, 3, "wall s", 1, 2}; }
 
+// What a progress line counts for a kind of run (runner/progress.hpp).
+struct ProgressCount {
+  const char* unit = "";
+  int64_t total = 0;  // 0: unknown
+  int64_t (*done)(const Telemetry&) = nullptr;
+  std::string (*detail)(const Telemetry&) = nullptr;
+};
+
 // What every kind keeps alike: its plan (with out_dir) until Execute hands it over, then its
-// result.
+// result; the config it was planned from, which Execute records in the run directory
+// (runner/run_record.hpp); and its progress line.
 template <class Plan, class Result>
 class KindOfRun : public PlannedRun {
  public:
-  explicit KindOfRun(Plan plan) : plan_(std::move(plan)) {}
+  KindOfRun(Plan plan, config::RunConfig config)
+      : plan_(std::move(plan)), config_(std::move(config)) {}
   const std::string& out_dir() const override { return plan_.out_dir; }
   void set_out_dir(std::string out_dir) override { plan_.out_dir = std::move(out_dir); }
 
+  Status Execute(const ExecuteOptions& options) final {
+    const std::string out_dir = plan_.out_dir;
+    if (!out_dir.empty()) {
+      if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
+      config_.mutable_run()->set_out_dir(out_dir);  // a sweep's point sets its own
+      if (Status s = StageRunRecord(out_dir, config_, options.provenance); !s.ok()) return s;
+    }
+    const ProgressCount count = Counted();
+    ProgressLine line(options.progress, "run", count.unit, count.total);
+    ExecuteOptions with_progress = options;
+    if (options.progress != ProgressMode::kOff) {
+      with_progress.on_progress = [&line, count](const Telemetry& t) {
+        line.Update(count.done(t), count.detail(t));
+      };
+    }
+    Status status = ExecuteKind(with_progress);
+    if (!status.ok()) {
+      std::error_code ec;  // a failed run leaves nothing behind, the staged record included
+      if (!out_dir.empty()) std::filesystem::remove_all(StagingDirectory(out_dir), ec);
+      return status;
+    }
+    line.Finish(FinalCount());
+    return status;
+  }
+
  protected:
+  // The kind's own execution; `options.on_progress` is set when a progress line is shown.
+  virtual Status ExecuteKind(const ExecuteOptions& options) = 0;
+  // What the progress line counts (called before ExecuteKind), and the count at the end.
+  virtual ProgressCount Counted() const = 0;
+  virtual int64_t FinalCount() const = 0;
+
   Plan plan_;
   Result result_;
+  config::RunConfig config_;
 };
+
+std::string Fixed(const char* format, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+// What a cluster run's progress line counts: with a measurement window, the measured jobs that
+// have ended (the run ends when all have); else every job, of the workload's (0: unknown, an
+// endless generator stopped by a deadline).
+ProgressCount JobsCounted(const config::RunConfig& cfg, const RunPlan& plan) {
+  auto detail = [](const Telemetry& t) {
+    return Fixed("%.1f h virtual", t.virtual_s.load() / 3600) + ", round " +
+           std::to_string(t.rounds.load());
+  };
+  if (plan.jobs_measured > 0) {
+    return {"measured jobs", plan.jobs_measured,
+            [](const Telemetry& t) { return t.measured_ended.load(); }, detail};
+  }
+  int64_t known = cfg.workload().generator().num_jobs();
+  if (auto* trace = dynamic_cast<const VectorJobSource*>(plan.source.get())) {
+    known = static_cast<int64_t>(trace->size());
+  }
+  return {"jobs", known, [](const Telemetry& t) { return t.jobs_finished.load(); }, detail};
+}
 
 class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
  public:
-  ClusterRun(RunPlan plan, std::optional<config::AgentGateway> agents)
-      : KindOfRun(std::move(plan)), agents_(std::move(agents)) {}
+  ClusterRun(RunPlan plan, config::RunConfig config, std::optional<config::AgentGateway> agents)
+      : KindOfRun(std::move(plan), std::move(config)),
+        agents_(std::move(agents)),
+        counted_(JobsCounted(config_, plan_)),
+        window_(plan_.jobs_measured > 0) {}
 
   const char* kind() const override { return "cluster"; }
   std::string Describe() const override {
     return std::to_string(plan_.servers.size()) + " servers, " +
            std::to_string(plan_.capacity.gpus) + " GPUs, " + plan_.source->Describe();
   }
-  Status Execute(const ExecuteOptions& options) override {
+  Status ExecuteKind(const ExecuteOptions& options) override {
     ExecuteOptions with_agents = options;
     if (agents_) with_agents.agents = agents_;  // docs/agent.md
     for (const ServerSpec& server : plan_.servers) {
@@ -47,6 +124,10 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
     invariants_.jobs_expected = plan_.jobs_known;
     faults_ = plan_.faults;
     return ExecuteRun(std::move(plan_), with_agents, &result_);
+  }
+  ProgressCount Counted() const override { return counted_; }
+  int64_t FinalCount() const override {
+    return window_ ? result_.summary.jobs_measured : static_cast<int64_t>(result_.jobs.size());
   }
   std::string SummaryTable() const override { return FormatSummaryTable(result_.summary); }
   std::vector<RunMetric> Metrics() const override {
@@ -87,22 +168,30 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
 
  private:
   std::optional<config::AgentGateway> agents_;
+  ProgressCount counted_;      // for the progress line
+  bool window_ = false;        // it counts the measured jobs
   InvariantInput invariants_;  // what the plan knew: servers, jobs expected
   FaultPlan faults_;
 };
 
 class ParamServerRun final : public KindOfRun<PsPlan, PsRunResult> {
  public:
-  using KindOfRun::KindOfRun;
+  ParamServerRun(PsPlan plan, config::RunConfig config)
+      : KindOfRun(std::move(plan), std::move(config)), batches_(plan_.options.batches) {}
 
   const char* kind() const override { return "parameter server"; }
   std::string Describe() const override {
     return std::to_string(plan_.options.nodes) + " nodes, " +
            std::to_string(plan_.options.batches) + " steps, " + plan_.data;
   }
-  Status Execute(const ExecuteOptions& options) override {
+  Status ExecuteKind(const ExecuteOptions& options) override {
     return ExecutePsRun(std::move(plan_), options, &result_);
   }
+  ProgressCount Counted() const override {
+    return {"batches", plan_.options.batches, [](const Telemetry& t) { return t.rounds.load(); },
+            [](const Telemetry& t) { return Fixed("%.4f s virtual", t.virtual_s.load()); }};
+  }
+  int64_t FinalCount() const override { return batches_; }
   std::string SummaryTable() const override { return FormatPsSummaryTable(result_.summary); }
   std::vector<RunMetric> Metrics() const override {
     const PsSummary& s = result_.summary;
@@ -128,20 +217,31 @@ class ParamServerRun final : public KindOfRun<PsPlan, PsRunResult> {
     }
     return audit;
   }
+
+ private:
+  int64_t batches_ = 0;  // every one is trained when the run succeeds
 };
 
 class OasisOnlineRun final : public KindOfRun<OasisPlan, OasisRunResult> {
  public:
-  using KindOfRun::KindOfRun;
+  OasisOnlineRun(OasisPlan plan, config::RunConfig config)
+      : KindOfRun(std::move(plan), std::move(config)), slots_(plan_.cluster.slots) {}
 
   const char* kind() const override { return "oasis"; }
   std::string Describe() const override {
     return "policy " + plan_.policy + ", " + std::to_string(plan_.jobs.size()) + " jobs, " +
            std::to_string(plan_.cluster.slots) + " slots";
   }
-  Status Execute(const ExecuteOptions& options) override {
+  Status ExecuteKind(const ExecuteOptions& options) override {
     return ExecuteOasisRun(std::move(plan_), options, &result_);
   }
+  ProgressCount Counted() const override {
+    return {"slots", slots_, [](const Telemetry& t) { return t.rounds.load(); },
+            [](const Telemetry& t) {
+              return std::to_string(t.jobs_finished.load()) + " jobs finished";
+            }};
+  }
+  int64_t FinalCount() const override { return slots_; }
   std::string SummaryTable() const override { return FormatOasisSummary(result_.summary); }
   std::vector<RunMetric> Metrics() const override {
     const OasisSummary& s = result_.summary;
@@ -155,6 +255,9 @@ class OasisOnlineRun final : public KindOfRun<OasisPlan, OasisRunResult> {
   }
   // OASiS runs take no faults (ValidateConfig refuses them): nothing can be lost.
   RunAudit Audit() const override { return RunAudit{}; }
+
+ private:
+  int64_t slots_ = 0;
 };
 
 }  // namespace
@@ -164,20 +267,20 @@ Status PlanAnyRun(const config::RunConfig& cfg, const std::string& config_name,
   if (cfg.has_paramserver()) {
     PsPlan plan;
     if (Status s = PlanPsRun(cfg, config_name, &plan); !s.ok()) return s;
-    *out = std::make_unique<ParamServerRun>(std::move(plan));
+    *out = std::make_unique<ParamServerRun>(std::move(plan), cfg);
     return Status::Ok();
   }
   if (cfg.has_oasis()) {
     OasisPlan plan;
     if (Status s = PlanOasisRun(cfg, config_name, &plan); !s.ok()) return s;
-    *out = std::make_unique<OasisOnlineRun>(std::move(plan));
+    *out = std::make_unique<OasisOnlineRun>(std::move(plan), cfg);
     return Status::Ok();
   }
   RunPlan plan;
   if (Status s = PlanRun(cfg, config_name, &plan); !s.ok()) return s;
   std::optional<config::AgentGateway> agents;
   if (cfg.has_agents()) agents = cfg.agents();
-  *out = std::make_unique<ClusterRun>(std::move(plan), std::move(agents));
+  *out = std::make_unique<ClusterRun>(std::move(plan), cfg, std::move(agents));
   return Status::Ok();
 }
 

@@ -66,7 +66,9 @@ bool ActorRuntime::Drive(const std::function<void()>& on_progress) {
     // Deliver every other timer due at this same instant before running the actors: one pass of
     // the coordinator per instant instead of one per timer. Timers keep their insertion order.
     coordinator.advance_time(caf::timespan{0});
-    if ((step & 0x3fff) == 0) report_if_due();
+    // Reading the clock every 1024 steps costs nothing measurable and keeps the line (and a
+    // viewer) current even when a step takes long (large clusters, long traces).
+    if ((step & 0x3ff) == 0) report_if_due();
   }
 }
 

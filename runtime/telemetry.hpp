@@ -15,6 +15,7 @@ struct Telemetry {
   std::atomic<uint64_t> messages{0};      // every message a troupe actor sent
   std::atomic<uint64_t> timed_events{0};  // of which delayed (the virtual clock jumps to them)
   std::atomic<int64_t> jobs_finished{0};
+  std::atomic<int64_t> measured_ended{0};  // measured jobs (run.measure_*_job) finished or failed
   std::atomic<int64_t> rounds{0};
   std::atomic<double> virtual_s{0};  // start of the current round
   std::atomic<bool> done{false};     // the run has ended and its records are handed over

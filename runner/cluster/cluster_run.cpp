@@ -58,13 +58,6 @@ Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<caf:
   return Status::Ok();
 }
 
-void PrintProgress(const Telemetry& t, double wall_s) {
-  std::fprintf(stderr, "\r[troupe] %.1f h virtual | round %lld | %lld jobs finished | %.1f s",
-               t.virtual_s.load() / 3600.0, static_cast<long long>(t.rounds.load()),
-               static_cast<long long>(t.jobs_finished.load()), wall_s);
-  std::fflush(stderr);
-}
-
 // With --serve: the feed the actors add to, made before any of them exists.
 std::unique_ptr<LiveFeed> MakeLiveFeed(const RunPlan& plan) {
   std::vector<LiveServer> servers;
@@ -212,15 +205,11 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
                                                 runtime.clock(), runtime.telemetry());
   if (injector) caf::anon_send(injector, caf::put_atom::value, scheduler);
 
-  bool printed = false;
   if (live) PublishLive(*live, runtime.WallSeconds(), false, options.live);
   const bool done = runtime.Drive([&] {
     if (live) PublishLive(*live, runtime.WallSeconds(), false, options.live);
-    if (!options.progress_line) return;
-    PrintProgress(*runtime.telemetry(), runtime.WallSeconds());
-    printed = true;
+    if (options.on_progress) options.on_progress(*runtime.telemetry());
   });
-  if (printed) std::fprintf(stderr, "\n");
   if (agents) agents->Stop();  // Goodbye to the agents still connected; their proxies stop
   if (!done) {
     return Status::Internal("the emulation stalled at virtual time " +

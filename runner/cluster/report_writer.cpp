@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
 #include <system_error>
 
 #include "runner/run_directory.hpp"
@@ -134,8 +133,7 @@ Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
                          const std::vector<LeaseRecord>* leases,
                          const std::vector<FaultRecord>* faults) {
   if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
-  std::error_code ec;
-  std::filesystem::remove_all(StagingDirectory(out_dir), ec);  // a crashed run's leftover
+  // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
   StatusOr<std::string> json = SummaryJson(summary);
   if (!json.ok()) return json.status();
   std::vector<NamedFile> files = {{"summary.json", *std::move(json)},

@@ -2,7 +2,6 @@
 // slots.csv, and the summary printed by `troupe run`.
 
 #include <cstdio>
-#include <filesystem>
 
 #include "runner/oasis/oasis_run.hpp"
 #include "runner/run_directory.hpp"
@@ -95,8 +94,7 @@ std::string OasisSlotsCsv(const std::vector<OasisSlotRow>& slots) {
 
 Status WriteOasisRunDirectory(const std::string& out_dir, const OasisRunResult& result) {
   if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
-  std::error_code ec;
-  std::filesystem::remove_all(StagingDirectory(out_dir), ec);  // a crashed run's leftover
+  // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
   StatusOr<std::string> json = OasisSummaryJson(result.summary);
   if (!json.ok()) return json.status();
   return CommitRunDirectory(out_dir, {{"summary.json", *std::move(json)},

@@ -161,17 +161,9 @@ Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunRe
   caf::actor scheduler =
       runtime.system().spawn(OasisSchedulerActor, plan.cluster, plan.jobs, policy,
                              std::move(handover), runtime.clock(), runtime.telemetry());
-  bool printed = false;
   const bool done = runtime.Drive([&] {
-    if (!options.progress_line) return;
-    std::fprintf(stderr, "\r[troupe] slot %lld/%d | %lld finished | %.1f s",
-                 static_cast<long long>(runtime.telemetry()->rounds.load()), plan.cluster.slots,
-                 static_cast<long long>(runtime.telemetry()->jobs_finished.load()),
-                 runtime.WallSeconds());
-    std::fflush(stderr);
-    printed = true;
+    if (options.on_progress) options.on_progress(*runtime.telemetry());
   });
-  if (printed) std::fprintf(stderr, "\n");
   if (!done) {
     caf::anon_send_exit(scheduler, caf::exit_reason::user_shutdown);
     return Status::Internal("the oasis run stalled at virtual time " +

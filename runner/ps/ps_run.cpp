@@ -195,13 +195,6 @@ void SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
   }
 }
 
-void PrintProgress(const Telemetry& t, int64_t batches, double wall_s) {
-  std::fprintf(stderr, "\r[troupe] batch %lld/%lld | %.4f s virtual | %.1f s",
-               static_cast<long long>(t.rounds.load()), static_cast<long long>(batches),
-               t.virtual_s.load(), wall_s);
-  std::fflush(stderr);
-}
-
 // The shard actors own the cores: a crashed shard's core (its HBM-PS and MEM-PS) dies with it.
 Status Drive(const PsPlan& plan, const ExecuteOptions& options,
              std::vector<std::shared_ptr<ShardCore>> cores, PsRecords* records,
@@ -212,13 +205,9 @@ Status Drive(const PsPlan& plan, const ExecuteOptions& options,
   Spawned spawned;
   SpawnRun(runtime, plan, cores, std::move(handover), &spawned);
   cores.clear();
-  bool printed = false;
   const bool done = runtime.Drive([&] {
-    if (!options.progress_line) return;
-    PrintProgress(*runtime.telemetry(), plan.options.batches, runtime.WallSeconds());
-    printed = true;
+    if (options.on_progress) options.on_progress(*runtime.telemetry());
   });
-  if (printed) std::fprintf(stderr, "\n");
   for (const caf::actor& a : spawned.all) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   if (!done) {
     return Status::Internal("the parameter-server run stalled at virtual time " +

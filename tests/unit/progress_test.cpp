@@ -1,0 +1,92 @@
+// The progress line a user reads while a run, sweep or chaos campaign goes on: done of total,
+// the rate, the time left; plain lines (for a log) only as each tenth of the work is done.
+#include "runner/progress.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+namespace troupe {
+namespace {
+
+TEST(Progress, SaysDoneOfTotalRateAndTimeLeft) {
+  EXPECT_EQ(FormatProgress("run", "jobs", 1000, 5000, 10, "3.2 h virtual"),
+            "run: 1000/5000 jobs (20%) | 100 jobs/s | ETA 40 s | 10 s | 3.2 h virtual");
+  EXPECT_EQ(FormatProgress("sweep", "runs", 3, 12, 30, ""),
+            "sweep: 3/12 runs (25%) | 0.10 runs/s | ETA 1 min 30 s | 30 s");
+  // Nothing done yet: no rate, no ETA. Unknown total: no share, no ETA.
+  EXPECT_EQ(FormatProgress("run", "jobs", 0, 10, 1, ""), "run: 0/10 jobs (0%) | 1 s");
+  EXPECT_EQ(FormatProgress("run", "jobs", 50, 0, 5, ""), "run: 50 jobs | 10 jobs/s | 5 s");
+  // A total that was only an estimate never shows more than 100%.
+  EXPECT_EQ(FormatProgress("run", "jobs", 5010, 5000, 10, ""),
+            "run: 5010/5000 jobs (100%) | 501 jobs/s | 10 s");
+}
+
+TEST(Progress, DurationsReadAsAPersonWouldSayThem) {
+  EXPECT_EQ(FormatDuration(0.4), "0 s");
+  EXPECT_EQ(FormatDuration(59), "59 s");
+  EXPECT_EQ(FormatDuration(200), "3 min 20 s");
+  EXPECT_EQ(FormatDuration(7500), "2 h 05 min");
+}
+
+std::string Captured(std::FILE* file) {
+  std::fflush(file);
+  std::rewind(file);
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, file)) > 0) text.append(buf, n);
+  return text;
+}
+
+int Lines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+// Not on a terminal: one whole line per tenth of the work passed, one at the end, nothing else.
+TEST(Progress, PlainLinesComeEachTenthAndAtTheEnd) {
+  std::FILE* file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  {
+    ProgressLine line(ProgressMode::kPlain, "sweep", "runs", 100, file);
+    for (int done = 0; done < 100; ++done) line.Update(done);
+    line.Finish(100);
+  }
+  const std::string text = Captured(file);
+  std::fclose(file);
+  EXPECT_EQ(Lines(text), 10) << text;  // 10%, 20%, ..., 90%, and the end
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_NE(text.find("[troupe] sweep: 10/100 runs (10%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("[troupe] sweep: 100/100 runs (100%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("| done\n"), std::string::npos) << text;
+}
+
+TEST(Progress, OffPrintsNothingAndATerminalLineRewritesItself) {
+  std::FILE* file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  {
+    ProgressLine off(ProgressMode::kOff, "run", "jobs", 10, file);
+    off.Update(5);
+    off.Finish(10);
+  }
+  EXPECT_EQ(Captured(file), "");
+  std::fclose(file);
+  file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  {
+    ProgressLine terminal(ProgressMode::kTerminal, "run", "jobs", 10, file);
+    terminal.Update(5);
+    terminal.Finish(10);
+  }
+  const std::string text = Captured(file);
+  std::fclose(file);
+  EXPECT_EQ(text.rfind("\r[troupe] run: 5/10 jobs (50%)", 0), 0u) << text;
+  EXPECT_EQ(Lines(text), 1) << text;  // one line, ended when the work ended
+  EXPECT_NE(text.find("\r[troupe] run: 10/10 jobs (100%)"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace troupe
