@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 SsdStore::SsdStore(std::string dir, const SsdStoreOptions& options)
     : dir_(std::move(dir)),
       options_(options),
-      block_rows_(ssd::BlockRows(options.layout.floats(), options.block_bytes)) {}
+      block_rows_(ssd::BlockRows(options.layout.floats(), options.block_bytes)),
+      rows_per_file_(FileRows(options, block_rows_)) {}
 
 Status SsdStore::Open(const std::string& dir, const SsdStoreOptions& options,
                       std::unique_ptr<SsdStore>* store) {
@@ -78,12 +79,12 @@ Status SsdStore::RemoveOrphans() {
   return Status::Ok();
 }
 
-size_t SsdStore::RowsPerFile() const {
-  const int32_t floats = options_.layout.floats();
+size_t SsdStore::FileRows(const SsdStoreOptions& options, uint32_t block_rows) {
+  const int32_t floats = options.layout.floats();
   // An over-estimate (it leaves out the blocks' CRCs), lowered until the file fits.
   const uint64_t row_bytes = sizeof(Key) + ssd::FileShape{0, 1, floats, 1}.record_bytes();
-  uint64_t rows = options_.file_bytes / row_bytes + 1;
-  while (rows > 1 && ssd::ParamFileBytes(rows, floats, block_rows_) > options_.file_bytes) --rows;
+  uint64_t rows = options.file_bytes / row_bytes + 1;
+  while (rows > 1 && ssd::ParamFileBytes(rows, floats, block_rows) > options.file_bytes) --rows;
   return static_cast<size_t>(rows);
 }
 

@@ -121,7 +121,7 @@ class SsdStore {
   size_t size() const { return index_.size(); }        // distinct keys
   uint64_t disk_bytes() const { return disk_bytes_; }  // sum of live files' sizes
   size_t file_count() const { return files_.size(); }
-  size_t RowsPerFile() const;  // rows a full file holds
+  size_t RowsPerFile() const { return rows_per_file_; }  // rows a full file holds
   // The most files compaction lets the store keep for its live rows (see above).
   size_t FileBound() const;
   uint64_t stored_rows() const { return stored_rows_; }  // rows in all files, stale included
@@ -152,6 +152,7 @@ class SsdStore {
   SsdStore(std::string dir, const SsdStoreOptions& options);
   Status Recover();
   Status RemoveOrphans();  // deletes parameter files the manifest does not list
+  static size_t FileRows(const SsdStoreOptions& options, uint32_t block_rows);
   // Writes keys/values as file next_seq_ (advancing it) and remembers it in *written.
   Status WriteFile(std::span<const Key> keys, std::span<const float> values,
                    std::vector<Written>* written);
@@ -192,6 +193,7 @@ class SsdStore {
   uint64_t disk_bytes_ = 0;
   uint64_t stored_rows_ = 0;
   uint32_t block_rows_ = 1;     // of the files this store writes
+  size_t rows_per_file_ = 1;    // of the files this store writes (FileRows)
   ssd::ParamFile read_buffer_;  // reused by Get and Compact
 };
 
