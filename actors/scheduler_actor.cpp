@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
-#include <cassert>
 #include <cmath>
 #include <tuple>
 
@@ -155,43 +154,12 @@ void Idle(Self* self, double start_s) {
   TellAt(self, st.telemetry, st.clock, self, wake_s, round_end_atom::value, kWakeUp, wake_s);
 }
 
-// Takes the capacity of dead servers out of the round's plan.
-void ResetLedger(SchedulerState& st) {
-  st.ledger->Reset();
-  for (int32_t s = 0; s < st.ledger->server_count(); ++s) {
-    if (st.server_up[s]) continue;
-    const scheduling::ServerShape free = st.ledger->free(s);
-    st.ledger->Take(s, free.gpus, free.cpus, free.memory_gb);
-  }
-}
-
 }  // namespace
 
 void PlanRound(Self* self, double start_s) {
   SchedulerState& st = self->state;
   FailJobsThatNoLongerFit(self);
-  RefileTouched(st, start_s);
-  // A mechanism stops reading once the GPUs are full: it is offered the head of the order only.
-  const size_t head = std::max<size_t>(4 * static_cast<size_t>(st.ledger->total_gpus()), 64);
-  std::vector<const scheduling::SchedJob*> runnable = OrderedHead(st, start_s, head);
-  assert(HeadIsWholeOrder(st, start_s, runnable));
-  ResetLedger(st);
-  std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
-  if (st.order.size() > head && st.ledger->free_gpus() > 0) {
-    // The head did not fill the GPUs, so the mechanism reads on: the round is planned over the
-    // whole queue as it always was (the head ordered, the rest as the partial sort leaves it;
-    // all of it ordered if the GPUs are still not full), so results never depend on the head.
-    runnable = RunnableInArrivalOrder(st, start_s);
-    scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order, head);
-    ResetLedger(st);
-    placements = st.mechanism->PlaceRound(runnable, *st.ledger);
-    if (st.ledger->free_gpus() > 0) {
-      scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order);
-      ResetLedger(st);
-      placements = st.mechanism->PlaceRound(runnable, *st.ledger);
-    }
-  }
-  MarkStarvingJobs(st, start_s);
+  std::vector<scheduling::JobPlacement> placements = PlacePolicyOrder(st, start_s);
   NoteExpectedSpeedups(st, placements);
   if (st.queued == 0) return Idle(self, start_s);
 

@@ -95,9 +95,12 @@ struct SchedulerState {
   std::vector<int64_t> queue;
   int64_t queued = 0;
   std::vector<int64_t> done_in_queue;  // finished or failed since the last close
-  // The runnable jobs in the policy's order, and the starvation guard's watch, kept up to date
-  // from round to round: every change to a job they read touches it (Touch), and the next round
-  // refiles the touched jobs before it reads the order.
+  // With a long queue (`indexed`): the runnable jobs in the policy's order, and the starvation
+  // guard's watch, kept up to date from round to round: every change to a job they read touches
+  // it (Touch), and the next round refiles the touched jobs before it reads the order. A short
+  // queue is cheaper to sort each round, as it always was.
+  bool indexed = false;
+  bool head_fell_short = false;  // last round, the head of the order did not fill the GPUs
   scheduling::QueueOrder order;
   scheduling::StarvationGuard starvation;
   std::vector<int64_t> touched;

@@ -27,18 +27,12 @@ inline void NoteDone(SchedulerState& st, int64_t job_id) {
 void EraseDoneJobs(SchedulerState& st);
 
 // The queue between rounds (scheduler_queue.cpp).
-// Refiles every touched job, and every job whose profile was not ready, as of start_s.
-void RefileTouched(SchedulerState& st, double start_s);
-// The first `count` runnable jobs in the policy's order at start_s.
-std::vector<const scheduling::SchedJob*> OrderedHead(SchedulerState& st, double start_s,
-                                                     size_t count);
-// Every runnable job at start_s, in arrival order (read by the fallback of PlanRound only).
-std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(SchedulerState& st, double start_s);
+// Orders the runnable jobs at start_s by the policy, has the mechanism place them on the ledger
+// (emptied, less dead servers), and applies the starvation guard's marks.
+std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, double start_s);
 // Debug check: `head` is the head of the whole runnable queue sorted by OrderJobs.
 bool HeadIsWholeOrder(SchedulerState& st, double start_s,
                       const std::vector<const scheduling::SchedJob*>& head);
-// The starvation guard's marks, once the round at start_s is planned (scheduling::MarkStarving).
-void MarkStarvingJobs(SchedulerState& st, double start_s);
 // What SRTF and FTF will take each job's speed to be next round (scheduling::ExpectedSpeedup).
 void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed);
 

@@ -1,6 +1,10 @@
-// The scheduler's queue between rounds (scheduler_actor.hpp): the runnable jobs kept in the
-// policy's order and the starvation guard's watch, both updated from the jobs touched since the
-// last round, so that planning a round costs what changed and the head it reads, not the queue.
+// The scheduler's queue between rounds (scheduler_actor.hpp). A short queue is walked and sorted
+// every round. A long one (above kIndexAbove heads) keeps its runnable jobs in the policy's order
+// and the starvation guard's watch from round to round, refiling only the jobs touched since, so
+// that planning a round costs what changed and the head it reads, not the queue. Both ways give
+// the same rounds: a head that does not fill the GPUs falls back to the whole queue.
+#include <absl/container/flat_hash_set.h>
+
 #include <algorithm>
 #include <cassert>
 
@@ -37,18 +41,6 @@ void Refile(SchedulerState& st, int64_t id, double start_s) {
   st.order.File(job.view);
 }
 
-}  // namespace
-
-void EraseDoneJobs(SchedulerState& st) {
-  for (int64_t id : st.done_in_queue) {
-    if (st.jobs.erase(id) > 0) --st.queued;
-  }
-  st.done_in_queue.clear();
-  if (st.queue.size() > 2 * static_cast<size_t>(st.queued) + 1024) {
-    std::erase_if(st.queue, [&st](int64_t id) { return !st.jobs.contains(id); });
-  }
-}
-
 void RefileTouched(SchedulerState& st, double start_s) {
   std::vector<int64_t> ids(st.not_ready.begin(), st.not_ready.end());
   ids.insert(ids.end(), st.touched.begin(), st.touched.end());
@@ -79,15 +71,69 @@ std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(SchedulerState& 
   return runnable;
 }
 
-bool HeadIsWholeOrder(SchedulerState& st, double start_s,
-                      const std::vector<const scheduling::SchedJob*>& head) {
-  std::vector<const scheduling::SchedJob*> all = RunnableInArrivalOrder(st, start_s);
-  if (all.size() != st.order.size()) return false;
-  scheduling::OrderJobs(st.options.policy, start_s, all, st.options.order, head.size());
-  return std::equal(head.begin(), head.end(), all.begin());
+// Takes the capacity of dead servers out of the round's plan.
+void ResetLedger(SchedulerState& st) {
+  st.ledger->Reset();
+  for (int32_t s = 0; s < st.ledger->server_count(); ++s) {
+    if (st.server_up[s]) continue;
+    const scheduling::ServerShape free = st.ledger->free(s);
+    st.ledger->Take(s, free.gpus, free.cpus, free.memory_gb);
+  }
 }
 
-void MarkStarvingJobs(SchedulerState& st, double start_s) {
+// Queues this long (in heads) are kept ordered between rounds; below kIndexBelow they are sorted
+// each round again. Below a few heads, refiling the ~one job per GPU that ran costs more than
+// sorting; the gap keeps a queue near the bound from switching every round.
+constexpr size_t kIndexAbove = 4;
+constexpr size_t kIndexBelow = 2;
+
+void SetIndexed(SchedulerState& st, bool indexed, double start_s) {
+  st.indexed = indexed;
+  st.head_fell_short = false;
+  st.touched.clear();
+  st.not_ready.clear();
+  st.order = scheduling::QueueOrder(st.options.policy, st.options.order.ftf_order);
+  st.starvation = scheduling::StarvationGuard(indexed ? st.options.order.starvation_s : 0);
+  if (!indexed) return;
+  for (int64_t id : st.queue) Refile(st, id, start_s);
+}
+
+// The round planned over the whole runnable queue, as the scheduler always did: its head ordered
+// and the rest as the partial sort leaves it; all of it ordered if the GPUs are still not full.
+// Sets head_fell_short unless the GPUs filled with jobs of the head alone.
+std::vector<scheduling::JobPlacement> PlaceWholeQueue(
+    SchedulerState& st, double start_s, size_t head,
+    std::vector<const scheduling::SchedJob*>& runnable) {
+  scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order, head);
+  ResetLedger(st);
+  std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
+  st.head_fell_short = runnable.size() > head;
+  if (runnable.size() > head && st.ledger->free_gpus() > 0) {
+    scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order);
+    ResetLedger(st);
+    placements = st.mechanism->PlaceRound(runnable, *st.ledger);
+  } else if (runnable.size() > head) {
+    absl::flat_hash_set<int64_t> in_head;
+    for (size_t i = 0; i < head; ++i) in_head.insert(runnable[i]->id);
+    st.head_fell_short = !std::all_of(
+        placements.begin(), placements.end(),
+        [&in_head](const scheduling::JobPlacement& p) { return in_head.contains(p.job_id); });
+  }
+  return placements;
+}
+
+// The starvation guard's marks on a short queue, once its round is planned.
+void MarkStarvingRunnable(SchedulerState& st, double start_s,
+                          const std::vector<const scheduling::SchedJob*>& runnable) {
+  if (st.options.order.starvation_s <= 0) return;
+  for (const scheduling::SchedJob* job : runnable) {
+    scheduling::MarkStarving(start_s, st.options.order.starvation_s,
+                             st.jobs.find(job->id)->second.view);
+  }
+}
+
+// The starvation guard's marks on a long queue: only the jobs that have waited too long are read.
+void MarkStarvingIndexed(SchedulerState& st, double start_s) {
   if (!st.starvation.enabled()) return;
   std::vector<int64_t> due;
   st.starvation.Due(start_s, due);
@@ -103,6 +149,59 @@ void MarkStarvingJobs(SchedulerState& st, double start_s) {
                                                        scheduling::WaitingSince(*job)));
   }
 #endif
+}
+
+}  // namespace
+
+void EraseDoneJobs(SchedulerState& st) {
+  for (int64_t id : st.done_in_queue) {
+    if (st.jobs.erase(id) > 0) --st.queued;
+  }
+  st.done_in_queue.clear();
+  if (st.queue.size() > 2 * static_cast<size_t>(st.queued) + 1024) {
+    std::erase_if(st.queue, [&st](int64_t id) { return !st.jobs.contains(id); });
+  }
+}
+
+bool HeadIsWholeOrder(SchedulerState& st, double start_s,
+                      const std::vector<const scheduling::SchedJob*>& head) {
+  std::vector<const scheduling::SchedJob*> all = RunnableInArrivalOrder(st, start_s);
+  if (all.size() != st.order.size()) return false;
+  scheduling::OrderJobs(st.options.policy, start_s, all, st.options.order, head.size());
+  return std::equal(head.begin(), head.end(), all.begin());
+}
+
+std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, double start_s) {
+  // A mechanism stops reading once the GPUs are full: a long queue offers it the head only.
+  const size_t head = std::max<size_t>(4 * static_cast<size_t>(st.ledger->total_gpus()), 64);
+  const auto queued = static_cast<size_t>(st.queued);
+  if (!st.indexed && queued > kIndexAbove * head) SetIndexed(st, true, start_s);
+  if (st.indexed && queued < kIndexBelow * head) SetIndexed(st, false, start_s);
+  if (!st.indexed) {
+    st.touched.clear();
+    std::vector<const scheduling::SchedJob*> runnable = RunnableInArrivalOrder(st, start_s);
+    std::vector<scheduling::JobPlacement> placements = PlaceWholeQueue(st, start_s, head, runnable);
+    MarkStarvingRunnable(st, start_s, runnable);
+    return placements;
+  }
+  RefileTouched(st, start_s);
+  std::vector<scheduling::JobPlacement> placements;
+  if (!st.head_fell_short) {
+    std::vector<const scheduling::SchedJob*> runnable = OrderedHead(st, start_s, head);
+    assert(HeadIsWholeOrder(st, start_s, runnable));
+    ResetLedger(st);
+    placements = st.mechanism->PlaceRound(runnable, *st.ledger);
+    st.head_fell_short = st.order.size() > head && st.ledger->free_gpus() > 0;
+  }
+  if (st.head_fell_short) {
+    // The mechanism reads on past the head (GREEDY with CPUs or memory gone, say): the round is
+    // planned over the whole queue, so results never depend on the head. While this lasts the
+    // head alone is not tried first.
+    std::vector<const scheduling::SchedJob*> runnable = RunnableInArrivalOrder(st, start_s);
+    placements = PlaceWholeQueue(st, start_s, head, runnable);
+  }
+  MarkStarvingIndexed(st, start_s);
+  return placements;
 }
 
 void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed) {

@@ -10,6 +10,13 @@ bool QueueOrder::Entry::operator<(const Entry& o) const {
          std::tie(o.not_starving, o.key, o.arrival_s, o.id);
 }
 
+bool QueueOrder::SameKey(const Filed& a, const Filed& b) const {
+  const bool same_entry = a.entry.not_starving == b.entry.not_starving &&
+                          a.entry.key == b.entry.key && a.entry.arrival_s == b.entry.arrival_s;
+  if (policy_ != Policy::kFtf) return same_entry;
+  return same_entry && a.remaining_s == b.remaining_s && a.ideal_duration_s == b.ideal_duration_s;
+}
+
 QueueOrder::QueueOrder(Policy policy, FtfOrder ftf_order)
     : policy_(policy), ftf_order_(ftf_order) {}
 
@@ -24,6 +31,7 @@ void QueueOrder::File(const SchedJob& job) {
   f.ideal_duration_s = job.ideal_duration_s();
   f.row = rows_.size();
   auto [it, inserted] = filed_.try_emplace(job.id, f);
+  if (!inserted && SameKey(it->second, f)) return;  // e.g. a FIFO job that ran
   if (policy_ == Policy::kFtf) {
     if (inserted) {
       rows_.push_back(f);

@@ -53,6 +53,7 @@ class QueueOrder {
   };
 
   void FtfHead(double now_s, size_t count, std::vector<int64_t>& ids);
+  bool SameKey(const Filed& a, const Filed& b) const;
 
   Policy policy_;
   FtfOrder ftf_order_;
