@@ -4,7 +4,7 @@
 //   troupe sweep [CONFIG] --over field=v1,v2 [--seeds 1-5] [--set ...] [--out DIR] [--jobs N]
 //   troupe report RUN_DIR... [--out DIR]
 //   troupe validate CONFIG [--set ...]
-//   troupe node --listen HOST:PORT
+//   troupe node --listen HOST:PORT [--credentials DIR]
 //   troupe chaos CONFIG --runs N --seed S [--faults K] [--kinds crash,slow,...] [--set ...]
 //                [--keep DIR [--keep-all]]
 // run, sweep and chaos show a progress line on stderr; --quiet leaves it out.
@@ -34,6 +34,8 @@
 #include "runner/output_folder.hpp"
 #include "runner/progress.hpp"
 #include "runner/run_kind.hpp"
+#include "runtime/deployment_credentials.hpp"
+#include "runtime/remote_node.hpp"
 
 namespace troupe {
 namespace {
@@ -91,12 +93,13 @@ Status LoadChecked(const RunArgs& args, config::RunConfig* cfg) {
 }
 
 // --serve: checked before anything runs; listens once the run is planned.
-Status ServeRun(const RunArgs& args, const PlannedRun& run, std::unique_ptr<LiveView>* view) {
+Status ServeRun(const RunArgs& args, const PlannedRun& run,
+                std::unique_ptr<LiveViewProcess>* view) {
   if (std::string(run.kind()) != "cluster") {
     return Status::InvalidInput("--serve: the live view shows cluster runs; " + args.config +
                                 " is a " + run.kind() + " run");
   }
-  return StartLiveView(args.serve, view);
+  return StartLiveView(args.serve, args.serve_linger_s, view);
 }
 
 int Run(const RunArgs& args) {
@@ -116,7 +119,7 @@ int Run(const RunArgs& args) {
   ExecuteOptions options;
   options.progress = ChooseProgressMode(args.quiet);
   options.provenance = args.provenance;
-  std::unique_ptr<LiveView> view;
+  std::unique_ptr<LiveViewProcess> view;
   if (!args.serve.empty()) {
     if (Status s = ServeRun(args, *run, &view); !s.ok()) return Fail(s);
     options.live = view.get();
@@ -172,7 +175,17 @@ int Validate(const RunArgs& args) {
   return 0;
 }
 
-int Node(const std::string& listen) {
+// --credentials DIR: mutual TLS with the deployment's certificates; without, plaintext and only
+// on a loopback address (anyone who reaches the port could have servers spawned).
+Status NodeCredentials(const std::string& listen, const std::string& host, const std::string& dir,
+                       DeploymentCredentials* credentials) {
+  if (!dir.empty()) return LoadDeploymentCredentials(dir, "--credentials", credentials);
+  if (IsLoopbackHost(host)) return Status::Ok();
+  return Status::InvalidInput("--listen " + listen + ": a non-loopback address needs " +
+                              "--credentials DIR (scripts/make-deployment-credentials.sh)");
+}
+
+int Node(const std::string& listen, const std::string& credentials_dir) {
   const auto colon = listen.rfind(':');
   if (colon == std::string::npos || colon == 0) {
     return Fail(Status::InvalidInput("--listen " + listen + ": expected HOST:PORT"));
@@ -182,6 +195,10 @@ int Node(const std::string& listen) {
   if (!SplitHostPort(listen, 0, &host, &port)) {
     return Fail(Status::InvalidInput("--listen " + listen + ": the port must be a whole number " +
                                      "in [0, 65535]"));
+  }
+  DeploymentCredentials credentials;
+  if (Status s = NodeCredentials(listen, host, credentials_dir, &credentials); !s.ok()) {
+    return Fail(s);
   }
   // Block the signals before CAF starts its threads so that only sigwait below receives them.
   sigset_t stop_signals;
@@ -196,16 +213,19 @@ int Node(const std::string& listen) {
   // silent for 3 x faults.heartbeat_s) does not take an idle node for a dead one. The node never
   // times a run out itself: a run may be idle for long.
   options.heartbeat_s = kNodeHeartbeatS;
+  options.credentials = credentials;
   ActorRuntime runtime(options);
   auto node = runtime.system().spawn(NodeActor, runtime.telemetry());
-  auto published =
-      runtime.system().middleman().publish(node, static_cast<uint16_t>(port), host.c_str(), true);
-  if (!published) {
+  uint16_t bound = 0;
+  if (Status s = PublishNode(runtime.system(), node, host, port, &bound); !s.ok()) {
     caf::anon_send_exit(node, caf::exit_reason::kill);
-    return Fail(Status::IoError("cannot listen on " + listen + ": " +
-                                runtime.system().render(published.error())));
+    return Fail(s);
   }
-  std::cout << "troupe node listening on " << host << ":" << *published << std::endl;
+  std::cout << "troupe node listening on " << host << ":" << bound << std::endl;
+  if (credentials.enabled()) {
+    std::cout << "troupe node: mutual TLS; peers need a certificate signed by "
+              << credentials.ca_file << std::endl;
+  }
   int signal = 0;
   sigwait(&stop_signals, &signal);
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
@@ -268,8 +288,11 @@ int main(int argc, char** argv) {
       ->take_all();
 
   std::string listen;
+  std::string credentials_dir;
   CLI::App* node = app.add_subcommand("node", "host server actors for runs on other processes");
   node->add_option("--listen", listen, "HOST:PORT to listen on")->required();
+  node->add_option("--credentials", credentials_dir,
+                   "folder with ca.pem, cert.pem, key.pem: mutual TLS with the deployment");
 
   troupe::ChaosSpec chaos_spec;
   CLI::App* chaos =
@@ -304,5 +327,5 @@ int main(int argc, char** argv) {
   if (*report) return troupe::RunReport(report_dirs, report_out);
   if (*validate) return troupe::Validate(validate_args);
   if (*chaos) return troupe::RunChaos(chaos_spec);
-  return troupe::Node(listen);
+  return troupe::Node(listen, credentials_dir);
 }

@@ -2,6 +2,7 @@
 
 #include <caf/atom.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <thread>
 
@@ -30,6 +31,14 @@ ActorRuntime::ActorRuntime(const RuntimeOptions& options)
     }
     if (options_.peer_timeout_s > 0) {
       config_->set("middleman.connection-timeout", SecondsToTimespan(options_.peer_timeout_s));
+    }
+    if (options_.credentials.enabled()) {
+      // CAF's OpenSSL module: publish and connect through it (runtime/remote_node.cpp) and every
+      // peer must show a certificate signed by the deployment CA, as this process does.
+      config_->load<caf::openssl::manager>();
+      config_->openssl_certificate = options_.credentials.certificate_file;
+      config_->openssl_key = options_.credentials.key_file;
+      config_->openssl_cafile = options_.credentials.ca_file;
     }
   }
   system_ = std::make_unique<caf::actor_system>(*config_);

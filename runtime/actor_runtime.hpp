@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 
+#include "runtime/deployment_credentials.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
 
@@ -28,6 +29,9 @@ struct RuntimeOptions {
   // judges its nodes after three; `troupe node` sends often and judges nobody (a run may be idle).
   double heartbeat_s = 0;
   double peer_timeout_s = 0;
+  // With the middleman: set, every connection in or out is mutual TLS with these credentials
+  // (runtime/deployment_credentials.hpp); unset, plaintext (loopback only, checked by callers).
+  DeploymentCredentials credentials;
 };
 
 class ActorRuntime {

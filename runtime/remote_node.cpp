@@ -1,27 +1,64 @@
 #include "runtime/remote_node.hpp"
 
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/publish.hpp>
+#include <caf/openssl/remote_actor.hpp>
+#include <caf/sec.hpp>
 #include <chrono>
 #include <thread>
 
 namespace troupe {
+namespace {
+
+caf::expected<caf::actor> RemoteActor(caf::actor_system& sys, const std::string& host,
+                                      uint16_t port) {
+  if (sys.has_openssl_manager()) return caf::openssl::remote_actor(sys, host, port);
+  return sys.middleman().remote_actor(host, port);
+}
+
+}  // namespace
 
 Status ConnectNode(caf::actor_system& sys, const std::string& address, caf::actor* node) {
   const auto colon = address.rfind(':');
   const std::string host = address.substr(0, colon);
   const auto port = static_cast<uint16_t>(std::stoi(address.substr(colon + 1)));
-  // The node may still be starting: retry for a while before giving up.
+  const bool tls = sys.has_openssl_manager();
+  // The node may still be starting: retry for a while before giving up. A handshake broken off
+  // is a refusal (one side's certificate is not from the other's deployment, or one side has
+  // none): retrying cannot help.
   std::string why;
   for (int attempt = 0; attempt < 50; ++attempt) {
-    auto remote = sys.middleman().remote_actor(host, port);
+    auto remote = RemoteActor(sys, host, port);
     if (remote) {
       *node = *remote;
       return Status::Ok();
     }
     why = sys.render(remote.error());
+    if (remote.error() == caf::sec::disconnect_during_handshake) {
+      return Status::IoError("node " + address +
+                             ": refused during the handshake: the node and this run are not of "
+                             "one deployment (credentials on one side only, or from another CA; "
+                             "docs/deploy.md): " +
+                             why);
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  return Status::IoError("node " + address + ": cannot connect: " + why);
+  return Status::IoError(
+      "node " + address + ": cannot connect" +
+      (tls ? " (is the node started with --credentials of this deployment?)" : "") + ": " + why);
+}
+
+Status PublishNode(caf::actor_system& sys, const caf::actor& actor, const std::string& host,
+                   uint16_t port, uint16_t* bound) {
+  auto published = sys.has_openssl_manager()
+                       ? caf::openssl::publish(actor, port, host.c_str(), true)
+                       : sys.middleman().publish(actor, port, host.c_str(), true);
+  if (!published) {
+    return Status::IoError("cannot listen on " + host + ":" + std::to_string(port) + ": " +
+                           sys.render(published.error()));
+  }
+  *bound = *published;
+  return Status::Ok();
 }
 
 }  // namespace troupe

@@ -1,10 +1,13 @@
-// Connecting to a `troupe node` over CAF's middleman. This is driver code, not actor code: it
-// runs before the run's actors exist and may wait on the wall clock for a node that is still
-// starting (up to about 10 s).
+// Connecting to a `troupe node` over CAF's middleman, and publishing one. This is driver code, not
+// actor code: it runs before the run's actors exist and may wait on the wall clock for a node that
+// is still starting (up to about 10 s). When the actor system was made with deployment credentials
+// (RuntimeOptions::credentials), both go through CAF's OpenSSL module: mutual TLS, and a peer
+// without a certificate from the deployment CA is refused during the handshake.
 #pragma once
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <cstdint>
 #include <string>
 
 #include "base/status.hpp"
@@ -13,5 +16,10 @@ namespace troupe {
 
 // `address` is "host:port" (checked by the config's validation).
 Status ConnectNode(caf::actor_system& sys, const std::string& address, caf::actor* node);
+
+// Listens for peers on host:port (0: an ephemeral port) and hands them `actor`; `*bound` is the
+// port bound.
+Status PublishNode(caf::actor_system& sys, const caf::actor& actor, const std::string& host,
+                   uint16_t port, uint16_t* bound);
 
 }  // namespace troupe
