@@ -6,6 +6,7 @@
 
 #include "emulation/synergy_generator.hpp"
 #include "emulation/trace_reader.hpp"
+#include "runner/deployment.hpp"
 
 namespace troupe {
 namespace {
@@ -294,6 +295,10 @@ Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, Run
   }
   if (Status s = LoadCatalog(cfg.workload(), config_name, &plan->catalog); !s.ok()) return s;
   PlanServers(cfg, plan);
+  if (plan->runtime.middleman) {
+    Status s = PlanDeployment(cfg, config_name, plan->server_nodes, &plan->runtime);
+    if (!s.ok()) return s;
+  }
   Status opened = cfg.workload().has_trace_file() && !cfg.workload().trace_file().empty()
                       ? OpenTrace(cfg.workload(), cfg.run(), config_name, plan)
                       : OpenGenerator(cfg, config_name, plan);

@@ -1,0 +1,25 @@
+#include "runner/deployment.hpp"
+
+#include "runtime/deployment_credentials.hpp"
+
+namespace troupe {
+
+Status PlanDeployment(const config::RunConfig& cfg, const std::string& config_name,
+                      const std::vector<std::string>& nodes, RuntimeOptions* runtime) {
+  const std::string& dir = cfg.deployment().credentials_dir();
+  if (!dir.empty()) {
+    return LoadDeploymentCredentials(dir, config_name + ": deployment.credentials_dir",
+                                     &runtime->credentials);
+  }
+  for (const std::string& node : nodes) {
+    const std::string host = node.substr(0, node.rfind(':'));
+    if (!node.empty() && !IsLoopbackHost(host)) {
+      return Status::InvalidInput(config_name + ": placement node '" + node +
+                                  "' is not a loopback address: set " +
+                                  "deployment.credentials_dir (docs/deploy.md)");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace troupe

@@ -1,0 +1,19 @@
+// RunConfig.deployment: the credentials a run shows the `troupe node`s it connects to, read and
+// checked while the run is planned (bad files are refused before anything runs or is written).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.hpp"
+#include "messages/config.pb.h"
+#include "runtime/actor_runtime.hpp"
+
+namespace troupe {
+
+// Loads deployment.credentials_dir into `runtime->credentials` when it is set. Without it, every
+// node in `nodes` ("host:port") must be on a loopback address: plaintext never leaves the machine.
+Status PlanDeployment(const config::RunConfig& cfg, const std::string& config_name,
+                      const std::vector<std::string>& nodes, RuntimeOptions* runtime);
+
+}  // namespace troupe
