@@ -19,7 +19,7 @@ std::span<float> SliceOf(AllReduceRound& round, const gpu::ReductionSegment& seg
 void Finish(Self* self, int64_t id) {
   AllReduceRound& round = self->state.rounds[id];
   if (!round.started || round.sums_missing > 0) return;
-  round.reply.deliver(AllReduceResult{id, std::move(round.values)});
+  round.reply.deliver(AllReduceResult{id, FloatBlob::Of(round.values)});
   self->state.rounds.erase(id);
 }
 
@@ -45,8 +45,7 @@ void TryReduce(Self* self, int64_t id, int32_t s) {
   round.parts.erase(it);
   for (int32_t r = 0; r < static_cast<int32_t>(st.ranks.size()); ++r) {
     if (r != st.rank) {
-      Tell(self, st.telemetry, st.ranks[r],
-           AllReduceSum{id, s, std::vector<float>(sum.begin(), sum.end())});
+      Tell(self, st.telemetry, st.ranks[r], AllReduceSum{id, s, FloatBlob::Of(sum)});
     }
   }
   --round.sums_missing;
@@ -70,7 +69,7 @@ void Start(Self* self, AllReduceStart& start) {
   AllReduceRankState& st = self->state;
   AllReduceRound& round = st.rounds[start.round];
   round.reply = self->make_response_promise();
-  round.values = std::move(start.values);
+  round.values = start.values.ToFloats();
   round.plan = gpu::PlanReduction(static_cast<int64_t>(round.values.size()),
                                   static_cast<int32_t>(st.ranks.size()), st.segment_floats);
   round.sums_missing = static_cast<int64_t>(round.plan.size());
@@ -79,20 +78,19 @@ void Start(Self* self, AllReduceStart& start) {
   for (int32_t s = 0; s < static_cast<int32_t>(round.plan.size()); ++s) {
     const gpu::ReductionSegment& segment = round.plan[static_cast<size_t>(s)];
     const std::span<float> mine = SliceOf(round, segment);
-    std::vector<float> part(mine.begin(), mine.end());
     if (segment.owner != st.rank) {
       Tell(self, st.telemetry, st.ranks[static_cast<size_t>(segment.owner)],
-           AllReducePart{start.round, st.rank, s, std::move(part)});
-    } else if (!Keep(round, ranks, st.rank, s, std::move(part))) {
+           AllReducePart{start.round, st.rank, s, FloatBlob::Of(mine)});
+    } else if (!Keep(round, ranks, st.rank, s, std::vector<float>(mine.begin(), mine.end()))) {
       return Fail(self, start.round);
     }
   }
   for (auto& [s, sum] : std::exchange(round.early_sums, {})) {
-    if (static_cast<size_t>(s) >= round.plan.size() ||
-        sum.size() != static_cast<size_t>(round.plan[static_cast<size_t>(s)].length)) {
+    if (static_cast<size_t>(s) >= round.plan.size() || !sum.whole() ||
+        sum.floats() != static_cast<size_t>(round.plan[static_cast<size_t>(s)].length)) {
       return Fail(self, start.round);
     }
-    std::copy(sum.begin(), sum.end(), SliceOf(round, round.plan[static_cast<size_t>(s)]).begin());
+    sum.CopyTo(SliceOf(round, round.plan[static_cast<size_t>(s)]));
     --round.sums_missing;
   }
   // Parts that came before the start: check their lengths now, then add what is complete.
@@ -118,8 +116,8 @@ void OnPart(Self* self, AllReducePart& part) {
     return;
   }
   AllReduceRound& round = st.rounds[part.round];
-  if (!Keep(round, static_cast<int32_t>(st.ranks.size()), part.from, part.segment,
-            std::move(part.values))) {
+  if (!part.values.whole() || !Keep(round, static_cast<int32_t>(st.ranks.size()), part.from,
+                                    part.segment, part.values.ToFloats())) {
     if (round.started) Fail(self, part.round);
     return;
   }
@@ -155,11 +153,11 @@ caf::behavior AllReduceRankActor(Self* self, Telemetry* telemetry) {
           return;
         }
         const size_t s = static_cast<size_t>(sum.segment);
-        if (s >= round.plan.size() ||
-            sum.values.size() != static_cast<size_t>(round.plan[s].length)) {
+        if (s >= round.plan.size() || !sum.values.whole() ||
+            sum.values.floats() != static_cast<size_t>(round.plan[s].length)) {
           return Fail(self, sum.round);
         }
-        std::copy(sum.values.begin(), sum.values.end(), SliceOf(round, round.plan[s]).begin());
+        sum.values.CopyTo(SliceOf(round, round.plan[s]));
         --round.sums_missing;
         Finish(self, sum.round);
       },

@@ -35,7 +35,7 @@ struct AllReduceRound {
   std::vector<gpu::ReductionSegment> plan;
   int64_t sums_missing = 0;
   std::map<int32_t, std::vector<std::vector<float>>> parts;  // owned segment -> by rank
-  std::map<int32_t, std::vector<float>> early_sums;          // arrived before the start
+  std::map<int32_t, FloatBlob> early_sums;                   // arrived before the start
   caf::response_promise reply;
 };
 

@@ -78,12 +78,13 @@ class AllReduce : public ::testing::Test {
     caf::scoped_actor self{*system_};
     std::vector<caf::response_handle<caf::blocking_actor, caf::message, true>> pending;
     for (size_t r = 0; r < ranks_.size(); ++r) {
-      pending.push_back(self->request(ranks_[r], timeout, AllReduceStart{round, buffers[r]}));
+      pending.push_back(
+          self->request(ranks_[r], timeout, AllReduceStart{round, FloatBlob::Of(buffers[r])}));
     }
     std::vector<std::optional<std::vector<float>>> sums;
     for (auto& handle : pending) {
       std::optional<std::vector<float>> sum;
-      handle.receive([&](AllReduceResult& result) { sum = std::move(result.values); },
+      handle.receive([&](AllReduceResult& result) { sum = result.values.ToFloats(); },
                      [&](caf::error&) {});
       sums.push_back(std::move(sum));
     }

@@ -6,21 +6,31 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <thread>
-
-#include "tests/integration/run_fixture.hpp"
 
 extern char** environ;
 
 namespace troupe::testing {
+namespace {
+
+std::string ReadLog(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
 
 NodeProcess::NodeProcess(const std::string& dir, const std::vector<std::string>& extra)
     : log_(dir + "/node.out") {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/node.err").c_str(), O_WRONLY | O_CREAT,
-                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/node.err").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<std::string> args = {TROUPE_BINARY, "node", "--listen", "127.0.0.1:0"};
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
@@ -40,7 +50,7 @@ NodeProcess::~NodeProcess() {
 std::string NodeProcess::WaitForAddress() {
   const std::string prefix = "troupe node listening on ";
   for (int i = 0; i < 200; ++i) {
-    const std::string out = ReadFile(log_);
+    const std::string out = ReadLog(log_);
     const auto at = out.find(prefix);
     const auto eol = out.find('\n', at);
     if (at != std::string::npos && eol != std::string::npos) {

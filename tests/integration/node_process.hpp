@@ -1,5 +1,6 @@
 // A `troupe node` child process for multi-process tests: listens on an ephemeral loopback port,
-// logs to DIR/node.out and DIR/node.err, and is stopped (SIGTERM) when destroyed.
+// logs to DIR/node.out and DIR/node.err, and is stopped (SIGTERM) when destroyed. Needs
+// TROUPE_BINARY (the troupe binary's path) defined where it is compiled; the benchmarks use it too.
 #pragma once
 
 #include <sys/types.h>
