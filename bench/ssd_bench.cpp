@@ -21,7 +21,8 @@
 // Cold SSD (--cold 1): before every timed Get batch, each store's files are synced and dropped
 // from the page cache (posix_fadvise DONTNEED; untimed), and RocksDB runs without a block cache,
 // so both read from the device; SsdStore keeps only its index in memory, RocksDB its index and
-// filter blocks (table readers).
+// filter blocks (table readers). SsdStore then advises its reads ahead (advise_reads), RocksDB
+// runs its default MultiGet.
 //
 // Usage: troupe_ssd_bench [--keys N] [--skew S] [--batches 4096,16384,65536]
 //                         [--file-bytes B] [--put-keys N] [--get-seconds S] [--dir D] [--cold 1]
@@ -134,6 +135,7 @@ Db OpenBoth(const Args& args) {
   options.file_bytes = args.file_bytes;
   options.layout = kLayout;
   options.compaction_threshold = args.keys * kLayout.bytes() * 3 / 2;
+  options.advise_reads = args.cold;  // from the device: let it serve a batch's reads concurrently
   Check(SsdStore::Open(args.dir + "/ssd", options, &db.ssd), "SsdStore::Open");
   rocksdb::DB* raw = nullptr;
   Check(rocksdb::DB::Open(RocksOptions(), args.dir + "/rocksdb", &raw), "rocksdb::DB::Open");

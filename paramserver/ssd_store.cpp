@@ -1,6 +1,7 @@
 #include "paramserver/ssd_store.hpp"
 
 #include <absl/container/flat_hash_set.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,10 @@
 namespace troupe::paramserver {
 
 namespace fs = std::filesystem;
+
+namespace {
+constexpr size_t kOpenFiles = 64;  // files a Get holds open at once (their reads advised together)
+}  // namespace
 
 SsdStore::SsdStore(std::string dir, const SsdStoreOptions& options)
     : dir_(std::move(dir)),
@@ -220,15 +225,27 @@ Status SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats) 
   });
   GetStats local;
   for (size_t i = 0; i < wants.size();) {
-    size_t end = i;
-    while (end < wants.size() && wants[end].seq == wants[i].seq) ++end;
-    Status status = ReadWanted(std::span<const Want>(wants).subspan(i, end - i), out, &local);
+    // Up to kOpenFiles files at a time: opened (and their reads advised) first, then read.
+    std::vector<std::pair<std::span<const Want>, int>> open;
+    Status status;
+    while (status.ok() && i < wants.size() && open.size() < kOpenFiles) {
+      size_t end = i;
+      while (end < wants.size() && wants[end].seq == wants[i].seq) ++end;
+      const std::span<const Want> file_wants = std::span<const Want>(wants).subspan(i, end - i);
+      int fd = -1;
+      status = OpenFor(file_wants, &fd);
+      if (status.ok()) open.emplace_back(file_wants, fd);
+      i = end;
+    }
+    for (const auto& [file_wants, fd] : open) {
+      if (status.ok()) status = ReadWanted(file_wants, fd, out, &local);
+      ::close(fd);
+    }
     if (!status.ok()) {
       out->keys.clear();
       out->values.clear();
       return status;
     }
-    i = end;
   }
   if (stats != nullptr) {
     stats->files_read += local.files_read;
@@ -240,23 +257,44 @@ Status SsdStore::Get(std::span<const Key> keys, RowBatch* out, GetStats* stats) 
   return Status::Ok();
 }
 
-Status SsdStore::ReadWanted(std::span<const Want> wants, RowBatch* out, GetStats* stats) {
+size_t SsdStore::RunEnd(const ssd::FileShape& shape, std::span<const Want> wants, size_t i,
+                        uint64_t* first, uint64_t* last) {
+  *first = *last = shape.BlockOf(wants[i].slot);
+  while (i < wants.size() && shape.BlockOf(wants[i].slot) <= *last + 1) {
+    *last = shape.BlockOf(wants[i++].slot);
+  }
+  return i;
+}
+
+Status SsdStore::OpenFor(std::span<const Want> wants, int* fd) {
+  const uint64_t seq = wants.front().seq;
+  const FileInfo& info = files_.at(seq);
+  if (Status s = ssd::OpenParamFile(FilePath(seq), info.bytes, fd); !s.ok()) return s;
+  if (!options_.advise_reads) return Status::Ok();
+  const ssd::FileShape shape{seq, info.count, options_.layout.floats(), info.block_rows};
+  uint64_t first = 0, last = 0;
+  for (size_t i = 0; i < wants.size();) {
+    i = RunEnd(shape, wants, i, &first, &last);
+    const uint64_t offset = shape.BlockOffset(first);
+    // Advice only: a failure leaves the read below to fetch the blocks itself.
+    (void)::posix_fadvise(*fd, static_cast<off_t>(offset),
+                          static_cast<off_t>(shape.BlockOffset(last + 1) - offset),
+                          POSIX_FADV_WILLNEED);
+  }
+  return Status::Ok();
+}
+
+Status SsdStore::ReadWanted(std::span<const Want> wants, int fd, RowBatch* out, GetStats* stats) {
   const uint64_t seq = wants.front().seq;
   const FileInfo& info = files_.at(seq);
   const ssd::FileShape shape{seq, info.count, options_.layout.floats(), info.block_rows};
   const std::string path = FilePath(seq);
-  int fd = -1;
-  if (Status s = ssd::OpenParamFile(path, info.bytes, &fd); !s.ok()) return s;
   const size_t floats = static_cast<size_t>(options_.layout.floats());
   Status status;
   for (size_t i = 0; status.ok() && i < wants.size();) {
     // A run: wanted blocks with no unwanted block between them, read with one pread.
-    const uint64_t first = shape.BlockOf(wants[i].slot);
-    uint64_t last = first;
-    size_t end = i;
-    while (end < wants.size() && shape.BlockOf(wants[end].slot) <= last + 1) {
-      last = shape.BlockOf(wants[end++].slot);
-    }
+    uint64_t first = 0, last = 0;
+    const size_t end = RunEnd(shape, wants, i, &first, &last);
     status = read_buffer_.ReadBlocks(fd, path, shape, first, last - first + 1);
     for (; status.ok() && i < end; ++i) {
       if (read_buffer_.key(wants[i].slot) != out->keys[wants[i].row]) {
@@ -269,7 +307,6 @@ Status SsdStore::ReadWanted(std::span<const Want> wants, RowBatch* out, GetStats
     stats->blocks_read += static_cast<int64_t>(last - first + 1);
     stats->bytes_read += static_cast<int64_t>(read_buffer_.bytes());
   }
-  ::close(fd);
   ++stats->files_read;
   return status;
 }

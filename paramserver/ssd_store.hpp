@@ -64,6 +64,10 @@ struct SsdStoreOptions {
   // keeps them) but not a power loss. For tests of the logic; production keeps true.
   bool sync = true;
   SsdWriteFault* write_fault = nullptr;  // fault injection (ssd_fault.hpp); not owned; may be null
+  // true: Get first tells the kernel every block run it will read (posix_fadvise WILLNEED, 64
+  // files at a time), so a device serves them concurrently instead of one read at a time. Helps
+  // reads from the device; costs a system call a run when the blocks are cached.
+  bool advise_reads = false;
 };
 
 // Added to (not reset) by each Get.
@@ -164,13 +168,18 @@ class SsdStore {
   void RemoveUncommitted(const std::vector<Written>& written, uint64_t failed_seq) const;
   // After CommitManifest: points keys at the written files (older copies turn stale).
   void Install(const std::vector<Written>& written);
-  // Reads the wanted rows of file seq (wants sorted by slot) into out's values, block runs only.
+  // Get's steps for one file's wanted rows (wants sorted by slot): open it (advising its runs
+  // with options.advise_reads), then read the runs of blocks into out's values. A run is a
+  // stretch of wanted blocks with no unwanted block between them; RunEnd finds the one at i.
   struct Want {
     uint64_t seq;
     uint32_t slot;
     uint32_t row;  // out's row
   };
-  Status ReadWanted(std::span<const Want> wants, RowBatch* out, GetStats* stats);
+  static size_t RunEnd(const ssd::FileShape& shape, std::span<const Want> wants, size_t i,
+                       uint64_t* first, uint64_t* last);
+  Status OpenFor(std::span<const Want> wants, int* fd);
+  Status ReadWanted(std::span<const Want> wants, int fd, RowBatch* out, GetStats* stats);
   // Compaction (ssd_compaction.cpp): the files to merge (all: Compact; else just enough for the
   // bounds, fewest live rows first); whether the bounds hold; appends seq's live rows to keys and
   // values; writes staged rows as whole files (all of them if `all`), keeping the remainder;
