@@ -1,21 +1,10 @@
 #include "apps/live_serve.hpp"
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
 #include <cstdio>
-#include <thread>
 
 #include "base/parse.hpp"
 
 namespace troupe {
-namespace {
-
-std::atomic<bool> g_stop_lingering{false};
-
-void StopLingering(int) { g_stop_lingering.store(true); }
-
-}  // namespace
 
 Status ParseServeAddress(const std::string& text, std::string* host, uint16_t* port) {
   if (text.find(':') == std::string::npos) {
@@ -37,12 +26,13 @@ Status ParseServeAddress(const std::string& text, std::string* host, uint16_t* p
   return Status::Ok();
 }
 
-Status StartLiveView(const std::string& address, std::unique_ptr<LiveView>* view) {
+Status StartLiveView(const std::string& address, double linger_s,
+                     std::unique_ptr<LiveViewProcess>* view) {
   std::string host;
   uint16_t port = 0;
   if (Status s = ParseServeAddress(address, &host, &port); !s.ok()) return s;
-  auto started = std::make_unique<LiveView>();
-  if (Status s = started->Start(host, port, "--serve"); !s.ok()) return s;
+  auto started = std::make_unique<LiveViewProcess>();
+  if (Status s = started->Start(host, port, "--serve", linger_s); !s.ok()) return s;
   std::fprintf(stderr, "live view: http://%s:%u/\n", host.c_str(),
                static_cast<unsigned>(started->port()));
   std::fflush(stderr);
@@ -50,27 +40,15 @@ Status StartLiveView(const std::string& address, std::unique_ptr<LiveView>* view
   return Status::Ok();
 }
 
-void LingerLiveView(LiveView& view, double seconds) {
-  if (seconds > 0) {
+void LingerLiveView(LiveViewProcess& view, double linger_s) {
+  if (linger_s > 0) {
     std::fprintf(stderr,
-                 "live view: the run has ended; serving its final state for %g s "
-                 "(Ctrl-C to stop)\n",
-                 seconds);
+                 "live view: the run has ended; serving its final state for %g s (Ctrl-C to "
+                 "stop)\n",
+                 linger_s);
     std::fflush(stderr);
-    struct sigaction action = {};
-    action.sa_handler = StopLingering;
-    sigemptyset(&action.sa_mask);
-    struct sigaction old_int = {}, old_term = {};
-    sigaction(SIGINT, &action, &old_int);
-    sigaction(SIGTERM, &action, &old_term);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (!g_stop_lingering.load() && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
   }
-  view.Stop();
+  view.Finish();
 }
 
 }  // namespace troupe

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "base/status.hpp"
-#include "live/live_view.hpp"
+#include "live/live_process.hpp"
 
 namespace troupe {
 
@@ -14,10 +14,12 @@ namespace troupe {
 // free one. Anything else is bad input naming --serve.
 Status ParseServeAddress(const std::string& text, std::string* host, uint16_t* port);
 
-// Listens on `address` and says where on stderr ("live view: http://HOST:PORT/").
-Status StartLiveView(const std::string& address, std::unique_ptr<LiveView>* view);
+// Starts the view (its own process) listening on `address`, to stay up `linger_s` after the run,
+// and says where on stderr ("live view: http://HOST:PORT/"). Call before the run starts.
+Status StartLiveView(const std::string& address, double linger_s,
+                     std::unique_ptr<LiveViewProcess>* view);
 
-// After the run: keeps serving its final state for `seconds`, or until Ctrl-C (SIGINT/SIGTERM).
-void LingerLiveView(LiveView& view, double seconds);
+// After the run: the view keeps serving its final state for `linger_s`, or until Ctrl-C.
+void LingerLiveView(LiveViewProcess& view, double linger_s);
 
 }  // namespace troupe

@@ -5,8 +5,6 @@
 #include <chrono>
 #include <cstring>
 
-#include "live/live_json.hpp"
-
 namespace troupe {
 namespace {
 
@@ -72,21 +70,17 @@ Status LiveView::Start(const std::string& host, uint16_t port, const std::string
   return Status::Ok();
 }
 
-void LiveView::Publish(LiveSnapshot snapshot) {
+void LiveView::Publish(std::string json, int64_t version) {
   {
     std::lock_guard lock(mu_);
-    latest_ = std::move(snapshot);
-    ++version_;
+    json_ = std::move(json);
+    version_ = version;
   }
   published_.notify_all();
 }
 
 std::string LiveView::StateJson(int64_t* version) {
   std::lock_guard lock(mu_);
-  if (json_version_ != version_) {
-    json_ = SnapshotJson(latest_, version_);
-    json_version_ = version_;
-  }
   if (version) *version = version_;
   return json_;
 }

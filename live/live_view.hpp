@@ -3,8 +3,8 @@
 //   /        the page (live_page.cpp: plain HTML, SVG and script, nothing fetched from elsewhere)
 //   /state   the latest snapshot as JSON
 //   /events  server-sent events: one `data:` message of that JSON per snapshot published
-// The run's driver publishes snapshots (LiveSink); the HTTP threads turn the latest one into JSON
-// when someone asks, so an unwatched page costs the run one snapshot copy per publication.
+// It runs in a process of its own (live_process.hpp), which receives each snapshot as JSON and
+// keeps the latest behind a mutex for the HTTP threads.
 #pragma once
 
 #include <condition_variable>
@@ -15,7 +15,6 @@
 #include <thread>
 
 #include "base/status.hpp"
-#include "runtime/live_feed.hpp"
 
 namespace httplib {
 class Server;
@@ -23,10 +22,10 @@ class Server;
 
 namespace troupe {
 
-class LiveView : public LiveSink {
+class LiveView {
  public:
   LiveView();
-  ~LiveView() override;  // stops serving
+  ~LiveView();  // stops serving
   LiveView(const LiveView&) = delete;
   LiveView& operator=(const LiveView&) = delete;
 
@@ -35,9 +34,10 @@ class LiveView : public LiveSink {
   Status Start(const std::string& host, uint16_t port, const std::string& flag);
   uint16_t port() const { return port_; }
 
-  void Publish(LiveSnapshot snapshot) override;
+  // The snapshot numbered `version` (SnapshotJson), newer than any before it.
+  void Publish(std::string json, int64_t version);
 
-  // The latest snapshot as JSON, with the number of snapshots published so far.
+  // The latest snapshot as JSON ({"version":0} before the first), and its version.
   std::string StateJson(int64_t* version = nullptr);
   // Waits until a snapshot newer than `seen` is published, serving stops, or `timeout_ms` pass.
   // Returns false when serving stops.
@@ -53,10 +53,8 @@ class LiveView : public LiveSink {
 
   std::mutex mu_;
   std::condition_variable published_;
-  LiveSnapshot latest_;
+  std::string json_ = "{\"version\":0}";
   int64_t version_ = 0;
-  std::string json_;  // latest_ as JSON, for json_version_
-  int64_t json_version_ = -1;
   bool stopping_ = false;
 };
 

@@ -118,9 +118,10 @@ TEST(LiveView, ServesTheLatestSnapshotUntilStopped) {
   int64_t version = -1;
   view.StateJson(&version);
   EXPECT_EQ(version, 0);
+  EXPECT_EQ(view.StateJson(), "{\"version\":0}");
   LiveSnapshot s;
   s.rounds = 42;
-  view.Publish(s);
+  view.Publish(SnapshotJson(s, 1), 1);
   EXPECT_TRUE(view.WaitNewer(0, 1000));
   EXPECT_NE(view.StateJson(&version).find("\"rounds\":42"), std::string::npos);
   EXPECT_EQ(version, 1);
