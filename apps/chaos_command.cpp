@@ -170,6 +170,7 @@ int RunChaos(const ChaosSpec& spec) {
     ChaosRow row;
     row.fault_seed = spec.seed + static_cast<uint64_t>(i - 1);
     s = AddRandomFaults(spec, row.fault_seed, 0.8 * rows[0].audit.end_s, &cfg);
+    progress.Clear();  // the run's log lines start on a line of their own
     if (s.ok()) s = RunOnce(spec, i, cfg, &row);
     CompareWithBaseline(rows[0], &row);
     if (s.ok()) DropIfHeld(spec, i, row);

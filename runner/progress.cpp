@@ -81,6 +81,14 @@ void ProgressLine::Update(int64_t done, const std::string& detail) {
   Print(done, detail, false);
 }
 
+void ProgressLine::Clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_line_) return;
+  std::fputs("\r\x1b[K", out_);
+  std::fflush(out_);
+  open_line_ = false;
+}
+
 void ProgressLine::Finish(int64_t done, const std::string& detail) {
   if (mode_ == ProgressMode::kOff) return;
   std::lock_guard<std::mutex> lock(mutex_);

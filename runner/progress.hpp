@@ -44,6 +44,9 @@ class ProgressLine {
 
   // Shows the line if it is due (see above). Safe to call from several threads.
   void Update(int64_t done, const std::string& detail = "");
+  // On a terminal, erases the line until the next Update, so that other output (a run's log
+  // lines) does not start in the middle of it. Elsewhere nothing.
+  void Clear();
   // The last line, shown in every mode but kOff.
   void Finish(int64_t done, const std::string& detail = "");
 

@@ -79,11 +79,13 @@ TEST(Progress, OffPrintsNothingAndATerminalLineRewritesItself) {
   {
     ProgressLine terminal(ProgressMode::kTerminal, "run", "jobs", 10, file);
     terminal.Update(5);
+    terminal.Clear();  // erased (back to the start, clear to the end) for other output
     terminal.Finish(10);
   }
   const std::string text = Captured(file);
   std::fclose(file);
   EXPECT_EQ(text.rfind("\r[troupe] run: 5/10 jobs (50%)", 0), 0u) << text;
+  EXPECT_NE(text.find("\x1b[K\r\x1b[K\r[troupe] run: 10/10"), std::string::npos) << text;
   EXPECT_EQ(Lines(text), 1) << text;  // one line, ended when the work ended
   EXPECT_NE(text.find("\r[troupe] run: 10/10 jobs (100%)"), std::string::npos) << text;
 }
