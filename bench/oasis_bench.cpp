@@ -129,6 +129,8 @@ BENCHMARK(BM_OasisArrival)
     ->Args({200, 300, 1, 1})
     ->Args({100, 300, 1, 10})
     ->Args({100, 300, 0, 10})
+    ->Args({1000, 1000, 1, 1})
+    ->Args({1000, 1000, 0, 1})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OasisStream)
     ->ArgNames({"machines", "slots"})
