@@ -1,0 +1,170 @@
+// The live view (`troupe run --serve`), seen from outside: a real browser (headless chromium)
+// loads the page while the run goes and, once it has ended, shows the numbers the run reports;
+// watching never changes the results; a bad --serve value is one line and exit status 2.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "tests/integration/run_fixture.hpp"
+
+extern char** environ;
+
+namespace troupe::testing {
+namespace {
+
+// chromium's path, or "" when it is not installed.
+std::string FindChromium() {
+  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (access(path, X_OK) == 0) return path;
+  }
+  return "";
+}
+
+// Starts troupe with stdout and stderr into files; returns its pid.
+pid_t SpawnTroupe(const std::vector<std::string>& args, const std::string& out,
+                  const std::string& err) {
+  std::vector<std::string> argv_strings = {TROUPE_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+// Waits up to `seconds` for `pid` to exit; kills it when it does not. Returns its exit status.
+int WaitBounded(pid_t pid, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Waits up to `seconds` for `pattern` in the file; returns its first group, or "".
+std::string WaitForLine(const std::string& path, const std::regex& pattern, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::smatch match;
+  while (std::chrono::steady_clock::now() < until) {
+    const std::string text = ReadFile(path);
+    if (std::regex_search(text, match, pattern)) return match[1];
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
+}
+
+// The page's DOM once chromium has run its script (bounded: the page closes its event stream
+// once the run has ended, and `timeout` ends a browser that hangs).
+std::string DumpDom(const std::string& chromium, const std::string& url) {
+  const std::string command = "timeout 120 " + chromium +
+                              " --headless --disable-gpu --no-sandbox --no-first-run"
+                              " --virtual-time-budget=20000 --dump-dom " +
+                              url + " 2>/dev/null";
+  std::string dom;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return dom;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) dom.append(buf, n);
+  pclose(pipe);
+  return dom;
+}
+
+std::string Shown(const std::string& dom, const std::string& id) {
+  std::smatch match;
+  if (!std::regex_search(dom, match, std::regex("id=\"" + id + "\"[^>]*>([^<]*)<"))) return "?";
+  return match[1];
+}
+
+int64_t SummaryNumber(const std::string& summary, const std::string& key) {
+  std::smatch match;
+  if (!std::regex_search(summary, match, std::regex("\"" + key + "\": \"?(-?[0-9]+)"))) return -1;
+  return std::stoll(match[1]);
+}
+
+TEST(LiveView, BrowserShowsTheRunsNumbersAndResultsAreUnchanged) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it): the live "
+                    "view's browser test is skipped";
+  }
+  const std::string dir = FreshDir("live");
+  const std::string config = SourcePath("configs/default.textproto");
+  const pid_t pid = SpawnTroupe(
+      {"run", config, "--out", dir + "/watched", "--serve", "127.0.0.1:0", "--serve-linger", "120"},
+      dir + "/out.txt", dir + "/err.txt");
+  ASSERT_GT(pid, 0);
+  const std::string port =
+      WaitForLine(dir + "/err.txt", std::regex("live view: http://127\\.0\\.0\\.1:([0-9]+)/"), 30);
+  if (port.empty()) kill(pid, SIGKILL);
+  ASSERT_FALSE(port.empty()) << ReadFile(dir + "/err.txt");
+
+  // Loaded while the run goes (it takes seconds); the page follows it to its end.
+  const std::string dom = DumpDom(chromium, "http://127.0.0.1:" + port + "/");
+  const bool ended = !WaitForLine(dir + "/out.txt", std::regex("(run directory)"), 60).empty();
+  kill(pid, SIGINT);  // ends the linger
+  EXPECT_EQ(WaitBounded(pid, 30), 0) << ReadFile(dir + "/err.txt");
+  ASSERT_TRUE(ended) << ReadFile(dir + "/err.txt");
+
+  const std::string summary = ReadFile(dir + "/watched/summary.json");
+  EXPECT_EQ(Shown(dom, "status"), "finished") << dom.substr(0, 2000);
+  EXPECT_EQ(Shown(dom, "jobs-finished"), std::to_string(SummaryNumber(summary, "jobs_finished")));
+  EXPECT_EQ(Shown(dom, "rounds"), std::to_string(SummaryNumber(summary, "rounds")));
+  EXPECT_EQ(Shown(dom, "jobs-failed"), "0");
+  EXPECT_EQ(Shown(dom, "gpu-total"), "128");
+  // The heat-map draws one cell per server (16 in the default config).
+  const std::regex cell("class=\"server\"");
+  const std::ptrdiff_t cells =
+      std::distance(std::sregex_iterator(dom.begin(), dom.end(), cell), std::sregex_iterator());
+  EXPECT_EQ(cells, 16);
+
+  // Watching changes nothing: the same run without --serve writes the same records.
+  ProcessResult plain = RunTroupe({"run", config, "--out", dir + "/plain", "--quiet"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  for (const char* file : {"jobs.csv", "rounds.csv"}) {
+    EXPECT_EQ(ReadFile(dir + "/watched/" + file), ReadFile(dir + "/plain/" + file)) << file;
+  }
+}
+
+TEST(LiveView, BadServeValueIsOneLineAndExitTwo) {
+  const std::string dir = FreshDir("live-bad");
+  for (const char* value : {"nonsense", "127.0.0.1:70000", ":80", "localhost:", "-1"}) {
+    ProcessResult r = RunTroupe({"run", "--out", dir + "/out", "--serve", value});
+    EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("--serve"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out")) << value;
+  }
+}
+
+TEST(LiveView, OtherKindsOfRunAreRefused) {
+  const std::string dir = FreshDir("live-kind");
+  ProcessResult r = RunTroupe(
+      {"run", SourcePath("configs/oasis.textproto"), "--out", dir + "/out", "--serve", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--serve: the live view shows cluster runs"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+}  // namespace
+}  // namespace troupe::testing
