@@ -6,7 +6,7 @@
 
 #include "runner/run_directory.hpp"
 #include "scheduling/oasis/baselines.hpp"
-#include "scheduling/oasis/experiment.hpp"
+#include "runner/oasis/oasis_experiment.hpp"
 
 namespace troupe {
 namespace {
