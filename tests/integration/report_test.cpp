@@ -190,6 +190,32 @@ TEST_F(Report, DrawsEveryFigureAndEmbedsThemInOneHtmlPage) {
   EXPECT_NE(html.find("run-small (fifo + proportional)"), std::string::npos);
   EXPECT_NE(html.find("<th>jobs_total</th><td>300</td>"), std::string::npos) << "summary table";
   EXPECT_NE(html.find("128 GPUs, 384 CPUs, 8000 GB"), std::string::npos) << "derived capacity";
+  // GPU-proportional: CPUs and memory follow GPUs, so one panel, said once.
+  EXPECT_NE(html.find("so one panel shows all three"), std::string::npos);
+}
+
+// A run small enough for text on its GPU timeline: the widest bars carry their job id; a GREEDY
+// run's CPUs and memory do not follow its GPUs, so each keeps its panel.
+TEST_F(Report, SmallTimelinesNameTheirJobs) {
+  std::string config = ReadFile(SourcePath("configs/default.textproto"));
+  for (auto [from, to] : {std::pair<std::string, std::string>{"count: 16", "count: 2"},
+                          {"jobs_per_hour: 9", "jobs_per_hour: 1"},
+                          {"num_jobs: 0", "num_jobs: 60"}}) {
+    ASSERT_NE(config.find(from), std::string::npos) << from;
+    config.replace(config.find(from), from.size(), to);
+  }
+  WriteFile(dir_ + "/small.textproto", config);
+  const std::string run = dir_ + "/small";
+  ProcessResult made =
+      RunTroupe({"run", dir_ + "/small.textproto", "--quiet", "--out", run, "--set",
+                 "run.measure_first_job=0", "--set", "run.measure_last_job=59", "--set",
+                 "run.lease_log=true", "--set", "scheduler.mechanism=greedy"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ProcessResult r = RunTroupe({"report", run});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string html = ReadFile(run + "/report/report.html");
+  EXPECT_NE(html.find("widest bars carry their job id"), std::string::npos);
+  EXPECT_EQ(html.find("so one panel shows all three"), std::string::npos);
 }
 
 TEST_F(Report, TwoRunsShareOneCdfAndTheOutputIsDeterministic) {
