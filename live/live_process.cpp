@@ -1,5 +1,6 @@
 #include "live/live_process.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -7,84 +8,44 @@
 
 #include <atomic>
 #include <cerrno>
-#include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <thread>
+#include <filesystem>
 
+#include "live/live_frames.hpp"
 #include "live/live_json.hpp"
-#include "live/live_view.hpp"
 
 namespace troupe {
 namespace {
 
-// Frames on the socket: an 8-byte length, then that many bytes.
-bool WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = send(fd, data, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
+constexpr int kRunSocket = 3;  // the server's end, as troupe-live expects it
 
-bool ReadAll(int fd, char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = read(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-bool WriteFrame(int fd, const std::string& text) {
-  const uint64_t size = text.size();
-  return WriteAll(fd, reinterpret_cast<const char*>(&size), sizeof size) &&
-         WriteAll(fd, text.data(), text.size());
-}
-
-bool ReadFrame(int fd, std::string* text) {
-  uint64_t size = 0;
-  if (!ReadAll(fd, reinterpret_cast<char*>(&size), sizeof size) || size > (1u << 30)) return false;
-  text->resize(size);
-  return ReadAll(fd, text->data(), size);
-}
-
-std::atomic<bool> g_stop{false};
 std::atomic<pid_t> g_forward_to{-1};
-void StopServing(int) { g_stop.store(true); }
 void ForwardStop(int) {
   if (g_forward_to.load() > 0) kill(g_forward_to.load(), SIGTERM);
 }
 
-void OnStopSignals(void (*handler)(int)) {
-  struct sigaction action = {};
-  action.sa_handler = handler;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+// troupe-live beside the running executable.
+std::string ServerPath() {
+  std::error_code error;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  return (error ? std::filesystem::path("troupe-live") : exe.parent_path() / "troupe-live")
+      .string();
 }
 
-// The child: listens, reports "port" or the error on the socket, serves what arrives, lingers.
-[[noreturn]] void Serve(int fd, const std::string& host, uint16_t port, const std::string& flag,
-                        double linger_s) {
-  LiveView view;
-  const Status s = view.Start(host, port, flag);
-  if (!WriteFrame(fd, s.ok() ? std::to_string(view.port()) : "!" + s.message()) || !s.ok()) {
-    _exit(2);
-  }
-  std::string json;
-  for (int64_t version = 1; ReadFrame(fd, &json); ++version) view.Publish(json, version);
-  OnStopSignals(StopServing);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(linger_s);
-  while (!g_stop.load() && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  view.Stop();
-  _exit(0);
+// In the forked child: the server's end becomes fd 3, then troupe-live replaces the process.
+[[noreturn]] void ExecServer(int fd, const std::string& path, const std::string& host,
+                             uint16_t port, const std::string& flag, double linger_s) {
+  if (fd != kRunSocket && dup2(fd, kRunSocket) < 0) _exit(2);  // dup2 clears close-on-exec
+  if (fd == kRunSocket) fcntl(fd, F_SETFD, 0);
+  char linger[32];
+  std::snprintf(linger, sizeof linger, "%.17g", linger_s);
+  const std::string port_text = std::to_string(port);
+  execl(path.c_str(), "troupe-live", flag.c_str(), host.c_str(), port_text.c_str(), linger,
+        static_cast<char*>(nullptr));
+  live_frames::WriteFrame(kRunSocket, "!" + flag + ": cannot start the live view's server " + path +
+                                          " (" + std::strerror(errno) + ")");
+  _exit(2);
 }
 
 }  // namespace
@@ -95,24 +56,22 @@ Status LiveViewProcess::Start(const std::string& host, uint16_t port, const std:
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     return Status::IoError(flag + ": cannot start the live view (" + std::strerror(errno) + ")");
   }
+  const std::string path = ServerPath();  // before fork: the child only execs
   const pid_t child = fork();
   if (child < 0) {
     close(fds[0]);
     close(fds[1]);
     return Status::IoError(flag + ": cannot start the live view (" + std::strerror(errno) + ")");
   }
-  if (child == 0) {
-    close(fds[0]);
-    Serve(fds[1], host, port, flag, linger_s);
-  }
+  if (child == 0) ExecServer(fds[1], path, host, port, flag, linger_s);
   close(fds[1]);
   child_ = child;
   socket_ = fds[0];
   std::string answer;
-  if (!ReadFrame(socket_, &answer) || answer.empty() || answer[0] == '!') {
+  if (!live_frames::ReadFrame(socket_, &answer) || answer.empty() || answer[0] == '!') {
     Finish();
     if (answer.size() > 1) return Status::InvalidInput(answer.substr(1));
-    return Status::IoError(flag + ": the live view did not start");
+    return Status::IoError(flag + ": the live view's server " + path + " did not start");
   }
   port_ = static_cast<uint16_t>(std::stoul(answer));
   return Status::Ok();
@@ -121,7 +80,7 @@ Status LiveViewProcess::Start(const std::string& host, uint16_t port, const std:
 void LiveViewProcess::Publish(LiveSnapshot snapshot) {
   if (socket_ < 0) return;
   // A server that went away (killed, crashed) stops being fed; the run goes on.
-  if (!WriteFrame(socket_, SnapshotJson(snapshot, ++version_))) {
+  if (!live_frames::WriteFrame(socket_, SnapshotJson(snapshot, ++version_))) {
     close(socket_);
     socket_ = -1;
   }
@@ -132,10 +91,11 @@ void LiveViewProcess::Finish() {
   socket_ = -1;
   if (child_ <= 0) return;
   g_forward_to.store(child_);
-  struct sigaction old_int = {}, old_term = {};
-  sigaction(SIGINT, nullptr, &old_int);
-  sigaction(SIGTERM, nullptr, &old_term);
-  OnStopSignals(ForwardStop);
+  struct sigaction forward = {}, old_int = {}, old_term = {};
+  forward.sa_handler = ForwardStop;
+  sigemptyset(&forward.sa_mask);
+  sigaction(SIGINT, &forward, &old_int);
+  sigaction(SIGTERM, &forward, &old_term);
   int status = 0;
   while (waitpid(child_, &status, 0) < 0 && errno == EINTR) {
   }

@@ -2,11 +2,12 @@
 //
 // Why a process: an emulated run is one thread, and glibc's malloc takes a cheaper path while a
 // process has only one thread. Any thread in the run's process — the HTTP server's — puts every
-// allocation on the locked path and slowed the default run by about 5%. So the run's process
-// forks before its run starts (while it is still one thread); the child listens and serves,
-// the parent sends it each snapshot as JSON (a few a wall second) and stays single-threaded.
+// allocation on the locked path and slowed the default run by about 5%. So the run starts the
+// server, troupe-live (live_server_main.cpp, beside the troupe binary), before its run starts and
+// sends it each snapshot as JSON (a few a wall second); the run's process stays single-threaded
+// and never loads the HTTP library.
 //
-// After the run the parent closes the socket; the child serves the final state for the linger
+// After the run the parent closes the socket; the server serves the final state for the linger
 // time, or until SIGINT/SIGTERM (the parent forwards them while it waits), then exits.
 #pragma once
 
@@ -27,7 +28,7 @@ class LiveViewProcess : public LiveSink {
   LiveViewProcess(const LiveViewProcess&) = delete;
   LiveViewProcess& operator=(const LiveViewProcess&) = delete;
 
-  // Forks the server; it listens on host:port (0: a free port) and stays up `linger_s` after
+  // Starts the server; it listens on host:port (0: a free port) and stays up `linger_s` after
   // Finish. A port it cannot listen on is bad input naming `flag`.
   Status Start(const std::string& host, uint16_t port, const std::string& flag, double linger_s);
   uint16_t port() const { return port_; }
