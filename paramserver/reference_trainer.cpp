@@ -92,6 +92,37 @@ double ReferenceTrainer::TrainBatch(std::span<const Example> batch) {
   return gradients_.loss;
 }
 
+double ReferenceTrainer::TrainBatchAsNodes(std::span<const Example> batch, int nodes) {
+  assert(nodes >= 1 && batch.size() % static_cast<size_t>(nodes) == 0);
+  const CtrModelConfig& config = model_.config();
+  const ValueLayout grad_layout = GradientLayout(config);
+  const auto dim = static_cast<size_t>(config.dim);
+  const size_t share = batch.size() / static_cast<size_t>(nodes);
+  BatchGradients total;
+  total.dense.assign(model_.dense_parameters().size(), 0.0f);
+  absl::flat_hash_map<Key, std::vector<float>> sums;
+  for (int n = 0; n < nodes; ++n) {  // every share sees the parameters before the step
+    const std::span<const Example> part = batch.subspan(static_cast<size_t>(n) * share, share);
+    const RowBatch rows = Gather(UniqueKeys(part));
+    model_.ForwardBackward(part, rows, &gradients_, static_cast<int64_t>(batch.size()));
+    total.loss += gradients_.loss;
+    for (size_t i = 0; i < total.dense.size(); ++i) total.dense[i] += gradients_.dense[i];
+    for (size_t i = 0; i < gradients_.embedding.size(); ++i) {
+      std::vector<float>& sum = sums[gradients_.embedding.keys[i]];
+      sum.resize(dim, 0.0f);
+      const std::span<const float> g = gradients_.embedding.row(i, grad_layout);
+      for (size_t k = 0; k < dim; ++k) sum[k] += g[k];
+    }
+  }
+  for (auto& [key, sum] : sums) {
+    ApplyAdagrad(Row(index_.at(key)), sum, config.lr_embedding, config.eps, config.dim);
+  }
+  const Status applied = model_.ApplyDense(total);
+  assert(applied.ok());
+  (void)applied;
+  return total.loss;
+}
+
 double ReferenceTrainer::Train(std::span<const Example> examples, int batch_size) {
   double weighted = 0;
   for (size_t start = 0; start < examples.size(); start += batch_size) {

@@ -37,6 +37,14 @@ class ReferenceTrainer {
 
   // One step on `batch`; returns its mean log loss (before the update).
   double TrainBatch(std::span<const Example> batch);
+  // One step as `nodes` data-parallel workers take it — the parameter server's arithmetic: the
+  // batch cut into `nodes` consecutive shares of batch.size() / nodes; each share's gradients (of
+  // its summed loss over the whole batch's size) computed from the same parameters; the shares'
+  // dense gradients and each key's embedding gradients added from zero in node order; then step
+  // (3). The distributed pipeline does exactly these float operations, so its parameters equal
+  // this reference's bit for bit at any node count. Returns the step's loss (the shares' summed
+  // in node order). Precondition: nodes >= 1 divides batch.size().
+  double TrainBatchAsNodes(std::span<const Example> batch, int nodes);
   // Consecutive batches of batch_size (the last may be shorter); returns the mean of the batches'
   // losses weighted by their sizes.
   double Train(std::span<const Example> examples, int batch_size);
