@@ -75,21 +75,62 @@ struct RunArgs {
   bool quiet = false;
   // Who ran it, for config.textproto's header (runner/run_record.hpp).
   RunProvenance provenance;
-  std::string serve;            // --serve [HOST:]PORT: the live web view ("": none)
+  std::string serve;           // --serve [HOST:]PORT: the live web view ("": none)
   double serve_linger_s = 30;  // --serve-linger: how long the view outlives the run
 };
 
-Status LoadChecked(const RunArgs& args, config::RunConfig* cfg) {
+// A fault added by --fault sits after the config's own in faults.fault; an error about it names
+// the flag the user typed, not the config file and an index they never wrote.
+Status NameFaultFlags(Status status, const RunArgs& args, int first_flag) {
+  if (status.ok()) return status;
+  const std::string& text = status.message();
+  for (size_t i = 0; i < args.faults.size(); ++i) {
+    const std::string field =
+        args.config + ": faults.fault[" + std::to_string(first_flag + static_cast<int>(i)) + "]";
+    if (text.rfind(field, 0) != 0) continue;
+    std::string rest = text.substr(field.size());  // ".target: why" or ": why"
+    if (!rest.empty() && rest[0] == '.') rest.erase(0, rest.find(':'));
+    return Status::InvalidInput("--fault '" + args.faults[i] + "'" + rest);
+  }
+  return status;
+}
+
+// A planning error "CONFIG: fault 'DESCRIPTION': why" about a fault the flags added: the first
+// flag whose addition makes planning fail in the same words is named instead.
+Status NameFaultFlagsInPlan(Status status, const RunArgs& args, const config::RunConfig& cfg,
+                            int first_flag) {
+  const std::string prefix = args.config + ": fault '";
+  if (status.ok() || args.faults.empty() || status.message().rfind(prefix, 0) != 0) {
+    return NameFaultFlags(status, args, first_flag);
+  }
+  const size_t why = status.message().find("': ", prefix.size());
+  for (size_t k = 0; k < args.faults.size() && why != std::string::npos; ++k) {
+    config::RunConfig upto = cfg;
+    auto* faults = upto.mutable_faults()->mutable_fault();
+    const int keep = first_flag + static_cast<int>(k) + 1;
+    faults->DeleteSubrange(keep, faults->size() - keep);
+    std::unique_ptr<PlannedRun> run;
+    const Status s = PlanAnyRun(upto, args.config, &run);
+    if (!s.ok() && s.message() == status.message()) {
+      return Status::InvalidInput("--fault '" + args.faults[k] + "'" +
+                                  status.message().substr(why + 1));
+    }
+  }
+  return status;
+}
+
+Status LoadChecked(const RunArgs& args, config::RunConfig* cfg, int* first_flag) {
   if (Status s = LoadConfigFile(args.config, cfg); !s.ok()) return s;
   for (const std::string& assignment : args.sets) {
     if (Status s = ApplyOverride(assignment, cfg); !s.ok()) return s;
   }
+  *first_flag = cfg->faults().fault_size();
   for (const std::string& flag : args.faults) {
     if (Status s = ParseFaultFlag(flag, cfg->mutable_faults()->add_fault()); !s.ok()) return s;
   }
   if (args.seed >= 0) cfg->mutable_run()->set_seed(static_cast<uint64_t>(args.seed));
   if (!args.out.empty()) cfg->mutable_run()->set_out_dir(args.out);
-  return ValidateConfig(*cfg, args.config);
+  return NameFaultFlags(ValidateConfig(*cfg, args.config), args, *first_flag);
 }
 
 // --serve: checked before anything runs; listens once the run is planned.
@@ -109,12 +150,15 @@ int Run(const RunArgs& args) {
     if (Status s = ParseServeAddress(args.serve, &host, &port); !s.ok()) return Fail(s);
   }
   config::RunConfig cfg;
-  if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
+  int first_flag = 0;
+  if (Status s = LoadChecked(args, &cfg, &first_flag); !s.ok()) return Fail(s);
   // Checked before anything runs, naming where the folder came from.
   const std::string out_from = args.out.empty() ? args.config + ": run.out_dir" : "--out";
   if (Status s = CheckOutputFolder(cfg.run().out_dir(), out_from); !s.ok()) return Fail(s);
   std::unique_ptr<PlannedRun> run;
-  if (Status s = PlanAnyRun(cfg, args.config, &run); !s.ok()) return Fail(s);
+  if (Status s = PlanAnyRun(cfg, args.config, &run); !s.ok()) {
+    return Fail(NameFaultFlagsInPlan(s, args, cfg, first_flag));
+  }
   const std::string out_dir = run->out_dir();  // Execute hands the plan over
   ExecuteOptions options;
   options.progress = ChooseProgressMode(args.quiet);
@@ -168,9 +212,12 @@ int Sweep(const SweepArgs& args) {
 int Validate(const RunArgs& args) {
   const std::string& path = args.config;
   config::RunConfig cfg;
-  if (Status s = LoadChecked(args, &cfg); !s.ok()) return Fail(s);
+  int first_flag = 0;
+  if (Status s = LoadChecked(args, &cfg, &first_flag); !s.ok()) return Fail(s);
   std::unique_ptr<PlannedRun> run;
-  if (Status s = PlanAnyRun(cfg, path, &run); !s.ok()) return Fail(s);
+  if (Status s = PlanAnyRun(cfg, path, &run); !s.ok()) {
+    return Fail(NameFaultFlagsInPlan(s, args, cfg, first_flag));
+  }
   std::cout << path << ": ok (" << run->kind() << ", " << run->Describe() << ")\n";
   return 0;
 }
