@@ -1,6 +1,5 @@
 #include "live/live_json.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -115,20 +114,6 @@ void WriteFaults(JsonOut& j, const std::vector<FaultRecord>& faults) {
 
 }  // namespace
 
-std::vector<std::pair<double, double>> JctCdf(std::vector<double> jcts_s, int points) {
-  std::vector<std::pair<double, double>> cdf;
-  const size_t n = jcts_s.size();
-  if (n == 0 || points < 2) return cdf;
-  std::sort(jcts_s.begin(), jcts_s.end());
-  const size_t shown = std::min(n, static_cast<size_t>(points));
-  for (size_t k = 0; k < shown; ++k) {
-    // Evenly spaced ranks from the first job to the last.
-    const size_t rank = shown == 1 ? n - 1 : k * (n - 1) / (shown - 1);
-    cdf.emplace_back(jcts_s[rank], static_cast<double>(rank + 1) / static_cast<double>(n));
-  }
-  return cdf;
-}
-
 std::string SnapshotJson(const LiveSnapshot& s, int64_t version) {
   JsonOut j;
   j.Open('{');
@@ -150,7 +135,7 @@ std::string SnapshotJson(const LiveSnapshot& s, int64_t version) {
   j.Close(']');
   WriteServers(j, s.servers);
   j.Key("jct_cdf").Open('[');
-  for (const auto& [jct_s, fraction] : JctCdf(s.jcts_s, kLiveCdfPoints)) {
+  for (const auto& [jct_s, fraction] : s.jct_cdf) {
     j.Open('[').Num(jct_s).Num(fraction).Close(']');
   }
   j.Close(']');

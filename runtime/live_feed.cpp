@@ -1,10 +1,12 @@
 #include "runtime/live_feed.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace troupe {
 
-LiveFeed::LiveFeed(std::string kind, std::string name, std::vector<LiveServer> servers) {
+LiveFeed::LiveFeed(std::string kind, std::string name, std::vector<LiveServer> servers)
+    : slots_(std::make_unique<ServerSlot[]>(servers.size())) {
   state_.kind = std::move(kind);
   state_.name = std::move(name);
   for (const LiveServer& s : servers) {
@@ -13,7 +15,6 @@ LiveFeed::LiveFeed(std::string kind, std::string name, std::vector<LiveServer> s
     state_.memory_gb_total += s.memory_gb;
   }
   state_.servers = std::move(servers);
-  server_round_.assign(state_.servers.size(), -1);
 }
 
 void LiveFeed::OnRound(const RoundRecord& round) {
@@ -35,13 +36,6 @@ void LiveFeed::OnRound(const RoundRecord& round) {
     s.timeline.push_back(s.latest);
     if (s.timeline.size() >= kMaxTimeline) Thin();
   }
-  // Servers that received no lease this round hold nothing in it (a server may already hold
-  // the next round's leases: its record is newer).
-  for (size_t i = 0; i < s.servers.size(); ++i) {
-    if (server_round_[i] >= round.round) continue;
-    s.servers[i].gpus_used = 0;
-    s.servers[i].cpus_used = s.servers[i].memory_gb_used = 0;
-  }
 }
 
 // Keeps every other point and doubles the stride: the timeline spans the whole run in bounded
@@ -61,7 +55,7 @@ void LiveFeed::OnJob(const JobRecord& job) {
   } else if (job.end_s >= 0) {
     ++state_.jobs_finished;
     if (job.measured) ++state_.measured_finished;
-    state_.jcts_s.push_back(job.jct_s);
+    jcts_new_.push_back(job.jct_s);
   } else {
     return;  // unfinished, recorded as the run ends
   }
@@ -75,18 +69,47 @@ void LiveFeed::OnFault(const FaultRecord& fault) {
 
 void LiveFeed::OnServerRound(int32_t index, int64_t round, int32_t gpus, double cpus,
                              double memory_gb) {
-  std::lock_guard lock(mu_);
   if (index < 0 || static_cast<size_t>(index) >= state_.servers.size()) return;
-  LiveServer& s = state_.servers[index];
-  s.gpus_used = gpus;
-  s.cpus_used = cpus;
-  s.memory_gb_used = memory_gb;
-  server_round_[index] = round;
+  ServerSlot& slot = slots_[index];
+  slot.gpus.store(gpus, std::memory_order_relaxed);
+  slot.cpus.store(cpus, std::memory_order_relaxed);
+  slot.memory_gb.store(memory_gb, std::memory_order_relaxed);
+  slot.round.store(round, std::memory_order_release);
 }
 
 LiveSnapshot LiveFeed::Snapshot() const {
   std::lock_guard lock(mu_);
-  return state_;
+  // New JCTs are sorted and merged in: linear in the jobs so far, not n log n per snapshot.
+  const size_t old_size = jcts_sorted_.size();
+  std::sort(jcts_new_.begin(), jcts_new_.end());
+  jcts_sorted_.insert(jcts_sorted_.end(), jcts_new_.begin(), jcts_new_.end());
+  std::inplace_merge(jcts_sorted_.begin(), jcts_sorted_.begin() + old_size, jcts_sorted_.end());
+  jcts_new_.clear();
+  LiveSnapshot s = state_;
+  s.jct_cdf = CdfOfSorted(jcts_sorted_, kCdfPoints);
+  // Servers that received no lease in the latest round hold nothing in it (one may already hold
+  // the next round's leases: its holdings are newer, and shown).
+  for (size_t i = 0; i < s.servers.size(); ++i) {
+    const ServerSlot& slot = slots_[i];
+    if (slot.round.load(std::memory_order_acquire) < s.rounds - 1) continue;
+    s.servers[i].gpus_used = slot.gpus.load(std::memory_order_relaxed);
+    s.servers[i].cpus_used = slot.cpus.load(std::memory_order_relaxed);
+    s.servers[i].memory_gb_used = slot.memory_gb.load(std::memory_order_relaxed);
+  }
+  return s;
+}
+
+std::vector<std::pair<double, double>> CdfOfSorted(const std::vector<double>& sorted, int points) {
+  std::vector<std::pair<double, double>> cdf;
+  const size_t n = sorted.size();
+  if (n == 0 || points < 2) return cdf;
+  const size_t shown = std::min(n, static_cast<size_t>(points));
+  for (size_t k = 0; k < shown; ++k) {
+    // Evenly spaced ranks from the first job to the last.
+    const size_t rank = shown == 1 ? n - 1 : k * (n - 1) / (shown - 1);
+    cdf.emplace_back(sorted[rank], static_cast<double>(rank + 1) / static_cast<double>(n));
+  }
+  return cdf;
 }
 
 }  // namespace troupe

@@ -1,15 +1,20 @@
 // The live feed: what a run being watched (`troupe run --serve`) tells its viewer as it goes.
 //
 // Actors add to it as they record (the metrics recorder: rounds, jobs, faults; each server: what
-// it holds this round), from any thread: one mutex guards it. The run's driver takes a snapshot
-// of it a few times a wall second and hands it to a LiveSink (the web view, live/). A run that
-// is not watched has no feed (Telemetry::live is null) and pays nothing but a null test per
-// record. The feed only reads records; it never decides anything, so results do not change.
+// it holds this round), from any thread: one mutex guards the recorder's part, and each server
+// writes its own slot of relaxed atomics (the hottest path: every server, every round). The run's
+// driver takes a snapshot of it a few times a wall second and hands it to a LiveSink (the web view,
+// live/). A run that is not watched has no feed (Telemetry::live is null) and pays nothing but a
+// null test per record. The feed only reads records; it never decides anything, so results do not
+// change.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "messages/records.hpp"
@@ -49,13 +54,16 @@ struct LiveSnapshot {
   LiveRoundPoint latest;                 // the latest round's allocation
   std::vector<LiveRoundPoint> timeline;  // allocation over virtual time
   std::vector<LiveServer> servers;
-  std::vector<double> jcts_s;       // every finished job's JCT, in finishing order
+  // The JCT CDF of every job finished so far: up to kCdfPoints (jct_s, fraction of jobs at or
+  // below) pairs at evenly spaced ranks, shortest and longest included.
+  std::vector<std::pair<double, double>> jct_cdf;
   std::vector<FaultRecord> faults;  // as they fired (recovery times filled in later)
 };
 
 class LiveFeed {
  public:
   static constexpr size_t kMaxTimeline = 512;
+  static constexpr int kCdfPoints = 101;
 
   LiveFeed(std::string kind, std::string name, std::vector<LiveServer> servers);
 
@@ -70,14 +78,24 @@ class LiveFeed {
   LiveSnapshot Snapshot() const;
 
  private:
+  struct ServerSlot {
+    std::atomic<int64_t> round{-1};  // the round the holdings below belong to
+    std::atomic<int32_t> gpus{0};
+    std::atomic<double> cpus{0}, memory_gb{0};
+  };
   void Thin();
 
   mutable std::mutex mu_;
   LiveSnapshot state_;
-  std::vector<int64_t> server_round_;  // the round each server's *_used belong to
-  int64_t ended_since_round_ = 0;      // jobs recorded since the latest round record
-  size_t timeline_stride_ = 1;         // keep one round in this many
+  std::unique_ptr<ServerSlot[]> slots_;
+  mutable std::vector<double> jcts_sorted_;  // JCTs seen by the latest snapshot, sorted
+  mutable std::vector<double> jcts_new_;     // and those since
+  int64_t ended_since_round_ = 0;            // jobs recorded since the latest round record
+  size_t timeline_stride_ = 1;               // keep one round in this many
 };
+
+// The CDF of `sorted` (ascending) in at most `points` points, as LiveSnapshot::jct_cdf.
+std::vector<std::pair<double, double>> CdfOfSorted(const std::vector<double>& sorted, int points);
 
 // Who receives the snapshots: the web view. Called on the run's driving thread.
 class LiveSink {

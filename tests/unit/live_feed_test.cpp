@@ -46,7 +46,7 @@ TEST(LiveFeed, CountsJobsAsTheRoundsGo) {
   EXPECT_EQ(s.gpus_total, 12);
   EXPECT_EQ(s.latest.gpus, 4);
   ASSERT_EQ(s.timeline.size(), 2u);
-  EXPECT_EQ(s.jcts_s, std::vector<double>{200});
+  EXPECT_EQ(s.jct_cdf, (std::vector<std::pair<double, double>>{{200, 1}}));
 }
 
 TEST(LiveFeed, ServersWithoutLeasesInARoundHoldNothing) {
@@ -79,15 +79,20 @@ TEST(LiveFeed, TimelineStaysBoundedAndSpansTheRun) {
   EXPECT_GT(s.timeline.back().start_s, 9000 * 300.0);
 }
 
-TEST(LiveJson, CdfRunsFromTheShortestToTheLongestJob) {
-  std::vector<double> jcts;
-  for (int i = 1000; i >= 1; --i) jcts.push_back(i);
-  const auto cdf = JctCdf(jcts, kLiveCdfPoints);
-  ASSERT_EQ(cdf.size(), static_cast<size_t>(kLiveCdfPoints));
+TEST(LiveFeed, CdfRunsFromTheShortestToTheLongestJob) {
+  // Jobs finishing in any order, over several snapshots: the CDF is of all of them.
+  LiveFeed feed = TwoServers();
+  for (int i = 1000; i >= 1; --i) {
+    feed.OnJob(Finished(i, i));
+    if (i % 300 == 0) feed.Snapshot();
+  }
+  const auto cdf = feed.Snapshot().jct_cdf;
+  ASSERT_EQ(cdf.size(), static_cast<size_t>(LiveFeed::kCdfPoints));
   EXPECT_EQ(cdf.front(), std::make_pair(1.0, 0.001));
+  EXPECT_EQ(cdf[50], std::make_pair(500.0, 0.5));
   EXPECT_EQ(cdf.back(), std::make_pair(1000.0, 1.0));
-  EXPECT_EQ(JctCdf({5, 3}, kLiveCdfPoints).size(), 2u);
-  EXPECT_TRUE(JctCdf({}, kLiveCdfPoints).empty());
+  EXPECT_EQ(CdfOfSorted({3, 5}, LiveFeed::kCdfPoints).size(), 2u);
+  EXPECT_TRUE(CdfOfSorted({}, LiveFeed::kCdfPoints).empty());
 }
 
 TEST(LiveJson, SnapshotIsJsonWithTheRunsNumbers) {
