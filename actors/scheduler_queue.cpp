@@ -112,7 +112,7 @@ std::vector<scheduling::JobPlacement> PlaceWholeQueue(
     scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order);
     ResetLedger(st);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);
-  } else if (runnable.size() > head) {
+  } else if (runnable.size() > head && st.indexed) {  // a short queue never tries the head alone
     absl::flat_hash_set<int64_t> in_head;
     for (size_t i = 0; i < head; ++i) in_head.insert(runnable[i]->id);
     st.head_fell_short = !std::all_of(
