@@ -2,17 +2,22 @@
 //
 //   scheduler --OasisTick(t) at t * slot_s--> scheduler     arrivals of t, then the slot's plan
 //   scheduler --OasisLease(t, workers, PS, machines)--> job   one per job holding workers in t
-//   job --OasisWork(range of mini-batches, PS)--> worker      the job's remaining mini-batches
-//                                                            split evenly over its leased workers
-//   worker --OasisGradient (one per data chunk of its range, aggregated)--> PS
-//   PS --OasisParams--> worker                               M e_i / b_i seconds later
-//   worker --OasisWorkerDone--> job                          its range is trained
+//   job --OasisWork(range of mini-batches, PS, their NICs)--> worker   the job's remaining
+//                                                            mini-batches split evenly over its
+//                                                            leased workers
+//   worker --OasisGradient (one per data chunk of its range, aggregated)--> NIC of the PS machine
+//   NIC --OasisGradient, when its last bit is in--> PS
+//   PS --OasisParams--> NIC --OasisParams, when its last bit is out--> worker
+//   worker --OasisWorkerDone--> job                          its range is trained, or its lease
+//                                                            ended before it was
 //   job --OasisSlotReport(t, trained, finished)--> scheduler  once every leased worker is done
 //
-// A worker trains a chunk piece of m mini-batches in m (tau_i + 2 e_i / b_i) seconds: its
-// gradients (m e_i Gb) reach the PS after m (tau_i + e_i / b_i), the parameters come back m e_i
-// / b_i later. The scheduler starts slot t + 1 only once every report of slot t is in. Every
-// type is plain data with a free `inspect`, registered under its name (message_types.cpp).
+// A worker trains a chunk piece of m mini-batches in m tau_i seconds, then sends its gradients
+// (m e_i Gb at its link's b_i Gbps) through the NIC of its PS's machine; the parameters come back
+// the same way. With a NIC that has room (nic.hpp) and no link delay that is m (tau_i + 2 e_i /
+// b_i) seconds a piece, the model's step time. The scheduler starts slot t + 1 only once every
+// report of slot t is in. Every type is plain data with a free `inspect`, registered under its
+// name (message_types.cpp).
 #pragma once
 
 #include <caf/actor.hpp>
@@ -45,52 +50,73 @@ auto inspect(Inspector& f, OasisLease& x) {
 }
 
 // Train mini-batches [from, to) of the job's sequence (epoch-major: position p is in chunk
-// floor(p / M) mod N of epoch floor(p / (N M))) by end_s, exchanging with `ps`.
+// floor(p / M) mod N of epoch floor(p / (N M))) by end_s, exchanging with the slot's ps_count
+// PS, grouped by machine: ps[k] stands for the shares[k] PS on the machine whose NIC is nics[k].
 struct OasisWork {
   int32_t slot = 0;
   double end_s = 0;
   double from = 0;
   double to = 0;
   std::vector<caf::actor> ps;
+  std::vector<caf::actor> nics;
+  std::vector<int32_t> shares;
+  int32_t ps_count = 0;
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisWork& x) {
-  return f(x.slot, x.end_s, x.from, x.to, x.ps);
+  return f(x.slot, x.end_s, x.from, x.to, x.ps, x.nics, x.shares, x.ps_count);
 }
 
-// One chunk piece's gradients; the PS answers `reply_to` at return_s.
+// One chunk piece's gradients, gb Gb at gbps (the worker's link). The worker sends them at
+// ready_s to the NIC of `ps`'s machine; the model has them at the PS at nominal_s and the
+// parameters back at return_s. The NIC sets at_s (when the last bit is in) and hands them on.
 struct OasisGradient {
   int64_t chunk = 0;  // index in the job's sequence of chunk trainings
   double minibatches = 0;
   double gb = 0;
+  double gbps = 0;
+  double ready_s = 0;
+  double nominal_s = 0;
   double return_s = 0;
+  double at_s = 0;
+  caf::actor ps;
+  caf::actor nic;
   caf::actor reply_to;
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisGradient& x) {
-  return f(x.chunk, x.minibatches, x.gb, x.return_s, x.reply_to);
+  return f(x.chunk, x.minibatches, x.gb, x.gbps, x.ready_s, x.nominal_s, x.return_s, x.at_s, x.ps,
+           x.nic, x.reply_to);
 }
 
+// The parameters for one piece, the same way back: the PS hands them to the NIC at ready_s, the
+// model has them at the worker at nominal_s, the NIC delivers them at at_s.
 struct OasisParams {
   int64_t chunk = 0;
   double minibatches = 0;
   double gb = 0;
+  double gbps = 0;
+  double ready_s = 0;
+  double nominal_s = 0;
+  double at_s = 0;
+  caf::actor reply_to;
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisParams& x) {
-  return f(x.chunk, x.minibatches, x.gb);
+  return f(x.chunk, x.minibatches, x.gb, x.gbps, x.ready_s, x.nominal_s, x.at_s, x.reply_to);
 }
 
 struct OasisWorkerDone {
   int32_t slot = 0;
   int32_t worker = 0;
-  double minibatches = 0;
-  int64_t pieces = 0;  // chunk pieces exchanged
-  double end_s = 0;    // when its last parameters arrived
+  double minibatches = 0;  // trained: the pieces whose parameters came back by the lease's end
+  double untrained = 0;    // the rest of its range (0 unless the lease ended first)
+  int64_t pieces = 0;      // chunk pieces exchanged
+  double end_s = 0;        // when its last parameters arrived
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisWorkerDone& x) {
-  return f(x.slot, x.worker, x.minibatches, x.pieces, x.end_s);
+  return f(x.slot, x.worker, x.minibatches, x.untrained, x.pieces, x.end_s);
 }
 
 struct OasisSlotReport {

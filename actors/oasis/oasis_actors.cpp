@@ -10,30 +10,66 @@ namespace {
 
 namespace so = scheduling::oasis;
 constexpr double kTolerance = 1e-9;
+// Parameters back this little after the lease's end (relative) still count: rounding.
+constexpr double kLeaseSlack = 1e-6;
 
 using WorkerSelf = caf::stateful_actor<OasisWorkerState>;
 using JobSelf = caf::stateful_actor<OasisJobState>;
 
-// Starts the next chunk piece of the range, or reports the range done.
+// A worker's lease has ended when its clock is past end_s (by more than rounding).
+bool PastLease(const OasisWorkerState& st, double t) {
+  return t > st.work.end_s + kLeaseSlack * std::max(1.0, st.work.end_s);
+}
+
+void ReportDone(WorkerSelf* self) {
+  OasisWorkerState& st = self->state;
+  const OasisWork& w = st.work;
+  const bool complete = st.position >= w.to - kTolerance * std::max(1.0, w.to) || w.ps.empty();
+  const double trained = complete ? w.to - w.from : st.position - w.from;
+  const double untrained = complete ? 0.0 : w.to - st.position;
+  Tell(self, st.telemetry, st.owner,
+       OasisWorkerDone{w.slot, st.index, trained, untrained, st.pieces, st.now_s});
+}
+
+// Starts the next chunk piece of the range, or reports the range done (or cut short by the
+// lease's end).
 void NextPiece(WorkerSelf* self) {
   OasisWorkerState& st = self->state;
   const OasisWork& w = st.work;
   const double m_per_chunk = st.job.minibatches_per_chunk;
-  if (st.position >= w.to - kTolerance * std::max(1.0, w.to) || w.ps.empty()) {
-    Tell(self, st.telemetry, st.owner,
-         OasisWorkerDone{w.slot, st.index, w.to - w.from, st.pieces, st.now_s});
+  if (st.position >= w.to - kTolerance * std::max(1.0, w.to) || w.ps.empty() ||
+      PastLease(st, st.now_s)) {
+    ReportDone(self);
     return;
   }
   const auto chunk = static_cast<int64_t>(std::floor(st.position / m_per_chunk + kTolerance));
   const double end = std::min(w.to, static_cast<double>(chunk + 1) * m_per_chunk);
   const double m = std::max(0.0, end - st.position);
-  const double exchange_s = st.job.gradient / st.job.worker_bandwidth();
-  const double gradient_at = st.now_s + m * (st.job.minibatch_s + exchange_s);
-  st.now_s += m * st.job.StepSeconds();
-  st.position = end;
-  const caf::actor& ps = w.ps[static_cast<size_t>(st.index + st.pieces) % w.ps.size()];
-  TellAt(self, st.telemetry, st.clock, ps, gradient_at,
-         OasisGradient{chunk, m, m * st.job.gradient, st.now_s, caf::actor{self}});
+  const double b = st.job.worker_bandwidth();
+  const double exchange_s = st.job.gradient / b;
+  st.piece_end = end;
+  st.awaiting = static_cast<int32_t>(w.ps.size());
+  st.back_s = 0;
+  // The parameters are sharded over the slot's z PS: a 1/z share of the gradients goes to each,
+  // all at once, each share at b/z of the worker's link, so the piece takes the model's time.
+  // The n PS on one machine get their n shares in one message through its NIC.
+  const double z = std::max(1, w.ps_count);
+  const double ready_s = st.now_s + m * st.job.minibatch_s;
+  for (size_t k = 0; k < w.ps.size(); ++k) {
+    const double share = w.shares[k] / z;
+    OasisGradient g{chunk,
+                    m,
+                    m * st.job.gradient * share,
+                    b * share,
+                    ready_s,
+                    st.now_s + m * (st.job.minibatch_s + exchange_s),
+                    st.now_s + m * st.job.StepSeconds(),
+                    0,
+                    w.ps[k],
+                    caf::actor{},
+                    caf::actor{self}};
+    TellAt(self, st.telemetry, st.clock, w.nics[k], ready_s, std::move(g));
+  }
 }
 
 // Hands out slot `lease.slot`'s ranges: min(S, R / y) mini-batches to each of the y workers.
@@ -55,16 +91,32 @@ void StartSlot(JobSelf* self, const OasisLease& lease) {
   st.slot = lease.slot;
   st.pending = static_cast<int32_t>(y);
   st.slot_minibatches = 0;
+  st.slot_untrained = 0;
   st.last_end_s = lease.start_s;
   const double remaining = std::max(0.0, st.total - st.position);
   const double per_slot = (lease.end_s - lease.start_s) / st.job.StepSeconds();
   const bool last = remaining <= y * per_slot * (1 + kTolerance);
   const double each = last ? remaining / static_cast<double>(y) : per_slot;
-  const std::vector<caf::actor> ps(st.ps.begin(), st.ps.begin() + static_cast<long>(z));
+  // The slot's PS grouped by machine: one exchange per machine carries its PS's shares.
+  std::vector<caf::actor> ps, nics;
+  std::vector<int32_t> machines, shares;
+  for (size_t k = 0; k < z; ++k) {
+    const int32_t machine = k < lease.ps_machines.size() ? lease.ps_machines[k] : 0;
+    const auto at = std::find(machines.begin(), machines.end(), machine);
+    if (at != machines.end()) {
+      ++shares[static_cast<size_t>(at - machines.begin())];
+      continue;
+    }
+    machines.push_back(machine);
+    shares.push_back(1);
+    ps.push_back(st.ps[k]);
+    nics.push_back(st.nics.at(static_cast<size_t>(machine)));
+  }
   for (size_t w = 0; w < y; ++w) {
     const double from = st.position + w * each;
     const double to = last && w + 1 == y ? st.total : from + each;
-    Tell(self, st.telemetry, st.workers[w], OasisWork{lease.slot, lease.end_s, from, to, ps});
+    Tell(self, st.telemetry, st.workers[w],
+         OasisWork{lease.slot, lease.end_s, from, to, ps, nics, shares, static_cast<int32_t>(z)});
   }
   st.position = last ? st.total : st.position + y * each;
   if (y == 0) {
@@ -77,9 +129,12 @@ void WorkerDone(JobSelf* self, const OasisWorkerDone& d) {
   OasisJobState& st = self->state;
   if (d.slot != st.slot || st.pending <= 0) return;
   st.slot_minibatches += d.minibatches;
+  st.slot_untrained += d.untrained;
   st.pieces += d.pieces;
   st.last_end_s = std::max(st.last_end_s, d.end_s);
   if (--st.pending > 0) return;
+  // Ranges cut short by the lease's end go back to the pool (the work is a fluid).
+  if (st.slot_untrained > 0) st.position -= st.slot_untrained;
   st.finished = st.position >= st.total;
   Tell(self, st.telemetry, st.scheduler,
        OasisSlotReport{st.index, st.slot, st.slot_minibatches, st.position, st.finished,
@@ -105,8 +160,17 @@ caf::behavior OasisWorkerActor(WorkerSelf* self, so::Job job, int32_t index, caf
         s.pieces = 0;
         NextPiece(self);
       },
-      [=](const OasisParams&) {
-        ++self->state.pieces;
+      [=](const OasisParams& p) {
+        OasisWorkerState& s = self->state;
+        s.back_s = std::max(s.back_s, p.at_s);
+        if (--s.awaiting > 0) return;
+        s.now_s = s.back_s;
+        if (PastLease(s, s.now_s)) {  // back too late: the piece is lost with the lease
+          ReportDone(self);
+          return;
+        }
+        s.position = s.piece_end;
+        ++s.pieces;
         NextPiece(self);
       },
   };
@@ -120,15 +184,20 @@ caf::behavior OasisPsActor(caf::stateful_actor<OasisPsState>* self, RunClock clo
       [=](const OasisGradient& g) {
         OasisPsState& st = self->state;
         st.received_gb += g.gb;
-        TellAt(self, st.telemetry, st.clock, g.reply_to, g.return_s,
-               OasisParams{g.chunk, g.minibatches, g.gb});
+        // Parameters leave as soon as the gradients are in; the model's return moves by however
+        // late they came (exactly 0 when nothing interfered).
+        const double late_s = g.at_s - g.nominal_s;
+        Tell(self, st.telemetry, g.nic,
+             OasisParams{g.chunk, g.minibatches, g.gb, g.gbps, g.at_s, g.return_s + late_s, 0,
+                         g.reply_to});
       },
   };
 }
 
 caf::behavior OasisJobActor(JobSelf* self, so::Job job, int64_t index, caf::actor scheduler,
-                            RunClock clock, Telemetry* telemetry) {
+                            std::vector<caf::actor> nics, RunClock clock, Telemetry* telemetry) {
   OasisJobState& st = self->state;
+  st.nics = std::move(nics);
   st.total = job.Minibatches();
   st.job = std::move(job);
   st.index = index;

@@ -8,9 +8,15 @@
 // range and the slot's PS, and when every worker is done reports the slot to the scheduler. It is
 // finished when its ranges cover E_i N_i M_i mini-batches (relative tolerance 1e-9, as CheckPlan).
 // Worker: trains its range chunk piece by chunk piece (a piece is the part of one data chunk's M_i
-// mini-batches inside the range); for each piece it sends one aggregated OasisGradient to a PS
-// (rotating over the slot's PS) and waits for the OasisParams before the next piece.
-// PS: answers every gradient with the parameters at the time the gradient names.
+// mini-batches inside the range); for each piece it sends one aggregated OasisGradient share to
+// each of the slot's z PS (the parameters are sharded over them: m e_i / z Gb at b_i / z Gbps
+// each, so a PS's workers need y b_i / z <= B_i, the model's constraint (6)) through the NIC of
+// the PS's machine (oasis_nic.hpp), and waits for every OasisParams share before the next piece. A
+// piece whose parameters come back after the lease's end is lost, and the worker stops: it reports
+// what it trained and what of its range is left. PS: answers every gradient at once with the
+// parameters, sent back through the same NIC. Job: ranges cut short go back to the job's pool, so
+// the job is not finished when the model's worker-slots say it is; the scheduler then records it as
+// behind its plan.
 //
 // Contract: every send goes through Tell/TellAt; all timing is virtual seconds on the RunClock;
 // deterministic in emulated mode.
@@ -34,8 +40,11 @@ struct OasisWorkerState {
   RunClock clock;
   Telemetry* telemetry = nullptr;
   OasisWork work;
-  double position = 0;  // next mini-batch of the range
-  double now_s = 0;     // the worker's own time: when its current piece ends
+  double position = 0;   // next mini-batch of the range not trained yet
+  double piece_end = 0;  // where the piece in flight ends
+  int32_t awaiting = 0;  // parameter shares of the piece not back yet
+  double back_s = 0;     // when the last of them came back
+  double now_s = 0;      // the worker's own time: when its last parameters came back
   int64_t pieces = 0;
   static inline const char* name = "troupe.oasis.worker";
 };
@@ -63,9 +72,11 @@ struct OasisJobState {
   double total = 0;     // E_i N_i M_i
   double position = 0;  // mini-batches handed out
   std::vector<caf::actor> workers, ps;
+  std::vector<caf::actor> nics;  // one per PS machine of the cluster
   int32_t slot = -1;
   int32_t pending = 0;  // workers of the slot not done yet
   double slot_minibatches = 0;
+  double slot_untrained = 0;  // of the slot's ranges, cut short by the lease's end
   double last_end_s = 0;
   int64_t pieces = 0;
   bool finished = false;
@@ -73,7 +84,7 @@ struct OasisJobState {
 };
 
 caf::behavior OasisJobActor(caf::stateful_actor<OasisJobState>* self, scheduling::oasis::Job job,
-                            int64_t index, caf::actor scheduler, RunClock clock,
-                            Telemetry* telemetry);
+                            int64_t index, caf::actor scheduler, std::vector<caf::actor> nics,
+                            RunClock clock, Telemetry* telemetry);
 
 }  // namespace troupe

@@ -6,8 +6,14 @@
 // (5), constraints (3), (6), (7); a failing allocation is dropped and recorded), and leases each
 // job its workers and PS (OasisLease). Slot t + 1 starts once every job leased in t has reported.
 // A finished job is told to the policy (OASiS drops the rest of its plan: its future leases) and
-// scored f_i(t - a_i); unfinished by T it scores 0. The emulated finish is checked against the
-// model's (worker-slots reaching W_i); a disagreement is recorded as a violation.
+// scored f_i(t - a_i); unfinished by T it scores 0. Workers exchange with PS through one NIC actor
+// per PS machine (oasis_nic.hpp, spawned here). When nothing interferes the emulated finish is the
+// model's (worker-slots reaching W_i). When the NICs are slow (OasisLinks) a job can still have
+// mini-batches left when its worker-slots reach W_i: it is recorded as behind its plan (its
+// reason says how much was left, and what the model would have scored), and its remaining work
+// is counted again in worker-slots, so a policy that allocates by remaining work (FIFO, DRF, RRH,
+// Dorm) keeps leasing it while OASiS, whose plan is fixed at admission, does not. An emulated job
+// finishing before its worker-slots reach W_i is recorded as a violation.
 //
 // At the end of slot T - 1 it hands the records to the driver, stops the job actors (which take
 // their linked workers and PS with them) and sets telemetry->done.
@@ -39,6 +45,15 @@ struct OasisJobRow {
   int32_t worker_slots = 0;  // leased
   double trained = 0;        // mini-batches trained (of E N M)
   int64_t pieces = 0;        // chunk pieces exchanged (gradient + parameter messages each)
+  bool behind = false;       // its worker-slots reached W_i with mini-batches left
+  int32_t model_end = -1;    // the slot the model has it finish in (-1: not reached)
+  double model_utility = 0;  // what the model scores it: f_i(model_end - a_i)
+};
+
+// The emulated network of the PS machines (oasis.ps_link_slowdown, oasis.link_delay_s).
+struct OasisLinks {
+  double ps_slowdown = 1;  // every PS machine's NIC carries its bandwidth capacity / this
+  double delay_s = 0;      // added to every transfer
 };
 
 struct OasisSlotRow {
@@ -63,6 +78,7 @@ struct OasisSchedulerState {
   std::shared_ptr<scheduling::oasis::OnlinePolicy> policy;
   std::vector<scheduling::oasis::JobProgress> progress;
   std::vector<caf::actor> job_actors;
+  std::vector<caf::actor> nics;  // one per PS machine
   OasisRecords records;
   size_t next_arrival = 0;
   int32_t pending = 0;        // leases of the current slot not reported yet
@@ -79,6 +95,6 @@ caf::behavior OasisSchedulerActor(caf::stateful_actor<OasisSchedulerState>* self
                                   std::vector<scheduling::oasis::Job> jobs,
                                   std::shared_ptr<scheduling::oasis::OnlinePolicy> policy,
                                   std::shared_ptr<std::promise<OasisRecords>> handover,
-                                  RunClock clock, Telemetry* telemetry);
+                                  OasisLinks links, RunClock clock, Telemetry* telemetry);
 
 }  // namespace troupe

@@ -50,6 +50,10 @@ summaries::OasisRunSummary OasisSummaryProto(const OasisSummary& s) {
   m.set_messages(s.messages);
   m.set_events(s.events);
   m.set_wall_s(s.wall_s);
+  m.set_behind(s.behind);
+  m.set_lost_utility(s.lost_utility);
+  m.set_ps_link_slowdown(s.ps_link_slowdown);
+  m.set_link_delay_s(s.link_delay_s);
   for (const std::string& v : s.violations) m.add_violations(v);
   return m;
 }
@@ -113,6 +117,10 @@ std::string FormatOasisSummary(const OasisSummary& s) {
        " finished, " + std::to_string(s.late) + " after their planned end\n";
   t += "utility      " + Num(s.total_utility, 8) + " total; mean GPU use " +
        Num(100 * s.mean_gpu_use, 3) + "%\n";
+  t += "network      PS links " + Num(s.ps_link_slowdown, 6) + "x slower, " +
+       Num(s.link_delay_s, 6) + " s delay: " + std::to_string(s.behind) +
+       " jobs fell behind their plan, losing " + Num(s.lost_utility, 8) +
+       " of the utility the model scores them\n";
   t += "emulation    " + std::to_string(s.pieces) + " chunk exchanges, " +
        std::to_string(s.messages) + " messages, " + std::to_string(s.events) + " timed events, " +
        Num(s.wall_s, 3) + " s wall\n";

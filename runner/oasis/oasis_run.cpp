@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <future>
 
+#include "runner/oasis/oasis_experiment.hpp"
 #include "runner/run_directory.hpp"
 #include "scheduling/oasis/baselines.hpp"
-#include "runner/oasis/oasis_experiment.hpp"
 
 namespace troupe {
 namespace {
@@ -73,6 +73,8 @@ void Summarise(const OasisPlan& plan, OasisRunResult* result) {
   s.worker_servers = static_cast<int32_t>(plan.cluster.workers.size());
   s.ps_machines = static_cast<int32_t>(plan.cluster.ps.size());
   s.low_factor = plan.low_factor;
+  s.ps_link_slowdown = plan.links.ps_slowdown;
+  s.link_delay_s = plan.links.delay_s;
   const OasisRecords& r = result->records;
   s.jobs = static_cast<int32_t>(r.jobs.size());
   for (const OasisJobRow& j : r.jobs) {
@@ -82,6 +84,8 @@ void Summarise(const OasisPlan& plan, OasisRunResult* result) {
     s.late += j.admitted && j.planned_end >= 0 && (j.end_slot < 0 || j.end_slot > j.planned_end);
     s.total_utility += j.utility;
     s.pieces += j.pieces;
+    s.behind += j.behind;
+    if (j.behind) s.lost_utility += j.model_utility - j.utility;
   }
   for (const OasisSlotRow& row : r.slots) s.mean_gpu_use += row.worker_use[0] / r.slots.size();
   s.released_worker_slots = r.released_worker_slots;
@@ -133,6 +137,8 @@ Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name
           .Scaled(plan->low_factor, o.high_scale());
   plan->dorm.fairness = o.dorm_fairness();
   plan->dorm.node_limit = o.dorm_node_limit();
+  plan->links.ps_slowdown = o.ps_link_slowdown();
+  plan->links.delay_s = o.link_delay_s();
   const config::Run& r = cfg.run();
   plan->runtime.emulated = r.mode() == config::emulated;
   plan->runtime.time_scale = r.time_scale();
@@ -160,7 +166,7 @@ Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunRe
   std::future<OasisRecords> future = handover->get_future();
   caf::actor scheduler =
       runtime.system().spawn(OasisSchedulerActor, plan.cluster, plan.jobs, policy,
-                             std::move(handover), runtime.clock(), runtime.telemetry());
+                             std::move(handover), plan.links, runtime.clock(), runtime.telemetry());
   const bool done = runtime.Drive([&] {
     if (options.on_progress) options.on_progress(*runtime.telemetry());
   });

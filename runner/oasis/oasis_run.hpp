@@ -8,7 +8,8 @@
 // job, drives it on the run's ActorRuntime until slot T - 1 is over, and writes the run directory
 // when the plan names one, all of it or nothing:
 //   summary.json  policy, counts, total utility, messages and events, violations
-//   jobs.csv      one row a job: id, arrival, admitted, reason, planned end, actual end, utility
+//   jobs.csv      one row a job: id, arrival, admitted, reason (a rejection's, or why it fell
+//                 behind its plan), planned end, actual end, utility
 //   slots.csv     one row a slot: active jobs, workers, PS, utilisation per resource of each pool,
 //                 OASiS's prices per resource (mean over the machines of each kind; 0 otherwise)
 //
@@ -41,6 +42,7 @@ struct OasisPlan {
   scheduling::oasis::PriceParams prices;
   double low_factor = 1;  // applied to the estimate (oasis.low_scale)
   scheduling::oasis::DormOptions dorm;
+  OasisLinks links;  // oasis.ps_link_slowdown, oasis.link_delay_s
   RuntimeOptions runtime;
   std::string config_name;
   std::string mode;
@@ -57,6 +59,11 @@ struct OasisSummary {
   int32_t slots = 0, worker_servers = 0, ps_machines = 0;
   int32_t jobs = 0, admitted = 0, rejected = 0, finished = 0, late = 0;  // late: after t-hat
   double total_utility = 0;
+  // Jobs whose worker-slots reached W_i with mini-batches left (slow PS links), and the utility
+  // they lost against what the model scores them.
+  int32_t behind = 0;
+  double lost_utility = 0;
+  double ps_link_slowdown = 1, link_delay_s = 0;
   double low_factor = 1;
   double mean_gpu_use = 0;
   int32_t released_worker_slots = 0;
