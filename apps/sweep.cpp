@@ -200,13 +200,15 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   Status failure = Status::Ok();
   auto worker = [&] {
     for (size_t i = next++; i < grid.size(); i = next++) {
+      // Read before Execute, which hands the plan (and its folder) over.
+      const std::string dir = std::filesystem::path(grid[i].run->out_dir()).filename().string();
       Status s = grid[i].run->Execute(options);
       if (!s.ok()) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (failure.ok()) failure = s;
         continue;
       }
-      (*rows)[i] = SweepRow{grid[i].values, grid[i].seed, grid[i].run->Metrics()};
+      (*rows)[i] = SweepRow{grid[i].values, grid[i].seed, grid[i].run->Metrics(), dir};
       grid[i].run.reset();  // its records are no longer needed
       progress.Update(++finished);
     }
@@ -236,7 +238,7 @@ std::string SweepCsv(const std::vector<SweepAxis>& axes, const std::vector<Sweep
       out += m.csv_name;
     }
   }
-  out += "\n";
+  out += ",run_dir\n";  // last: `troupe report SWEEP_DIR` draws the runs in this order
   for (const SweepRow& r : rows) {
     for (const std::string& v : r.values) out += v + ",";
     out += std::to_string(r.seed);
@@ -244,6 +246,8 @@ std::string SweepCsv(const std::vector<SweepAxis>& axes, const std::vector<Sweep
       out += ',';
       out += Fixed(m.value, m.csv_decimals);
     }
+    out += ',';
+    out += r.run_dir;
     out += "\n";
   }
   return out;

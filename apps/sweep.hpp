@@ -40,7 +40,8 @@ struct SweepRow {
   std::vector<std::string> values;  // one per axis
   uint64_t seed = 0;
   std::vector<RunMetric>
-      metrics;  // the run's figures (runner/run_kind.hpp), the same for every row
+      metrics;          // the run's figures (runner/run_kind.hpp), the same for every row
+  std::string run_dir;  // the run's folder inside the sweep's ("": a sweep without --out)
 };
 
 // "field=v1,v2,..." -> axis; "1-5" or "1,3,7" -> seeds.

@@ -3,6 +3,9 @@
 
     python3 scripts/plot.py RUN_DIR [RUN_DIR ...] [--out DIR]      (what `troupe report` runs)
 
+A sweep folder (`troupe sweep --out DIR`) may stand in for its runs: they are drawn in the sweep's
+order (sweep.csv's run_dir column).
+
 Writes DIR (default RUN_DIR/report, the first run's) with jct_cdf.png (every run's JCT CDF on one
 axis), per run NAME-allocation.png (GPUs, CPUs, memory in percent of capacity and the queue over
 virtual time) and NAME-gpu-timeline.png or, from 2000 jobs on, NAME-gpu-heatmap.png (from

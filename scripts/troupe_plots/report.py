@@ -18,6 +18,7 @@ CDF_FILE = "jct_cdf.png"
 
 def build(run_paths, out_dir):
     """Writes out_dir/report.html and the PNGs; returns (report path, notes for the terminal)."""
+    run_paths = rundir.expand_sweeps(run_paths)
     runs = rundir.load_runs(run_paths)
     out_dir = os.path.normpath(out_dir)
     check_output(out_dir, run_paths)

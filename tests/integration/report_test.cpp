@@ -194,6 +194,28 @@ TEST_F(Report, DrawsEveryFigureAndEmbedsThemInOneHtmlPage) {
   EXPECT_NE(html.find("so one panel shows all three"), std::string::npos);
 }
 
+// `troupe report SWEEP_DIR` draws the sweep's runs in the sweep's order (sweep.csv's run_dir),
+// not the alphabet's.
+TEST_F(Report, ASweepFolderStandsForItsRunsInTheSweepsOrder) {
+  const std::string sweep = dir_ + "/sweep";
+  ProcessResult swept = RunTroupe(
+      {"sweep", SourcePath("configs/default.textproto"), "--over",
+       "scheduler.mechanism=tune,proportional", "--set", "workload.generator.num_jobs=40", "--set",
+       "run.measure_first_job=0", "--set", "run.measure_last_job=39", "--out", sweep, "--quiet"});
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  const auto rows = ReadCsv(sweep + "/sweep.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("run_dir"), "mechanism-tune_seed-1");
+  ProcessResult r = RunTroupe({"report", sweep});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string html = ReadFile(sweep + "/report/report.html");
+  const size_t tune = html.find("<h2>mechanism-tune_seed-1");
+  const size_t proportional = html.find("<h2>mechanism-proportional_seed-1");
+  ASSERT_NE(tune, std::string::npos) << html.substr(0, 2000);
+  ASSERT_NE(proportional, std::string::npos);
+  EXPECT_LT(tune, proportional);
+}
+
 // A run small enough for text on its GPU timeline: the widest bars carry their job id; a GREEDY
 // run's CPUs and memory do not follow its GPUs, so each keeps its panel.
 TEST_F(Report, SmallTimelinesNameTheirJobs) {
