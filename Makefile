@@ -22,15 +22,12 @@ build: deps configure
 
 # Synergy's experiment under each mechanism (one seed), the comparison table, then the report.
 MECHANISMS ?= proportional,greedy,tune,opt
-comma := ,
-# The report shows the runs in the sweep's order, not the alphabet's.
-RUN_DIRS = $(foreach m,$(subst $(comma), ,$(MECHANISMS)),$(OUT)/mechanism-$(m)_seed-*)
 # Builds only the troupe binary (not the tests or benchmarks).
 run: deps configure
 	cmake --build $(BUILD) -j $(JOBS) --target troupe
 	./$(BUILD)/apps/troupe sweep $(CONFIG) --over scheduler.mechanism=$(MECHANISMS) \
 	  --set run.lease_log=true --out $(OUT)
-	./$(BUILD)/apps/troupe report $(RUN_DIRS) --out $(OUT)/report
+	./$(BUILD)/apps/troupe report $(OUT) --out $(OUT)/report  # the runs in the sweep's order
 
 # Builds what the tests run (the troupe binary and the two test programs), not the benchmarks.
 test: deps configure
