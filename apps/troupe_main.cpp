@@ -279,6 +279,56 @@ int Node(const std::string& listen, const std::string& credentials_dir) {
   return 0;
 }
 
+// The subcommands and their flags. Each returns its CLI::App, set once parsing succeeds.
+CLI::App* AddRun(CLI::App& app, RunArgs* args) {
+  CLI::App* run = app.add_subcommand("run", "run an experiment and write its run directory");
+  run->add_option("config", args->config, "config file (protobuf text format)");
+  run->add_option("--out", args->out, "run directory (default: run.out_dir)");
+  run->add_option("--seed", args->seed, "seed of every random draw (overrides run.seed)")
+      ->check(SeedValidator(0));
+  run->add_option("--set", args->sets, "field.path=value, applied after the file")->take_all();
+  run->add_option("--fault", args->faults, "a fault, KIND:TARGET@AT[+DURATION][,OPTION...]")
+      ->take_all();
+  run->add_flag("--quiet", args->quiet, "no summary table, no progress line");
+  run->add_option("--serve", args->serve, "[HOST:]PORT: a live web view of the run");
+  run->add_option("--serve-linger", args->serve_linger_s,
+                  "seconds the live view stays up after the run (default 30; Ctrl-C ends it)")
+      ->check(CLI::Range(0.0, 86400.0));
+  return run;
+}
+
+CLI::App* AddSweep(CLI::App& app, SweepArgs* args) {
+  CLI::App* sweep = app.add_subcommand("sweep", "run a config over a grid of values and seeds");
+  sweep->add_option("config", args->config, "config file (protobuf text format)");
+  sweep->add_option("--over", args->over, "field.path=value1,value2,... (repeatable)")->take_all();
+  sweep->add_option("--seeds", args->seeds, "seeds: A-B or A,B,C (overrides run.seed)");
+  sweep->add_option("--set", args->sets, "field.path=value, applied to every run")->take_all();
+  sweep->add_option("--out", args->out, "folder for sweep.csv and every run's directory");
+  sweep->add_option("--jobs", args->jobs, "runs in parallel (default: one per core)")
+      ->check(CLI::Range(1, 1024));
+  sweep->add_flag("--quiet", args->quiet, "no progress line");
+  return sweep;
+}
+
+CLI::App* AddChaos(CLI::App& app, ChaosSpec* spec) {
+  CLI::App* chaos =
+      app.add_subcommand("chaos", "runs under random fault schedules, checked for invariants");
+  chaos->add_option("config", spec->config, "config file")->required();
+  chaos->add_option("--runs", spec->runs, "runs with faults (after one without)")
+      ->check(CLI::Range(1, 10000));
+  chaos->add_option("--seed", spec->seed, "fault seed of the first run (run i: seed + i - 1)")
+      ->check(SeedValidator(1));
+  chaos->add_option("--faults", spec->faults_per_run, "faults per run")
+      ->check(CLI::Range(1, 10000));
+  chaos->add_option("--kinds", spec->kinds, "fault kinds drawn (default: all)")->delimiter(',');
+  chaos->add_option("--set", spec->sets, "field.path=value, applied to every run")->take_all();
+  CLI::Option* keep = chaos->add_option("--keep", spec->keep_dir,
+                                        "folder for the failing runs' directories (DIR/run-N)");
+  chaos->add_flag("--keep-all", spec->keep_all, "with --keep: every run's directory")->needs(keep);
+  chaos->add_flag("--quiet", spec->quiet, "no progress line");
+  return chaos;
+}
+
 }  // namespace
 }  // namespace troupe
 
@@ -292,39 +342,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   troupe::RunArgs run_args;
-  CLI::App* run = app.add_subcommand("run", "run an experiment and write its run directory");
-  run->add_option("config", run_args.config, "config file (protobuf text format)");
-  run->add_option("--out", run_args.out, "run directory (default: run.out_dir)");
-  run->add_option("--seed", run_args.seed, "seed of every random draw (overrides run.seed)")
-      ->check(troupe::SeedValidator(0));
-  run->add_option("--set", run_args.sets, "field.path=value, applied after the file")->take_all();
-  run->add_option("--fault", run_args.faults, "a fault, KIND:TARGET@AT[+DURATION][,OPTION...]")
-      ->take_all();
-  run->add_flag("--quiet", run_args.quiet, "no summary table, no progress line");
+  CLI::App* run = troupe::AddRun(app, &run_args);
   run_args.provenance = troupe::Provenance(TROUPE_VERSION, argc, argv);
-  run->add_option("--serve", run_args.serve, "[HOST:]PORT: a live web view of the run");
-  run->add_option("--serve-linger", run_args.serve_linger_s,
-                  "seconds the live view stays up after the run (default 30; Ctrl-C ends it)")
-      ->check(CLI::Range(0.0, 86400.0));
-
   troupe::SweepArgs sweep_args;
-  CLI::App* sweep = app.add_subcommand("sweep", "run a config over a grid of values and seeds");
-  sweep->add_option("config", sweep_args.config, "config file (protobuf text format)");
-  sweep->add_option("--over", sweep_args.over, "field.path=value1,value2,... (repeatable)")
-      ->take_all();
-  sweep->add_option("--seeds", sweep_args.seeds, "seeds: A-B or A,B,C (overrides run.seed)");
-  sweep->add_option("--set", sweep_args.sets, "field.path=value, applied to every run")->take_all();
-  sweep->add_option("--out", sweep_args.out, "folder for sweep.csv and every run's directory");
-  sweep->add_option("--jobs", sweep_args.jobs, "runs in parallel (default: one per core)")
-      ->check(CLI::Range(1, 1024));
-  sweep->add_flag("--quiet", sweep_args.quiet, "no progress line");
+  CLI::App* sweep = troupe::AddSweep(app, &sweep_args);
   sweep_args.provenance = run_args.provenance;
 
   std::vector<std::string> report_dirs;
   std::string report_out;
   CLI::App* report =
       app.add_subcommand("report", "draw figures and report.html from run directories");
-  report->add_option("run_dirs", report_dirs, "run directories (their JCT CDFs share one plot)")
+  report->add_option("run_dirs", report_dirs, "run (or sweep) directories, drawn in this order")
       ->required();
   report->add_option("--out", report_out, "report folder (default: <first run dir>/report)");
 
@@ -342,23 +370,7 @@ int main(int argc, char** argv) {
                    "folder with ca.pem, cert.pem, key.pem: mutual TLS with the deployment");
 
   troupe::ChaosSpec chaos_spec;
-  CLI::App* chaos =
-      app.add_subcommand("chaos", "runs under random fault schedules, checked for invariants");
-  chaos->add_option("config", chaos_spec.config, "config file")->required();
-  chaos->add_option("--runs", chaos_spec.runs, "runs with faults (after one without)")
-      ->check(CLI::Range(1, 10000));
-  chaos->add_option("--seed", chaos_spec.seed, "fault seed of the first run (run i: seed + i - 1)")
-      ->check(troupe::SeedValidator(1));
-  chaos->add_option("--faults", chaos_spec.faults_per_run, "faults per run")
-      ->check(CLI::Range(1, 10000));
-  chaos->add_option("--kinds", chaos_spec.kinds, "fault kinds drawn (default: all)")
-      ->delimiter(',');
-  chaos->add_option("--set", chaos_spec.sets, "field.path=value, applied to every run")->take_all();
-  CLI::Option* keep = chaos->add_option("--keep", chaos_spec.keep_dir,
-                                        "folder for the failing runs' directories (DIR/run-N)");
-  chaos->add_flag("--keep-all", chaos_spec.keep_all, "with --keep: every run's directory")
-      ->needs(keep);
-  chaos->add_flag("--quiet", chaos_spec.quiet, "no progress line");
+  CLI::App* chaos = troupe::AddChaos(app, &chaos_spec);
   chaos_spec.provenance = run_args.provenance;
 
   try {
