@@ -54,6 +54,8 @@ summaries::OasisRunSummary OasisSummaryProto(const OasisSummary& s) {
   m.set_lost_utility(s.lost_utility);
   m.set_ps_link_slowdown(s.ps_link_slowdown);
   m.set_link_delay_s(s.link_delay_s);
+  m.set_simulator_utility(s.simulator_utility);
+  m.set_simulator_finished(s.simulator_finished);
   for (const std::string& v : s.violations) m.add_violations(v);
   return m;
 }
@@ -121,6 +123,10 @@ std::string FormatOasisSummary(const OasisSummary& s) {
        Num(s.link_delay_s, 6) + " s delay: " + std::to_string(s.behind) +
        " jobs fell behind their plan, losing " + Num(s.lost_utility, 8) +
        " of the utility the model scores them\n";
+  if (s.simulator_finished >= 0) {
+    t += "simulator    " + Num(s.simulator_utility, 8) + " total utility, " +
+         std::to_string(s.simulator_finished) + " finished (same policy and jobs, no network)\n";
+  }
   t += "emulation    " + std::to_string(s.pieces) + " chunk exchanges, " +
        std::to_string(s.messages) + " messages, " + std::to_string(s.events) + " timed events, " +
        Num(s.wall_s, 3) + " s wall\n";

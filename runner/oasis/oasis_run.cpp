@@ -120,6 +120,11 @@ Status CheckScale(const so::WorkloadSpec& s, const std::string& name) {
   return Status::Ok();
 }
 
+std::shared_ptr<so::OnlinePolicy> NewPolicy(const OasisPlan& plan) {
+  if (plan.policy == "dorm") return std::make_shared<so::DormPolicy>(plan.cluster, plan.dorm);
+  return so::MakePolicy(plan.policy, plan.cluster, plan.prices);
+}
+
 }  // namespace
 
 Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name, OasisPlan* plan) {
@@ -153,12 +158,7 @@ Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunRe
   if (!plan.out_dir.empty()) {
     if (Status s = CheckRunDirectory(plan.out_dir); !s.ok()) return s;
   }
-  std::shared_ptr<so::OnlinePolicy> policy;
-  if (plan.policy == "dorm") {
-    policy = std::make_shared<so::DormPolicy>(plan.cluster, plan.dorm);
-  } else {
-    policy = so::MakePolicy(plan.policy, plan.cluster, plan.prices);
-  }
+  std::shared_ptr<so::OnlinePolicy> policy = NewPolicy(plan);
   if (!policy)
     return Status::InvalidInput(plan.config_name + ": oasis.policy: unknown " + plan.policy);
   ActorRuntime runtime(plan.runtime);
@@ -180,6 +180,12 @@ Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunRe
   result->summary.messages = runtime.telemetry()->messages.load();
   result->summary.events = runtime.telemetry()->timed_events.load();
   Summarise(plan, result);
+  if (plan.links.ps_slowdown != 1 || plan.links.delay_s != 0) {
+    // Interference on: the slot simulator's outcome for the same policy and jobs, beside it.
+    const so::SimResult sim = so::Simulate(plan.cluster, plan.jobs, *NewPolicy(plan));
+    result->summary.simulator_utility = sim.total_utility;
+    result->summary.simulator_finished = sim.finished;
+  }
   if (plan.out_dir.empty()) return Status::Ok();
   return WriteOasisRunDirectory(plan.out_dir, *result);
 }

@@ -64,6 +64,10 @@ struct OasisSummary {
   int32_t behind = 0;
   double lost_utility = 0;
   double ps_link_slowdown = 1, link_delay_s = 0;
+  // With a slowdown or a delay set: the slot simulator's total utility and finished jobs for the
+  // same policy and jobs (-1 otherwise; without interference the run equals it).
+  double simulator_utility = -1;
+  int32_t simulator_finished = -1;
   double low_factor = 1;
   double mean_gpu_use = 0;
   int32_t released_worker_slots = 0;

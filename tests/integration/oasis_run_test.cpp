@@ -6,7 +6,9 @@
 // violation); rejected jobs carry reasons; the actors lease, slot by slot, the workers and PS the
 // slot simulator counts, and the emulated total utility equals its, for every policy (what the
 // policies allocate is audited in tests/unit/oasis_audit_test.cpp); the run is deterministic
-// (byte-identical jobs.csv and slots.csv); and configs/oasis.textproto validates.
+// (byte-identical jobs.csv and slots.csv); and configs/oasis.textproto validates. The actors can
+// disagree with the simulator: with the PS machines' NICs slowed (oasis.ps_link_slowdown) jobs
+// fall behind their plans, lose utility against the simulator, and jobs.csv says why.
 #include "runner/oasis/oasis_run.hpp"
 
 #include <gtest/gtest.h>
@@ -103,6 +105,40 @@ TEST(OasisRunTest, EveryPolicyRespectsCapacitiesAndMatchesTheSimulator) {
     EXPECT_GT(leased, 0) << policy;
     EXPECT_NEAR(run.result.summary.total_utility, sim.total_utility, 1e-6) << policy;
     EXPECT_EQ(run.result.summary.finished, sim.finished) << policy;
+    EXPECT_EQ(run.result.summary.behind, 0) << policy;
+    EXPECT_EQ(run.result.summary.lost_utility, 0) << policy;
+  }
+}
+
+TEST(OasisRunTest, SlowPsLinksMakeJobsLateAndTheRunSaysWhy) {
+  for (const char* policy : {"oasis", "fifo"}) {
+    const std::string dir = FreshDir(std::string("oasis-slow-") + policy);
+    const OasisRunOut run = RunOasis(
+        {"run.out_dir=" + dir, std::string("oasis.policy=") + policy, "oasis.ps_link_slowdown=4"});
+    ASSERT_TRUE(run.status.ok()) << run.status.message();
+    const OasisSummary& s = run.result.summary;
+    EXPECT_TRUE(s.violations.empty()) << policy << ": " << s.violations.front();
+    auto sim_policy = scheduling::oasis::MakePolicy(policy, run.plan.cluster, run.plan.prices);
+    const auto sim = scheduling::oasis::Simulate(run.plan.cluster, run.plan.jobs, *sim_policy);
+    EXPECT_NEAR(s.simulator_utility, sim.total_utility, 1e-6) << policy;
+    EXPECT_LT(s.total_utility, sim.total_utility - 1) << policy;
+    EXPECT_GE(s.behind, 1) << policy;
+    EXPECT_GT(s.lost_utility, 0) << policy;
+    int behind = 0;
+    for (const OasisJobRow& j : run.result.records.jobs) {
+      if (!j.behind) continue;
+      ++behind;
+      EXPECT_TRUE(j.admitted);
+      EXPECT_NE(j.reason.find("behind its plan"), std::string::npos) << j.reason;
+      EXPECT_TRUE(j.end_slot < 0 || j.end_slot > j.model_end) << "job " << j.id;
+      EXPECT_LE(j.utility, j.model_utility) << "job " << j.id;  // a sigmoid may be flat there
+    }
+    EXPECT_EQ(behind, s.behind) << policy;
+    const auto jobs = ReadCsv(dir + "/jobs.csv");
+    int said = 0;
+    for (const auto& j : jobs) said += j.at("reason").find("behind its plan") != std::string::npos;
+    EXPECT_EQ(said, s.behind) << policy;
+    EXPECT_NE(ReadFile(dir + "/summary.json").find("\"lost_utility\""), std::string::npos);
   }
 }
 
