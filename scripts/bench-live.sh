@@ -2,11 +2,12 @@
 # What the live view (`troupe run --serve`) costs an emulated run: the same config run REPEAT
 # times without and with --serve (no browser attached, and with one following /events), the
 # fastest of each kept (the machine may be shared). Checks that jobs.csv and rounds.csv are
-# byte-identical across all of them. Prints a Markdown table: variant, wall s (min), overhead.
+# byte-identical across all of them. Prints a Markdown table: variant, the run's wall seconds
+# (summary.json, min), CPU seconds of troupe and its view (user + system, min), overhead.
 #
 # Usage: scripts/bench-live.sh [CONFIG] [--set ...]
 # Environment: BUILD (default build/), TROUPE (the binary; default $BUILD/apps/troupe),
-# REPEAT (default 3). The "watched" variant needs curl.
+# REPEAT (default 3). Needs GNU time (/usr/bin/time); the "watched" variant needs curl.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -15,8 +16,8 @@ troupe=${TROUPE:-$BUILD/apps/troupe}
 REPEAT=${REPEAT:-3}
 config=${1:-configs/default.textproto}
 shift || true
-if [ ! -x "$troupe" ]; then
-  echo "bench-live.sh: needs $troupe (build it first)" >&2
+if [ ! -x "$troupe" ] || [ ! -x /usr/bin/time ]; then
+  echo "bench-live.sh: needs $troupe (build it first) and /usr/bin/time" >&2
   exit 2
 fi
 
@@ -25,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 
 wall_of() { sed -n 's/^ *"wall_s": \([0-9.e+-]*\),*$/\1/p' "$1/summary.json"; }
 
-# run VARIANT INDEX [--set ...]: one run; prints its wall seconds.
+# run VARIANT INDEX [--set ...]: one run; prints its wall seconds and CPU seconds.
 run() {
   local variant=$1 out="$work/$1-$2" serve=()
   shift 2
@@ -35,7 +36,8 @@ run() {
     watched) serve=(--serve 127.0.0.1:0 --serve-linger 0) ;;
   esac
   if [ "$variant" = watched ]; then
-    "$troupe" run "$config" "$@" --out "$out" --quiet "${serve[@]}" 2>"$work/err" >/dev/null &
+    /usr/bin/time -o "$work/cpu" -f "%U %S" \
+      "$troupe" run "$config" "$@" --out "$out" --quiet "${serve[@]}" 2>"$work/err" >/dev/null &
     local pid=$! port=""
     for _ in $(seq 200); do
       port=$(sed -n 's|^live view: http://127.0.0.1:\([0-9]*\)/$|\1|p' "$work/err")
@@ -46,18 +48,20 @@ run() {
     [ -n "$port" ] && curl -sN --max-time 600 "http://127.0.0.1:$port/events" >/dev/null || true
     wait "$pid"
   else
-    "$troupe" run "$config" "$@" --out "$out" --quiet "${serve[@]}" >/dev/null 2>&1
+    /usr/bin/time -o "$work/cpu" -f "%U %S" \
+      "$troupe" run "$config" "$@" --out "$out" --quiet "${serve[@]}" >/dev/null 2>&1
   fi
-  wall_of "$out"
+  echo "$(wall_of "$out") $(awk '{print $1 + $2}' "$work/cpu")"
 }
 
 variants=(plain serve)
 command -v curl >/dev/null && variants+=(watched)
-declare -A best
+declare -A best cpu
 for i in $(seq "$REPEAT"); do
   for v in "${variants[@]}"; do  # interleaved, so a busy moment hits every variant alike
-    w=$(run "$v" "$i" "$@")
+    read -r w c < <(run "$v" "$i" "$@")
     if [ -z "${best[$v]:-}" ] || awk "BEGIN{exit !($w < ${best[$v]})}"; then best[$v]=$w; fi
+    if [ -z "${cpu[$v]:-}" ] || awk "BEGIN{exit !($c < ${cpu[$v]})}"; then cpu[$v]=$c; fi
   done
 done
 
@@ -68,11 +72,12 @@ for d in "$work"/*-*; do
   done
 done
 
-echo "| variant | wall s (min of $REPEAT) | vs plain |"
-echo "|---|---:|---:|"
+echo "| variant | wall s (min of $REPEAT) | vs plain | CPU s (min) | vs plain |"
+echo "|---|---:|---:|---:|---:|"
 for v in "${variants[@]}"; do
-  awk -v v="$v" -v w="${best[$v]}" -v p="${best[plain]}" \
-    'BEGIN{printf "| %s | %.3f | %+.1f%% |\n", v, w, 100 * (w - p) / p}'
+  awk -v v="$v" -v w="${best[$v]}" -v p="${best[plain]}" -v c="${cpu[$v]}" -v q="${cpu[plain]}" \
+    'BEGIN{printf "| %s | %.3f | %+.1f%% | %.2f | %+.1f%% |\n", v, w, 100 * (w - p) / p, c,
+           100 * (c - q) / q}'
 done
 echo "jobs.csv $(sha256sum "$reference/jobs.csv" | cut -c1-16)…, rounds.csv" \
   "$(sha256sum "$reference/rounds.csv" | cut -c1-16)… in every run"
