@@ -7,7 +7,9 @@
 // scheduler actor (actors/oasis/oasis_scheduler_actor.hpp), which spawns a job actor per admitted
 // job, drives it on the run's ActorRuntime until slot T - 1 is over, and writes the run directory
 // when the plan names one, all of it or nothing:
-//   summary.json  policy, counts, total utility, messages and events, violations
+//   summary.json  policy, counts, total utility, messages and events, violations; the jobs
+//                 behind their plan and the utility they lost, and, with oasis.ps_link_slowdown
+//                 or oasis.link_delay_s set, the slot simulator's utility for the same jobs
 //   jobs.csv      one row a job: id, arrival, admitted, reason (a rejection's, or why it fell
 //                 behind its plan), planned end, actual end, utility
 //   slots.csv     one row a slot: active jobs, workers, PS, utilisation per resource of each pool,
