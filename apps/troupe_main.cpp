@@ -136,9 +136,10 @@ Status LoadChecked(const RunArgs& args, config::RunConfig* cfg, int* first_flag)
 // --serve: checked before anything runs; listens once the run is planned.
 Status ServeRun(const RunArgs& args, const PlannedRun& run,
                 std::unique_ptr<LiveViewProcess>* view) {
-  if (std::string(run.kind()) != "cluster") {
-    return Status::InvalidInput("--serve: the live view shows cluster runs; " + args.config +
-                                " is a " + run.kind() + " run");
+  const std::string kind = run.kind();
+  if (kind != "cluster" && kind != "parameter server") {
+    return Status::InvalidInput("--serve: the live view shows cluster and parameter-server runs; " +
+                                args.config + " is an " + kind + " run");
   }
   return StartLiveView(args.serve, args.serve_linger_s, view);
 }

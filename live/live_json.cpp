@@ -112,6 +112,32 @@ void WriteFaults(JsonOut& j, const std::vector<FaultRecord>& faults) {
   j.Close(']');
 }
 
+// Mean modelled seconds of one report (a node's or shard's step) of a stage.
+double PerReport(double total_s, int64_t reports) { return reports > 0 ? total_s / reports : 0; }
+
+void WritePs(JsonOut& j, const LivePs& ps) {
+  j.Key("ps").Open('{');
+  j.Key("steps_total").Int(ps.steps_total).Key("steps_done").Int(ps.steps_done);
+  j.Key("loss").Num(ps.loss);
+  j.Key("stage_s").Open('{');
+  j.Key("read").Num(PerReport(ps.read_s, ps.reader_reports));
+  j.Key("partition").Num(PerReport(ps.partition_s, ps.partitioner_reports));
+  j.Key("ssd").Num(PerReport(ps.ssd_s, ps.shard_reports));
+  j.Key("pull").Num(PerReport(ps.pull_s, ps.trainer_reports));
+  j.Key("gpu").Num(PerReport(ps.gpu_s, ps.trainer_reports));
+  j.Key("push").Num(PerReport(ps.push_s, ps.trainer_reports));
+  j.Key("allreduce").Num(PerReport(ps.allreduce_s, ps.trainer_reports));
+  j.Close('}');
+  const TierCounts& t = ps.tiers;
+  j.Key("tiers").Open('{');
+  j.Key("keys").Int(t.keys).Key("hbm_hit_rate").Num(t.hbm_hit_rate());
+  j.Key("mem_hit_rate").Num(t.mem_hit_rate()).Key("ssd_hit_rate").Num(t.ssd_hit_rate());
+  j.Key("memory_hit_rate").Num(t.memory_hit_rate()).Key("rows_created").Int(t.rows_created);
+  j.Key("ssd_bytes_read").Int(t.ssd_bytes_read).Key("ssd_bytes_written").Int(t.ssd_bytes_written);
+  j.Close('}');
+  j.Close('}');
+}
+
 }  // namespace
 
 std::string SnapshotJson(const LiveSnapshot& s, int64_t version) {
@@ -140,6 +166,7 @@ std::string SnapshotJson(const LiveSnapshot& s, int64_t version) {
   }
   j.Close(']');
   WriteFaults(j, s.faults);
+  if (s.has_ps) WritePs(j, s.ps);
   j.Close('}');
   return std::move(j.text());
 }

@@ -17,22 +17,22 @@ h1{font-size:18px;margin:0 0 8px} h2{font-size:14px;margin:12px 0 4px}
 table{border-collapse:collapse} td,th{padding:2px 8px;text-align:right}
 td:first-child,th:first-child{text-align:left} #faults td,#faults th{text-align:left} .num{font-variant-numeric:tabular-nums}
 #status.done{color:#060} #status.live{color:#a60} #status.lost{color:#a00}
-svg text{font:11px system-ui,sans-serif}
+svg text{font:11px system-ui,sans-serif} [hidden]{display:none!important}
 </style></head><body>
 <h1>troupe &middot; <span id="name">-</span> &middot; <span id="status" class="live">waiting</span></h1>
 <div class="grid">
 <div class="card"><h2>Time</h2><table class="num">
-<tr><td>virtual</td><td><span id="virtual-h">0</span> h</td></tr>
+<tr><td>virtual</td><td><span id="virtual-h">0</span> <span id="virtual-unit">h</span></td></tr>
 <tr><td>wall</td><td><span id="wall-s">0</span> s</td></tr>
-<tr><td>rounds</td><td id="rounds">0</td></tr>
+<tr class="cluster"><td>rounds</td><td id="rounds">0</td></tr>
 <tr><td>updates</td><td id="updates">0</td></tr></table></div>
-<div class="card"><h2>Jobs</h2><table class="num">
+<div class="card cluster"><h2>Jobs</h2><table class="num">
 <tr><td>arrived</td><td id="jobs-arrived">0</td></tr>
 <tr><td>queued</td><td id="jobs-queued">0</td></tr>
 <tr><td>running</td><td id="jobs-running">0</td></tr>
 <tr><td>finished</td><td id="jobs-finished">0</td></tr>
 <tr><td>failed</td><td id="jobs-failed">0</td></tr></table></div>
-<div class="card"><h2>Allocated (latest round)</h2><table class="num">
+<div class="card cluster"><h2>Allocated (latest round)</h2><table class="num">
 <tr><td>GPU</td><td><span id="gpu-used">0</span> / <span id="gpu-total">0</span></td>
 <td id="gpu-pct">0%</td></tr>
 <tr><td>CPU</td><td><span id="cpu-used">0</span> / <span id="cpu-total">0</span></td>
@@ -41,13 +41,32 @@ svg text{font:11px system-ui,sans-serif}
 <td id="mem-pct">0%</td></tr></table></div>
 </div>
 <div class="grid">
+<div class="card ps" hidden><h2>Training</h2><table class="num">
+<tr><td>steps</td><td><span id="ps-steps">0</span> / <span id="ps-steps-total">0</span></td></tr>
+<tr><td>loss</td><td id="ps-loss">-</td></tr></table></div>
+<div class="card ps" hidden><h2>Stage time per step (modelled ms)</h2><table class="num">
+<tr><td>1 read</td><td id="ps-stage-read">0</td></tr>
+<tr><td>2 partition</td><td id="ps-stage-partition">0</td></tr>
+<tr><td>3 SSD-PS</td><td id="ps-stage-ssd">0</td></tr>
+<tr><td>4 pull</td><td id="ps-stage-pull">0</td></tr>
+<tr><td>4 GPU</td><td id="ps-stage-gpu">0</td></tr>
+<tr><td>4 push</td><td id="ps-stage-push">0</td></tr>
+<tr><td>4 all-reduce</td><td id="ps-stage-allreduce">0</td></tr></table></div>
+<div class="card ps" hidden><h2>Hit rate per tier</h2><table class="num">
+<tr><td>HBM-PS (of keys wanted)</td><td id="ps-hbm-hit">0</td></tr>
+<tr><td>MEM-PS (of HBM-PS misses)</td><td id="ps-mem-hit">0</td></tr>
+<tr><td>SSD-PS (of MEM-PS misses)</td><td id="ps-ssd-hit">0</td></tr>
+<tr><td>memory (HBM-PS + MEM-PS)</td><td id="ps-memory-hit">0</td></tr>
+<tr><td>keys wanted</td><td id="ps-keys">0</td></tr></table></div>
+</div>
+<div class="grid cluster">
 <div class="card"><h2>GPUs in use per server</h2><svg id="heat" width="420" height="60"></svg></div>
 <div class="card"><h2>Allocation over virtual time</h2><svg id="timeline" width="420" height="200">
 </svg></div>
 <div class="card"><h2>JCT CDF so far (<span id="cdf-jobs">0</span> jobs)</h2>
 <svg id="cdf" width="420" height="200"></svg></div>
 </div>
-<div class="card"><h2>Faults (<span id="faults-total">0</span>)</h2>
+<div class="card cluster"><h2>Faults (<span id="faults-total">0</span>)</h2>
 <table id="faults"><tr><th>at (h)</th><th>fault</th><th>effect</th><th>recovered (h)</th></tr>
 </table></div>
 <script>
@@ -134,14 +153,29 @@ function drawFaults(s) {
     });
   });
 }
+function renderPs(ps) {
+  set("ps-steps", ps.steps_done); set("ps-steps-total", ps.steps_total);
+  set("ps-loss", ps.steps_done > 0 ? fmt(ps.loss, 4) : "-");
+  for (const k in ps.stage_s) set("ps-stage-" + k, fmt(1000 * ps.stage_s[k], 2));
+  const t = ps.tiers, rate = r => fmt(100 * r, 1) + "%";
+  set("ps-hbm-hit", rate(t.hbm_hit_rate)); set("ps-mem-hit", rate(t.mem_hit_rate));
+  set("ps-ssd-hit", rate(t.ssd_hit_rate)); set("ps-memory-hit", rate(t.memory_hit_rate));
+  set("ps-keys", t.keys);
+}
 function render(s) {
   updates++;
+  // A parameter-server run shows its own panels instead of the cluster's.
+  document.querySelectorAll(".cluster").forEach(e => { e.hidden = !!s.ps; });
+  document.querySelectorAll(".ps").forEach(e => { e.hidden = !s.ps; });
+  if (s.ps) renderPs(s.ps);
   set("updates", updates);
   set("name", s.name || "-");
   const status = document.getElementById("status");
   status.textContent = s.done ? "finished" : "running";
   status.className = s.done ? "done" : "live";
-  set("virtual-h", fmt(s.virtual_s / 3600, 2));
+  // Cluster runs span hours of virtual time; a parameter-server run seconds.
+  set("virtual-h", s.ps ? fmt(s.virtual_s, 3) : fmt(s.virtual_s / 3600, 2));
+  set("virtual-unit", s.ps ? "s" : "h");
   set("wall-s", fmt(s.wall_s, 1));
   set("rounds", s.rounds);
   for (const k of ["arrived", "queued", "running", "finished", "failed"]) {

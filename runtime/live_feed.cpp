@@ -77,6 +77,48 @@ void LiveFeed::OnServerRound(int32_t index, int64_t round, int32_t gpus, double 
   slot.round.store(round, std::memory_order_release);
 }
 
+void LiveFeed::MakePs(int64_t steps_total, int32_t nodes) {
+  std::lock_guard lock(mu_);
+  state_.has_ps = true;
+  state_.ps.steps_total = steps_total;
+  ps_steps_.assign(static_cast<size_t>(std::max(nodes, 0)), 0);
+}
+
+void LiveFeed::OnPsStage(int32_t stage, double busy_s) {
+  std::lock_guard lock(mu_);
+  LivePs& ps = state_.ps;
+  if (stage == 1) {
+    ps.read_s += busy_s;
+    ++ps.reader_reports;
+  } else if (stage == 2) {
+    ps.partition_s += busy_s;
+    ++ps.partitioner_reports;
+  }
+}
+
+void LiveFeed::OnPsShard(double busy_s, const TierCounts& counts) {
+  std::lock_guard lock(mu_);
+  state_.ps.ssd_s += busy_s;
+  ++state_.ps.shard_reports;
+  state_.ps.tiers += counts;
+}
+
+void LiveFeed::OnPsTrainer(int64_t step, int32_t node, double loss, double pull_s, double gpu_s,
+                           double push_s, double allreduce_s) {
+  std::lock_guard lock(mu_);
+  LivePs& ps = state_.ps;
+  ps.pull_s += pull_s;
+  ps.gpu_s += gpu_s;
+  ps.push_s += push_s;
+  ps.allreduce_s += allreduce_s;
+  ++ps.trainer_reports;
+  ps.loss = loss;
+  if (node >= 0 && static_cast<size_t>(node) < ps_steps_.size()) {
+    ps_steps_[node] = std::max(ps_steps_[node], step + 1);
+    ps.steps_done = *std::min_element(ps_steps_.begin(), ps_steps_.end());
+  }
+}
+
 LiveSnapshot LiveFeed::Snapshot() const {
   std::lock_guard lock(mu_);
   // New JCTs are sorted and merged in: linear in the jobs so far, not n log n per snapshot.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "messages/records.hpp"
+#include "messages/tier_counts.hpp"
 
 namespace troupe {
 
@@ -38,8 +39,21 @@ struct LiveRoundPoint {
   int32_t running = 0, queued = 0;
 };
 
+// A parameter-server run: its steps, the time each stage took, and what each tier served.
+struct LivePs {
+  int64_t steps_total = 0;  // paramserver.batches
+  int64_t steps_done = 0;   // steps every node has finished
+  double loss = 0;          // the latest finished step's loss
+  // Modelled seconds, summed over nodes (shards) and steps: read (stage 1), partition (2), the
+  // shard's SSD-PS work (3) and the trainer's pull, GPU, push and all-reduce (4); with how many
+  // reports each sums.
+  double read_s = 0, partition_s = 0, ssd_s = 0, pull_s = 0, gpu_s = 0, push_s = 0, allreduce_s = 0;
+  int64_t reader_reports = 0, partitioner_reports = 0, shard_reports = 0, trainer_reports = 0;
+  TierCounts tiers;  // every shard's every step
+};
+
 struct LiveSnapshot {
-  std::string kind;      // "cluster"
+  std::string kind;      // "cluster" or "parameter server"
   std::string name;      // the config's name
   double wall_s = 0;     // since the run started
   double virtual_s = 0;  // start of the latest round
@@ -58,6 +72,8 @@ struct LiveSnapshot {
   // below) pairs at evenly spaced ranks, shortest and longest included.
   std::vector<std::pair<double, double>> jct_cdf;
   std::vector<FaultRecord> faults;  // as they fired (recovery times filled in later)
+  bool has_ps = false;              // a parameter-server run: `ps` below, none of the cluster's
+  LivePs ps;
 };
 
 class LiveFeed {
@@ -73,6 +89,14 @@ class LiveFeed {
   void OnFault(const FaultRecord& fault);
   // From server `index`: what its leases of round `round` hold.
   void OnServerRound(int32_t index, int64_t round, int32_t gpus, double cpus, double memory_gb);
+
+  // A parameter-server run (MakePs first), from its collector: stage 1 or 2 of a node's step;
+  // stage 3 of a shard's step, with where its keys were found; stage 4 of a node's step.
+  void MakePs(int64_t steps_total, int32_t nodes);
+  void OnPsStage(int32_t stage, double busy_s);
+  void OnPsShard(double busy_s, const TierCounts& counts);
+  void OnPsTrainer(int64_t step, int32_t node, double loss, double pull_s, double gpu_s,
+                   double push_s, double allreduce_s);
 
   // A copy of everything so far (wall_s and done are the caller's to fill in).
   LiveSnapshot Snapshot() const;
@@ -90,6 +114,7 @@ class LiveFeed {
   std::unique_ptr<ServerSlot[]> slots_;
   mutable std::vector<double> jcts_sorted_;  // JCTs seen by the latest snapshot, sorted
   mutable std::vector<double> jcts_new_;     // and those since
+  std::vector<int64_t> ps_steps_;            // per node: steps finished
   int64_t ended_since_round_ = 0;            // jobs recorded since the latest round record
   size_t timeline_stride_ = 1;               // keep one round in this many
 };

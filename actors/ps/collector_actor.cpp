@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/live_feed.hpp"
+
 namespace troupe {
 namespace {
 
@@ -31,9 +33,18 @@ caf::behavior CollectorActor(caf::stateful_actor<CollectorState>* self, int32_t 
   self->state.handover = std::move(handover);
   self->state.telemetry = telemetry;
   return {
-      [=](PsStageReport& r) { self->state.records.stages.push_back(std::move(r)); },
-      [=](PsShardReport& r) { self->state.records.shards.push_back(std::move(r)); },
+      [=](PsStageReport& r) {
+        if (LiveFeed* live = self->state.telemetry->live) live->OnPsStage(r.stage, r.busy_s);
+        self->state.records.stages.push_back(std::move(r));
+      },
+      [=](PsShardReport& r) {
+        if (LiveFeed* live = self->state.telemetry->live) live->OnPsShard(r.busy_s, r.counts);
+        self->state.records.shards.push_back(std::move(r));
+      },
       [=](PsTrainerReport& r) {
+        if (LiveFeed* live = self->state.telemetry->live) {
+          live->OnPsTrainer(r.step, r.node, r.loss, r.pull_s, r.gpu_s, r.push_s, r.allreduce_s);
+        }
         if (r.node == 0) {
           self->state.telemetry->rounds.store(r.step + 1, std::memory_order_relaxed);
           self->state.telemetry->virtual_s.store(r.end_s, std::memory_order_relaxed);

@@ -21,6 +21,7 @@
 #include "runner/ps/ps_report.hpp"
 #include "runner/ps/ps_results.hpp"
 #include "runner/run_directory.hpp"
+#include "runtime/live_feed.hpp"
 
 namespace troupe {
 namespace {
@@ -199,13 +200,30 @@ void SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
 Status Drive(const PsPlan& plan, const ExecuteOptions& options,
              std::vector<std::shared_ptr<ShardCore>> cores, PsRecords* records,
              PsSummary* counters) {
+  std::unique_ptr<LiveFeed> live;  // with --serve; outlives the runtime
   ActorRuntime runtime(plan.runtime);
+  if (options.live) {
+    live =
+        std::make_unique<LiveFeed>("parameter server", plan.config_name, std::vector<LiveServer>{});
+    live->MakePs(plan.options.batches, plan.options.nodes);
+    runtime.telemetry()->live = live.get();
+  }
+  auto publish = [&](bool final) {
+    if (!live) return;
+    LiveSnapshot snapshot = live->Snapshot();
+    snapshot.wall_s = runtime.WallSeconds();
+    snapshot.virtual_s = runtime.telemetry()->virtual_s.load();
+    snapshot.done = final;
+    options.live->Publish(std::move(snapshot));
+  };
+  publish(false);
   auto handover = std::make_shared<std::promise<PsRecords>>();
   std::future<PsRecords> future = handover->get_future();
   Spawned spawned;
   SpawnRun(runtime, plan, cores, std::move(handover), &spawned);
   cores.clear();
   const bool done = runtime.Drive([&] {
+    publish(false);
     if (options.on_progress) options.on_progress(*runtime.telemetry());
   });
   for (const caf::actor& a : spawned.all) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
@@ -217,6 +235,7 @@ Status Drive(const PsPlan& plan, const ExecuteOptions& options,
   counters->wall_s = runtime.WallSeconds();
   counters->messages = runtime.telemetry()->messages.load();
   counters->events = runtime.telemetry()->timed_events.load();
+  publish(true);
   if (records->failure.empty()) return Status::Ok();
   const bool bad_input = records->failure.rfind("paramserver.", 0) == 0;
   return bad_input ? Status::InvalidInput(plan.config_name + ": " + records->failure)

@@ -146,6 +146,45 @@ TEST(LiveView, BrowserShowsTheRunsNumbersAndResultsAreUnchanged) {
   }
 }
 
+double SummaryValue(const std::string& summary, const std::string& key) {
+  std::smatch match;
+  if (!std::regex_search(summary, match, std::regex("\"" + key + "\": ([-0-9.e]+)"))) return -1;
+  return std::stod(match[1]);
+}
+
+// A parameter-server run: the page shows its steps and each tier's hit rate, as summary.json.
+TEST(LiveView, ParameterServerRunShowsStepsAndHitRates) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh)";
+  const std::string dir = FreshDir("live-ps");
+  const pid_t pid = SpawnTroupe(
+      {"run", SourcePath("configs/hps_ctr.textproto"), "--set", "paramserver.batches=20", "--out",
+       dir + "/run", "--serve", "0", "--serve-linger", "120"},
+      dir + "/out.txt", dir + "/err.txt");
+  ASSERT_GT(pid, 0);
+  const std::string port =
+      WaitForLine(dir + "/err.txt", std::regex("live view: http://127\\.0\\.0\\.1:([0-9]+)/"), 60);
+  if (port.empty()) kill(pid, SIGKILL);
+  ASSERT_FALSE(port.empty()) << ReadFile(dir + "/err.txt");
+  const std::string dom = DumpDom(chromium, "http://127.0.0.1:" + port + "/");
+  const bool ended = !WaitForLine(dir + "/out.txt", std::regex("(run directory)"), 120).empty();
+  kill(pid, SIGINT);
+  EXPECT_EQ(WaitBounded(pid, 30), 0) << ReadFile(dir + "/err.txt");
+  ASSERT_TRUE(ended) << ReadFile(dir + "/err.txt");
+
+  const std::string summary = ReadFile(dir + "/run/summary.json");
+  EXPECT_EQ(Shown(dom, "status"), "finished") << dom.substr(0, 2000);
+  EXPECT_EQ(Shown(dom, "ps-steps"), "20");
+  EXPECT_EQ(Shown(dom, "ps-steps-total"), "20");
+  char rate[32];
+  for (const auto& [id, key] :
+       {std::pair{"ps-hbm-hit", "hbm_hit_rate"}, std::pair{"ps-mem-hit", "mem_hit_rate"},
+        std::pair{"ps-ssd-hit", "ssd_hit_rate"}}) {
+    std::snprintf(rate, sizeof rate, "%.1f%%", 100 * SummaryValue(summary, key));
+    EXPECT_EQ(Shown(dom, id), rate) << key;
+  }
+}
+
 TEST(LiveView, BadServeValueIsOneLineAndExitTwo) {
   const std::string dir = FreshDir("live-bad");
   for (const char* value : {"nonsense", "127.0.0.1:70000", ":80", "localhost:", "-1"}) {
@@ -162,7 +201,9 @@ TEST(LiveView, OtherKindsOfRunAreRefused) {
   ProcessResult r = RunTroupe(
       {"run", SourcePath("configs/oasis.textproto"), "--out", dir + "/out", "--serve", "0"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--serve: the live view shows cluster runs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--serve: the live view shows cluster and parameter-server runs"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
 }
 

@@ -95,6 +95,30 @@ TEST(LiveFeed, CdfRunsFromTheShortestToTheLongestJob) {
   EXPECT_TRUE(CdfOfSorted({}, LiveFeed::kCdfPoints).empty());
 }
 
+TEST(LiveFeed, ParameterServerStepsAreThoseEveryNodeFinished) {
+  LiveFeed feed("parameter server", "ps", {});
+  feed.MakePs(10, 2);
+  feed.OnPsTrainer(0, 0, 0.7, 0.001, 0.002, 0.003, 0.004);
+  feed.OnPsTrainer(1, 0, 0.6, 0.001, 0.002, 0.003, 0.004);
+  TierCounts counts;
+  counts.keys = 10;
+  counts.hbm_hits = 4;
+  feed.OnPsShard(0.5, counts);
+  feed.OnPsShard(0.5, counts);
+  LiveSnapshot s = feed.Snapshot();
+  EXPECT_TRUE(s.has_ps);
+  EXPECT_EQ(s.ps.steps_done, 0);  // node 1 has finished none
+  feed.OnPsTrainer(0, 1, 0.7, 0.001, 0.002, 0.003, 0.004);
+  s = feed.Snapshot();
+  EXPECT_EQ(s.ps.steps_done, 1);
+  EXPECT_EQ(s.ps.tiers.keys, 20);
+  EXPECT_DOUBLE_EQ(s.ps.tiers.hbm_hit_rate(), 0.4);
+  const std::string json = SnapshotJson(s, 3);
+  EXPECT_NE(json.find(R"("steps_total":10,"steps_done":1)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("ssd":0.5,)"), std::string::npos) << json;  // mean per shard report
+  EXPECT_NE(json.find(R"("hbm_hit_rate":0.4,)"), std::string::npos) << json;
+}
+
 TEST(LiveJson, SnapshotIsJsonWithTheRunsNumbers) {
   LiveFeed feed = TwoServers();
   feed.OnRound(RoundRecord{0, 0, 300, 10, 30, 600, 3, 2, 0});
