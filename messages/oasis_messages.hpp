@@ -35,7 +35,8 @@ auto inspect(Inspector& f, OasisTick& x) {
 }
 
 // Slot `slot` of job `job` (its index in the run): `workers` workers and `ps` parameter servers,
-// the machine of each (worker_machines[w], ps_machines[k]), for [start_s, end_s).
+// the machine of each (worker_machines[w], ps_machines[k]), for [start_s, end_s). The workers
+// begin at begin_s: start_s, or later when the last parameters of the slot before came back late.
 struct OasisLease {
   int64_t job = 0;
   int32_t slot = 0;
@@ -43,10 +44,11 @@ struct OasisLease {
   double end_s = 0;
   std::vector<int32_t> worker_machines;
   std::vector<int32_t> ps_machines;
+  double begin_s = 0;
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisLease& x) {
-  return f(x.job, x.slot, x.start_s, x.end_s, x.worker_machines, x.ps_machines);
+  return f(x.job, x.slot, x.start_s, x.end_s, x.worker_machines, x.ps_machines, x.begin_s);
 }
 
 // Train mini-batches [from, to) of the job's sequence (epoch-major: position p is in chunk
@@ -54,6 +56,7 @@ auto inspect(Inspector& f, OasisLease& x) {
 // PS, grouped by machine: ps[k] stands for the shares[k] PS on the machine whose NIC is nics[k].
 struct OasisWork {
   int32_t slot = 0;
+  double start_s = 0;  // when the worker begins (virtual seconds, carried, not read off a clock)
   double end_s = 0;
   double from = 0;
   double to = 0;
@@ -64,7 +67,7 @@ struct OasisWork {
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisWork& x) {
-  return f(x.slot, x.end_s, x.from, x.to, x.ps, x.nics, x.shares, x.ps_count);
+  return f(x.slot, x.start_s, x.end_s, x.from, x.to, x.ps, x.nics, x.shares, x.ps_count);
 }
 
 // One chunk piece's gradients, gb Gb at gbps (the worker's link). The worker sends them at

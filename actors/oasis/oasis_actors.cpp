@@ -116,7 +116,8 @@ void StartSlot(JobSelf* self, const OasisLease& lease) {
     const double from = st.position + w * each;
     const double to = last && w + 1 == y ? st.total : from + each;
     Tell(self, st.telemetry, st.workers[w],
-         OasisWork{lease.slot, lease.end_s, from, to, ps, nics, shares, static_cast<int32_t>(z)});
+         OasisWork{lease.slot, lease.begin_s, lease.end_s, from, to, ps, nics, shares,
+                   static_cast<int32_t>(z)});
   }
   st.position = last ? st.total : st.position + y * each;
   if (y == 0) {
@@ -154,7 +155,7 @@ caf::behavior OasisWorkerActor(WorkerSelf* self, so::Job job, int32_t index, caf
   return {
       [=](OasisWork& w) {
         OasisWorkerState& s = self->state;
-        s.now_s = s.clock.Seconds(self->clock().now());
+        s.now_s = w.start_s;
         s.work = std::move(w);
         s.position = s.work.from;
         s.pieces = 0;

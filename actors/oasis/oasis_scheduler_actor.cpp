@@ -14,6 +14,7 @@ namespace {
 
 namespace so = scheduling::oasis;
 using Self = caf::stateful_actor<OasisSchedulerState>;
+constexpr double kLeaseSlack = 1e-6;  // as the workers': later than this is late
 
 void Violation(Self* self, int t, int job, const std::string& what) {
   self->state.records.violations.push_back("slot " + std::to_string(t) + " job " +
@@ -59,8 +60,8 @@ void Prices(const so::OnlinePolicy& policy, const so::Cluster& cluster, int t, O
   }
 }
 
-OasisLease MakeLease(int64_t job, const so::SlotPlan& plan, double slot_s) {
-  OasisLease lease{job, plan.slot, plan.slot * slot_s, (plan.slot + 1) * slot_s, {}, {}};
+OasisLease MakeLease(int64_t job, const so::SlotPlan& plan, double slot_s, double begin_s) {
+  OasisLease lease{job, plan.slot, plan.slot * slot_s, (plan.slot + 1) * slot_s, {}, {}, begin_s};
   for (const so::Placement& p : plan.workers)
     lease.worker_machines.insert(lease.worker_machines.end(), p.count, p.machine);
   for (const so::Placement& p : plan.ps)
@@ -96,6 +97,12 @@ void RunSlot(Self* self, int t) {
   for (const so::JobProgress& p : st.progress) row.active += p.active();
   so::SlotUsage usage(st.cluster);
   std::vector<bool> seen(st.jobs.size(), false);
+  // Workers begin when the slot starts, or when the last parameters of the slot before came back
+  // if that was later (beyond rounding): virtual times carried in messages, the same in either
+  // mode.
+  const double start_s = t * st.cluster.slot_s;
+  const double begin_s =
+      st.busy_until_s - start_s > kLeaseSlack * std::max(1.0, start_s) ? st.busy_until_s : start_s;
   for (const so::JobSlot& js : st.policy->Slot(t, st.progress)) {
     const bool known = js.job >= 0 && js.job < static_cast<int>(st.jobs.size());
     std::string e = !known || !st.progress[js.job].active() ? "job not active"
@@ -112,7 +119,8 @@ void RunSlot(Self* self, int t) {
     st.progress[js.job].done += workers;
     st.records.jobs[js.job].worker_slots += workers;
     ++st.pending;
-    Tell(self, st.telemetry, st.job_actors[js.job], MakeLease(js.job, js.plan, st.cluster.slot_s));
+    Tell(self, st.telemetry, st.job_actors[js.job],
+         MakeLease(js.job, js.plan, st.cluster.slot_s, begin_s));
   }
   row.worker_use = usage.WorkerUse();
   row.ps_use = usage.PsUse();
@@ -151,6 +159,7 @@ void Report(Self* self, const OasisSlotReport& r) {
   so::JobProgress& p = st.progress[r.job];
   row.trained = r.trained;
   row.pieces = r.pieces;
+  st.busy_until_s = std::max(st.busy_until_s, r.finish_s);
   const bool model_done = p.done >= p.work;
   if (model_done && !r.finished) Behind(self, r);
   if (!model_done && r.finished && !row.behind) {

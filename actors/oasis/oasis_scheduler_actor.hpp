@@ -83,6 +83,7 @@ struct OasisSchedulerState {
   size_t next_arrival = 0;
   int32_t pending = 0;        // leases of the current slot not reported yet
   int32_t waiting_tick = -1;  // a tick that came before the reports
+  double busy_until_s = 0;    // when the last reported parameters came back
   std::shared_ptr<std::promise<OasisRecords>> handover;
   RunClock clock;
   Telemetry* telemetry = nullptr;
