@@ -53,19 +53,22 @@ def parse(path):
     """[(message name, message comment, [(name, label, type, default, range, comment)])]."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().splitlines()
-    messages, current, block_head = [], None, {}
+    messages, open_messages, block_head = [], [], {}
     for comment, text, block in statements(lines):
         start = re.match(r"^message\s+(\w+)\s*\{", text)
-        if start:
-            current = (start.group(1), " ".join(comment), [])
-            messages.append(current)
+        if start:  # nested messages are named Outer.Inner
+            name = ".".join([m[0] for m in open_messages[-1:]] + [start.group(1)])
+            open_messages.append((name, " ".join(comment), []))
+            messages.append(open_messages[-1])
             continue
         if text.startswith("}"):
-            current = None
+            if open_messages:
+                open_messages.pop()
             continue
         field = FIELD.match(text)
-        if current is None or not field:
+        if not open_messages or not field:
             continue
+        current = open_messages[-1]
         label, ftype, name, options, trailing = field.group(1, 2, 3, 5, 7)
         opts = dict((k.strip("()"), v.strip().strip('"')) for k, v in OPTION.findall(options or ""))
         default = opts.get("default", "")
@@ -77,7 +80,7 @@ def parse(path):
         if comment:
             block_head[block] = name
         elif block in block_head and not trailing:
-            words = f"with `{block_head[block]}` above"
+            words = f"see `{block_head[block]}` above"
         current[2].append((name, label, ftype, default, span, words))
     return messages
 
