@@ -2,7 +2,7 @@
 # What the live view (`troupe run --serve`) costs an emulated run: the same config run REPEAT
 # times without and with --serve (no browser attached, and with one following /events), the
 # fastest of each kept (the machine may be shared). Checks that jobs.csv and rounds.csv are
-# byte-identical across all of them. Prints a Markdown table: variant, the run's wall seconds
+# byte-identical across all of them (a parameter-server run: batches.csv). Prints a Markdown table: variant, the run's wall seconds
 # (summary.json, min), CPU seconds of troupe and its view (user + system, min), overhead.
 #
 # Usage: scripts/bench-live.sh [CONFIG] [--set ...]
@@ -66,8 +66,9 @@ for i in $(seq "$REPEAT"); do
 done
 
 reference="$work/plain-1"
+records=$(cd "$reference" && ls *.csv)  # jobs.csv and rounds.csv, or a parameter server's batches.csv
 for d in "$work"/*-*; do
-  for f in jobs.csv rounds.csv; do
+  for f in $records; do
     cmp -s "$reference/$f" "$d/$f" || { echo "bench-live.sh: $d/$f differs" >&2; exit 1; }
   done
 done
@@ -79,5 +80,5 @@ for v in "${variants[@]}"; do
     'BEGIN{printf "| %s | %.3f | %+.1f%% | %.2f | %+.1f%% |\n", v, w, 100 * (w - p) / p, c,
            100 * (c - q) / q}'
 done
-echo "jobs.csv $(sha256sum "$reference/jobs.csv" | cut -c1-16)…, rounds.csv" \
-  "$(sha256sum "$reference/rounds.csv" | cut -c1-16)… in every run"
+for f in $records; do echo -n "$f $(sha256sum "$reference/$f" | cut -c1-16)…, "; done
+echo "in every run"
