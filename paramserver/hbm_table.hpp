@@ -4,7 +4,7 @@
 // implementation share; CpuHbmTable is the CPU one; HbmTable is the node's table, owning the
 // backend its config names. Every operation partitions its batch by owner GPU
 // (GpuOf(key, nodes, gpus_per_node), partitioner.hpp) and applies each part to that GPU's shard,
-// as the seed's multi-GPU hash table does. Keys of other nodes are accepted: HBM-PS also holds
+// as the paper's multi-GPU hash table does. Keys of other nodes are accepted: HBM-PS also holds
 // the remote parameters the node's batches reference.
 //
 // Budget: each GPU shard may hold bytes_per_gpu; a row costs RowCost(layout) = sizeof(Key) +

@@ -4,7 +4,7 @@
 // optimizer's state (e.g. one Adagrad accumulator float per embedding float): ValueLayout says how
 // many of each. Batches are columnar — keys in one vector, rows back to back in one float vector —
 // so a batch crosses a tier, a node or a process as one message, never one per key.
-// Partition policy (the seed's): a key lives on node key % nodes, and inside that node on GPU
+// Partition policy (the paper's): a key lives on node key % nodes, and inside that node on GPU
 // (key / nodes) % gpus_per_node.
 #pragma once
 

@@ -75,7 +75,7 @@ class ZipfDistribution {
   double h_integral_x1_, h_integral_n_, s_;
 };
 
-// A distribution with its own generator: Next() is the seed's next rank.
+// A distribution with its own generator: Next() is the next rank of its seeded stream.
 class ZipfSampler {
  public:
   ZipfSampler(uint64_t n, double skew, uint64_t seed) : dist_(n, skew), rng_(seed) {}

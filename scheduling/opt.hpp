@@ -6,7 +6,7 @@
 // the best-fit server or spreads it over the fewest). On a ledger that starts the round empty,
 // OPT runs exactly the jobs, on exactly the GPUs, that ProportionalMechanism would.
 //
-// LP 1, the bound (the seed's (1)-(5), relaxed: y in [0,1]). All free CPUs C and memory M sit on
+// LP 1, the bound (the paper's (1)-(5), relaxed: y in [0,1]). All free CPUs C and memory M sit on
 // one super-machine. Job j (g_j GPUs) mixes the points (c, m) of its estimated sensitivity matrix
 // W_j (per GPU; the job then uses c*g_j CPUs and m*g_j GB):
 //   max sum W_j[c,m] y_jcm  s.t.  sum c g_j y <= C,  sum m g_j y <= M,  sum_cm y_jcm = 1,

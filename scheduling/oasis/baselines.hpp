@@ -1,4 +1,4 @@
-// Online policies for the slot simulator (slot_simulator.hpp): OASiS itself and the seed's
+// Online policies for the slot simulator (slot_simulator.hpp): OASiS itself and the paper's
 // baselines FIFO, DRF and RRH (Dorm is in dorm.hpp). All schedule over the same model (model.hpp):
 // a job's workers each need w_i, its parameter servers s_i, with ceil(b_i y / B_i) PS for y
 // workers ((6), (7)) and at most min(N_i, remaining worker-slots) workers a slot ((3)); workers

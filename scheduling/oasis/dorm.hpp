@@ -1,4 +1,4 @@
-// Dorm as a baseline (Sun et al., "Dorm: dynamic partitioning of ML clusters", the seed's [18]):
+// Dorm as a baseline (Sun et al., "Dorm: dynamic partitioning of ML clusters", the paper's [18]):
 // every valid job is admitted; each slot the cluster is re-partitioned among the active jobs by
 // a MILP that maximises utilisation subject to a fairness bound, solved with GLPK.
 //

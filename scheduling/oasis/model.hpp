@@ -1,5 +1,5 @@
 // OASiS's model (Bao et al., "Online Job Scheduling in Distributed Machine Learning Clusters",
-// INFOCOM '18; seed 002): a slotted horizon of T slots, H worker servers and K parameter-server
+// INFOCOM '18): a slotted horizon of T slots, H worker servers and K parameter-server
 // (PS) machines with capacities over five resource types, and parameter-server training jobs
 // whose value is a non-increasing utility of their completion time.
 //
@@ -42,7 +42,7 @@ struct Cluster {
 };
 
 // f(d) of a duration d = t_hat - a in slots; non-increasing and non-negative for valid parameters.
-//   kSigmoid: g1 / (1 + exp(g2 (d - g3)))  (the seed's choice: g1 in [1,100], g2 in [4,6],
+//   kSigmoid: g1 / (1 + exp(g2 (d - g3)))  (the paper's choice: g1 in [1,100], g2 in [4,6],
 //             g3 in [1,15] slots)
 //   kLinear:  max(0, g1 - g2 d)            (g2: utility lost per slot)
 //   kStep:    g1 if d <= g3, else 0        (a deadline g3 slots after arrival)

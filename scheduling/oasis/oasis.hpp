@@ -1,4 +1,4 @@
-// OASiS (the seed's Alg. 1): online admission and scheduling of parameter-server training jobs.
+// OASiS (the paper's Alg. 1): online admission and scheduling of parameter-server training jobs.
 // On job i's arrival at a_i, for every candidate end slot t_hat in [a_i, T) the workload DP
 // (workload_dp.hpp) spreads W_i worker-slots over [a_i, t_hat], each slot's workers and
 // parameter servers placed by the per-slot greedy (slot_greedy.hpp) at the current prices; the

@@ -1,5 +1,5 @@
 // The offline optimum of OASiS's problem: all jobs known in advance, the total utility of the
-// admitted jobs maximised exactly with GLPK's branch and cut. The seed's ILP (14) picks one
+// admitted jobs maximised exactly with GLPK's branch and cut. The paper's ILP (14) picks one
 // schedule per job out of exponentially many; this is the same optimum written compactly (the
 // seed's problem (1)) with one binary u_i(t) per candidate end slot instead of constraint (8):
 //   max  sum_i sum_{t >= a_i} f_i(t - a_i) u_i(t)
@@ -11,13 +11,13 @@
 //        sum_i w_i^r y_ih(t) <= c_h^r, sum_i s_i^r z_ik(t) <= c_k^r   (4), (5)
 //        y, z integer >= 0, zero before a_i                 (9)-(13)
 // Since f_i is non-increasing, an optimum puts u_i on the real last slot holding workers, so the
-// optimum equals (14)'s. Meant for small instances (the issue's: <= 20 jobs, <= 4 machines of
-// each kind, <= 12 slots); larger ones run into the time limit.
+// optimum equals (14)'s. Meant for small instances (the largest tested: <= 20 jobs, <= 4 machines
+// of each kind, <= 12 slots); larger ones run into the time limit.
 //
 // Solver: GLPK's simplex on the relaxation, then branch and cut (Gomory, MIR, cover and clique
 // cuts; pseudocost branching; best-bound backtracking) started from OASiS's own schedule of the
 // same jobs (arrival order, EstimatePrices) as the incumbent. Symmetric machines make it hard:
-// at the largest size (20 jobs, 4 + 4 machines, 12 slots) GLPK often does not close
+// at the largest size tested (20 jobs, 4 + 4 machines, 12 slots) GLPK often does not close
 // the gap within a minute (docs/oasis.md); `upper_bound` then says how far it might be.
 //
 // Contract: an invalid job (ValidateJob) or one arriving outside [0, T) is never admitted.

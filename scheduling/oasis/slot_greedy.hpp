@@ -1,4 +1,4 @@
-// The per-slot subproblem of OASiS (the seed's problem (32), its Alg. 3 and Theorem 1): given how
+// The per-slot subproblem of OASiS (the paper's problem (32), its Alg. 3 and Theorem 1): given how
 // many workers job i runs in slot t, place them and the parameter servers they need at the least
 // cost at the current prices. A worker on server h costs sum_r p_h^r(t) w_i^r and h holds at
 // most min_r floor((c_h^r - g_h^r(t)) / w_i^r) more of them; likewise for PS machines. With y

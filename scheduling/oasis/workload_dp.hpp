@@ -1,4 +1,4 @@
-// The dynamic program of OASiS (the seed's Alg. 2) that spreads a job's training workload over
+// The dynamic program of OASiS (the paper's Alg. 2) that spreads a job's training workload over
 // slots. The workload is counted in worker-slots, W = Job::WorkerSlots(): constraint (2) of the
 // seed asks sum_t sum_h y_ih(t) >= W (the seed counts data chunks instead, assuming a worker
 // trains a whole number of chunks a slot; worker-slots need no such assumption). Folding slots

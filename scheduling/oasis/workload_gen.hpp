@@ -1,12 +1,12 @@
 // Seeded clusters and job streams for OASiS experiments (slot_simulator.hpp, docs/oasis.md).
 //
-// Settings. REFERENCE.md gives the utility's ranges (sigmoid g1 in [1,100], g2 in [4,6], g3 in
-// [1,15] slots) and T = 300; the seed's evaluation section is not in the seed text, so the rest
-// follows bench/oasis_bench.cpp: one-hour slots; worker servers of 8 GPUs, 48 CPUs, 256 GB,
-// 2 TB, 40 Gbps; PS machines of 0 GPUs, 48 CPUs, 256 GB, 2 TB, 100 Gbps; jobs with E in [10,50],
-// N in [10,100], M in [50,200], tau in [0.2,2] s, gradients in [0.1,1] Gb; a worker 1-4 GPUs,
-// 2-8 CPUs, 8-32 GB, 20-100 GB, 1-5 Gbps; a PS 2-8 CPUs, 8-32 GB, 20-100 GB, 5-20 Gbps. Integer
-// ranges are inclusive, real ones uniform.
+// Settings. The paper gives the utility's ranges (sigmoid g1 in [1,100], g2 in [4,6], g3 in
+// [1,15] slots) and T = 300; the paper's evaluation section is not in the text available, so the
+// rest follows bench/oasis_bench.cpp: one-hour slots; worker servers of 8 GPUs, 48 CPUs, 256 GB, 2
+// TB, 40 Gbps; PS machines of 0 GPUs, 48 CPUs, 256 GB, 2 TB, 100 Gbps; jobs with E in [10,50], N in
+// [10,100], M in [50,200], tau in [0.2,2] s, gradients in [0.1,1] Gb; a worker 1-4 GPUs, 2-8 CPUs,
+// 8-32 GB, 20-100 GB, 1-5 Gbps; a PS 2-8 CPUs, 8-32 GB, 20-100 GB, 5-20 Gbps. Integer ranges are
+// inclusive, real ones uniform.
 //
 // Diurnal arrivals. The rate in slot t is
 //   lambda(t) = rate (1 + A sin(2 pi (t mod P) / P - pi / 2))

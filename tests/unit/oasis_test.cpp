@@ -265,7 +265,7 @@ TEST(OasisSchedulerTest, RejectsWhatCannotFitAndInvalidJobs) {
 }
 
 // A random job on SmallCluster's machines: 1-2 GPUs, CPUs, memory, 1-4 Gbps workers on 4-16
-// Gbps parameter servers, a sigmoid in the seed's ranges, W up to a few dozen worker-slots.
+// Gbps parameter servers, a sigmoid in the paper's ranges, W up to a few dozen worker-slots.
 Job RandomJob(std::mt19937& rng, int id, int slots) {
   std::uniform_int_distribution<int> pick(0, 1 << 20);
   auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * pick(rng) / double(1 << 20); };
