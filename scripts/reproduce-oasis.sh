@@ -24,6 +24,13 @@ if [ ! -x "$BUILD/apps/troupe" ] || [ ! -x "$BUILD/tests/troupe_unit_tests" ]; t
 fi
 mkdir -p "$OUT"
 
+# A progress line on stderr after each actor run: done/total, time spent, time left.
+progress() {  # DONE TOTAL START_S
+  local spent=$(( $(date +%s) - $3 ))
+  local left=$(( $1 > 0 ? spent * ($2 - $1) / $1 : 0 ))
+  printf '[reproduce-oasis] %d/%d actor runs, %d s, about %d s left\n' "$1" "$2" "$spent" "$left" >&2
+}
+
 echo "== simulator: 5 policies x $SEEDS seeds, misestimation, $TINY tiny + $MEDIUM medium instances vs OPT"
 OASIS_SEEDS=$SEEDS OASIS_TINY=$TINY OASIS_MEDIUM=$MEDIUM OASIS_REPORT="$OUT/report.md" \
   "$BUILD/tests/troupe_unit_tests" --gtest_also_run_disabled_tests \
@@ -34,6 +41,8 @@ grep -v '^csv,' "$OUT/report.md"
 echo
 echo "== emulated actor runs (configs/oasis.textproto), total utility per policy and seed"
 echo "policy,seed,total_utility,admitted,finished,late,messages,violations" > "$OUT/actor-runs.csv"
+started=$(date +%s)
+done_runs=0
 for policy in oasis fifo drf rrh dorm; do
   for seed in $(seq 1 "$SEEDS"); do
     dir="$OUT/runs/$policy-$seed"
@@ -47,6 +56,8 @@ for policy in oasis fifo drf rrh dorm; do
       /"violations"/ { gsub(",", "", $2); v = ($2 == "[]") ? 0 : 1 }
       END { printf "%s,%s,%s,%s,%s,%s,%s,%s\n", p, s, u, a, f, l, m, v }' "$dir/summary.json" \
       >> "$OUT/actor-runs.csv"
+    done_runs=$((done_runs + 1))
+    progress "$done_runs" $((5 * SEEDS)) "$started"
   done
 done
 awk -F, 'NR > 1 { sum[$1] += $3; n[$1]++; late[$1] += $6; bad[$1] += $8

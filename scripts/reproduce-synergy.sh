@@ -3,8 +3,9 @@
 # the paper's figures (docs/synergy.md). Writes one CSV per figure under OUT (default
 # runs/reproduce-synergy). Usage: scripts/reproduce-synergy.sh [--quick] [--policies]
 #   --quick: 2 seeds and a coarser load sweep (a few minutes); default 5 seeds.
-#   --policies: also FIFO/SRTF/LAS/FTF at 9 jobs/h. Slow: under SRTF and LAS the overloaded
-#   queue grows to tens of thousands of jobs before the measured long jobs finish (an hour+).
+#   --policies: also FIFO/SRTF/LAS/FTF at 9 jobs/h, proportional and TUNE (8 cells x the seeds;
+#   under SRTF and LAS the overloaded queue holds thousands of jobs: a few seconds a run).
+# Each figure's sweep shows its own progress line (done/total, rate, time left) on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -23,6 +24,8 @@ for arg in "$@"; do
     *) echo "usage: $0 [--quick] [--policies]" >&2; exit 2 ;;
   esac
 done
+FIGURES=3
+[ "$POLICIES" = yes ] && FIGURES=4
 [ -x "$TROUPE" ] || make build BUILD="$BUILD"
 mkdir -p "$OUT"
 
@@ -33,7 +36,7 @@ mean_by_first() {
     END { for (i = 1; i <= k; i++) printf "%s %.3f\n", order[i], sum[order[i]] / n[order[i]] / 3600 }' "$1"
 }
 
-echo "== Figure: FIFO, 9 jobs/h, 128 GPUs, single-GPU, split (20,70,10): mechanisms, seeds $SEEDS"
+echo "== [1/$FIGURES] Figure: FIFO, 9 jobs/h, 128 GPUs, single-GPU, split (20,70,10): mechanisms, seeds $SEEDS"
 "$TROUPE" sweep configs/default.textproto --over "scheduler.mechanism=$MECHANISMS" \
   --seeds "$SEEDS" --out "$OUT/mechanisms" > "$OUT/mechanisms.txt"
 cat "$OUT/mechanisms.txt"
@@ -54,14 +57,14 @@ done
 cp "$OUT/mechanisms/sweep.csv" "$OUT/fig-mechanisms.csv"
 
 echo
-echo "== Figure: load 1-9 jobs/h, FIFO, proportional vs TUNE, 128 GPUs, single-GPU"
+echo "== [2/$FIGURES] Figure: load 1-9 jobs/h, FIFO, proportional vs TUNE, 128 GPUs, single-GPU"
 "$TROUPE" sweep configs/default.textproto --over "workload.generator.jobs_per_hour=$LOADS" \
   --over scheduler.mechanism=proportional,tune --seeds "$SEEDS" --out "$OUT/load-single" \
   | sed -n '/mean over seeds/,$p'
 cp "$OUT/load-single/sweep.csv" "$OUT/fig-load-single-gpu.csv"
 
 echo
-echo "== Figure: load 1-5 jobs/h, FIFO, proportional vs TUNE, 128 GPUs, multi-GPU mix"
+echo "== [3/$FIGURES] Figure: load 1-5 jobs/h, FIFO, proportional vs TUNE, 128 GPUs, multi-GPU mix"
 "$TROUPE" sweep configs/synergy-128-multigpu.textproto \
   --over "workload.generator.jobs_per_hour=$LOADS_MULTI" --over scheduler.mechanism=proportional,tune \
   --seeds "$SEEDS" --out "$OUT/load-multi" | sed -n '/mean over seeds/,$p'
@@ -69,7 +72,7 @@ cp "$OUT/load-multi/sweep.csv" "$OUT/fig-load-multi-gpu.csv"
 
 if [ "$POLICIES" = yes ]; then
 echo
-echo "== Figure: policies at 9 jobs/h, 128 GPUs, proportional vs TUNE"
+echo "== [4/$FIGURES] Figure: policies at 9 jobs/h, 128 GPUs, proportional vs TUNE"
 "$TROUPE" sweep configs/default.textproto --over scheduler.policy=fifo,srtf,las,ftf \
   --over scheduler.mechanism=proportional,tune --seeds "$SEEDS" --out "$OUT/policies" \
   | sed -n '/mean over seeds/,$p'
