@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -182,6 +183,64 @@ Status ParseSeeds(const std::string& text, std::vector<uint64_t>* seeds) {
   return Status::Ok();
 }
 
+namespace {
+
+// What `sweep --serve` shows: every run's state, published as each starts and ends (from the
+// worker threads, one at a time).
+class SweepWatch {
+ public:
+  SweepWatch(const SweepSpec& spec, const std::vector<Combination>& grid) : live_(spec.live) {
+    snapshot_.kind = "sweep";
+    snapshot_.name = spec.config;
+    for (const Combination& c : grid) {
+      LiveSweepRun run;
+      run.name = RunName(spec.axes, c);
+      snapshot_.sweep.push_back(std::move(run));
+    }
+    Publish();
+  }
+  void Started(size_t i) {
+    std::lock_guard<std::mutex> lock(mu_);
+    snapshot_.sweep[i].state = "running";
+    started_[i] = Clock::now();
+    Publish();
+  }
+  void Ended(size_t i, const std::vector<RunMetric>* metrics) {  // null: the run failed
+    std::lock_guard<std::mutex> lock(mu_);
+    LiveSweepRun& run = snapshot_.sweep[i];
+    run.state = metrics ? "done" : "failed";
+    run.wall_s = Seconds(started_[i]);
+    for (const RunMetric& m : metrics ? *metrics : std::vector<RunMetric>{}) {
+      if (!m.table_label.empty()) run.figures.emplace_back(m.table_label, m.value * m.table_scale);
+    }
+    Publish();
+  }
+  void Finish() {
+    std::lock_guard<std::mutex> lock(mu_);
+    snapshot_.done = true;
+    Publish();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double Seconds(Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+  }
+  void Publish() {
+    if (live_ == nullptr) return;
+    snapshot_.wall_s = Seconds(start_);
+    live_->Publish(snapshot_);
+  }
+
+  LiveSink* live_;
+  std::mutex mu_;
+  Clock::time_point start_ = Clock::now();
+  std::map<size_t, Clock::time_point> started_;
+  LiveSnapshot snapshot_;
+};
+
+}  // namespace
+
 Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   std::vector<Combination> grid = Grid(spec);
   for (Combination& c : grid) {
@@ -196,19 +255,23 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   ProgressLine progress(spec.progress, "sweep", "runs", static_cast<int64_t>(grid.size()));
   std::atomic<int64_t> finished{0};
   std::atomic<size_t> next{0};
+  SweepWatch watch(spec, grid);
   std::mutex failure_mutex;
   Status failure = Status::Ok();
   auto worker = [&] {
     for (size_t i = next++; i < grid.size(); i = next++) {
       // Read before Execute, which hands the plan (and its folder) over.
       const std::string dir = std::filesystem::path(grid[i].run->out_dir()).filename().string();
+      watch.Started(i);
       Status s = grid[i].run->Execute(options);
       if (!s.ok()) {
+        watch.Ended(i, nullptr);
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (failure.ok()) failure = s;
         continue;
       }
       (*rows)[i] = SweepRow{grid[i].values, grid[i].seed, grid[i].run->Metrics(), dir};
+      watch.Ended(i, &(*rows)[i].metrics);
       grid[i].run.reset();  // its records are no longer needed
       progress.Update(++finished);
     }
@@ -217,6 +280,7 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   const int parallel = std::max(1, std::min<int>(spec.parallel, static_cast<int>(grid.size())));
   for (int t = 0; t < parallel; ++t) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
+  watch.Finish();
   if (!failure.ok()) return failure;
   progress.Finish(finished);
   if (spec.out_dir.empty()) return Status::Ok();

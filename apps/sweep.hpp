@@ -17,6 +17,7 @@
 #include "base/status.hpp"
 #include "runner/progress.hpp"
 #include "runner/run_kind.hpp"
+#include "runtime/live_feed.hpp"
 
 namespace troupe {
 
@@ -34,6 +35,7 @@ struct SweepSpec {
   int parallel = 1;
   ProgressMode progress = ProgressMode::kOff;  // a line as each run ends ("sweep: 3/12 runs ...")
   RunProvenance provenance;                    // every run's config.textproto header
+  LiveSink* live = nullptr;  // --serve: the web view, told as each run starts and ends
 };
 
 struct SweepRow {

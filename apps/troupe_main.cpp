@@ -185,9 +185,16 @@ struct SweepArgs {
   int jobs = 0;
   bool quiet = false;
   RunProvenance provenance;
+  std::string serve;           // --serve [HOST:]PORT: the runs' progress in the web view
+  double serve_linger_s = 30;  // --serve-linger
 };
 
 int Sweep(const SweepArgs& args) {
+  if (!args.serve.empty()) {
+    std::string host;
+    uint16_t port = 0;
+    if (Status s = ParseServeAddress(args.serve, &host, &port); !s.ok()) return Fail(s);
+  }
   SweepSpec spec;
   spec.config = args.config;
   spec.sets = args.sets;
@@ -203,10 +210,16 @@ int Sweep(const SweepArgs& args) {
   if (!args.seeds.empty()) {
     if (Status s = ParseSeeds(args.seeds, &spec.seeds); !s.ok()) return Fail(s);
   }
+  std::unique_ptr<LiveViewProcess> view;
+  if (!args.serve.empty()) {
+    if (Status s = StartLiveView(args.serve, args.serve_linger_s, &view); !s.ok()) return Fail(s);
+    spec.live = view.get();
+  }
   std::vector<SweepRow> rows;
   if (Status s = RunSweep(spec, &rows); !s.ok()) return Fail(s);
   std::cout << FormatSweepTable(spec.axes, rows);
   if (!spec.out_dir.empty()) std::cout << "sweep: " << spec.out_dir << "/sweep.csv\n";
+  if (view) LingerLiveView(*view, args.serve_linger_s);
   return 0;
 }
 
@@ -308,6 +321,11 @@ CLI::App* AddSweep(CLI::App& app, SweepArgs* args) {
   sweep->add_option("--jobs", args->jobs, "runs in parallel (default: one per core)")
       ->check(CLI::Range(1, 1024));
   sweep->add_flag("--quiet", args->quiet, "no progress line");
+  sweep->add_option("--serve", args->serve, "[HOST:]PORT: the runs' progress in a web view");
+  sweep
+      ->add_option("--serve-linger", args->serve_linger_s,
+                   "seconds the live view stays up after the sweep (default 30; Ctrl-C ends it)")
+      ->check(CLI::Range(0.0, 86400.0));
   return sweep;
 }
 

@@ -138,6 +138,25 @@ void WritePs(JsonOut& j, const LivePs& ps) {
   j.Close('}');
 }
 
+void WriteSweep(JsonOut& j, const std::vector<LiveSweepRun>& runs) {
+  int64_t done = 0, failed = 0;
+  for (const LiveSweepRun& r : runs) {
+    done += r.state == "done";
+    failed += r.state == "failed";
+  }
+  j.Key("sweep").Open('{');
+  j.Key("total").Int(static_cast<int64_t>(runs.size())).Key("done").Int(done);
+  j.Key("failed").Int(failed);
+  j.Key("runs").Open('[');
+  for (const LiveSweepRun& r : runs) {
+    j.Open('{').Key("name").Str(r.name).Key("state").Str(r.state).Key("wall_s").Num(r.wall_s);
+    j.Key("figures").Open('[');
+    for (const auto& [label, value] : r.figures) j.Open('[').Str(label).Num(value).Close(']');
+    j.Close(']').Close('}');
+  }
+  j.Close(']').Close('}');
+}
+
 }  // namespace
 
 std::string SnapshotJson(const LiveSnapshot& s, int64_t version) {
@@ -167,6 +186,7 @@ std::string SnapshotJson(const LiveSnapshot& s, int64_t version) {
   j.Close(']');
   WriteFaults(j, s.faults);
   if (s.has_ps) WritePs(j, s.ps);
+  if (s.kind == "sweep") WriteSweep(j, s.sweep);
   j.Close('}');
   return std::move(j.text());
 }

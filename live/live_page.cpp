@@ -59,6 +59,10 @@ svg text{font:11px system-ui,sans-serif} [hidden]{display:none!important}
 <tr><td>memory (HBM-PS + MEM-PS)</td><td id="ps-memory-hit">0</td></tr>
 <tr><td>keys wanted</td><td id="ps-keys">0</td></tr></table></div>
 </div>
+<div class="card sweep" hidden><h2>Runs: <span id="sweep-done">0</span> done of
+<span id="sweep-total">0</span> (<span id="sweep-failed">0</span> failed)</h2>
+<table id="sweep-runs"><tr><th>run</th><th>state</th><th>wall s</th><th>figures</th></tr>
+</table></div>
 <div class="grid cluster">
 <div class="card"><h2>GPUs in use per server</h2><svg id="heat" width="420" height="60"></svg></div>
 <div class="card"><h2>Allocation over virtual time</h2><svg id="timeline" width="420" height="200">
@@ -162,12 +166,28 @@ function renderPs(ps) {
   set("ps-ssd-hit", rate(t.ssd_hit_rate)); set("ps-memory-hit", rate(t.memory_hit_rate));
   set("ps-keys", t.keys);
 }
+function renderSweep(sweep) {
+  set("sweep-done", sweep.done); set("sweep-total", sweep.total);
+  set("sweep-failed", sweep.failed);
+  const table = document.getElementById("sweep-runs");
+  while (table.rows.length > 1) table.deleteRow(1);
+  for (const r of sweep.runs) {
+    const row = table.insertRow();
+    row.className = "run-" + r.state;
+    const figures = r.figures.map(f => f[0] + " " + Number(f[1]).toPrecision(4)).join(", ");
+    for (const text of [r.name, r.state, fmt(r.wall_s, 1), figures]) {
+      row.insertCell().textContent = text;
+    }
+  }
+}
 function render(s) {
   updates++;
-  // A parameter-server run shows its own panels instead of the cluster's.
-  document.querySelectorAll(".cluster").forEach(e => { e.hidden = !!s.ps; });
+  // A parameter-server run shows its own panels instead of the cluster's; a sweep only its runs.
+  document.querySelectorAll(".cluster").forEach(e => { e.hidden = !!s.ps || !!s.sweep; });
   document.querySelectorAll(".ps").forEach(e => { e.hidden = !s.ps; });
+  document.querySelectorAll(".sweep").forEach(e => { e.hidden = !s.sweep; });
   if (s.ps) renderPs(s.ps);
+  if (s.sweep) renderSweep(s.sweep);
   set("updates", updates);
   set("name", s.name || "-");
   const status = document.getElementById("status");

@@ -52,8 +52,16 @@ struct LivePs {
   TierCounts tiers;  // every shard's every step
 };
 
+// One run of a sweep (`troupe sweep --serve`), in the sweep's order.
+struct LiveSweepRun {
+  std::string name;               // its folder's name, e.g. "mechanism-tune_seed-1"
+  std::string state = "waiting";  // waiting | running | done | failed
+  double wall_s = 0;              // how long it ran (so far)
+  std::vector<std::pair<std::string, double>> figures;  // the sweep table's columns, once done
+};
+
 struct LiveSnapshot {
-  std::string kind;      // "cluster" or "parameter server"
+  std::string kind;      // "cluster", "parameter server" or "sweep"
   std::string name;      // the config's name
   double wall_s = 0;     // since the run started
   double virtual_s = 0;  // start of the latest round
@@ -74,6 +82,7 @@ struct LiveSnapshot {
   std::vector<FaultRecord> faults;  // as they fired (recovery times filled in later)
   bool has_ps = false;              // a parameter-server run: `ps` below, none of the cluster's
   LivePs ps;
+  std::vector<LiveSweepRun> sweep;  // kind "sweep": its runs, none of the above
 };
 
 class LiveFeed {

@@ -185,6 +185,40 @@ TEST(LiveView, ParameterServerRunShowsStepsAndHitRates) {
   }
 }
 
+// A sweep: the page lists its runs in the sweep's order, each done with its table's figures.
+TEST(LiveView, SweepShowsItsRuns) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh)";
+  const std::string dir = FreshDir("live-sweep");
+  const pid_t pid =
+      SpawnTroupe({"sweep", SourcePath("configs/default.textproto"), "--over",
+                   "scheduler.mechanism=tune,proportional", "--set",
+                   "workload.generator.num_jobs=40", "--set", "run.measure_first_job=0", "--set",
+                   "run.measure_last_job=39", "--quiet", "--serve", "0", "--serve-linger", "120"},
+                  dir + "/out.txt", dir + "/err.txt");
+  ASSERT_GT(pid, 0);
+  const std::string port =
+      WaitForLine(dir + "/err.txt", std::regex("live view: http://127\\.0\\.0\\.1:([0-9]+)/"), 60);
+  if (port.empty()) kill(pid, SIGKILL);
+  ASSERT_FALSE(port.empty()) << ReadFile(dir + "/err.txt");
+  const bool ended = !WaitForLine(dir + "/err.txt", std::regex("(the run has ended)"), 120).empty();
+  const std::string dom = DumpDom(chromium, "http://127.0.0.1:" + port + "/");
+  kill(pid, SIGINT);
+  EXPECT_EQ(WaitBounded(pid, 30), 0) << ReadFile(dir + "/err.txt");
+  ASSERT_TRUE(ended) << ReadFile(dir + "/err.txt");
+
+  EXPECT_EQ(Shown(dom, "status"), "finished") << dom.substr(0, 2000);
+  EXPECT_EQ(Shown(dom, "sweep-done"), "2");
+  EXPECT_EQ(Shown(dom, "sweep-total"), "2");
+  EXPECT_EQ(Shown(dom, "sweep-failed"), "0");
+  const size_t tune = dom.find("<td>mechanism-tune_seed-1</td><td>done</td>");
+  const size_t proportional = dom.find("<td>mechanism-proportional_seed-1</td><td>done</td>");
+  ASSERT_NE(tune, std::string::npos) << dom.substr(0, 4000);
+  ASSERT_NE(proportional, std::string::npos);
+  EXPECT_LT(tune, proportional);  // the sweep's order
+  EXPECT_NE(dom.find("JCT mean h", tune), std::string::npos);
+}
+
 TEST(LiveView, BadServeValueIsOneLineAndExitTwo) {
   const std::string dir = FreshDir("live-bad");
   for (const char* value : {"nonsense", "127.0.0.1:70000", ":80", "localhost:", "-1"}) {
