@@ -8,11 +8,11 @@
 #include <future>
 #include <thread>
 
-#include "runner/cluster/cluster_run.hpp"
-#include "runner/cluster/run_setup.hpp"
 #include "agent/agent_client.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
+#include "runner/cluster/cluster_run.hpp"
+#include "runner/cluster/run_setup.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 namespace troupe::testing {

@@ -25,12 +25,12 @@
 #include <thread>
 #include <type_traits>
 
-#include "runner/oasis/oasis_run.hpp"
-#include "runner/ps/ps_run.hpp"
-#include "runner/cluster/run_setup.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "messages/config_ranges.hpp"
+#include "runner/cluster/run_setup.hpp"
+#include "runner/oasis/oasis_run.hpp"
+#include "runner/ps/ps_run.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 extern char** environ;

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "runner/ps/ps_run.hpp"
 #include "base/status.hpp"
+#include "runner/ps/ps_run.hpp"
 
 namespace troupe::testing {
 

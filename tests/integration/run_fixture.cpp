@@ -113,8 +113,6 @@ std::string SourcePath(const std::string& relative) {
   return std::string(TROUPE_SOURCE_DIR) + "/" + relative;
 }
 
-std::string DataPath(const std::string& name) {
-  return std::string(TROUPE_DATA_DIR) + "/" + name;
-}
+std::string DataPath(const std::string& name) { return std::string(TROUPE_DATA_DIR) + "/" + name; }
 
 }  // namespace troupe::testing

@@ -37,6 +37,6 @@ void WriteFile(const std::string& path, const std::string& content);
 std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path);
 
 std::string SourcePath(const std::string& relative);  // a path inside the repository
-std::string DataPath(const std::string& name);  // data/<name>
+std::string DataPath(const std::string& name);        // data/<name>
 
 }  // namespace troupe::testing

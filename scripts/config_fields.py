@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes docs/config-reference.md from messages/config.proto: every message of the config schema
+"""Writes docs/config-fields.md from messages/config.proto: every message of the config schema
 as a table of its fields — type, default, range and the comment written above the field.
 
-    scripts/config_reference.py            # rewrite docs/config-reference.md
-    scripts/config_reference.py --check    # exit 1 if the file is not what the schema gives
+    scripts/config_fields.py            # rewrite docs/config-fields.md
+    scripts/config_fields.py --check    # exit 1 if the file is not what the schema gives
 
 The schema's comments are the one description of each field; this keeps the reference in step
 with them (ctest runs --check).
@@ -15,7 +15,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA = os.path.join(ROOT, "messages", "config.proto")
-OUTPUT = os.path.join(ROOT, "docs", "config-reference.md")
+OUTPUT = os.path.join(ROOT, "docs", "config-fields.md")
 
 FIELD = re.compile(r"^(optional|repeated|required)\s+([\w.]+)\s+(\w+)\s*=\s*\d+\s*(\[(.*)\])?\s*;"
                    r"\s*(//\s*(.*))?$")
@@ -86,9 +86,9 @@ def parse(path):
 
 
 def render(messages):
-    out = ["# Config reference", "",
+    out = ["# Config fields", "",
            "Every field of the run configuration (`messages/config.proto`), message by message:",
-           "its type, default, range and meaning. Written by `scripts/config_reference.py` from the",
+           "its type, default, range and meaning. Written by `scripts/config_fields.py` from the",
            "schema's own comments; [config.md](config.md) explains how a config is loaded, "
            "overridden and validated.", ""]
     for name, comment, fields in messages:
@@ -117,7 +117,7 @@ def main():
             print(f"{OUTPUT}: {e.strerror}", file=sys.stderr)
             return 1
         if current != text:
-            print(f"{OUTPUT} is not what {SCHEMA} gives: run scripts/config_reference.py",
+            print(f"{OUTPUT} is not what {SCHEMA} gives: run scripts/config_fields.py",
                   file=sys.stderr)
             return 1
         return 0
