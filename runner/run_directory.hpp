@@ -32,4 +32,8 @@ Status PrepareStagingDirectory(const std::string& out_dir);
 // there is kept) and moves it onto out_dir. On failure the staging folder is removed.
 Status CommitRunDirectory(const std::string& out_dir, const std::vector<NamedFile>& files);
 
+// A field of a run directory's CSV files: as it is, or in double quotes (inner quotes doubled)
+// when it holds a comma, a quote or a line break.
+std::string CsvField(const std::string& text);
+
 }  // namespace troupe

@@ -21,16 +21,6 @@ std::string Fixed(double value, int decimals) {
 
 std::string Seconds(double value) { return Fixed(value, 3); }
 
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 }  // namespace
 
 summaries::ClusterRunSummary SummaryProto(const RunSummary& s) {

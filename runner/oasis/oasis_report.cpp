@@ -18,14 +18,6 @@ std::string Num(double v, int digits = 6) {
   return buffer;
 }
 
-// A CSV field: quoted when it holds a comma or a quote.
-std::string Field(const std::string& s) {
-  if (s.find_first_of(",\"") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 }  // namespace
 
 summaries::OasisRunSummary OasisSummaryProto(const OasisSummary& s) {
@@ -71,7 +63,7 @@ std::string OasisJobsCsv(const std::vector<OasisJobRow>& jobs) {
       "pieces\n";
   for (const OasisJobRow& r : jobs) {
     csv += std::to_string(r.id) + "," + std::to_string(r.arrival) + "," + (r.admitted ? "1" : "0") +
-           "," + Field(r.reason) + "," + std::to_string(r.planned_end) + "," +
+           "," + CsvField(r.reason) + "," + std::to_string(r.planned_end) + "," +
            std::to_string(r.end_slot) + "," + Num(r.finish_s, 12) + "," + Num(r.utility, 12) + "," +
            std::to_string(r.worker_slots) + "," + Num(r.trained, 12) + "," +
            std::to_string(r.pieces) + "\n";
