@@ -36,7 +36,8 @@ class AdagradOptimizer final : public Optimizer {
   float eps_;
 };
 
-// Keys whose flag is 0, in input order.
+}  // namespace
+
 std::vector<Key> Unflagged(std::span<const Key> keys, const std::vector<uint8_t>& flags) {
   std::vector<Key> out;
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -45,7 +46,22 @@ std::vector<Key> Unflagged(std::span<const Key> keys, const std::vector<uint8_t>
   return out;
 }
 
-}  // namespace
+std::vector<Key> KeepFoundRows(std::span<const Key> keys, const std::vector<uint8_t>& flags,
+                               size_t found, size_t width, RowBatch* out) {
+  if (found == keys.size()) return {};
+  size_t kept = 0;  // compact the present rows, keeping input order
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!flags[i]) continue;
+    out->keys[kept] = keys[i];
+    if (kept != i) {
+      std::copy_n(out->values.data() + i * width, width, out->values.data() + kept * width);
+    }
+    ++kept;
+  }
+  out->keys.resize(kept);
+  out->values.resize(kept * width);
+  return Unflagged(keys, flags);
+}
 
 StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(const OptimizerConfig& config,
                                                    const ValueLayout& layout) {
@@ -179,18 +195,7 @@ StatusOr<std::vector<Key>> CpuHbmTable::Get(std::span<const Key> keys, RowBatch*
       ++found_count;
     }
   }
-  if (found_count == keys.size()) return std::vector<Key>{};
-  size_t kept = 0;  // compact the present rows, keeping input order
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (!found_[i]) continue;
-    out->keys[kept] = keys[i];
-    std::copy_n(out->values.data() + i * out_width, out_width,
-                out->values.data() + kept * out_width);
-    ++kept;
-  }
-  out->keys.resize(kept);
-  out->values.resize(kept * out_width);
-  return Unflagged(keys, found_);
+  return KeepFoundRows(keys, found_, found_count, out_width, out);
 }
 
 StatusOr<std::vector<Key>> CpuHbmTable::Accumulate(std::span<const Key> keys,

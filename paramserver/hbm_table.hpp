@@ -88,6 +88,14 @@ struct InsertResult {
 // Which floats of a row Get returns.
 enum class RowPart { kFull, kEmbedding };
 
+// What every backend's Get and Insert share. Keys whose flag is 0, in input order.
+std::vector<Key> Unflagged(std::span<const Key> keys, const std::vector<uint8_t>& flags);
+// The end of a Get that wrote each found key's row at the key's input position in out->values
+// (`width` floats a row; flags[i] set where keys[i] was found, `found` of them): the found rows
+// move to the front in input order, out is cut to them, and the keys not found are returned.
+std::vector<Key> KeepFoundRows(std::span<const Key> keys, const std::vector<uint8_t>& flags,
+                               size_t found, size_t width, RowBatch* out);
+
 class HbmBackend {
  public:
   virtual ~HbmBackend() = default;

@@ -21,18 +21,11 @@ using paramserver::InsertResult;
 using paramserver::Key;
 using paramserver::RowBatch;
 using paramserver::RowPart;
+using paramserver::Unflagged;
 
 // A device call's error, named as this table's.
 Status Device(const Status& status) {
   return status.ok() ? status : Status::Internal("CudaHbmTable: " + status.message());
-}
-
-std::vector<Key> Unflagged(std::span<const Key> keys, const std::vector<uint8_t>& flags) {
-  std::vector<Key> out;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (!flags[i]) out.push_back(keys[i]);
-  }
-  return out;
 }
 
 bool Reserved(Key key) { return key == kEmptyKey || key == kErasedKey; }
@@ -112,18 +105,7 @@ class CudaHbmTable final : public paramserver::HbmBackend {
         ++found_count;
       }
     }
-    if (found_count == keys.size()) return std::vector<Key>{};
-    size_t kept = 0;  // compact the present rows, keeping input order
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (!flags_[i]) continue;
-      out->keys[kept] = keys[i];
-      std::copy_n(out->values.data() + i * out_width, out_width,
-                  out->values.data() + kept * out_width);
-      ++kept;
-    }
-    out->keys.resize(kept);
-    out->values.resize(kept * out_width);
-    return Unflagged(keys, flags_);
+    return paramserver::KeepFoundRows(keys, flags_, found_count, out_width, out);
   }
 
   StatusOr<std::vector<Key>> Accumulate(std::span<const Key> keys,
