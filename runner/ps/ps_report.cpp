@@ -130,10 +130,6 @@ StatusOr<std::string> PsSummaryJson(const PsSummary& s) {
   return PrintSummaryJson(&m);
 }
 
-std::string PsStagingDir(const std::string& out_dir) { return StagingDirectory(out_dir); }
-
-Status CheckPsOutDir(const std::string& out_dir) { return CheckRunDirectory(out_dir); }
-
 std::string PsFaultsCsv(const std::vector<PsFaultRecord>& faults) {
   std::string out = std::string(kPsFaultsCsvHeader) + "\n";
   for (const PsFaultRecord& r : faults) {

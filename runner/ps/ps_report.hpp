@@ -29,13 +29,6 @@ inline constexpr char kPsBatchesCsvHeader[] =
     "disk_bytes,net_bytes,ssd_bytes_read,ssd_bytes_written,compaction_bytes,bytes_moved,mem_rows,"
     "ssd_keys";
 
-// OK if out_dir names a folder WritePsRunDirectory can write (not "", ".", ".." or ending in
-// '/'): InvalidInput otherwise. A run checks it before it starts.
-Status CheckPsOutDir(const std::string& out_dir);
-
-// The staging folder WritePsRunDirectory writes into: `<out_dir>.tmp-<pid>`.
-std::string PsStagingDir(const std::string& out_dir);
-
 // With `faults` (a run with a faults block), also faults.csv (header kPsFaultsCsvHeader): one row
 // a PsFaultRecord.
 Status WritePsRunDirectory(const std::string& out_dir, const PsSummary& summary,

@@ -129,7 +129,7 @@ Status Generate(const config::ParamServer& p, const std::string& config_name, Ps
 std::string SsdRoot(const PsPlan& plan) {
   static std::atomic<int> counter{0};
   if (!plan.options.ssd_dir.empty()) return plan.options.ssd_dir;
-  if (!plan.out_dir.empty()) return PsStagingDir(plan.out_dir) + "/ssd";
+  if (!plan.out_dir.empty()) return StagingDirectory(plan.out_dir) + "/ssd";
   const std::string name =
       "troupe-ps-ssd-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
   return (fs::temp_directory_path() / name).string();
@@ -272,7 +272,7 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
 
 Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* result) {
   if (!plan.out_dir.empty()) {
-    if (Status s = CheckPsOutDir(plan.out_dir); !s.ok()) return s;
+    if (Status s = CheckRunDirectory(plan.out_dir); !s.ok()) return s;
     // The SSD-PS files live in the staging folder until the run commits (SsdRoot).
     if (Status s = PrepareStagingDirectory(plan.out_dir); !s.ok()) return s;
   }
@@ -287,7 +287,7 @@ Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* res
   std::error_code ec;
   if (plan.scratch_ssd) fs::remove_all(root, ec);
   if (!status.ok()) {
-    if (!plan.out_dir.empty()) fs::remove_all(PsStagingDir(plan.out_dir), ec);
+    if (!plan.out_dir.empty()) fs::remove_all(StagingDirectory(plan.out_dir), ec);
     return status;
   }
   BuildPsResult(plan, std::move(records), result);
