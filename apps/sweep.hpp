@@ -54,7 +54,8 @@ Status ParseSeeds(const std::string& text, std::vector<uint64_t>* seeds);
 // seeds), whatever order they ran in.
 Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows);
 
-// A table of every run, then — with several seeds — the mean over seeds of each combination.
+// A table of every run, then — with several seeds — each combination's mean over seeds ± the
+// standard deviation (runner/seed_spread.hpp), and how many seeds.
 std::string FormatSweepTable(const std::vector<SweepAxis>& axes, const std::vector<SweepRow>& rows);
 std::string SweepCsv(const std::vector<SweepAxis>& axes, const std::vector<SweepRow>& rows);
 
