@@ -4,6 +4,7 @@ import base64
 import html
 import os
 
+from . import sweeps
 from .rundir import SCHEDULER
 from .series import RESOURCES
 
@@ -91,13 +92,55 @@ def comparison_table(runs):
     return f"<table><tr><th></th>{head}</tr>{''.join(rows)}</table>"
 
 
-def page(folder, runs, sections, overview, notes):
+def spread_cell(spread, metric):
+    """"15.92 ± 0.29" in the figure's display units, the 95% interval below it."""
+    _, _, scale = sweeps.shown_as(metric)
+    mean = scale * spread.mean
+    if spread.n < 2:
+        return esc(sweeps.significant(mean, mean))
+    sd, low, high = (sweeps.significant(scale * v, mean)
+                     for v in (spread.sd, spread.ci_low, spread.ci_high))
+    return (f"{esc(sweeps.significant(mean, mean))} ± {esc(sd)}"
+            f"<br><small>[{esc(low)}, {esc(high)}]</small>")
+
+
+def sweep_table(sweep, spreads, metrics):
+    """One row a combination of swept values: seeds, then each figure's mean ± sd and 95% CI."""
+    heads = [esc(sweeps.leaf(field)) for field in sweep.axes] + ["seeds"]
+    for metric in metrics:
+        title, unit, _ = sweeps.shown_as(metric)
+        heads.append(esc(f"{title} ({unit})" if unit else title))
+    rows = ["<tr>" + "".join(f"<th>{head}</th>" for head in heads) + "</tr>"]
+    for values, by_metric in spreads:
+        n = next(iter(by_metric.values())).n if by_metric else 0
+        cells = [f"<td>{esc(v)}</td>" for v in values] + [f'<td class="num">{n}</td>']
+        cells += [f'<td class="num">{spread_cell(by_metric[m], m)}</td>' for m in metrics]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def sweep_block(folder, block):
+    """block: {"sweep", "spreads", "metrics" (those that vary), "csv", "figures", "notes"}."""
+    sweep = block["sweep"]
+    intro = (f"<p>Each row: the runs of <code>{esc(sweep.path)}</code> that differ only in their "
+             "seed. Cells: mean ± sample standard deviation, and below it the 95% confidence "
+             "interval of the mean (Student's t). Every number, in sweep.csv's units: "
+             f"<code>{esc(block['csv'])}</code>.</p>")
+    return ([f"<h2>Sweep {esc(sweep.name)}: spread over seeds</h2>", intro,
+             sweep_table(sweep, block["spreads"], block["metrics"])]
+            + [image(folder, figure) for figure in block["figures"]]
+            + [note(text) for text in block["notes"]])
+
+
+def page(folder, runs, sections, overview, notes, sweep_blocks=()):
     """sections: per run, {"capacity", "figures": [...], "notes": [...]}; overview: the CDF's
-    figure dict or None; notes: report-wide notes."""
+    figure dict or None; notes: report-wide notes; sweep_blocks: per sweep folder, its spread."""
     scheduler_runs = [run for run in runs if run.kind == SCHEDULER]
     body = ["<h1>troupe report</h1>", "<p>Runs: " + ", ".join(
         f"<b>{esc(run.name)}</b> (<code>{esc(run.path)}</code>)" for run in runs) + "</p>"]
     body += [note(text) for text in notes]
+    for block in sweep_blocks:
+        body += sweep_block(folder, block)
     if scheduler_runs:
         body.append("<h2>Job completion times</h2>")
         body.append(image(folder, overview) if overview else note("No measured job finished."))

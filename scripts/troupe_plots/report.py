@@ -10,7 +10,7 @@ import re
 import shutil
 
 from . import (figures, gpu_figures, html_report, oasis_figures, output_folder, ps_figures, rundir,
-               series)
+               series, sweep_figures, sweeps)
 from .errors import InputError
 
 CDF_FILE = "jct_cdf.png"
@@ -18,7 +18,7 @@ CDF_FILE = "jct_cdf.png"
 
 def build(run_paths, out_dir):
     """Writes out_dir/report.html and the PNGs; returns (report path, notes for the terminal)."""
-    run_paths = rundir.expand_sweeps(run_paths)
+    run_paths, swept = sweeps.expand(run_paths)
     runs = rundir.load_runs(run_paths)
     out_dir = os.path.normpath(out_dir)
     check_output(out_dir, run_paths)
@@ -32,7 +32,7 @@ def build(run_paths, out_dir):
     os.mkdir(staging)
     output_folder.write_marker(staging, "staging")
     try:
-        notes = draw(runs, staging)
+        notes = draw(runs, staging, swept)
         output_folder.write_marker(staging, "report")
         replace(staging, out_dir)
     except BaseException:
@@ -80,9 +80,10 @@ def file_stem(name):
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
-def draw(runs, folder):
+def draw(runs, folder, swept=()):
     """Draws every figure into folder and writes report.html; returns the notes."""
     notes, sections = [], []
+    sweep_blocks = [sweep_block(sweep, folder) for sweep in swept]
     scheduler_runs = [run for run in runs if run.kind == rundir.SCHEDULER]
     for run in runs:
         if run.kind not in SECTIONS:
@@ -95,10 +96,23 @@ def draw(runs, folder):
     caption = figures.jct_cdf(scheduler_runs, os.path.join(folder, CDF_FILE))
     if caption:
         overview = {"file": CDF_FILE, "alt": "JCT CDF", "caption": caption}
-    page = html_report.page(folder, runs, sections, overview, [])
+    page = html_report.page(folder, runs, sections, overview, [], sweep_blocks)
     with open(os.path.join(folder, "report.html"), "w", encoding="utf-8") as file:
         file.write(page)
     return notes
+
+
+def sweep_block(sweep, folder):
+    """A sweep folder's spread over seeds: NAME-sweep.csv and a figure per figure that varies."""
+    stem = file_stem(sweep.name)
+    spreads = sweep.spreads()
+    csv_name = f"{stem}-sweep.csv"
+    with open(os.path.join(folder, csv_name), "w", encoding="utf-8") as file:
+        file.write(sweeps.spread_csv(sweep, spreads))
+    drawn, notes = sweep_figures.draw_all(sweep, spreads, folder, stem)
+    same = sweep_figures.constant_figures(sweep)
+    return {"sweep": sweep, "spreads": spreads, "csv": csv_name, "figures": drawn, "notes": notes,
+            "metrics": [metric for metric in sweep.metrics if metric not in same]}
 
 
 def run_section(run, folder):

@@ -84,29 +84,6 @@ class Run:
         return f"{self.name} ({self.summary['policy']} + {self.summary['mechanism']})"
 
 
-def expand_sweeps(paths):
-    """A sweep folder (its sweep.csv, no summary.json) stands for its runs, in the sweep's order:
-    the run_dir column of sweep.csv, row by row."""
-    expanded = []
-    for path in paths:
-        table = os.path.join(path, "sweep.csv")
-        if not os.path.isfile(table) or os.path.isfile(os.path.join(path, "summary.json")):
-            expanded.append(path)
-            continue
-        with open(table, encoding="utf-8") as file:
-            header = file.readline().rstrip("\n").split(",")
-            if "run_dir" not in header:
-                raise InputError(table, 1, "has no run_dir column (an older troupe wrote it): "
-                                 "pass the sweep's run folders instead")
-            column = header.index("run_dir")
-            for number, line in enumerate(file, start=2):
-                fields = line.rstrip("\n").split(",")
-                if len(fields) != len(header) or not fields[column]:
-                    raise InputError(table, number, f"expected {len(header)} fields with a run_dir")
-                expanded.append(os.path.join(path, fields[column]))
-    return expanded
-
-
 def load_runs(paths):
     """Loads and checks every run; names are the folders' names, suffixed -2, -3 if repeated."""
     runs, seen = [], {}
