@@ -4,7 +4,9 @@
     python3 scripts/plot.py RUN_DIR [RUN_DIR ...] [--out DIR]      (what `troupe report` runs)
 
 A sweep folder (`troupe sweep --out DIR`) may stand in for its runs: they are drawn in the sweep's
-order (sweep.csv's run_dir column).
+order (sweep.csv's run_dir column), after the sweep's comparison: per combination of swept values,
+each figure's mean, standard deviation, min, max and 95% confidence interval over seeds
+(NAME-sweep.csv) and NAME-sweep-FIGURE.png, each figure against the swept value with error bars.
 
 Writes DIR (default RUN_DIR/report, the first run's) with jct_cdf.png (every run's JCT CDF on one
 axis), per run NAME-allocation.png (GPUs, CPUs, memory in percent of capacity and the queue over
