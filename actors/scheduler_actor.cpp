@@ -51,7 +51,8 @@ std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
     v.ideal_memory_gb_per_gpu = a.ideal_memory_gb_per_gpu;
     v.speedup_at_ideal = a.speedup_at_ideal;
     v.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(a.sensitivity));
-    v.expected_speedup = scheduling::ExpectedSpeedup(st.mechanism->kind(), v, nullptr);
+    v.expected_speedup =
+        scheduling::ExpectedSpeedup(st.mechanism_definition->proportional_share_only, v, nullptr);
     t.handle = std::move(a.job);
     t.record.job_id = s.job_id;
     t.record.model = s.model;
@@ -77,8 +78,8 @@ void ApplyProfiles(Self* self, ProfileBatch& batch) {
     job.view.ideal_memory_gb_per_gpu = p.ideal_memory_gb_per_gpu;
     job.view.speedup_at_ideal = p.speedup_at_ideal;
     job.view.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(p.estimated));
-    job.view.expected_speedup =
-        scheduling::ExpectedSpeedup(st.mechanism->kind(), job.view, nullptr);
+    job.view.expected_speedup = scheduling::ExpectedSpeedup(
+        st.mechanism_definition->proportional_share_only, job.view, nullptr);
     job.ready_at_s = p.ready_at_s;
     job.record.profiling_points = p.points_profiled;
     job.record.profiling_s = p.profiling_s;
@@ -313,7 +314,9 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
   std::vector<scheduling::ServerShape> shapes;
   for (const ServerSpec& s : cluster.specs) shapes.push_back({s.gpus, s.cpus, s.memory_gb});
   st.ledger = std::make_unique<scheduling::ClusterLedger>(std::move(shapes));
-  st.mechanism = scheduling::MakeMechanism(options.mechanism, options.mechanism_options);
+  st.policy = &scheduling::PolicyNamed(options.policy);
+  st.mechanism_definition = &scheduling::MechanismNamed(options.mechanism);
+  st.mechanism = st.mechanism_definition->make(options.mechanism_options);
   st.options = options;
   st.cluster = std::move(cluster);
   st.clock = clock;
@@ -321,7 +324,7 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
   st.server_up.assign(st.cluster.servers.size(), true);
   st.server_back_at_s.assign(st.cluster.servers.size(), -1);
   st.round_on_server.resize(st.cluster.servers.size());
-  st.order = scheduling::QueueOrder(options.policy, options.order.ftf_order);
+  st.order = scheduling::QueueOrder(*st.policy, options.order);
   st.starvation = scheduling::StarvationGuard(options.order.starvation_s);
   if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kScheduler, 0);
   scheduler_detail::WatchServers(self);

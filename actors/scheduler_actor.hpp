@@ -38,16 +38,17 @@
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
 #include "scheduling/cluster_ledger.hpp"
-#include "scheduling/mechanism.hpp"
-#include "scheduling/policy.hpp"
+#include "scheduling/mechanism_registry.hpp"
+#include "scheduling/policy_registry.hpp"
 #include "scheduling/queue_order.hpp"
 #include "scheduling/starvation_guard.hpp"
 
 namespace troupe {
 
 struct SchedulerOptions {
-  scheduling::Policy policy = scheduling::Policy::kFifo;
-  scheduling::MechanismKind mechanism = scheduling::MechanismKind::kProportional;
+  // Registered names (policy_registry.hpp, mechanism_registry.hpp); the run checked them.
+  std::string policy = "fifo";
+  std::string mechanism = "proportional";
   scheduling::MechanismOptions mechanism_options;
   double round_s = 300;
   scheduling::OrderOptions order;  // starvation guard, FTF's direction: scheduling::OrderJobs
@@ -86,6 +87,8 @@ struct SchedulerState {
   ClusterHandles cluster;
   RunClock clock;
   Telemetry* telemetry = nullptr;
+  const scheduling::PolicyDefinition* policy = nullptr;                   // options.policy's
+  const scheduling::MechanismDefinition* mechanism_definition = nullptr;  // options.mechanism's
   std::unique_ptr<scheduling::Mechanism> mechanism;
   std::unique_ptr<scheduling::ClusterLedger> ledger;
   absl::flat_hash_map<int64_t, TrackedJob> jobs;  // looked up by id, never iterated

@@ -92,7 +92,7 @@ void SetIndexed(SchedulerState& st, bool indexed, double start_s) {
   st.head_fell_short = false;
   st.touched.clear();
   st.not_ready.clear();
-  st.order = scheduling::QueueOrder(st.options.policy, st.options.order.ftf_order);
+  st.order = scheduling::QueueOrder(*st.policy, st.options.order);
   st.starvation = scheduling::StarvationGuard(indexed ? st.options.order.starvation_s : 0);
   if (!indexed) return;
   for (int64_t id : st.queue) Refile(st, id, start_s);
@@ -104,12 +104,12 @@ void SetIndexed(SchedulerState& st, bool indexed, double start_s) {
 std::vector<scheduling::JobPlacement> PlaceWholeQueue(
     SchedulerState& st, double start_s, size_t head,
     std::vector<const scheduling::SchedJob*>& runnable) {
-  scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order, head);
+  scheduling::OrderJobs(*st.policy, start_s, runnable, st.options.order, head);
   ResetLedger(st);
   std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   st.head_fell_short = runnable.size() > head;
   if (runnable.size() > head && st.ledger->free_gpus() > 0) {
-    scheduling::OrderJobs(st.options.policy, start_s, runnable, st.options.order);
+    scheduling::OrderJobs(*st.policy, start_s, runnable, st.options.order);
     ResetLedger(st);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   } else if (runnable.size() > head && st.indexed) {  // a short queue never tries the head alone
@@ -167,7 +167,7 @@ bool HeadIsWholeOrder(SchedulerState& st, double start_s,
                       const std::vector<const scheduling::SchedJob*>& head) {
   std::vector<const scheduling::SchedJob*> all = RunnableInArrivalOrder(st, start_s);
   if (all.size() != st.order.size()) return false;
-  scheduling::OrderJobs(st.options.policy, start_s, all, st.options.order, head.size());
+  scheduling::OrderJobs(*st.policy, start_s, all, st.options.order, head.size());
   return std::equal(head.begin(), head.end(), all.begin());
 }
 
@@ -205,24 +205,21 @@ std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, doubl
 }
 
 void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed) {
-  if (st.options.policy != scheduling::Policy::kSrtf &&
-      st.options.policy != scheduling::Policy::kFtf) {
-    return;  // no other policy reads it
-  }
+  if (!st.policy->key_reads_expected_speedup) return;  // the order does not depend on it
   // A job not placed in the round before expects its speed-up without a placement (Admit and
   // ApplyProfiles set it so): only last round's and this round's placed jobs change.
-  const scheduling::MechanismKind kind = st.mechanism->kind();
+  const bool share_only = st.mechanism_definition->proportional_share_only;
   for (int64_t id : st.placed_last_round) {
     auto it = st.jobs.find(id);
     if (it == st.jobs.end()) continue;
     scheduling::SchedJob& view = it->second.view;
-    view.expected_speedup = scheduling::ExpectedSpeedup(kind, view, nullptr);
+    view.expected_speedup = scheduling::ExpectedSpeedup(share_only, view, nullptr);
     Touch(st, id);
   }
   st.placed_last_round.clear();
   for (const scheduling::JobPlacement& p : placed) {
     scheduling::SchedJob& view = st.jobs.find(p.job_id)->second.view;
-    view.expected_speedup = scheduling::ExpectedSpeedup(kind, view, &p);
+    view.expected_speedup = scheduling::ExpectedSpeedup(share_only, view, &p);
     Touch(st, p.job_id);
     st.placed_last_round.push_back(p.job_id);
   }

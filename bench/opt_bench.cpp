@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduling/mechanism_registry.hpp"
 #include "scheduling/opt.hpp"
 
 namespace troupe {
@@ -86,8 +87,8 @@ std::vector<scheduling::SchedJob> FullQueue(int32_t cluster_gpus, const Catalogu
 // TUNE's estimated total on the same round, for comparison (0 where this build has no TUNE).
 double TuneTotal(const std::vector<const scheduling::SchedJob*>& queue,
                  scheduling::ClusterLedger ledger) {
-  std::unique_ptr<scheduling::Mechanism> tune = MakeMechanism(scheduling::MechanismKind::kTune);
-  if (!tune) return 0;
+  if (scheduling::FindMechanism("tune") == nullptr) return 0;
+  std::unique_ptr<scheduling::Mechanism> tune = scheduling::MakeMechanism("tune");
   ledger.Reset();
   std::map<int64_t, const scheduling::SchedJob*> by_id;
   for (const scheduling::SchedJob* j : queue) by_id[j->id] = j;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "base/parse.hpp"
+#include "config/scheduler_names.hpp"
 #include "emulation/fault_plan.hpp"
 #include "messages/config_ranges.hpp"
 
@@ -302,6 +303,7 @@ Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
     ValidateOasis(cfg, check);
     return check.status();
   }
+  if (Status s = CheckSchedulerNames(cfg.scheduler(), name); !s.ok()) return s;
   ValidateServers(cfg.cluster(), check);
   ValidateRun(cfg, check);
   ValidateWorkload(cfg, check);

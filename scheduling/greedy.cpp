@@ -1,5 +1,7 @@
 #include "scheduling/greedy.hpp"
 
+#include "scheduling/mechanism_registry.hpp"
+
 namespace troupe::scheduling {
 
 std::vector<JobPlacement> GreedyMechanism::PlaceRound(const std::vector<const SchedJob*>& ordered,
@@ -50,5 +52,19 @@ std::vector<PlacementPart> GreedyMechanism::Fit(const RoundDemands& demands,
   }
   return parts;
 }
+
+namespace {
+
+std::unique_ptr<Mechanism> Make(const MechanismOptions&) {
+  return std::make_unique<GreedyMechanism>();
+}
+
+const MechanismRegistrar kRegistrar({
+    .name = "greedy",
+    .summary = "first fit at each job's ideal CPUs and memory (Synergy-GREEDY)",
+    .make = Make,
+});
+
+}  // namespace
 
 }  // namespace troupe::scheduling

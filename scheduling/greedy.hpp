@@ -15,7 +15,6 @@ namespace troupe::scheduling {
 
 class GreedyMechanism : public Mechanism {
  public:
-  MechanismKind kind() const override { return MechanismKind::kGreedy; }
   std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                        ClusterLedger& ledger) override;
 

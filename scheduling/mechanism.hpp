@@ -1,7 +1,8 @@
 // Mechanism: places the jobs of one round. Jobs are offered GPUs in the policy's order; a job
 // whose GPUs cannot all be had this round is skipped and the next one is tried (Synergy's
 // simulator does the same), until the cluster's GPUs are used up. The ledger starts the round
-// empty and ends it holding exactly what the returned placements lease.
+// empty and ends it holding exactly what the returned placements lease. Mechanisms register
+// themselves by name (mechanism_registry.hpp).
 #pragma once
 
 #include <memory>
@@ -14,24 +15,28 @@
 
 namespace troupe::scheduling {
 
-enum class MechanismKind { kProportional, kGreedy, kTune, kOpt };
-
-std::string_view MechanismName(MechanismKind kind);
-
 class Mechanism {
  public:
   virtual ~Mechanism() = default;
-  virtual MechanismKind kind() const = 0;
   virtual std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                                ClusterLedger& ledger) = 0;
 };
 
+// What a config says about mechanisms beyond the name; each mechanism reads what concerns it.
 struct MechanismOptions {
   // TUNE: place by (GPUs, CPUs, memory) demand, largest first, instead of the policy's order.
   bool tune_sort_by_demand = false;
 };
 
-// The mechanism of that kind, or nullptr where troupe does not have it yet.
-std::unique_ptr<Mechanism> MakeMechanism(MechanismKind kind, const MechanismOptions& options = {});
+// A mechanism, as it registers itself (mechanism_registry.hpp).
+struct MechanismDefinition {
+  std::string_view name;     // what a config selects it by, e.g. "tune"
+  std::string_view summary;  // one line for `troupe list`
+  // A new instance for one run's scheduler (it may keep state from round to round).
+  std::unique_ptr<Mechanism> (*make)(const MechanismOptions& options) = nullptr;
+  // It never gives a job more CPUs or memory than its GPU-proportional share, so a job's
+  // expected speed-up under it is 1 (ExpectedSpeedup, policy.hpp).
+  bool proportional_share_only = false;
+};
 
 }  // namespace troupe::scheduling

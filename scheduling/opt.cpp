@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "scheduling/gpu_placement.hpp"
+#include "scheduling/mechanism_registry.hpp"
 #include "scheduling/opt_lp.hpp"
 #include "scheduling/opt_round.hpp"
 
@@ -287,5 +288,19 @@ std::vector<JobPlacement> OptMechanism::PlaceRound(const std::vector<const Sched
   }
   return placements;
 }
+
+namespace {
+
+std::unique_ptr<Mechanism> Make(const MechanismOptions&) {
+  return std::make_unique<OptMechanism>();
+}
+
+const MechanismRegistrar kRegistrar({
+    .name = "opt",
+    .summary = "two LPs, then rounding (Synergy-OPT, GLPK)",
+    .make = Make,
+});
+
+}  // namespace
 
 }  // namespace troupe::scheduling

@@ -83,8 +83,6 @@ struct OptJob;
 class OptMechanism : public Mechanism {
  public:
   explicit OptMechanism(OptOptions options = {}) : options_(options) {}
-
-  MechanismKind kind() const override { return MechanismKind::kOpt; }
   std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                        ClusterLedger& ledger) override;
 

@@ -1,14 +1,13 @@
 // Scheduling policies: the order in which queued jobs are offered GPUs each round.
-//   FIFO  arrival time
-//   SRTF  remaining time, shortest first
-//   LAS   attained service (GPU-seconds), least first
-//   FTF   finish-time fairness rho = (now - arrival + remaining) / ideal duration, largest first
-//         (Themis, NSDI '20: the job treated least fairly goes first); FtfOrder::kSmallestFirst
-//         sorts the other way, as Synergy's simulator does (ftf_synergy_new.py)
+//
+// A policy is a key: each job's primary sort key, smaller first (PolicyDefinition::key). The
+// order is then: starving jobs first, the key, arrival time, job id — total and deterministic.
+// Policies register themselves by name (policy_registry.hpp); troupe's own (fifo, srtf, las,
+// ftf, in scheduling/policies/) are registered the same way a user's is.
+//
 // Remaining time is the remaining iterations at the job's expected speed-up (SchedJob::
 // expected_speedup, see ExpectedSpeedup), the ideal duration at the proportional share:
 // both exactly as Synergy's simulator computes them (job.py remaining_duration, ideal_duration).
-// Ties are broken by arrival time, then job id, so the order is total and deterministic.
 // Starvation guard, Synergy's simulator's priority bump: a job that, when a round is planned, has
 // waited longer than `starvation_s` since it last ran (or since it arrived) is marked
 // (MarkStarving, after the round is ordered) and from then on goes ahead of every unmarked job,
@@ -25,9 +24,7 @@
 
 namespace troupe::scheduling {
 
-enum class Policy { kFifo, kSrtf, kLas, kFtf };
-
-// Which end of finish-time fairness goes first.
+// Which end of finish-time fairness goes first (the ftf policy).
 enum class FtfOrder {
   kLargestFirst,   // the job treated least fairly (Themis; the default)
   kSmallestFirst,  // the job treated most fairly (Synergy's simulator)
@@ -38,21 +35,31 @@ struct OrderOptions {
   FtfOrder ftf_order = FtfOrder::kLargestFirst;
 };
 
-std::string_view PolicyName(Policy policy);
+// A policy, as it registers itself (policy_registry.hpp).
+struct PolicyDefinition {
+  std::string_view name;     // what a config selects it by, e.g. "las"
+  std::string_view summary;  // one line for `troupe list`
+  // The job's primary sort key at virtual time now_s, smaller first. Must be a pure function of
+  // its arguments: the queue may compute it long before the round that reads it (see below).
+  double (*key)(const SchedJob& job, double now_s, const OrderOptions& options) = nullptr;
+  // Whether `key` reads now_s. A long queue keeps a key that does not in a B-tree from round to
+  // round (a job is refiled only when something about it changes); one that does is computed
+  // anew for every queued job each round.
+  bool key_reads_clock = false;
+  // Whether `key` reads expected_speedup (remaining_s() does): the scheduler then refreshes the
+  // expected speed-up of the jobs placed this round and last round (ExpectedSpeedup).
+  bool key_reads_expected_speedup = false;
+  // The key is the same for every job, so a queue already in arrival order is in the policy's
+  // order (FIFO): ordering it is skipped. Only a shortcut; the order is the same either way.
+  bool constant_key = false;
+};
 
 // Sorts `jobs` into the policy's order at virtual time now_s.
 // With `prefix` > 0 only the first `prefix` positions are guaranteed in order (the rest follow
 // in no particular order): a round rarely reads past the jobs that fill the cluster, and a full
 // sort of a long queue every round is what made SRTF runs slow.
-void OrderJobs(Policy policy, double now_s, std::vector<const SchedJob*>& jobs,
+void OrderJobs(const PolicyDefinition& policy, double now_s, std::vector<const SchedJob*>& jobs,
                const OrderOptions& options = {}, size_t prefix = 0);
-
-// The policy's primary sort key of `job` at now_s, smaller first (OrderJobs' order is then
-// starving first, this key, arrival, id). Only FTF's depends on now_s.
-double PolicyKey(Policy policy, FtfOrder ftf_order, double now_s, const SchedJob& job);
-// FTF's key from the parts of the job it reads (remaining_s() and ideal_duration_s()).
-double FtfKey(FtfOrder ftf_order, double now_s, double arrival_s, double remaining_s,
-              double ideal_duration_s);
 
 // Since when `job` has waited: the end of the last round it ran in, or its arrival.
 double WaitingSince(const SchedJob& job);
@@ -67,11 +74,12 @@ bool WaitedTooLong(double now_s, double starvation_s, double waiting_since_s);
 void MarkStarving(double now_s, double starvation_s, SchedJob& job);
 
 // The speed-up `job` is expected to run at in the next round, given the placement it got in the
-// round just planned (null: none), as Synergy's simulator reckons it when it sorts: 1 under
-// GPU-proportional (which never gives a job more than its share); otherwise the speed-up of that
-// placement — its speed-up at its ideal demand if it holds that demand, the estimated matrix at
-// what it holds if not (TUNE's fallback to the share: 1) — and its speed-up at its ideal demand
-// if it was not placed.
-double ExpectedSpeedup(MechanismKind mechanism, const SchedJob& job, const JobPlacement* placement);
+// round just planned (null: none), as Synergy's simulator reckons it when it sorts: 1 under a
+// mechanism that never gives a job more than its GPU-proportional share (`share_only`,
+// MechanismDefinition::proportional_share_only); otherwise the speed-up of that placement — its
+// speed-up at its ideal demand if it holds that demand, the estimated matrix at what it holds if
+// not (TUNE's fallback to the share: 1) — and its speed-up at its ideal demand if it was not
+// placed.
+double ExpectedSpeedup(bool share_only, const SchedJob& job, const JobPlacement* placement);
 
 }  // namespace troupe::scheduling

@@ -1,6 +1,7 @@
 #include "scheduling/proportional.hpp"
 
 #include "scheduling/gpu_placement.hpp"
+#include "scheduling/mechanism_registry.hpp"
 
 namespace troupe::scheduling {
 
@@ -20,5 +21,20 @@ std::vector<JobPlacement> ProportionalMechanism::PlaceRound(
   }
   return placements;
 }
+
+namespace {
+
+std::unique_ptr<Mechanism> Make(const MechanismOptions&) {
+  return std::make_unique<ProportionalMechanism>();
+}
+
+const MechanismRegistrar kRegistrar({
+    .name = "proportional",
+    .summary = "CPUs and memory in proportion to the GPUs (the baseline)",
+    .make = Make,
+    .proportional_share_only = true,
+});
+
+}  // namespace
 
 }  // namespace troupe::scheduling

@@ -9,7 +9,6 @@ namespace troupe::scheduling {
 
 class ProportionalMechanism : public Mechanism {
  public:
-  MechanismKind kind() const override { return MechanismKind::kProportional; }
   std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                        ClusterLedger& ledger) override;
 };

@@ -5,10 +5,11 @@
 // A job's place changes only when something the policy reads of it changes: it ran (LAS's
 // attained service, SRTF's remaining work), its expected speed-up was re-estimated (SRTF, FTF) or
 // the starvation guard marked it. The owner files the job again after such a change (File), and
-// files or removes it when it becomes runnable or stops being so. FIFO, SRTF and LAS keep their
-// keys in a B-tree: filing costs O(log n) and reading the head of h jobs O(h). FTF's key grows
-// with the clock at a different rate for every job, so its head is selected anew each round from
-// the filed keys (O(n), no sort of the whole queue).
+// files or removes it when it becomes runnable or stops being so. A key that does not read the
+// clock (FIFO, SRTF, LAS) is kept in a B-tree: filing costs O(log n) and reading the head of h
+// jobs O(h). One that does (FTF's grows with the clock at a different rate for every job) is
+// computed each round from the jobs as filed, and the head selected from those keys (O(n), no
+// sort of the whole queue).
 #pragma once
 
 #include <absl/container/btree_set.h>
@@ -25,7 +26,8 @@ namespace troupe::scheduling {
 
 class QueueOrder {
  public:
-  explicit QueueOrder(Policy policy = Policy::kFifo, FtfOrder ftf_order = FtfOrder::kLargestFirst);
+  QueueOrder() = default;  // assign one with a policy before filing
+  explicit QueueOrder(const PolicyDefinition& policy, const OrderOptions& options = {});
 
   // Files `job` under what the policy reads of it now (inserting it, or moving it).
   void File(const SchedJob& job);
@@ -44,23 +46,24 @@ class QueueOrder {
     int64_t id = 0;
     bool operator<(const Entry& o) const;
   };
-  // What FTF's key is computed from at each round (PolicyKey's inputs).
   struct Filed {
     Entry entry;
-    double remaining_s = 0;
-    double ideal_duration_s = 0;
-    size_t row = 0;  // FTF: its place in rows_
+    size_t row = 0;  // a clock-reading key: its place in rows_
+  };
+  // A clock-reading key: the job as filed, which each round's key is computed from.
+  struct Row {
+    bool not_starving = true;
+    SchedJob job;
   };
 
-  void FtfHead(double now_s, size_t count, std::vector<int64_t>& ids);
-  bool SameKey(const Filed& a, const Filed& b) const;
+  void ClockHead(double now_s, size_t count, std::vector<int64_t>& ids);
 
-  Policy policy_;
-  FtfOrder ftf_order_;
+  const PolicyDefinition* policy_ = nullptr;
+  OrderOptions options_;
   absl::flat_hash_map<int64_t, Filed> filed_;
-  absl::btree_set<Entry> sorted_;  // FIFO, SRTF, LAS
-  std::vector<Filed> rows_;        // FTF: every filed job, densely, for the per-round scan
-  std::vector<Entry> scratch_;     // FTF: this round's keys
+  absl::btree_set<Entry> sorted_;  // a key that does not read the clock
+  std::vector<Row> rows_;          // a clock-reading key: every filed job, densely
+  std::vector<Entry> scratch_;     // a clock-reading key: this round's keys
 };
 
 }  // namespace troupe::scheduling

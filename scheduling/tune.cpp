@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "scheduling/mechanism_registry.hpp"
+
 namespace troupe::scheduling {
 namespace {
 
@@ -188,5 +190,19 @@ void TuneMechanism::Record(JobPlacement placement, ClusterLedger& ledger) {
   }
   placements_.push_back(std::move(placement));
 }
+
+namespace {
+
+std::unique_ptr<Mechanism> Make(const MechanismOptions& options) {
+  return std::make_unique<TuneMechanism>(options.tune_sort_by_demand);
+}
+
+const MechanismRegistrar kRegistrar({
+    .name = "tune",
+    .summary = "ideal demand where it fits, else the share (Synergy-TUNE)",
+    .make = Make,
+});
+
+}  // namespace
 
 }  // namespace troupe::scheduling

@@ -32,7 +32,6 @@ namespace troupe::scheduling {
 class TuneMechanism : public Mechanism {
  public:
   explicit TuneMechanism(bool sort_by_demand = false) : sort_by_demand_(sort_by_demand) {}
-  MechanismKind kind() const override { return MechanismKind::kTune; }
   std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                        ClusterLedger& ledger) override;
 

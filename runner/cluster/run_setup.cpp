@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "config/scheduler_names.hpp"
 #include "emulation/synergy_generator.hpp"
 #include "emulation/trace_reader.hpp"
 #include "runner/deployment.hpp"
@@ -150,9 +151,8 @@ Status OpenGenerator(const config::RunConfig& cfg, const std::string& config_nam
 
 void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
   const config::Scheduler& s = cfg.scheduler();
-  plan->scheduler.policy = static_cast<scheduling::Policy>(static_cast<int>(s.policy()));
-  plan->scheduler.mechanism =
-      static_cast<scheduling::MechanismKind>(static_cast<int>(s.mechanism()));
+  plan->scheduler.policy = PolicyNameOf(s);
+  plan->scheduler.mechanism = MechanismNameOf(s);
   plan->scheduler.round_s = s.round_s();
   plan->scheduler.order.starvation_s = s.starvation_s();
   plan->scheduler.order.ftf_order = s.ftf_order() == config::synergy
@@ -179,8 +179,8 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
   plan->out_dir = r.out_dir();
   plan->identity.config_name = config_name;
   plan->identity.mode = config::Mode_Name(r.mode());
-  plan->identity.policy = config::Policy_Name(s.policy());
-  plan->identity.mechanism = config::Mechanism_Name(s.mechanism());
+  plan->identity.policy = plan->scheduler.policy;
+  plan->identity.mechanism = plan->scheduler.mechanism;
   plan->identity.seed = r.seed();
 }
 
@@ -289,10 +289,7 @@ Status PlanBackends(const config::RunConfig& cfg, const std::string& config_name
 
 Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
   PlanOptions(cfg, config_name, plan);
-  if (!scheduling::MakeMechanism(plan->scheduler.mechanism)) {
-    return Status::InvalidInput(config_name + ": scheduler.mechanism: '" +
-                                plan->identity.mechanism + "' is not available in this build");
-  }
+  if (Status s = CheckSchedulerNames(cfg.scheduler(), config_name); !s.ok()) return s;
   if (Status s = LoadCatalog(cfg.workload(), config_name, &plan->catalog); !s.ok()) return s;
   PlanServers(cfg, plan);
   if (plan->runtime.middleman) {

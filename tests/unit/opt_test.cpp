@@ -11,7 +11,7 @@
 // ledger holds exactly the placements (recounted); OPT runs the same jobs on the same GPUs as
 // ProportionalMechanism; constraint (5) holds for every job in both LPs and at what it leases;
 // LP 1's objective >= LP 2's, and >= the leased total, which is >= the proportional total; LP 1's
-// objective >= TUNE's total where this build has TUNE (MakeMechanism(kTune) non-null) and TUNE
+// objective >= TUNE's total where this build has TUNE (FindMechanism("tune") non-null) and TUNE
 // runs the same jobs; fragmented jobs <= s (Synergy's bound is 3s). Brute-force checks on tiny
 // instances are in opt_brute_force_test.cpp.
 #include "scheduling/opt.hpp"
@@ -25,6 +25,7 @@
 #include <random>
 #include <vector>
 
+#include "scheduling/mechanism_registry.hpp"
 #include "scheduling/proportional.hpp"
 
 namespace troupe::scheduling {
@@ -214,9 +215,8 @@ TEST(OptMechanismTest, FallsBackToProportionalWhenTheFairShareCannotBeMet) {
 }
 
 TEST(OptMechanismTest, MakeMechanismBuildsItAndAnEmptyQueuePlacesNothing) {
-  std::unique_ptr<Mechanism> mechanism = MakeMechanism(MechanismKind::kOpt);
-  ASSERT_NE(mechanism, nullptr);
-  EXPECT_EQ(mechanism->kind(), MechanismKind::kOpt);
+  std::unique_ptr<Mechanism> mechanism = MakeMechanism("opt");
+  ASSERT_NE(dynamic_cast<OptMechanism*>(mechanism.get()), nullptr);
   ClusterLedger ledger({{8, 24, 500}});
   EXPECT_TRUE(mechanism->PlaceRound({}, ledger).empty());
   EXPECT_EQ(ledger.free_gpus(), 8);
@@ -260,8 +260,8 @@ Instance RandomInstance(std::mt19937_64& rng) {
 
 // TUNE's total on the same round, where this build has TUNE and it runs the same jobs.
 bool TuneTotal(const Instance& in, const std::vector<JobPlacement>& opt, double* total) {
-  std::unique_ptr<Mechanism> tune = MakeMechanism(MechanismKind::kTune);
-  if (!tune) return false;
+  if (FindMechanism("tune") == nullptr) return false;
+  std::unique_ptr<Mechanism> tune = MakeMechanism("tune");
   ClusterLedger ledger(in.servers);
   const std::vector<JobPlacement> placements = tune->PlaceRound(Queue(in.jobs), ledger);
   std::vector<int64_t> tune_ids, opt_ids;

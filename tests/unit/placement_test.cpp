@@ -135,7 +135,6 @@ TEST(ProportionalMechanismTest, SkipsAJobThatDoesNotFitAndPlacesALaterOne) {
   std::vector<const SchedJob*> queue;
   for (const SchedJob& j : jobs) queue.push_back(&j);
   ProportionalMechanism mechanism;
-  EXPECT_EQ(mechanism.kind(), MechanismKind::kProportional);
   const std::vector<JobPlacement> placements = mechanism.PlaceRound(queue, ledger);
   ASSERT_EQ(PlacedIds(placements), (std::vector<int64_t>{1, 2, 4}));
   EXPECT_EQ(Parts(placements[0].parts), (PartList{{0, 3}}));

@@ -12,8 +12,12 @@
 
 #include <algorithm>
 #include <random>
+#include <string_view>
 #include <tuple>
 #include <vector>
+
+#include "scheduling/mechanism_registry.hpp"
+#include "scheduling/policy_registry.hpp"
 
 namespace troupe::scheduling {
 namespace {
@@ -28,10 +32,11 @@ SchedJob Job(int64_t id, double arrival_s) {
   return j;
 }
 
-std::vector<int64_t> Order(Policy policy, double now_s, const std::vector<SchedJob>& jobs) {
+std::vector<int64_t> Order(std::string_view policy, double now_s,
+                           const std::vector<SchedJob>& jobs) {
   std::vector<const SchedJob*> ptrs;
   for (const SchedJob& j : jobs) ptrs.push_back(&j);
-  OrderJobs(policy, now_s, ptrs);
+  OrderJobs(PolicyNamed(policy), now_s, ptrs);
   std::vector<int64_t> ids;
   for (const SchedJob* j : ptrs) ids.push_back(j->id);
   return ids;
@@ -44,38 +49,34 @@ double Rho(const SchedJob& j, double now_s) {
 }
 
 // Each policy's primary key, smaller first, as documented in policy.hpp (FTF: largest rho first).
-double Key(Policy p, const SchedJob& j) {
-  switch (p) {
-    case Policy::kFifo:
-      return j.arrival_s;
-    case Policy::kSrtf:
-      return j.remaining_s();
-    case Policy::kLas:
-      return j.attained_gpu_s;
-    case Policy::kFtf:
-      return -Rho(j, 1000);
-  }
+double Key(std::string_view p, const SchedJob& j) {
+  if (p == "fifo") return j.arrival_s;
+  if (p == "srtf") return j.remaining_s();
+  if (p == "las") return j.attained_gpu_s;
+  if (p == "ftf") return -Rho(j, 1000);
+  ADD_FAILURE() << "no key for " << p;
   return 0;
 }
 
 TEST(PolicyTest, NamesAreTheConfigSpellings) {
-  EXPECT_EQ(PolicyName(Policy::kFifo), "fifo");
-  EXPECT_EQ(PolicyName(Policy::kSrtf), "srtf");
-  EXPECT_EQ(PolicyName(Policy::kLas), "las");
-  EXPECT_EQ(PolicyName(Policy::kFtf), "ftf");
+  for (std::string_view name : {"fifo", "srtf", "las", "ftf"}) {
+    ASSERT_NE(FindPolicy(name), nullptr) << name;
+    EXPECT_EQ(FindPolicy(name)->name, name);
+  }
+  EXPECT_EQ(FindPolicy("sjf_typo"), nullptr);
 }
 
 TEST(PolicyTest, FifoOrdersByArrivalThenId) {
   // Job 4 and job 2 arrive together: the lower id goes first.
   std::vector<SchedJob> jobs = {Job(1, 30), Job(4, 10), Job(3, 20), Job(2, 10), Job(5, 0)};
-  EXPECT_EQ(Order(Policy::kFifo, 100, jobs), (std::vector<int64_t>{5, 2, 4, 3, 1}));
+  EXPECT_EQ(Order("fifo", 100, jobs), (std::vector<int64_t>{5, 2, 4, 3, 1}));
 }
 
 TEST(PolicyTest, FifoIgnoresRemainingAndAttainedService) {
   std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 1)};
   jobs[0].iterations_left = 1'000'000;
   jobs[0].attained_gpu_s = 1e9;
-  EXPECT_EQ(Order(Policy::kFifo, 100, jobs), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Order("fifo", 100, jobs), (std::vector<int64_t>{1, 2}));
 }
 
 TEST(PolicyTest, SrtfOrdersByRemainingTimeShortestFirst) {
@@ -87,7 +88,7 @@ TEST(PolicyTest, SrtfOrdersByRemainingTimeShortestFirst) {
   jobs[3].iterations_left = 5;
   jobs[4].iterations_left = 20;
   // The three 20 s jobs: arrival 1 (ids 3, 5) before arrival 5 (id 2).
-  EXPECT_EQ(Order(Policy::kSrtf, 100, jobs), (std::vector<int64_t>{4, 3, 5, 2, 1}));
+  EXPECT_EQ(Order("srtf", 100, jobs), (std::vector<int64_t>{4, 3, 5, 2, 1}));
 }
 
 TEST(PolicyTest, SrtfUsesRemainingNotTotalWork) {
@@ -95,7 +96,7 @@ TEST(PolicyTest, SrtfUsesRemainingNotTotalWork) {
   std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 0)};
   jobs[0].iterations_total = 10'000, jobs[0].iterations_left = 3;
   jobs[1].iterations_total = 50, jobs[1].iterations_left = 50;
-  EXPECT_EQ(Order(Policy::kSrtf, 0, jobs), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Order("srtf", 0, jobs), (std::vector<int64_t>{1, 2}));
 }
 
 TEST(PolicyTest, LasOrdersByAttainedServiceLeastFirst) {
@@ -105,7 +106,7 @@ TEST(PolicyTest, LasOrdersByAttainedServiceLeastFirst) {
   jobs[2].attained_gpu_s = 300;
   jobs[3].attained_gpu_s = 0;
   jobs[4].attained_gpu_s = 300;
-  EXPECT_EQ(Order(Policy::kLas, 100, jobs), (std::vector<int64_t>{2, 4, 3, 5, 1}));
+  EXPECT_EQ(Order("las", 100, jobs), (std::vector<int64_t>{2, 4, 3, 5, 1}));
 }
 
 TEST(PolicyTest, FtfOrdersByLargestRho) {
@@ -118,7 +119,7 @@ TEST(PolicyTest, FtfOrdersByLargestRho) {
   jobs[2].iterations_total = 200, jobs[2].iterations_left = 50;
   jobs[3].iterations_total = 950, jobs[3].iterations_left = 900;
   // Jobs 2 and 4 tie at rho 2: job 4 arrived first.
-  EXPECT_EQ(Order(Policy::kFtf, 1000, jobs), (std::vector<int64_t>{1, 3, 4, 2}));
+  EXPECT_EQ(Order("ftf", 1000, jobs), (std::vector<int64_t>{1, 3, 4, 2}));
 }
 
 TEST(PolicyTest, FtfDependsOnNow) {
@@ -130,9 +131,9 @@ TEST(PolicyTest, FtfDependsOnNow) {
   jobs[1].iterations_total = jobs[1].iterations_left = 10;
   jobs[2].iterations_total = jobs[2].iterations_left = 10;
   // now = 10'000: rho1 = 11'000 / 1000 = 11, rho2 = 9'920 / 10 = 992, rho3 = 15 / 10 = 1.5.
-  EXPECT_EQ(Order(Policy::kFtf, 10'000, jobs), (std::vector<int64_t>{2, 1, 3}));
+  EXPECT_EQ(Order("ftf", 10'000, jobs), (std::vector<int64_t>{2, 1, 3}));
   // now = 20'000: rho1 = 21, rho2 = 1'992, rho3 = 10'015 / 10 = 1'001.5.
-  EXPECT_EQ(Order(Policy::kFtf, 20'000, jobs), (std::vector<int64_t>{2, 3, 1}));
+  EXPECT_EQ(Order("ftf", 20'000, jobs), (std::vector<int64_t>{2, 3, 1}));
 }
 
 TEST(PolicyTest, FtfSynergyOrderServesSmallestRhoFirst) {
@@ -143,7 +144,7 @@ TEST(PolicyTest, FtfSynergyOrderServesSmallestRhoFirst) {
   jobs[3].iterations_total = 950, jobs[3].iterations_left = 900;
   std::vector<const SchedJob*> ptrs;
   for (const SchedJob& j : jobs) ptrs.push_back(&j);
-  OrderJobs(Policy::kFtf, 1000, ptrs, OrderOptions{.ftf_order = FtfOrder::kSmallestFirst});
+  OrderJobs(PolicyNamed("ftf"), 1000, ptrs, OrderOptions{.ftf_order = FtfOrder::kSmallestFirst});
   std::vector<int64_t> ids;
   for (const SchedJob* j : ptrs) ids.push_back(j->id);
   EXPECT_EQ(ids, (std::vector<int64_t>{4, 2, 3, 1}));
@@ -154,10 +155,10 @@ TEST(PolicyTest, RemainingTimeIsAtTheExpectedSpeedup) {
   std::vector<SchedJob> jobs = {Job(1, 0), Job(2, 0)};
   jobs[0].expected_speedup = 2.5;
   jobs[1].iterations_left = 50;
-  EXPECT_EQ(Order(Policy::kSrtf, 0, jobs), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Order("srtf", 0, jobs), (std::vector<int64_t>{1, 2}));
   // FTF: rho = (now - arrival + remaining) / ideal at the share: (0 + 40) / 100 = 0.4 for job 1,
   // (0 + 50) / 100 = 0.5 for job 2.
-  EXPECT_EQ(Order(Policy::kFtf, 0, jobs), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(Order("ftf", 0, jobs), (std::vector<int64_t>{2, 1}));
 }
 
 TEST(PolicyTest, ExpectedSpeedupIsWhatSynergysSimulatorSortsBy) {
@@ -166,9 +167,12 @@ TEST(PolicyTest, ExpectedSpeedupIsWhatSynergysSimulatorSortsBy) {
   JobPlacement at_ideal{1, {PlacementPart{0, 2, 12, 125}}};
   JobPlacement at_share{1, {PlacementPart{0, 2, 6, 125}}};  // 3 CPUs a GPU; no matrix: 1
   // GPU-proportional never gives more than the share.
-  EXPECT_EQ(ExpectedSpeedup(MechanismKind::kProportional, j, &at_ideal), 1);
-  EXPECT_EQ(ExpectedSpeedup(MechanismKind::kProportional, j, nullptr), 1);
-  for (MechanismKind m : {MechanismKind::kGreedy, MechanismKind::kTune, MechanismKind::kOpt}) {
+  ASSERT_TRUE(MechanismNamed("proportional").proportional_share_only);
+  EXPECT_EQ(ExpectedSpeedup(true, j, &at_ideal), 1);
+  EXPECT_EQ(ExpectedSpeedup(true, j, nullptr), 1);
+  for (std::string_view name : {"greedy", "tune", "opt"}) {
+    const bool m = MechanismNamed(name).proportional_share_only;
+    ASSERT_FALSE(m) << name;
     EXPECT_EQ(ExpectedSpeedup(m, j, nullptr), 1.8);  // not placed: its ideal
     EXPECT_EQ(ExpectedSpeedup(m, j, &at_ideal), 1.8);
     EXPECT_EQ(ExpectedSpeedup(m, j, &at_share), 1);  // TUNE fell back to the share
@@ -179,12 +183,12 @@ TEST(PolicyTest, EqualKeysFallBackToArrivalThenId) {
   // Identical work and service, different arrivals: FIFO, SRTF and LAS all give the FIFO order.
   std::vector<SchedJob> jobs = {Job(9, 5), Job(7, 5), Job(8, 1), Job(1, 7)};
   const std::vector<int64_t> fifo = {8, 7, 9, 1};
-  for (Policy p : {Policy::kFifo, Policy::kSrtf, Policy::kLas}) {
-    EXPECT_EQ(Order(p, 100, jobs), fifo) << PolicyName(p);
+  for (std::string_view p : {"fifo", "srtf", "las"}) {
+    EXPECT_EQ(Order(p, 100, jobs), fifo) << p;
   }
   // FTF's rho grows with waiting, so it ties only for the same arrival: then the id decides.
   std::vector<SchedJob> same = {Job(9, 5), Job(7, 5), Job(8, 5)};
-  EXPECT_EQ(Order(Policy::kFtf, 100, same), (std::vector<int64_t>{7, 8, 9}));
+  EXPECT_EQ(Order("ftf", 100, same), (std::vector<int64_t>{7, 8, 9}));
 }
 
 // Many jobs with few distinct keys (so ties are common): the output order must not depend on the
@@ -200,12 +204,12 @@ TEST(PolicyTest, OrderIsTotalWhateverTheInputOrder) {
     j.attained_gpu_s = 300.0 * small(rng);
     jobs.push_back(j);
   }
-  for (Policy p : {Policy::kFifo, Policy::kSrtf, Policy::kLas, Policy::kFtf}) {
+  for (std::string_view p : {"fifo", "srtf", "las", "ftf"}) {
     const std::vector<int64_t> first = Order(p, 1000, jobs);
     for (int shuffle = 0; shuffle < 5; ++shuffle) {
       std::vector<SchedJob> copy = jobs;
       std::shuffle(copy.begin(), copy.end(), rng);
-      EXPECT_EQ(Order(p, 1000, copy), first) << PolicyName(p);
+      EXPECT_EQ(Order(p, 1000, copy), first) << p;
     }
     // Adjacent pairs are in (key, arrival, id) order: the order is exactly the documented one.
     for (size_t i = 1; i < first.size(); ++i) {
@@ -213,7 +217,7 @@ TEST(PolicyTest, OrderIsTotalWhateverTheInputOrder) {
       const SchedJob& b = jobs[first[i]];
       EXPECT_TRUE(std::tuple(Key(p, a), a.arrival_s, a.id) <
                   std::tuple(Key(p, b), b.arrival_s, b.id))
-          << PolicyName(p) << ": job " << a.id << " before job " << b.id;
+          << p << ": job " << a.id << " before job " << b.id;
     }
   }
 }
@@ -243,12 +247,12 @@ TEST(StarvationGuard, MarkedJobsGoFirstInPolicyOrderForGood) {
   long_b.iterations_left = 500;
   long_b.last_served_s = -1;  // never ran: waiting since arrival at 0
   std::vector<const SchedJob*> jobs = {&shortest, &long_a, &long_b};
-  OrderJobs(Policy::kSrtf, 6000, jobs);  // nothing marked yet: plain SRTF
+  OrderJobs(PolicyNamed("srtf"), 6000, jobs);  // nothing marked yet: plain SRTF
   EXPECT_EQ(jobs[0]->id, 1);
   for (SchedJob* j : {&shortest, &long_a, &long_b}) MarkStarving(6000, 1000, *j);
   EXPECT_FALSE(shortest.starving);  // waited 1000 s: not longer than the bound
   EXPECT_TRUE(long_a.starving && long_b.starving);
-  OrderJobs(Policy::kSrtf, 6300, jobs);
+  OrderJobs(PolicyNamed("srtf"), 6300, jobs);
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs[0]->id, 3);  // marked, shorter of the two
   EXPECT_EQ(jobs[1]->id, 2);
@@ -256,7 +260,7 @@ TEST(StarvationGuard, MarkedJobsGoFirstInPolicyOrderForGood) {
   // Job 3 ran in the round: it keeps its mark (and its place) until it finishes.
   long_b.last_served_s = 6600;
   MarkStarving(6600, 1000, long_b);
-  OrderJobs(Policy::kSrtf, 6600, jobs);
+  OrderJobs(PolicyNamed("srtf"), 6600, jobs);
   EXPECT_EQ(jobs[0]->id, 3);
   SchedJob fresh = long_a;
   fresh.starving = false;

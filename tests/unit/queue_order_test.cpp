@@ -2,9 +2,10 @@
 // scheduler keeps between rounds instead of re-sorting its queue.
 //
 // Contract checked here: after any sequence of filings, re-filings and removals, Head gives
-// exactly the first jobs OrderJobs gives for the same jobs, under every policy and both FTF
-// directions, with starving jobs first; StarvationGuard::Due gives exactly the tracked jobs
-// MarkStarving would mark. Jobs are drawn at random, with many equal keys, so ties matter.
+// exactly the first jobs OrderJobs gives for the same jobs, under every registered policy (a
+// user's too) and both FTF directions, with starving jobs first; StarvationGuard::Due gives exactly
+// the tracked jobs MarkStarving would mark. Jobs are drawn at random, with many equal keys, so ties
+// matter.
 #include "scheduling/queue_order.hpp"
 
 #include <gtest/gtest.h>
@@ -12,9 +13,11 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "scheduling/policy.hpp"
+#include "scheduling/policy_registry.hpp"
 #include "scheduling/starvation_guard.hpp"
 
 namespace troupe::scheduling {
@@ -34,8 +37,8 @@ SchedJob RandomJob(int64_t id, std::mt19937_64& rng) {
   return j;
 }
 
-std::vector<int64_t> Expected(Policy policy, const OrderOptions& options, double now_s,
-                              const std::map<int64_t, SchedJob>& jobs, size_t count) {
+std::vector<int64_t> Expected(const PolicyDefinition& policy, const OrderOptions& options,
+                              double now_s, const std::map<int64_t, SchedJob>& jobs, size_t count) {
   std::vector<const SchedJob*> all;
   for (const auto& [id, j] : jobs) all.push_back(&j);
   OrderJobs(policy, now_s, all, options);
@@ -45,9 +48,19 @@ std::vector<int64_t> Expected(Policy policy, const OrderOptions& options, double
 }
 
 struct Case {
-  Policy policy;
+  const PolicyDefinition* policy;
   FtfOrder ftf_order;
 };
+
+// Every registered policy; FTF's key in both directions.
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  for (const PolicyDefinition* policy : RegisteredPolicies()) {
+    cases.push_back({policy, FtfOrder::kLargestFirst});
+    if (policy->name == "ftf") cases.push_back({policy, FtfOrder::kSmallestFirst});
+  }
+  return cases;
+}
 
 class QueueOrderTest : public ::testing::TestWithParam<Case> {};
 
@@ -55,7 +68,7 @@ TEST_P(QueueOrderTest, HeadIsTheHeadOfAFullSortAfterEveryChange) {
   const Case c = GetParam();
   OrderOptions options;
   options.ftf_order = c.ftf_order;
-  QueueOrder order(c.policy, c.ftf_order);
+  QueueOrder order(*c.policy, options);
   std::map<int64_t, SchedJob> jobs;  // what is filed, by id
   std::mt19937_64 rng(7);
   int64_t next_id = 0;
@@ -91,26 +104,21 @@ TEST_P(QueueOrderTest, HeadIsTheHeadOfAFullSortAfterEveryChange) {
     ASSERT_EQ(order.size(), jobs.size());
     for (size_t count : {size_t{1}, size_t{8}, jobs.size()}) {
       order.Head(now_s, count, head);
-      ASSERT_EQ(head, Expected(c.policy, options, now_s, jobs, count))
+      ASSERT_EQ(head, Expected(*c.policy, options, now_s, jobs, count))
           << "step " << step << ", head of " << count;
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, QueueOrderTest,
-                         ::testing::Values(Case{Policy::kFifo, FtfOrder::kLargestFirst},
-                                           Case{Policy::kSrtf, FtfOrder::kLargestFirst},
-                                           Case{Policy::kLas, FtfOrder::kLargestFirst},
-                                           Case{Policy::kFtf, FtfOrder::kLargestFirst},
-                                           Case{Policy::kFtf, FtfOrder::kSmallestFirst}),
+INSTANTIATE_TEST_SUITE_P(Policies, QueueOrderTest, ::testing::ValuesIn(Cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::string(PolicyName(info.param.policy)) +
+                           return std::string(info.param.policy->name) +
                                   (info.param.ftf_order == FtfOrder::kSmallestFirst ? "_smallest"
                                                                                     : "");
                          });
 
 TEST(QueueOrder, RemovingAnUnfiledJobChangesNothing) {
-  QueueOrder order(Policy::kLas);
+  QueueOrder order(PolicyNamed("las"));
   SchedJob j;
   j.id = 3;
   order.File(j);
