@@ -33,8 +33,8 @@ void Store(unsigned char* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
-std::array<unsigned char, kFileHeaderBytes> EncodeHeader(const FileShape& shape,
-                                                         uint32_t keys_crc) {
+std::array<unsigned char, kFileHeaderBytes> EncodeHeader(const FileShape& shape, uint32_t keys_crc,
+                                                         const FileCommit& commit) {
   std::array<unsigned char, kFileHeaderBytes> h{};
   Store(h.data(), kFileMagic);
   Store(h.data() + 8, kFileVersion);
@@ -43,13 +43,19 @@ std::array<unsigned char, kFileHeaderBytes> EncodeHeader(const FileShape& shape,
   Store(h.data() + 24, shape.count);
   Store(h.data() + 32, keys_crc);
   Store(h.data() + 36, shape.block_rows);
+  Store(h.data() + 40, commit.tag);
+  Store(h.data() + 48, commit.prev);
+  Store(h.data() + 56, commit.index);
+  Store(h.data() + 58, commit.files);
   Store(h.data() + kHeaderCrcOffset, Crc32c(h.data(), kHeaderCrcOffset));
   return h;
 }
 
-// Checks a header against what the manifest says the file is; fills *shape and *keys_crc.
+// Checks a header against what the manifest says the file is; fills *shape, *keys_crc and
+// *commit (if not null).
 Status CheckHeader(const unsigned char* h, const std::string& path, uint64_t seq, uint64_t bytes,
-                   int32_t floats, FileShape* shape, uint32_t* keys_crc) {
+                   int32_t floats, FileShape* shape, uint32_t* keys_crc,
+                   FileCommit* commit = nullptr) {
   if (Load<uint32_t>(h + kHeaderCrcOffset) != Crc32c(h, kHeaderCrcOffset)) {
     return Status::Corrupt(path + ": header checksum mismatch");
   }
@@ -62,6 +68,10 @@ Status CheckHeader(const unsigned char* h, const std::string& path, uint64_t seq
   shape->floats = static_cast<int32_t>(Load<uint32_t>(h + 12));
   shape->block_rows = Load<uint32_t>(h + 36);
   *keys_crc = Load<uint32_t>(h + 32);
+  if (commit != nullptr) {
+    *commit = {Load<uint64_t>(h + 40), Load<uint64_t>(h + 48), Load<uint16_t>(h + 56),
+               Load<uint16_t>(h + 58)};
+  }
   if (shape->seq != seq || shape->floats != floats || shape->block_rows == 0 ||
       shape->bytes() != bytes) {
     return Status::Corrupt(path + ": header disagrees with the manifest (seq, floats or size)");
@@ -114,7 +124,7 @@ bool ParseFileName(std::string_view name, uint64_t* seq) {
 
 Status WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key> keys,
                       std::span<const float> values, int32_t floats, uint32_t block_rows, bool sync,
-                      SsdWriteFault* fault) {
+                      SsdWriteFault* fault, const FileCommit& commit) {
   if (values.size() != keys.size() * static_cast<size_t>(floats) || block_rows == 0) {
     return Status::InvalidInput(path + ": rows do not match keys");
   }
@@ -133,7 +143,7 @@ Status WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key
     }
     Store(p, Crc32c(block, static_cast<size_t>(p - block), BlockSeed(seq, b)));
   }
-  const auto header = EncodeHeader(shape, Crc32c(keys.data(), keys.size_bytes()));
+  const auto header = EncodeHeader(shape, Crc32c(keys.data(), keys.size_bytes()), commit);
   std::memcpy(file.data(), header.data(), header.size());
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("create", path);
@@ -167,6 +177,7 @@ Status OpenParamFile(const std::string& path, uint64_t bytes, int* fd) {
 
 Status ParamFile::Read(const std::string& path, uint64_t seq, uint64_t bytes, int32_t floats) {
   shape_ = FileShape{};
+  commit_ = FileCommit{};
   blocks_ = 0;
   bytes_ = 0;
   if (bytes < kFileHeaderBytes) return Status::Corrupt(path + ": manifest size too small");
@@ -180,7 +191,7 @@ Status ParamFile::Read(const std::string& path, uint64_t seq, uint64_t bytes, in
   bytes_ = bytes;
   FileShape shape;
   uint32_t keys_crc = 0;
-  status = CheckHeader(buffer_.data(), path, seq, bytes, floats, &shape, &keys_crc);
+  status = CheckHeader(buffer_.data(), path, seq, bytes, floats, &shape, &keys_crc, &commit_);
   if (!status.ok()) return status;
   if (Crc32c(buffer_.data() + kFileHeaderBytes, shape.count * sizeof(Key)) != keys_crc) {
     return Status::Corrupt(path + ": keys checksum mismatch");

@@ -5,8 +5,9 @@
 // 4 KiB, one SSD page) and checked on its own, so a reader fetches only the blocks holding the rows
 // it wants, never the whole file. Layout (native little-endian):
 //   header (kFileHeaderBytes = 64): magic "TRPSSDF1", u32 version (2), u32 floats, u64 seq,
-//     u64 count, u32 keys_crc (CRC32C of the keys), u32 block_rows, zero padding, u32 header_crc
-//     (CRC32C of the header's first 60 bytes) at byte 60;
+//     u64 count, u32 keys_crc (CRC32C of the keys), u32 block_rows, then the file's FileCommit
+//     (u64 tag, u64 prev, u16 index, u16 files; zero in a file a manifest commits), u32
+//     header_crc (CRC32C of the header's first 60 bytes) at byte 60;
 //   keys: count u64 (what opening a store reads to rebuild its index);
 //   blocks: ceil(count / block_rows) of them; block b holds rows [b * block_rows, ...) as records
 //     (u64 key, floats f32), then a u32 CRC32C of those records seeded with (seq, b), so a block
@@ -34,6 +35,15 @@ namespace troupe::paramserver::ssd {
 
 inline constexpr size_t kFileHeaderBytes = 64;
 inline constexpr uint64_t kDefaultBlockBytes = 4096;  // one SSD page
+
+// How a file written by a journal-committed Put (paramserver/ssd_store.hpp) ties itself to its
+// Put and to the commit before it. All zero in files a manifest commits (compaction, big Puts).
+struct FileCommit {
+  uint64_t tag = 0;    // the owner's tag the Put commits
+  uint64_t prev = 0;   // the commit point the Put follows: the last file of the commit before it
+  uint16_t index = 0;  // this file's place in its Put, 1..files
+  uint16_t files = 0;  // files the Put wrote; 0: not a journal file
+};
 
 // The shape of a file: everything its size and block offsets follow from.
 struct FileShape {
@@ -66,11 +76,12 @@ bool ParseFileName(std::string_view name, uint64_t* seq);
 
 // Writes keys (rows: keys.size() * floats values, row i at i * floats) as a new file at path, in
 // blocks of block_rows, and, if sync, fdatasyncs it (not its directory: the manifest's rename
-// does that). Truncates a leftover file. With `fault` set and failing (ssd_fault.hpp), half the
-// file is written and the injected errno returned as write(2)'s.
+// or pre-creating it does that). Truncates a leftover file. With `fault` set and failing
+// (ssd_fault.hpp), half the file is written and the injected errno returned as write(2)'s.
+// `commit` goes into the header.
 Status WriteParamFile(const std::string& path, uint64_t seq, std::span<const Key> keys,
                       std::span<const float> values, int32_t floats, uint32_t block_rows, bool sync,
-                      SsdWriteFault* fault = nullptr);
+                      SsdWriteFault* fault = nullptr, const FileCommit& commit = {});
 
 // Opens path read-only (*fd; the caller closes it) and checks it is exactly `bytes` long.
 Status OpenParamFile(const std::string& path, uint64_t bytes, int* fd);
@@ -88,6 +99,7 @@ class ParamFile {
                     uint64_t n);
 
   const FileShape& shape() const { return shape_; }
+  const FileCommit& commit() const { return commit_; }  // from the header the last call checked
   uint64_t count() const { return shape_.count; }
   uint64_t bytes() const { return bytes_; }  // bytes the last call read
   bool Holds(uint64_t slot) const {
@@ -103,6 +115,7 @@ class ParamFile {
 
   std::vector<unsigned char> buffer_;
   FileShape shape_;
+  FileCommit commit_;
   size_t base_ = 0;  // offset in buffer_ of block first_block_
   uint64_t first_block_ = 0;
   uint64_t blocks_ = 0;

@@ -67,6 +67,16 @@ Status SsdStore::Recover() {
     if (!status.ok()) return status;
     Install(files);
   }
+  // The Puts the journal committed after the manifest. New files take sequence numbers above
+  // every file seen, so a left-out file (torn, failed, spare) is never mistaken for a new one.
+  uint64_t max_seq = 0;
+  status = ReplayJournal(manifest.next_seq - 1, &max_seq);
+  if (!status.ok()) return status;
+  next_seq_ = std::max(next_seq_, max_seq + 1);
+  // A manifest that lists the recovered Puts (a new store starts with one), so from now on a
+  // corrupt file of theirs is an error, never taken for a torn write. Best effort: on a failing
+  // disk the old manifest stays and the Puts stay the journal's, which recovers them as well.
+  if (!found || max_seq >= manifest.next_seq) (void)CommitManifest({}, {}, tag_);
   return RemoveOrphans();
 }
 
@@ -94,10 +104,10 @@ size_t SsdStore::FileRows(const SsdStoreOptions& options, uint32_t block_rows) {
 }
 
 Status SsdStore::WriteFile(std::span<const Key> keys, std::span<const float> values,
-                           std::vector<Written>* written) {
+                           std::vector<Written>* written, const ssd::FileCommit& commit) {
   const uint64_t seq = next_seq_++;
   Status status = ssd::WriteParamFile(FilePath(seq), seq, keys, values, options_.layout.floats(),
-                                      block_rows_, options_.sync, options_.write_fault);
+                                      block_rows_, options_.sync, options_.write_fault, commit);
   if (!status.ok()) {
     RemoveUncommitted(*written, seq);
     return status;
@@ -107,7 +117,7 @@ Status SsdStore::WriteFile(std::span<const Key> keys, std::span<const float> val
 }
 
 Status SsdStore::CommitManifest(const std::vector<Written>& written,
-                                const std::vector<uint64_t>& dropped, uint64_t tag) const {
+                                const std::vector<uint64_t>& dropped, uint64_t tag) {
   ssd::Manifest manifest;
   manifest.floats = options_.layout.floats();
   manifest.next_seq = next_seq_;
@@ -127,6 +137,10 @@ Status SsdStore::CommitManifest(const std::vector<Written>& written,
       ssd::WriteManifest(dir_, manifest, options_.sync, options_.write_fault, &replaced);
   // Once renamed, MANIFEST lists the written files: they must stay even if the fsync failed.
   if (!status.ok() && !replaced) RemoveUncommitted(written, 0);
+  if (replaced) {  // the journal's Puts must now follow this manifest's commit point
+    commit_point_ = next_seq_ - 1;
+    journal_files_ = 0;
+  }
   return status;
 }
 
@@ -180,12 +194,25 @@ Status SsdStore::Put(const RowBatch& batch, uint64_t tag) {
     if (seen.insert(batch.keys[i]).second) rows.push_back(static_cast<uint32_t>(i));
   }
   std::reverse(rows.begin(), rows.end());
+  if (rows.empty()) {  // a tag alone: the manifest commits it
+    Status status = CommitManifest({}, {}, tag);
+    if (status.ok()) tag_ = tag;
+    return status;
+  }
   const size_t per_file = RowsPerFile();
+  const size_t files = (rows.size() + per_file - 1) / per_file;
+  // Small Puts commit by their own files (one fdatasync each); bigger ones by the manifest.
+  const bool journal = files <= std::min<size_t>(options_.journal_files, UINT16_MAX);
+  if (journal) {
+    if (Status status = EnsureSpares(files); !status.ok()) return status;
+  }
+  ssd::FileCommit commit{tag, commit_point_, 0, static_cast<uint16_t>(journal ? files : 0)};
   std::vector<Written> written;
   std::vector<Key> keys;
   std::vector<float> values;
   for (size_t begin = 0; begin < rows.size(); begin += per_file) {
     const size_t end = std::min(rows.size(), begin + per_file);
+    if (journal) commit.index = static_cast<uint16_t>(begin / per_file + 1);
     keys.resize(end - begin);
     values.resize((end - begin) * floats);
     for (size_t i = begin; i < end; ++i) {
@@ -193,11 +220,16 @@ Status SsdStore::Put(const RowBatch& batch, uint64_t tag) {
       std::memcpy(values.data() + (i - begin) * floats, batch.values.data() + rows[i] * floats,
                   floats * sizeof(float));
     }
-    Status status = WriteFile(keys, values, &written);
+    Status status = WriteFile(keys, values, &written, commit);
     if (!status.ok()) return status;
   }
-  Status status = CommitManifest(written, {}, tag);
-  if (!status.ok()) return status;
+  if (!journal || journal_files_ + files >= options_.journal_files) {
+    Status status = CommitManifest(written, {}, tag);
+    if (!status.ok()) return status;
+  } else {
+    journal_files_ += files;
+    commit_point_ = written.back().seq;
+  }
   Install(written);
   tag_ = tag;
   return Status::Ok();

@@ -11,12 +11,31 @@
 //    the store has, so a batch's SSD cost is bounded by its rows, not by the store's history.
 //    GetStats says how many files, blocks and bytes that took.
 //  - Writes never update in place: Put writes its batch as one or more new files, sequentially,
-//    each with the next sequence number, then the manifest. The latest write of a key wins (the
-//    higher sequence number; within one batch, the last occurrence). Older copies become stale.
-//  - Durability: Put and Compact fdatasync their new files, then replace the manifest atomically
-//    (paramserver/ssd_manifest.hpp) and fsync the directory. A Put that returned OK is
-//    acknowledged: it survives a crash (kill -9; power loss with honest fsync). Open recovers
-//    from the manifest and deletes files it does not list (unacknowledged writes).
+//    each with the next sequence number. The latest write of a key wins (the higher sequence
+//    number; within one batch, the last occurrence). Older copies become stale.
+//  - Durability, one sync a Put: a Put's files commit it themselves, as a journal: each file's
+//    header says which Put it belongs to (its place and the Put's file count) and which commit
+//    the Put follows (ssd::FileCommit), and Put returns once its files are fdatasynced. Their
+//    directory entries were made durable beforehand: with options.sync the store pre-creates
+//    empty files for the next sequence numbers, options.spare_files at a time, with one
+//    directory fsync. So a 4 Ki-key Put (one file) costs one fdatasync instead of three (file,
+//    manifest, directory). The manifest (paramserver/ssd_manifest.hpp, replaced atomically and
+//    fsynced with its directory) is rewritten only when a compaction drops files, a Put commits
+//    a tag alone, a Put needs more than options.journal_files files, or the files committed by
+//    the journal since the last manifest reach options.journal_files (that Put pays the
+//    manifest's two syncs too); the manifest then lists them. A Put that returned OK is
+//    acknowledged: it survives a crash (kill -9; power loss with honest fdatasync).
+//  - Recovery: Open reads the manifest, then every file above its sequence numbers in full
+//    (every checksum) and replays the chain of journal Puts that follows the manifest's commit:
+//    from the newest Put whose files are all present and sound back through the commits each
+//    names. A Put torn by a crash (a file short or failing a checksum), a Put that failed and a
+//    compaction's files written before its manifest are not in the chain and are deleted, with
+//    the empty pre-created files and every file neither the manifest nor the chain holds; a
+//    chain that names a commit whose files are missing or corrupt is kCorrupt naming the file
+//    (an acknowledged write lost). Open then writes a manifest listing what it recovered (if
+//    that write fails the Puts stay the journal's). Limit: a Put the journal committed and
+//    that is the newest is dropped, not reported, if a file of it is corrupted after it was
+//    acknowledged and before the next manifest (as a torn write would be).
 //  - Compaction keeps the store's size bounded by its live rows: with f = options.stale_fraction,
 //    MaybeCompact (once disk_bytes() passes options.compaction_threshold) merges the files with
 //    the fewest live rows, just enough that afterwards stale rows are under f of the stored rows
@@ -60,9 +79,12 @@ struct SsdStoreOptions {
   ValueLayout layout;                          // every row's floats; must match an existing store's
   uint64_t compaction_threshold = 1ull << 30;  // disk bytes above which MaybeCompact compacts
   double stale_fraction = 0.5;  // compaction keeps stale rows / stored rows under this, in (0, 1)
-  // false: no fdatasync/fsync. Writes stay atomic and survive a killed process (the page cache
-  // keeps them) but not a power loss. For tests of the logic; production keeps true.
+  // false: no fdatasync/fsync, no pre-created files. Writes stay atomic and survive a killed
+  // process (the page cache keeps them) but not a power loss (troupe's PS runs default to it:
+  // paramserver.ssd_sync; the SSD bench measures both).
   bool sync = true;
+  uint32_t journal_files = 64;  // files Puts commit by themselves before a manifest lists them
+  uint32_t spare_files = 16;    // empty files pre-created per directory fsync (with sync)
   SsdWriteFault* write_fault = nullptr;  // fault injection (ssd_fault.hpp); not owned; may be null
   // true: Get first tells the kernel every block run it will read (posix_fadvise WILLNEED, 64
   // files at a time), so a device serves them concurrently instead of one read at a time. Helps
@@ -153,17 +175,36 @@ class SsdStore {
     uint32_t block_rows = 1;
   };
 
+  struct JournalFile {  // a file above the manifest, read whole and sound
+    ssd::FileCommit commit;
+    std::vector<Key> keys;
+    uint32_t block_rows = 1;
+  };
+  using Journal = std::map<uint64_t, JournalFile>;  // by sequence number
+
   SsdStore(std::string dir, const SsdStoreOptions& options);
   Status Recover();
   Status RemoveOrphans();  // deletes parameter files the manifest does not list
+  // Journal recovery (ssd_journal.cpp): ReplayJournal installs the chain of Puts committed after
+  // commit point `base` (*max_seq: the highest seq of any parameter file in the directory).
+  // Its steps: read every non-empty file with seq >= first whole (sound ones only); whether the
+  // Put whose last file is `last` has all its files, agreeing; the chain back to `base`, by the
+  // last file of each Put, oldest first.
+  Status ReplayJournal(uint64_t base, uint64_t* max_seq);
+  Status ReadJournal(uint64_t first, Journal* journal, uint64_t* max_seq);
+  static bool WholePut(const Journal& journal, uint64_t last);
+  Status JournalChain(const Journal& journal, uint64_t base, std::vector<uint64_t>* lasts) const;
+  // With options.sync: makes sure files next_seq_ .. next_seq_ + n - 1 exist, with durable
+  // directory entries (creating options.spare_files or n more, then one directory fsync).
+  Status EnsureSpares(size_t n);
   static size_t FileRows(const SsdStoreOptions& options, uint32_t block_rows);
   // Writes keys/values as file next_seq_ (advancing it) and remembers it in *written.
   Status WriteFile(std::span<const Key> keys, std::span<const float> values,
-                   std::vector<Written>* written);
+                   std::vector<Written>* written, const ssd::FileCommit& commit = {});
   // Manifest of the current files minus `dropped`, plus `written`, and `tag`; durably replaces
-  // MANIFEST.
+  // MANIFEST. Then every file is the manifest's: the journal starts again after next_seq_ - 1.
   Status CommitManifest(const std::vector<Written>& written, const std::vector<uint64_t>& dropped,
-                        uint64_t tag) const;
+                        uint64_t tag);
   // After a failed write: deletes the files it wrote (and the one it was writing), best effort.
   void RemoveUncommitted(const std::vector<Written>& written, uint64_t failed_seq) const;
   // After CommitManifest: points keys at the written files (older copies turn stale).
@@ -199,6 +240,9 @@ class SsdStore {
   std::map<uint64_t, FileInfo> files_;  // by sequence number
   uint64_t next_seq_ = 1;
   uint64_t tag_ = 0;
+  uint64_t commit_point_ = 0;  // the last file of the last commit (a Put's, or a manifest's)
+  size_t journal_files_ = 0;   // files committed by Puts since the last manifest
+  uint64_t spares_until_ = 0;  // files below this seq exist with durable entries (sync only)
   uint64_t disk_bytes_ = 0;
   uint64_t stored_rows_ = 0;
   uint32_t block_rows_ = 1;     // of the files this store writes

@@ -75,19 +75,22 @@ size_t FilesInDir(const std::string& dir) {
   return n;
 }
 
-// A Put that fails on its second file (EIO) or on its manifest (ENOSPC): an I/O error naming
-// the file, nothing of the batch visible, no file of it left behind, the tag unchanged.
+// A Put that fails on its second file (EIO), on its last (EIO) or, when the manifest commits it,
+// on its manifest (ENOSPC): an I/O error naming the file, nothing of the batch visible, no file
+// of it left behind, the tag unchanged.
 TEST(SsdFault, FailedPutChangesNothingAndNamesTheFile) {
-  for (const int64_t healthy : {int64_t{1}, int64_t{4}}) {  // 4: every parameter file, then fail
+  for (const int64_t healthy : {int64_t{1}, int64_t{3}, int64_t{4}}) {
     const std::string dir = FreshDir("put" + std::to_string(healthy));
     SsdWriteFault fault;
-    // Files of 2 rows: the Put below writes 4 files.
-    const SsdStoreOptions options = Options(&fault, ssd::ParamFileBytes(2, kLayout.floats()));
+    // Files of 2 rows: the Put below writes 4 files. With healthy == 4 every parameter file is
+    // written and the manifest fails: a journal of 2 files makes the manifest commit that Put.
+    SsdStoreOptions options = Options(&fault, ssd::ParamFileBytes(2, kLayout.floats()));
+    if (healthy == 4) options.journal_files = 2;
     std::unique_ptr<SsdStore> store = OpenOk(dir, options);
     ASSERT_TRUE(store->Put(Rows(0, 6, 1.0f), 7).ok());
     const std::map<Key, float> before = Contents(*store, 20);
     const size_t files_before = FilesInDir(dir);
-    const int error = healthy == 1 ? EIO : ENOSPC;
+    const int error = healthy < 4 ? EIO : ENOSPC;
     fault.Fail(error, healthy);
     const Status failed = store->Put(Rows(4, 8, 2.0f), 8);  // 4 files, then the manifest
     EXPECT_EQ(failed.code(), Status::Code::kIoError);
