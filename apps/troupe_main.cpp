@@ -4,6 +4,7 @@
 //   troupe sweep [CONFIG] --over field=v1,v2 [--seeds 1-5] [--set ...] [--out DIR] [--jobs N]
 //   troupe report RUN_DIR... [--out DIR]
 //   troupe validate CONFIG [--set ...]
+//   troupe list [policies|mechanisms]
 //   troupe node --listen HOST:PORT [--credentials DIR]
 //   troupe chaos CONFIG --runs N --seed S [--faults K] [--kinds crash,slow,...] [--set ...]
 //                [--keep DIR [--keep-all]]
@@ -23,6 +24,7 @@
 #include "actors/node_actor.hpp"
 #include "apps/chaos_command.hpp"
 #include "apps/command_line.hpp"
+#include "apps/list_command.hpp"
 #include "apps/live_serve.hpp"
 #include "apps/report_command.hpp"
 #include "apps/shared_files.hpp"
@@ -388,6 +390,10 @@ int main(int argc, char** argv) {
   node->add_option("--credentials", credentials_dir,
                    "folder with ca.pem, cert.pem, key.pem: mutual TLS with the deployment");
 
+  std::string list_what;
+  CLI::App* list = app.add_subcommand("list", "the registered policies and mechanisms, by name");
+  list->add_option("what", list_what, "policies or mechanisms (default: both)");
+
   troupe::ChaosSpec chaos_spec;
   CLI::App* chaos = troupe::AddChaos(app, &chaos_spec);
   chaos_spec.provenance = run_args.provenance;
@@ -405,5 +411,6 @@ int main(int argc, char** argv) {
   if (*report) return troupe::RunReport(report_dirs, report_out);
   if (*validate) return troupe::Validate(validate_args);
   if (*chaos) return troupe::RunChaos(chaos_spec);
+  if (*list) return troupe::RunList(list_what, std::cout);
   return troupe::Node(listen, credentials_dir);
 }
