@@ -15,7 +15,12 @@ ClusterLedger::ClusterLedger(std::vector<ServerShape> servers) : shapes_(std::mo
   for (const ServerShape& s : shapes_) {
     total_gpus_ += s.gpus;
     max_gpus = std::max(max_gpus, s.gpus);
+    if (s.gpu_type >= static_cast<int32_t>(gpus_of_type_.size())) {
+      gpus_of_type_.resize(s.gpu_type + 1, 0);
+    }
+    gpus_of_type_[s.gpu_type] += s.gpus;
   }
+  if (gpus_of_type_.empty()) gpus_of_type_.push_back(0);
   by_free_gpus_.resize(max_gpus + 1);
   Reset();
 }

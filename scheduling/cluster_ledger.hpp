@@ -13,6 +13,7 @@ struct ServerShape {
   int32_t gpus = 0;
   double cpus = 0;
   double memory_gb = 0;
+  int32_t gpu_type = 0;  // index into the run's GPU types; 0 on a cluster that names none
 };
 
 class ClusterLedger {
@@ -27,6 +28,9 @@ class ClusterLedger {
   const ServerShape& free(int32_t server) const { return free_[server]; }
   int32_t total_gpus() const { return total_gpus_; }
   int32_t free_gpus() const { return free_gpus_; }
+  // GPU types on the cluster (1 + the largest ServerShape::gpu_type) and GPUs of each.
+  int32_t type_count() const { return static_cast<int32_t>(gpus_of_type_.size()); }
+  int32_t gpus_of_type(int32_t type) const { return gpus_of_type_[type]; }
 
   // CPUs and memory in proportion to `gpus` on this server (capacity / GPUs per GPU).
   double ProportionalCpus(int32_t server, int32_t gpus) const;
@@ -47,6 +51,7 @@ class ClusterLedger {
   std::vector<ServerShape> shapes_;
   std::vector<ServerShape> free_;
   std::vector<std::set<int32_t>> by_free_gpus_;
+  std::vector<int32_t> gpus_of_type_;
   int32_t total_gpus_ = 0;
   int32_t free_gpus_ = 0;
 };

@@ -9,10 +9,15 @@ bool PartFits(const ClusterLedger& ledger, int32_t server, int32_t gpus, const A
   return ledger.Fits(server, gpus, aux.cpus, aux.memory_gb);
 }
 
+bool OfType(const ClusterLedger& ledger, int32_t server, int32_t gpu_type) {
+  return gpu_type == kAnyGpuType || ledger.shape(server).gpu_type == gpu_type;
+}
+
 std::vector<PlacementPart> Consolidate(const ClusterLedger& ledger, int32_t gpus,
-                                       const AuxDemandFn& demand) {
+                                       const AuxDemandFn& demand, int32_t gpu_type) {
   for (int32_t free = gpus; free <= ledger.max_server_gpus(); ++free) {
     for (int32_t server : ledger.ServersWithFreeGpus(free)) {
+      if (!OfType(ledger, server, gpu_type)) continue;
       const AuxDemand aux = demand(server, gpus);
       if (PartFits(ledger, server, gpus, aux)) {
         return {PlacementPart{server, gpus, aux.cpus, aux.memory_gb}};
@@ -23,11 +28,12 @@ std::vector<PlacementPart> Consolidate(const ClusterLedger& ledger, int32_t gpus
 }
 
 std::vector<PlacementPart> Spread(const ClusterLedger& ledger, int32_t gpus,
-                                  const AuxDemandFn& demand) {
+                                  const AuxDemandFn& demand, int32_t gpu_type) {
   std::vector<PlacementPart> parts;
   int32_t left = gpus;
   for (int32_t free = ledger.max_server_gpus(); free >= 1 && left > 0; --free) {
     for (int32_t server : ledger.ServersWithFreeGpus(free)) {
+      if (!OfType(ledger, server, gpu_type)) continue;
       // The largest share of the remaining GPUs whose auxiliary demand also fits here.
       for (int32_t take = std::min(free, left); take >= 1; --take) {
         const AuxDemand aux = demand(server, take);
@@ -47,13 +53,33 @@ std::vector<PlacementPart> Spread(const ClusterLedger& ledger, int32_t gpus,
 }  // namespace
 
 std::vector<PlacementPart> PlaceGpus(const ClusterLedger& ledger, int32_t gpus,
-                                     const AuxDemandFn& demand) {
+                                     const AuxDemandFn& demand, int32_t gpu_type) {
   if (gpus <= 0 || gpus > ledger.free_gpus()) return {};
   if (gpus <= ledger.max_server_gpus()) {
-    std::vector<PlacementPart> parts = Consolidate(ledger, gpus, demand);
+    std::vector<PlacementPart> parts = Consolidate(ledger, gpus, demand, gpu_type);
     if (!parts.empty()) return parts;
   }
-  return Spread(ledger, gpus, demand);
+  return Spread(ledger, gpus, demand, gpu_type);
+}
+
+std::vector<int32_t> TypesByJobSpeed(const ClusterLedger& ledger, const SchedJob& job) {
+  std::vector<int32_t> types;
+  for (int32_t t = 0; t < ledger.type_count(); ++t) {
+    if (ledger.gpus_of_type(t) > 0) types.push_back(t);
+  }
+  std::stable_sort(types.begin(), types.end(),
+                   [&job](int32_t a, int32_t b) { return job.TypeSpeed(a) > job.TypeSpeed(b); });
+  return types;
+}
+
+std::vector<PlacementPart> PlaceGpusByType(const ClusterLedger& ledger, const SchedJob& job,
+                                           const AuxDemandFn& demand) {
+  if (ledger.type_count() <= 1) return PlaceGpus(ledger, job.gpus, demand);
+  for (int32_t type : TypesByJobSpeed(ledger, job)) {
+    std::vector<PlacementPart> parts = PlaceGpus(ledger, job.gpus, demand, type);
+    if (!parts.empty()) return parts;
+  }
+  return PlaceGpus(ledger, job.gpus, demand);
 }
 
 }  // namespace troupe::scheduling

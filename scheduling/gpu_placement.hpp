@@ -4,6 +4,11 @@
 // fewest free GPUs that still holds the whole part (ties: lowest index). Otherwise it is spread
 // over the fewest servers: those with the most free GPUs first. Returns no parts when the job
 // cannot be placed; the ledger is not changed (the caller takes what it accepts).
+//
+// On a cluster of several GPU types, `gpu_type` keeps the search to servers of that type, and
+// PlaceGpusByType tries the job's types from the one it runs fastest on (a job gains most there)
+// before it lets a job span types (a gang job then runs at its slowest part's speed). On a
+// cluster of one type both are exactly PlaceGpus over every server.
 #pragma once
 
 #include <functional>
@@ -11,6 +16,7 @@
 
 #include "scheduling/cluster_ledger.hpp"
 #include "scheduling/placement.hpp"
+#include "scheduling/sched_job.hpp"
 
 namespace troupe::scheduling {
 
@@ -21,7 +27,16 @@ struct AuxDemand {
 };
 using AuxDemandFn = std::function<AuxDemand(int32_t server, int32_t gpus)>;
 
+inline constexpr int32_t kAnyGpuType = -1;
+
 std::vector<PlacementPart> PlaceGpus(const ClusterLedger& ledger, int32_t gpus,
-                                     const AuxDemandFn& demand);
+                                     const AuxDemandFn& demand, int32_t gpu_type = kAnyGpuType);
+
+// The cluster's GPU types in the order `job` prefers them: fastest for it first (ties: lower
+// index, so jobs of equal speed everywhere fill the types in index order).
+std::vector<int32_t> TypesByJobSpeed(const ClusterLedger& ledger, const SchedJob& job);
+
+std::vector<PlacementPart> PlaceGpusByType(const ClusterLedger& ledger, const SchedJob& job,
+                                           const AuxDemandFn& demand);
 
 }  // namespace troupe::scheduling

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "messages/sensitivity.hpp"
 
@@ -30,6 +31,14 @@ struct SchedJob {
   // FTF divide its remaining work by; the scheduler sets it each round (ExpectedSpeedup,
   // policy.hpp).
   double expected_speedup = 1;
+  // Its throughput on each GPU type of the run (by ServerShape::gpu_type) relative to the
+  // reference type the catalogue's iteration times were measured on. Null: 1 on every type (a
+  // cluster that names no GPU type).
+  std::shared_ptr<const std::vector<double>> type_speed;
+
+  double TypeSpeed(int32_t type) const {
+    return type_speed && type < static_cast<int32_t>(type_speed->size()) ? (*type_speed)[type] : 1;
+  }
 
   // Remaining time at the expected speed-up; ideal duration at the proportional share.
   double remaining_s() const {
