@@ -1,6 +1,7 @@
 // ActorRuntime: one CAF actor system set up for a run's mode, and the loop that drives it.
 //
-//   emulated  CAF's test_coordinator: one thread, deterministic; Drive() runs every ready
+//   emulated  EmulatedCoordinator (runtime/emulated_clock.hpp): CAF's test coordinator with a
+//             virtual clock of troupe's own; one thread, deterministic. Drive() runs every ready
 //             message, then jumps the virtual clock to the next timer, until the run is done.
 //   real      CAF's work-stealing scheduler on the wall clock; Drive() waits for the run.
 // Everything else — actors, messages, timers — is identical in both modes. The middleman is
