@@ -160,6 +160,7 @@ void Idle(Self* self, double start_s) {
 void PlanRound(Self* self, double start_s) {
   SchedulerState& st = self->state;
   FailJobsThatNoLongerFit(self);
+  st.mechanism->StartRound(st.round + 1, start_s);
   std::vector<scheduling::JobPlacement> placements = PlacePolicyOrder(st, start_s);
   NoteExpectedSpeedups(st, placements);
   if (st.queued == 0) return Idle(self, start_s);

@@ -15,6 +15,7 @@
 #include "config/scheduler_names.hpp"
 #include "emulation/fault_plan.hpp"
 #include "messages/config_ranges.hpp"
+#include "scheduling/mechanism_registry.hpp"
 
 namespace troupe {
 namespace {
@@ -258,6 +259,37 @@ void ValidateAgents(const config::RunConfig& cfg, Check& check) {
   }
 }
 
+// The external scheduler (docs/external-scheduler.md): selected and configured together, an
+// address to listen on, a secret, and a registered built-in fallback.
+void ValidateExternalScheduler(const config::RunConfig& cfg, Check& check) {
+  const bool selected = MechanismNameOf(cfg.scheduler()) == "external";
+  if (!cfg.has_external_scheduler()) {
+    if (selected) {
+      check.Fail("scheduler.mechanism_name",
+                 "'external' needs an external_scheduler block (docs/external-scheduler.md)");
+    }
+    return;
+  }
+  const config::ExternalScheduler& e = cfg.external_scheduler();
+  if (!selected) {
+    check.Fail("external_scheduler", "set, but scheduler.mechanism_name is not 'external'");
+  }
+  std::string host;
+  uint16_t port = 0;
+  if (!SplitHostPort(e.listen(), 0, &host, &port)) {
+    check.Fail("external_scheduler.listen", "must be HOST:PORT, got '" + e.listen() + "'");
+  }
+  if (e.secret().empty() == e.secret_file().empty()) {
+    check.Fail("external_scheduler.secret",
+               "give external_scheduler.secret or external_scheduler.secret_file (one of them)");
+  }
+  if (e.fallback() == "external" || scheduling::FindMechanism(e.fallback()) == nullptr) {
+    check.Fail("external_scheduler.fallback",
+               "'" + e.fallback() + "' is not a built-in mechanism (known: " +
+                   scheduling::RegisteredMechanismNames() + "; not external)");
+  }
+}
+
 // The real-mode backends (RunConfig.backends, docs/gpu.md): known names, real mode for real
 // compute, a positive step sizing. Whether this build and machine can run "cuda" or "nccl" is
 // checked by PlanRun (runner/cluster/run_setup.cpp), which links the GPU backends.
@@ -309,6 +341,7 @@ Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
   ValidateWorkload(cfg, check);
   ValidatePlacement(cfg, check);
   ValidateAgents(cfg, check);
+  ValidateExternalScheduler(cfg, check);
   ValidateBackends(cfg, check);
   return check.status();
 }

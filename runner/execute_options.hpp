@@ -23,6 +23,9 @@ struct ExecuteOptions {
   RunProvenance provenance;
   // RunConfig.agents: a gateway for real training processes (docs/agent.md); real mode only.
   std::optional<config::AgentGateway> agents;
+  // RunConfig.external_scheduler: the process that places the rounds
+  // (docs/external-scheduler.md).
+  std::optional<config::ExternalScheduler> external_scheduler;
   // `--serve`: who receives the run's live snapshots (a few a wall second, and the final one);
   // null: the run keeps no live feed. Cluster runs only.
   LiveSink* live = nullptr;

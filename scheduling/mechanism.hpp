@@ -5,7 +5,9 @@
 // themselves by name (mechanism_registry.hpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,9 +17,14 @@
 
 namespace troupe::scheduling {
 
+class AllocationSource;  // external_mechanism.hpp
+
 class Mechanism {
  public:
   virtual ~Mechanism() = default;
+  // The round about to be planned (its index and start on the run clock), told before its
+  // PlaceRound calls; a mechanism that does not need it ignores it.
+  virtual void StartRound(int64_t /*round*/, double /*now_s*/) {}
   virtual std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                                ClusterLedger& ledger) = 0;
 };
@@ -26,6 +33,10 @@ class Mechanism {
 struct MechanismOptions {
   // TUNE: place by (GPUs, CPUs, memory) demand, largest first, instead of the policy's order.
   bool tune_sort_by_demand = false;
+  // "external" (external_mechanism.hpp): who proposes each round, and the built-in mechanism
+  // that places a round whose proposal is refused.
+  std::shared_ptr<AllocationSource> external;
+  std::string external_fallback = "proportional";
 };
 
 // A mechanism, as it registers itself (mechanism_registry.hpp).

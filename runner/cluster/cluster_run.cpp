@@ -14,6 +14,7 @@
 #include "actors/server_actor.hpp"
 #include "actors/workload_actor.hpp"
 #include "messages/atoms.hpp"
+#include "runner/cluster/external_session.hpp"
 #include "runner/cluster/report_writer.hpp"
 #include "runner/run_directory.hpp"
 #include "runtime/fault_network.hpp"
@@ -165,6 +166,13 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   // Refused before anything runs: troupe never replaces a folder it did not write.
   if (!plan.out_dir.empty()) {
     if (Status s = CheckRunDirectory(plan.out_dir); !s.ok()) return s;
+  }
+  // The external scheduler registers before the first round (docs/external-scheduler.md); the
+  // session outlives the actors, whose mechanism asks it every round.
+  std::unique_ptr<ExternalSession> external;
+  if (options.external_scheduler) {
+    Status s = ExternalSession::Start(*options.external_scheduler, &plan, &external);
+    if (!s.ok()) return s;
   }
   FaultMachinery faults;  // outlives the runtime: actors use the network until they are gone
   std::unique_ptr<LiveFeed> live;  // outlives the runtime, like the network

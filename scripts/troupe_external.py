@@ -1,0 +1,259 @@
+"""troupe_external: place the rounds of a `troupe run` from Python (docs/external-scheduler.md).
+
+A run whose scheduler.mechanism is `external` listens on loopback and waits for one scheduler:
+
+    client = ExternalScheduler("127.0.0.1", port, secret, name="my-fifo")
+    client.connect()                # Hello, Register(HMAC-SHA256(secret, nonce)), Registered
+    client.serve(schedule)          # until troupe says Goodbye
+
+`schedule(state)` is called once per RoundState and returns the round's placements: a list of
+(job_id, [(server, gpus, cpus, memory_gb), ...]). `state` has `round`, `now_s`, `ask`, `jobs`
+(the runnable queue, or its head, in the policy's order: protobuf Job messages with id, gpus,
+arrival_s, iterations_left, ideal_cpus_per_gpu, ...), `sensitivity(job_id)` (cpu_grid,
+memory_grid, values; empty lists for an insensitive job), and `ledger()`: a Ledger of the free
+resources to plan on. troupe checks every answer: one that overcommits a server, names a job it
+did not offer or splits a job's GPUs wrongly is refused (a Refusal with the reason arrives,
+counted in `refusals`) and the round is placed by the run's built-in fallback.
+
+The protocol's Python classes are generated from messages/external_scheduler.proto by protoc on
+first use, into a cache folder ($TROUPE_AGENT_CACHE, else $XDG_CACHE_HOME/troupe or
+~/.cache/troupe) keyed by the proto's hash. Needs Debian's python3-protobuf and protobuf-compiler.
+"""
+
+import bisect
+import hashlib
+import hmac
+import importlib.util
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+MAX_FRAME_BYTES = 64 << 20
+PROTOCOL_VERSION = 1
+# The slack troupe's ledger allows when a demand is compared with what is free (floating point).
+SLACK = 1e-9
+
+
+def _cache_root():
+    if os.environ.get("TROUPE_AGENT_CACHE"):
+        return os.environ["TROUPE_AGENT_CACHE"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "troupe")
+
+
+def load_protocol():
+    """The generated external_scheduler_pb2 module (protoc runs once per version of the proto)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    proto = os.path.abspath(os.path.join(here, "..", "messages", "external_scheduler.proto"))
+    with open(proto, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    out_dir = os.path.join(_cache_root(), "external_pb2-" + digest)
+    module_path = os.path.join(out_dir, "external_scheduler_pb2.py")
+    if not os.path.exists(module_path):
+        staging = out_dir + ".tmp-%d" % os.getpid()
+        os.makedirs(staging, exist_ok=True)
+        subprocess.run(["protoc", "-I", os.path.dirname(proto), "--python_out", staging,
+                        os.path.basename(proto)], check=True)
+        try:
+            os.rename(staging, out_dir)
+        except OSError:  # another process generated it first
+            pass
+    spec = importlib.util.spec_from_file_location("troupe_external_pb2_" + digest, module_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+pb = load_protocol()
+
+
+class ExternalError(Exception):
+    """troupe refused the scheduler, or the connection broke."""
+
+
+class Ledger:
+    """What each server has free during one round, with troupe's own fit test and best-fit
+    buckets: servers() yields the servers with exactly n GPUs free, in index order."""
+
+    def __init__(self, shapes, free_gpus, free_cpus, free_memory_gb):
+        self.shapes = shapes  # [(gpus, cpus, memory_gb)] capacities, by server
+        self.gpus = list(free_gpus)
+        self.cpus = list(free_cpus)
+        self.memory_gb = list(free_memory_gb)
+        self.max_server_gpus = max((s[0] for s in shapes), default=0)
+        self.free_gpus = sum(self.gpus)
+        self._buckets = [[] for _ in range(self.max_server_gpus + 1)]
+        for server, gpus in enumerate(self.gpus):
+            self._buckets[gpus].append(server)
+
+    def servers(self, free_gpus):
+        return self._buckets[free_gpus]
+
+    def proportional(self, server, gpus):
+        """CPUs and memory in proportion to `gpus` on this server (capacity / GPUs per GPU)."""
+        shape_gpus, cpus, memory_gb = self.shapes[server]
+        return cpus / shape_gpus * gpus, memory_gb / shape_gpus * gpus
+
+    def fits(self, server, gpus, cpus, memory_gb):
+        return (gpus <= self.gpus[server] and cpus <= self.cpus[server] + SLACK
+                and memory_gb <= self.memory_gb[server] + SLACK)
+
+    def take(self, server, gpus, cpus, memory_gb):
+        self._buckets[self.gpus[server]].remove(server)
+        self.gpus[server] -= gpus
+        self.cpus[server] -= cpus
+        self.memory_gb[server] -= memory_gb
+        self.free_gpus -= gpus
+        bisect.insort(self._buckets[self.gpus[server]], server)
+
+
+class RoundState:
+    """One RoundState as `schedule` sees it."""
+
+    def __init__(self, message, shapes, sensitivities):
+        self.message = message
+        self.ask = message.ask
+        self.round = message.round
+        self.now_s = message.now_s
+        self.jobs = message.jobs
+        self._shapes = shapes
+        self._sensitivities = sensitivities
+
+    def sensitivity(self, job_id):
+        return self._sensitivities[job_id]
+
+    def ledger(self):
+        m = self.message
+        return Ledger(self._shapes, m.free_gpus, m.free_cpus, m.free_memory_gb)
+
+
+class ExternalScheduler:
+    def __init__(self, host, port, secret, name="python", connect_timeout_s=10.0):
+        self.host, self.port = host, int(port)
+        self.secret = secret.encode() if isinstance(secret, str) else secret
+        self.name, self.connect_timeout_s = name, connect_timeout_s
+        self.hello = None
+        self.shapes = []
+        self.asks = 0
+        self.refusals = []  # (ask, reason, fallback)
+        self.goodbye = None
+        self.seconds_scheduling = 0.0  # wall time spent in schedule()
+        self._sensitivities = {}
+        self._sock = None
+
+    # --- wire ---
+    def _send(self, **body):
+        payload = pb.Envelope(**body).SerializeToString()
+        self._sock.sendall(struct.pack(">I", len(payload)) + payload)
+
+    def _read_exact(self, n):
+        chunks = []
+        while n > 0:
+            chunk = self._sock.recv(min(n, 1 << 20))
+            if not chunk:
+                raise ExternalError("troupe closed the connection")
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def _read_frame(self):
+        (length,) = struct.unpack(">I", self._read_exact(4))
+        if length == 0 or length > MAX_FRAME_BYTES:
+            raise ExternalError("bad frame length %d from troupe" % length)
+        envelope = pb.Envelope()
+        envelope.ParseFromString(self._read_exact(length))
+        if envelope.WhichOneof("body") == "error":
+            raise ExternalError("troupe: " + envelope.error.message)
+        return envelope
+
+    # --- session ---
+    def connect(self):
+        """Connects and registers; returns troupe's Hello (servers, round_s, fallback, policy)."""
+        self._sock = socket.create_connection((self.host, self.port), self.connect_timeout_s)
+        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        hello = self._read_frame()
+        if hello.WhichOneof("body") != "hello":
+            raise ExternalError("expected hello, got %s" % hello.WhichOneof("body"))
+        self.hello = hello.hello
+        self.shapes = [(s.gpus, s.cpus, s.memory_gb) for s in self.hello.servers]
+        token = hmac.new(self.secret, self.hello.nonce, hashlib.sha256).digest()
+        self._send(register=pb.Register(token=token, protocol_version=PROTOCOL_VERSION,
+                                        name=self.name))
+        reply = self._read_frame()
+        if reply.WhichOneof("body") != "registered":
+            raise ExternalError("troupe refused the scheduler: %s" % reply.WhichOneof("body"))
+        self._sock.settimeout(None)
+        return self.hello
+
+    def _state(self, message):
+        known = self._sensitivities
+        current = {}
+        for job in message.jobs:
+            if job.HasField("sensitivity"):
+                s = job.sensitivity
+                current[job.id] = (list(s.cpu_grid), list(s.memory_grid), list(s.values))
+            else:
+                current[job.id] = known[job.id]
+        self._sensitivities = current  # troupe re-sends a matrix for a job it did not offer last
+        return RoundState(message, self.shapes, current)
+
+    def serve(self, schedule):
+        """Answers every RoundState with schedule(state) until troupe says Goodbye."""
+        while True:
+            frame = self._read_frame()
+            kind = frame.WhichOneof("body")
+            if kind == "round_state":
+                state = self._state(frame.round_state)
+                start = time.perf_counter()
+                placements = schedule(state)
+                self.seconds_scheduling += time.perf_counter() - start
+                self.asks += 1
+                self._send(allocation=_allocation(state.ask, placements))
+            elif kind == "refusal":
+                r = frame.refusal
+                self.refusals.append((r.ask, r.reason, r.fallback))
+                print("troupe_external: ask %d refused (%s placed it): %s"
+                      % (r.ask, r.fallback, r.reason), file=sys.stderr)
+            elif kind == "goodbye":
+                self.goodbye = frame.goodbye.reason
+                return
+            else:
+                raise ExternalError("unexpected %s from troupe" % kind)
+
+    def close(self):
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+
+def _allocation(ask, placements):
+    allocation = pb.Allocation(ask=ask)
+    for job_id, parts in placements:
+        placement = allocation.placements.add(job_id=job_id)
+        for server, gpus, cpus, memory_gb in parts:
+            placement.parts.add(server=server, gpus=gpus, cpus=cpus, memory_gb=memory_gb)
+    return allocation
+
+
+def wait_for_port(path, timeout_s=60):
+    """The port troupe wrote to external_scheduler.port_file, waiting for the file."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+            if text:
+                return int(text)
+        except FileNotFoundError:
+            pass
+        time.sleep(0.02)
+    raise ExternalError("no port in %s after %d s" % (path, timeout_s))
+
+
+def read_secret(path):
+    """A secret file as troupe reads it: one line, trailing newlines and spaces dropped."""
+    with open(path, "rb") as f:
+        return f.read().rstrip(b"\r\n ")
