@@ -1,0 +1,140 @@
+// Acceptance of the external scheduler (docs/external-scheduler.md): `troupe run` with
+// scheduler.mechanism_name "external" and a Python scheduler process over the wire.
+// scripts/external_fifo_proportional.py writes the built-in FIFO + proportional run's jobs.csv
+// and rounds.csv byte for byte (multi-GPU jobs on 4-GPU servers, so jobs are spread too); a
+// Python scheduler whose every answer overcommits is refused each round with the reason, and
+// the fallback (proportional) places the rounds: the same files again. Bounded: the processes
+// are waited for, and troupe waits at most connect_timeout_s for the scheduler.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <future>
+#include <sstream>
+
+#include "tests/integration/run_fixture.hpp"
+
+extern char** environ;
+
+namespace troupe::testing {
+namespace {
+
+constexpr char kPython[] = "/usr/bin/python3";
+
+pid_t Spawn(std::vector<std::string> argv, const std::string& out_path,
+            const std::string& err_path) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT, 0644);
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool PythonProtobufAvailable() {
+  const std::string dir = FreshDir("external-pycheck");
+  const pid_t pid = Spawn({kPython, "-c", "import google.protobuf"}, dir + "/out", dir + "/err");
+  return access("/usr/bin/protoc", X_OK) == 0 && Wait(pid) == 0;
+}
+
+// 4 servers of 4 GPUs; 1-, 2-, 4- and 8-GPU jobs arriving faster than they finish.
+std::string Config(const std::string& out_dir, const std::string& extra) {
+  return "cluster { servers { count: 4 gpus: 4 cpus: 12 memory_gb: 250 } }\n"
+         "workload { generator { jobs_per_hour: 40 num_jobs: 60 multi_gpu: true } }\n"
+         "scheduler { policy: fifo " +
+         extra + "round_s: 300 }\n" + "run { mode: emulated seed: 7 out_dir: \"" + out_dir +
+         "\" }\n";
+}
+
+// Runs `dir`/external.textproto against the Python scheduler `argv` (port and secret appended);
+// returns the scheduler's stdout.
+std::string RunWithScheduler(const std::string& dir, std::vector<std::string> argv) {
+  WriteFile(dir + "/secret", "external-acceptance-secret\n");
+  WriteFile(dir + "/external.textproto",
+            Config(dir + "/external", "mechanism_name: \"external\" ") +
+                "external_scheduler { secret_file: \"" + dir + "/secret\" port_file: \"" + dir +
+                "/port\" connect_timeout_s: 30 answer_timeout_s: 30 }\n");
+  auto troupe = std::async(std::launch::async, [&] {
+    return RunTroupe({"run", dir + "/external.textproto", "--quiet"});
+  });
+  setenv("TROUPE_AGENT_CACHE", (dir + "/pycache").c_str(), 1);
+  argv.insert(argv.end(), {"--port-file", dir + "/port", "--secret-file", dir + "/secret"});
+  const pid_t scheduler = Spawn(argv, dir + "/scheduler.out", dir + "/scheduler.err");
+  EXPECT_EQ(Wait(scheduler), 0) << ReadFile(dir + "/scheduler.err");
+  const ProcessResult run = troupe.get();
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  return ReadFile(dir + "/scheduler.out");
+}
+
+void ExpectSameRecords(const std::string& dir) {
+  WriteFile(dir + "/builtin.textproto", Config(dir + "/builtin", "mechanism: proportional "));
+  const ProcessResult builtin = RunTroupe({"run", dir + "/builtin.textproto", "--quiet"});
+  ASSERT_EQ(builtin.exit_code, 0) << builtin.err;
+  const std::string jobs = ReadFile(dir + "/builtin/jobs.csv");
+  ASSERT_GT(ReadCsv(dir + "/builtin/jobs.csv").size(), 50u);
+  EXPECT_EQ(ReadFile(dir + "/external/jobs.csv"), jobs);
+  EXPECT_EQ(ReadFile(dir + "/external/rounds.csv"), ReadFile(dir + "/builtin/rounds.csv"));
+}
+
+TEST(ExternalSchedulerRun, PythonFifoProportionalWritesTheBuiltInRecords) {
+  if (!PythonProtobufAvailable()) {
+    GTEST_SKIP() << "python3-protobuf or protobuf-compiler is not installed "
+                    "(scripts/install-deps.sh installs them)";
+  }
+  const std::string dir = FreshDir("external-fifo");
+  const std::string out =
+      RunWithScheduler(dir, {kPython, SourcePath("scripts/external_fifo_proportional.py")});
+  EXPECT_NE(out.find("\"refusals\": 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"goodbye\": \"the run ended\""), std::string::npos) << out;
+  ExpectSameRecords(dir);
+}
+
+// Every answer asks for all of server 0's CPUs twice over for the first job.
+constexpr char kOvercommitting[] = R"(
+import sys
+sys.path.insert(0, sys.argv[1])
+import troupe_external as te
+args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
+client = te.ExternalScheduler("127.0.0.1", te.wait_for_port(args["--port-file"]),
+                              te.read_secret(args["--secret-file"]))
+client.connect()
+def greedy(state):
+    jobs = list(state.jobs)
+    if not jobs:
+        return []
+    return [(jobs[0].id, [(0, jobs[0].gpus, 25.0, 1.0)])]
+client.serve(greedy)
+reasons = set(r[1].split(":")[1].strip() for r in client.refusals)
+print(len(client.refusals), client.asks, sorted(reasons), client.refusals[0][2])
+)";
+
+TEST(ExternalSchedulerRun, OvercommittingAnswersAreRefusedAndTheFallbackPlacesTheRounds) {
+  if (!PythonProtobufAvailable()) GTEST_SKIP() << "python3-protobuf is not installed";
+  const std::string dir = FreshDir("external-overcommit");
+  const std::string out =
+      RunWithScheduler(dir, {kPython, "-c", kOvercommitting, SourcePath("scripts")});
+  // Every non-empty ask refused, each for its overcommit (or, for an 8-GPU job, its GPU count).
+  std::istringstream line(out);
+  int refusals = 0, asks = 0;
+  line >> refusals >> asks;
+  EXPECT_GT(refusals, 20) << out;
+  EXPECT_NE(out.find("overcommits server 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("proportional"), std::string::npos) << out;
+  ExpectSameRecords(dir);
+}
+
+}  // namespace
+}  // namespace troupe::testing
