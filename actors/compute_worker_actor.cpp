@@ -1,56 +1,95 @@
 #include "actors/compute_worker_actor.hpp"
 
+#include <unistd.h>
+
+#include <caf/exit_reason.hpp>
 #include <caf/system_messages.hpp>
+#include <chrono>
 #include <utility>
 
+#include "actors/allreduce_rank_actor.hpp"
+#include "gpu/gang_exchange.hpp"
 #include "runtime/counted_send.hpp"
+#include "runtime/run_clock.hpp"
 
 namespace troupe {
 namespace {
 
 using Self = caf::stateful_actor<ComputeWorkerState>;
 
+// The longest a part waits for one exchange: the slowest part's step and the messages.
+constexpr auto kExchangeTimeout = std::chrono::seconds(60);
+
+bool Gang(const ComputeWorkerState& st) { return static_cast<bool>(st.rank); }
+
+PartDone DoneOf(const ComputeWorkerState& st) {
+  PartDone done;
+  done.lease_start_s = st.work.lease_start_s;
+  done.server = st.work.server;
+  done.pid = static_cast<int64_t>(::getpid());
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) == 0) done.host = host;
+  done.devices = st.devices;
+  done.steps = st.sample.steps;
+  done.exchanges = st.exchanges;
+  if (!st.weights.empty()) done.weights_hash = gpu::WeightsHash(st.weights);
+  return done;
+}
+
 void Fail(Self* self, const std::string& why) {
   ComputeWorkerState& st = self->state;
   if (st.compute) st.compute->Release();
-  Tell(self, st.telemetry, st.job, work_fail_atom::value, st.work.lease_start_s, why);
+  PartDone done = DoneOf(st);
+  done.why = why;
+  Tell(self, st.telemetry, st.work.job, std::move(done));
   self->quit();
 }
 
-// Backends made and the plan leased on every device; the gradients of a multi-GPU job filled.
+void Finish(Self* self) {
+  ComputeWorkerState& st = self->state;
+  st.compute->Release();
+  PartDone done = DoneOf(st);
+  done.ok = true;
+  done.seconds_per_iteration = gpu::MeasuredSecondsPerIteration(st.sample, st.options.sizing.scale);
+  Tell(self, st.telemetry, st.work.job, std::move(done));
+  self->quit();
+}
+
+// Backends made and the plan leased on every device; the gradients of a multi-GPU part filled.
 Status Prepare(ComputeWorkerState& st) {
-  const ComputeWork& w = st.work;
-  if (Status s = gpu::MakeComputeBackend(w.options.compute, &st.compute); !s.ok()) return s;
-  if (Status s = st.compute->Lease(w.plan, w.devices, w.seed); !s.ok()) return s;
-  if (w.devices < 2 || !(w.options.gradient_bytes > 0)) return Status::Ok();
-  Status s = gpu::MakeCollectiveBackend(w.options.collective, w.options.link, &st.collective);
+  const gpu::RealComputeOptions& o = st.options;
+  const int32_t devices = static_cast<int32_t>(st.work.gpu_ids.size());
+  if (Status s = gpu::MakeComputeBackend(o.compute, &st.compute); !s.ok()) return s;
+  if (Status s = st.compute->Lease(PartPlan(st.work), devices, st.work.seed); !s.ok()) return s;
+  if (devices < 2 || !(o.gradient_bytes > 0)) return Status::Ok();
+  Status s = gpu::MakeCollectiveBackend(o.collective, o.link, &st.collective);
   if (!s.ok()) return s;
-  const int64_t floats = gpu::StepGradientFloats(w.options.gradient_bytes, w.options.sizing.scale);
-  st.pristine.resize(static_cast<size_t>(w.devices));
-  for (int32_t r = 0; r < w.devices; ++r) {
+  const int64_t floats = gpu::StepGradientFloats(o.gradient_bytes, o.sizing.scale);
+  st.pristine.resize(static_cast<size_t>(devices));
+  for (int32_t r = 0; r < devices; ++r) {
     std::vector<float>& g = st.pristine[static_cast<size_t>(r)];
     g.resize(static_cast<size_t>(floats));
     // Streams past the compute's (0: weights, 1 + d: inputs), so the values differ from those.
     for (int64_t i = 0; i < floats; ++i) {
-      g[static_cast<size_t>(i)] = gpu::SeededValue(w.seed, 1 + w.devices + r, i);
+      g[static_cast<size_t>(i)] = gpu::SeededValue(st.work.seed, 1 + devices + r, i);
     }
   }
   st.gradients = st.pristine;
   return Status::Ok();
 }
 
-// One step: the GEMM chain on every device, then the all-reduce of the step's gradient.
-Status Step(ComputeWorkerState& st) {
+// One step: the GEMM chain on every device, then the all-reduce among the part's devices.
+Status Step(ComputeWorkerState& st, double* compute_s, double* allreduce_s) {
   gpu::StepTiming timing;
   if (Status s = st.compute->RunStep(&timing); !s.ok()) return s;
-  double allreduce_s = 0;
+  *compute_s = timing.seconds;
+  *allreduce_s = 0;
   if (st.collective) {
     for (size_t r = 0; r < st.gradients.size(); ++r) {
       std::copy(st.pristine[r].begin(), st.pristine[r].end(), st.gradients[r].begin());
     }
-    if (Status s = st.collective->AllReduceSum(&st.gradients, &allreduce_s); !s.ok()) return s;
+    if (Status s = st.collective->AllReduceSum(&st.gradients, allreduce_s); !s.ok()) return s;
   }
-  st.sample.Add(timing.seconds, allreduce_s);
   return Status::Ok();
 }
 
@@ -59,35 +98,126 @@ void Continue(Self* self) {
   self->send(self, work_step_atom::value);
 }
 
+bool PastBudget(Self* self) { return self->clock().now() >= self->state.deadline; }
+
+// The gang's exchange after a step: this part's gradient and its vote to stop, all-reduced
+// across the parts; the step's sample waits for it (the exchange is part of the step's time).
+void Exchange(Self* self, double compute_s, double allreduce_s) {
+  ComputeWorkerState& st = self->state;
+  const size_t floats = st.weights.size();
+  std::vector<float> buffer(floats + 1);
+  gpu::GangGradient(st.work.seed, st.work.part_rank, st.exchanges,
+                    std::span<float>(buffer).first(floats));
+  buffer[floats] = PastBudget(self) ? 1.0f : 0.0f;
+  const auto began = self->clock().now();
+  self->request(st.rank, kExchangeTimeout, AllReduceStart{st.exchanges, FloatBlob::Of(buffer)})
+      .await(
+          [=](const AllReduceResult& result) {
+            ComputeWorkerState& st = self->state;
+            if (result.values.floats() != st.weights.size() + 1) {
+              return Fail(self, "the gang's exchange answered a buffer of another length");
+            }
+            const std::vector<float> sum = result.values.ToFloats();
+            gpu::ApplyGangSum(std::span<const float>(sum).first(st.weights.size()), st.weights);
+            ++st.exchanges;
+            const double exchange_s =
+                std::chrono::duration<double>(self->clock().now() - began).count();
+            st.sample.Add(compute_s, allreduce_s + exchange_s);
+            if (sum.back() > 0) return Finish(self);
+            Continue(self);
+          },
+          [=](const caf::error& e) {
+            Fail(self, "the gang's exchange failed: " + self->system().render(e));
+          });
+}
+
+void OnStep(Self* self) {
+  ComputeWorkerState& st = self->state;
+  if (!st.compute) {
+    if (Status s = Prepare(st); !s.ok()) return Fail(self, s.message());
+  }
+  double compute_s = 0;
+  double allreduce_s = 0;
+  if (Status s = Step(st, &compute_s, &allreduce_s); !s.ok()) return Fail(self, s.message());
+  const int64_t steps = st.sample.steps + 1;
+  if (Gang(st)) {
+    if (steps % st.work.exchange_every_steps == 0) return Exchange(self, compute_s, allreduce_s);
+    st.sample.Add(compute_s, allreduce_s);
+    return Continue(self);  // a gang stops only after an exchange, all parts together
+  }
+  st.sample.Add(compute_s, allreduce_s);
+  if (!PastBudget(self)) return Continue(self);
+  Finish(self);
+}
+
+// A gang part exchanges when there is a gradient to exchange and a period to do it in.
+bool ExchangesWithParts(const ComputeWorkerState& st) {
+  return st.work.parts > 1 && st.work.exchange_every_steps > 0 &&
+         gpu::StepGradientFloats(st.options.gradient_bytes, st.options.sizing.scale) > 0;
+}
+
 }  // namespace
 
-caf::behavior ComputeWorkerActor(Self* self, ComputeWork work, caf::actor job, RunClock clock,
+void SetPartOptions(const gpu::RealComputeOptions& o, const gpu::StepPlan& plan, PartWork* w) {
+  w->compute = o.compute;
+  w->collective = o.collective;
+  w->scale = o.sizing.scale;
+  w->width = o.sizing.width;
+  w->gemms = o.sizing.gemms;
+  w->reference_flops_per_s = o.sizing.reference_flops_per_s;
+  w->gradient_bytes = o.gradient_bytes;
+  w->link_bytes_per_s = o.link.bytes_per_s;
+  w->link_latency_s = o.link.latency_s;
+  w->plan_rows = plan.rows;
+  w->plan_width = plan.width;
+  w->plan_gemms = plan.gemms;
+}
+
+gpu::RealComputeOptions PartOptions(const PartWork& w) {
+  gpu::RealComputeOptions o;
+  o.compute = w.compute;
+  o.collective = w.collective;
+  o.sizing.scale = w.scale;
+  o.sizing.width = w.width;
+  o.sizing.gemms = w.gemms;
+  o.sizing.reference_flops_per_s = w.reference_flops_per_s;
+  o.gradient_bytes = w.gradient_bytes;
+  o.link.bytes_per_s = w.link_bytes_per_s;
+  o.link.latency_s = w.link_latency_s;
+  return o;
+}
+
+gpu::StepPlan PartPlan(const PartWork& w) {
+  return gpu::StepPlan{w.plan_rows, w.plan_width, w.plan_gemms};
+}
+
+caf::behavior ComputeWorkerActor(Self* self, PartWork work, std::vector<int32_t> devices,
                                  Telemetry* telemetry) {
   ComputeWorkerState& st = self->state;
+  st.options = PartOptions(work);
   st.work = std::move(work);
-  st.job = std::move(job);
-  st.clock = clock;
+  st.devices = std::move(devices);
   st.telemetry = telemetry;
-  self->monitor(st.job);
+  st.deadline = self->clock().now() + SecondsToTimespan(st.work.wall_budget_s);
+  self->monitor(st.work.job);
   self->set_down_handler([=](const caf::down_msg&) {
     if (self->state.compute) self->state.compute->Release();
     self->quit();
   });
-  Continue(self);
+  if (ExchangesWithParts(st)) {
+    st.rank = self->spawn(AllReduceRankActor, telemetry);
+    st.weights = gpu::GangInitialWeights(
+        st.work.seed, gpu::StepGradientFloats(st.options.gradient_bytes, st.options.sizing.scale));
+    self->attach_functor(
+        [rank = st.rank] { caf::anon_send_exit(rank, caf::exit_reason::user_shutdown); });
+  }
+  Tell(self, telemetry, st.work.job, PartStarted{st.work.lease_start_s, st.work.server, st.rank});
+  if (!Gang(st)) Continue(self);  // a gang part waits for its group
   return {
-      [=](work_step_atom) {
-        ComputeWorkerState& st = self->state;
-        if (!st.compute) {
-          if (Status s = Prepare(st); !s.ok()) return Fail(self, s.message());
-        }
-        if (Status s = Step(st); !s.ok()) return Fail(self, s.message());
-        if (st.clock.Seconds(self->clock().now()) < st.work.lease_end_s) return Continue(self);
-        st.compute->Release();
-        const double per_iteration =
-            gpu::MeasuredSecondsPerIteration(st.sample, st.work.options.sizing.scale);
-        Tell(self, st.telemetry, st.job, work_done_atom::value, st.work.lease_start_s,
-             per_iteration, st.sample.steps);
-        self->quit();
+      [=](work_step_atom) { OnStep(self); },
+      [=](AllReduceGroup& group) {
+        Tell(self, self->state.telemetry, self->state.rank, std::move(group));
+        Continue(self);
       },
   };
 }

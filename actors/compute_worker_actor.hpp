@@ -1,18 +1,26 @@
-// The compute worker: the real work of one lease of a real-mode job (RunConfig.backends.compute
-// other than "emulated"; docs/gpu.md, "Real compute in real mode").
+// The compute worker: the real work of one part of a lease of a real-mode job
+// (RunConfig.backends.compute other than "emulated"; docs/gpu.md, "Real compute in real mode").
 //
-// The job actor spawns one when all parts of a lease are granted, detached (its own thread: a
-// step blocks for its wall time, which must never hold a scheduler thread or the job actor). The
-// worker makes its ComputeBackend (and, for a job of N > 1 GPUs, its CollectiveBackend), Leases
-// the step plan on the job's N devices (seed: the job id), then runs steps — each step the GEMM
-// chain on every device, then, with N > 1, an all-reduce of `scale` of the job's gradient — one
-// message at a time, so an exit from the job stops it between two steps. After the step during
-// which the lease's end (virtual end_s on the run's clock, so (end_s - now) / time_scale wall
-// seconds) is reached, it Releases the backend and tells the job
-//   (work_done_atom, lease_start_s, seconds_per_iteration, steps)
-// or, when a backend fails, (work_fail_atom, lease_start_s, why); then it quits. It monitors
-// the job and quits when the job is gone. It never runs under the virtual clock (emulated runs
-// have no real compute).
+// The server of the part spawns it, in the server's own process (a `troupe node` for a placed
+// server), detached (its own thread: a step blocks for its wall time, which must never hold a
+// scheduler thread, the server or the job). It tells the job PartStarted, makes its
+// ComputeBackend (and, for a part of N > 1 GPUs, its CollectiveBackend), Leases the step plan on
+// the part's N devices (seed: the job id), then runs steps — each the GEMM chain on every device,
+// then, with N > 1, an all-reduce of `scale` of the job's gradient among them — one message at a
+// time, so an exit from the job stops it between two steps. It runs for the wall budget the job
+// gave it (the lease's end, on the worker's own clock), then Releases the backend, tells the job
+// PartDone (measured seconds per iteration, steps, where they ran) and quits.
+//
+// A part of a gang spread over several servers (PartWork.parts > 1) also exchanges the gang's
+// gradient with the other parts every exchange_every_steps steps (gpu/gang_exchange.hpp): it
+// spawns an all-reduce rank beside itself, names it in PartStarted, waits for the job's
+// AllReduceGroup (handed to the rank) before its first step, and then all-reduces through its
+// rank. The decision to stop travels in the exchange (one more float: a part past its budget
+// votes 1), so all parts stop after the same exchange and end with the same weights.
+//
+// A backend error, or an exchange that fails or gets no answer in a minute, answers
+// PartDone{ok: false}. The worker monitors the job and quits when the job is gone; on any exit
+// it stops its rank.
 #pragma once
 
 #include <caf/atom.hpp>
@@ -26,37 +34,43 @@
 #include "gpu/collective_backend.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/real_progress.hpp"
-#include "runtime/run_clock.hpp"
+#include "messages/work_messages.hpp"
 #include "runtime/telemetry.hpp"
 
 namespace troupe {
 
 using work_step_atom = caf::atom_constant<caf::atom("work_step")>;  // the worker's step loop
-using work_done_atom = caf::atom_constant<caf::atom("work_done")>;  // worker -> job: measured
-using work_fail_atom = caf::atom_constant<caf::atom("work_fail")>;  // worker -> job: an error
 
-// One lease's work.
-struct ComputeWork {
-  gpu::RealComputeOptions options;
-  gpu::StepPlan plan;  // PlanStep of the job's model under options.sizing
-  int32_t devices = 1;
-  uint64_t seed = 0;  // the job id: every lease of a job computes the same values
-  double lease_start_s = 0;
-  double lease_end_s = 0;
+// The flat PartWork fields from the run's options and the model's step plan, and back.
+void SetPartOptions(const gpu::RealComputeOptions& options, const gpu::StepPlan& plan,
+                    PartWork* work);
+gpu::RealComputeOptions PartOptions(const PartWork& work);
+gpu::StepPlan PartPlan(const PartWork& work);
+
+// Where a part ran: for the run's per-node step counters (nodes.csv).
+struct PartRecord {
+  int32_t server = 0;
+  int64_t pid = 0;
+  std::string host;
+  std::vector<int32_t> devices;
+  int64_t steps = 0;
+  int64_t exchanges = 0;
+  uint64_t weights_hash = 0;
 };
 
 // What a job credited for one measured lease: a run's record of its real compute, for tests and
-// tools that want to check or plot it (RunPlan.measured_leases; none by default).
+// tools that want to check or plot it, and for nodes.csv.
 struct MeasuredLease {
   int64_t job_id = 0;
   int64_t round = 0;
   double lease_s = 0;  // the lease's virtual length
   int32_t gpus = 0;
-  int64_t steps = 0;
-  double seconds_per_iteration = 0;  // measured: mean step / scale (0 when the work failed)
+  int64_t steps = 0;                 // the fewest steps of a part
+  double seconds_per_iteration = 0;  // measured: the slowest part's (0 when a part failed)
   double speedup = 0;                // the allocation's speedup (times a slow server's factor)
   int64_t iterations_possible = 0;   // IterationsFromMeasurement(lease_s, ...)
   int64_t iterations_done = 0;       // min(possible, iterations left)
+  std::vector<PartRecord> parts;     // the parts that answered
 };
 
 // Thread-safe: jobs on CAF's threads append, the caller reads once the run is over.
@@ -69,6 +83,10 @@ class MeasuredLeaseLog {
   std::vector<MeasuredLease> Take() {
     std::lock_guard<std::mutex> lock(mu_);
     return std::move(leases_);
+  }
+  std::vector<MeasuredLease> Copy() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return leases_;
   }
 
  private:
@@ -83,19 +101,25 @@ struct JobCompute {
 };
 
 struct ComputeWorkerState {
-  ComputeWork work;
-  caf::actor job;
-  RunClock clock;
+  PartWork work;
+  gpu::RealComputeOptions options;
+  std::vector<int32_t> devices;  // the host's devices of the part's GPUs
+  caf::actor_clock::time_point deadline;
   Telemetry* telemetry = nullptr;
   std::unique_ptr<gpu::ComputeBackend> compute;
   std::unique_ptr<gpu::CollectiveBackend> collective;  // only for devices > 1
-  std::vector<std::vector<float>> gradients;           // each rank's, all-reduced in place
+  std::vector<std::vector<float>> gradients;           // each device's, all-reduced in place
   std::vector<std::vector<float>> pristine;            // restored before every all-reduce
   gpu::StepSample sample;
+  // A gang over several parts: the rank beside this worker, the weights, exchanges done.
+  caf::actor rank;
+  std::vector<float> weights;
+  int64_t exchanges = 0;
   static inline const char* name = "troupe.compute_worker";
 };
 
-caf::behavior ComputeWorkerActor(caf::stateful_actor<ComputeWorkerState>* self, ComputeWork work,
-                                 caf::actor job, RunClock clock, Telemetry* telemetry);
+// `devices`: the host's device ids of work.gpu_ids (ServerSpec.devices mapped).
+caf::behavior ComputeWorkerActor(caf::stateful_actor<ComputeWorkerState>* self, PartWork work,
+                                 std::vector<int32_t> devices, Telemetry* telemetry);
 
 }  // namespace troupe

@@ -8,6 +8,7 @@
 #include <caf/spawn_options.hpp>
 #include <cmath>
 
+#include "messages/allreduce_messages.hpp"
 #include "messages/atoms.hpp"
 #include "runtime/counted_send.hpp"
 #include "runtime/fault_network.hpp"
@@ -27,7 +28,13 @@ int64_t IterationsIn(double seconds, double iter_time_s, double speedup) {
 // A new lease started: what the job ran of the previous one goes (its worker is stopped by the
 // caller).
 void ResetRun(JobLease& lease) {
-  lease.worker = caf::actor{};
+  lease.servers.clear();
+  lease.parts_running = 0;
+  lease.part_rank.clear();
+  lease.workers.clear();
+  lease.ranks.clear();
+  lease.parts_started = 0;
+  lease.done.clear();
   lease.timer_fired = false;
   lease.seconds_per_iteration = 0;
   lease.steps = 0;
@@ -72,9 +79,16 @@ JobProgress RunLease(JobActorState& st) {
   JobCheckpoint& account = st.account;
   p.iterations_done = std::min(possible, account.iterations_left);
   if (st.compute && st.compute->log) {
-    st.compute->log->Add(MeasuredLease{st.spec.job_id, assembly.round(), lease_s, p.gpus,
-                                       lease.steps, lease.seconds_per_iteration, p.speedup,
-                                       possible, p.iterations_done});
+    MeasuredLease m{st.spec.job_id,    assembly.round(),
+                    lease_s,           p.gpus,
+                    lease.steps,       lease.seconds_per_iteration,
+                    p.speedup,         possible,
+                    p.iterations_done, {}};
+    for (const PartDone& d : lease.done) {
+      m.parts.push_back(
+          PartRecord{d.server, d.pid, d.host, d.devices, d.steps, d.exchanges, d.weights_hash});
+    }
+    st.compute->log->Add(std::move(m));
   }
   account.iterations_left -= p.iterations_done;
   account.at_s = assembly.end_s();
@@ -87,16 +101,19 @@ JobProgress RunLease(JobActorState& st) {
   return p;
 }
 
-// Stops a compute worker whose answer is no longer wanted.
-void StopWorker(Self* self, caf::actor& worker) {
-  if (!worker) return;
-  self->send_exit(worker, caf::exit_reason::user_shutdown);
-  worker = caf::actor{};
+// Stops the compute workers whose answers are no longer wanted (those not started yet are
+// stopped when they say they started: their lease is over by then).
+void StopWorkers(Self* self, JobLease& lease) {
+  for (auto& [server, worker] : lease.workers) {
+    self->send_exit(worker, caf::exit_reason::user_shutdown);
+  }
+  lease.workers.clear();
+  lease.parts_running = 0;
 }
 
 void Report(Self* self, JobProgress progress) {
   JobActorState& st = self->state;
-  StopWorker(self, st.lease.worker);
+  StopWorkers(self, st.lease);
   st.lease.assembly.MarkEnded();
   if (st.checkpoints) Tell(self, st.telemetry, st.checkpoints, st.account);
   st.last_report = progress;
@@ -107,7 +124,7 @@ void Report(Self* self, JobProgress progress) {
 // lease never ran, and the report says so.
 void ReportLeaseNeverGranted(Self* self, int64_t round, double lease_start_s) {
   JobActorState& st = self->state;
-  StopWorker(self, st.lease.worker);
+  StopWorkers(self, st.lease);
   ResetRun(st.lease);
   st.lease.assembly.StartOver(round, lease_start_s, 0, 1, st.scheduler);
   Report(self, ReportOf(st, round, lease_start_s));
@@ -150,31 +167,86 @@ void OnProgressQuery(Self* self, const ProgressQuery& q) {
   if (q.lease_start_s > lease.start_s()) ReportLeaseNeverGranted(self, q.round, q.lease_start_s);
 }
 
-// Spawns the worker of a runnable lease (real compute): detached, so its blocking steps hold
-// neither this actor nor a scheduler thread.
-void StartWorker(Self* self) {
-  JobActorState& st = self->state;
-  ComputeWork work;
-  work.options = st.compute->options;
-  work.plan = st.step_plan;
-  work.devices = st.spec.gpus;
-  work.seed = static_cast<uint64_t>(st.spec.job_id);
-  work.lease_start_s = st.lease.assembly.start_s();
-  work.lease_end_s = st.lease.assembly.end_s();
-  st.lease.worker =
-      self->spawn<caf::detached>(ComputeWorkerActor, std::move(work),
-                                 caf::actor_cast<caf::actor>(self), st.clock, st.telemetry);
-}
-
-// The worker's answer for the lease that started at lease_start_s: kept, and the lease committed
-// if its timer has already fired. An answer for another lease, or after the report, is dropped.
-void OnWorkAnswer(Self* self, double lease_start_s, double seconds_per_iteration, int64_t steps) {
+// Sends each part of a runnable lease to its server, which runs it in its own process.
+void StartWorkers(Self* self) {
   JobActorState& st = self->state;
   JobLease& lease = st.lease;
-  if (lease_start_s != lease.assembly.start_s() || lease.assembly.ended() || !lease.worker) return;
-  lease.worker = caf::actor{};  // it has quit
-  lease.seconds_per_iteration = seconds_per_iteration;
-  lease.steps = steps;
+  std::vector<LeasePart> parts = lease.assembly.parts();
+  std::sort(parts.begin(), parts.end(),
+            [](const LeasePart& a, const LeasePart& b) { return a.server < b.server; });
+  const double now_s = st.clock.Seconds(self->clock().now());
+  const double wall_budget_s =
+      std::max(0.0, (lease.assembly.end_s() - now_s) / st.clock.time_scale);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto server = lease.servers.find(parts[i].server);
+    if (server == lease.servers.end()) continue;  // cannot happen: every part came from a grant
+    PartWork work;
+    work.job_id = st.spec.job_id;
+    work.lease_start_s = lease.assembly.start_s();
+    work.wall_budget_s = wall_budget_s;
+    work.server = parts[i].server;
+    work.gpu_ids = parts[i].gpu_ids;
+    work.seed = static_cast<uint64_t>(st.spec.job_id);
+    SetPartOptions(st.compute->options, st.step_plan, &work);
+    work.parts = static_cast<int32_t>(parts.size());
+    work.part_rank = static_cast<int32_t>(i);
+    work.exchange_every_steps = st.compute->options.exchange_every_steps;
+    work.job = caf::actor_cast<caf::actor>(self);
+    lease.part_rank[parts[i].server] = work.part_rank;
+    ++lease.parts_running;
+    Tell(self, st.telemetry, server->second, std::move(work));
+  }
+  lease.ranks.assign(parts.size(), caf::actor{});
+}
+
+bool OfThisLease(const JobLease& lease, double lease_start_s) {
+  return lease_start_s == lease.assembly.start_s() && !lease.assembly.ended() &&
+         lease.parts_running > 0;
+}
+
+// A part's worker started: kept (to stop it), and once every part of a gang has started, each
+// worker is told its group of all-reduce ranks. A worker of a lease that is over is stopped.
+void OnPartStarted(Self* self, const PartStarted& started) {
+  JobActorState& st = self->state;
+  JobLease& lease = st.lease;
+  auto worker = caf::actor_cast<caf::actor>(self->current_sender());
+  if (!OfThisLease(lease, started.lease_start_s) || !lease.part_rank.count(started.server)) {
+    if (worker) self->send_exit(worker, caf::exit_reason::user_shutdown);
+    return;
+  }
+  lease.workers[started.server] = worker;
+  lease.ranks[static_cast<size_t>(lease.part_rank[started.server])] = started.rank;
+  if (++lease.parts_started < static_cast<int32_t>(lease.part_rank.size())) return;
+  for (const caf::actor& rank : lease.ranks) {
+    if (!rank) return;  // one part: no exchange
+  }
+  for (const auto& [server, w] : lease.workers) {
+    Tell(self, st.telemetry, w, AllReduceGroup{lease.part_rank[server], lease.ranks, 1 << 18});
+  }
+}
+
+// A part's answer: kept; after the last, the lease's measurement is the slowest part's (none if
+// a part failed), and the lease is committed if its timer has already fired.
+void OnPartDone(Self* self, PartDone& done) {
+  JobActorState& st = self->state;
+  JobLease& lease = st.lease;
+  if (!OfThisLease(lease, done.lease_start_s)) return;
+  if (!done.ok) {
+    spdlog::error("job {}: real compute on server {} failed, the lease at {} s credits nothing: {}",
+                  st.spec.job_id, done.server, done.lease_start_s, done.why);
+  }
+  lease.workers.erase(done.server);  // it has quit
+  lease.done.push_back(std::move(done));
+  if (--lease.parts_running > 0) return;
+  lease.seconds_per_iteration = 0;
+  lease.steps = lease.done.empty() ? 0 : lease.done.front().steps;
+  bool ok = true;
+  for (const PartDone& d : lease.done) {
+    ok = ok && d.ok;
+    lease.seconds_per_iteration = std::max(lease.seconds_per_iteration, d.seconds_per_iteration);
+    lease.steps = std::min(lease.steps, d.steps);
+  }
+  if (!ok) lease.seconds_per_iteration = 0;
   if (lease.timer_fired) Report(self, RunLease(st));
 }
 
@@ -211,8 +283,11 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
         const double lease_before_s = st.lease.assembly.start_s();
         if (st.lease.assembly.Add(grant) != LeaseAssembly::Outcome::kAdded) return;
         if (st.lease.assembly.start_s() != lease_before_s) {  // a newer lease
-          StopWorker(self, st.lease.worker);
+          StopWorkers(self, st.lease);
           ResetRun(st.lease);
+        }
+        if (auto server = caf::actor_cast<caf::actor>(self->current_sender())) {
+          st.lease.servers[grant.server] = std::move(server);
         }
         if (!st.lease.assembly.complete()) return;
         if (st.commit_at_grant) {
@@ -223,25 +298,19 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
         }
         TellAt(self, st.telemetry, st.clock, self, grant.end_s, lease_end_atom::value,
                grant.start_s);
-        if (st.compute && Runnable(st)) StartWorker(self);
+        if (st.compute && Runnable(st)) StartWorkers(self);
       },
       [=](lease_end_atom, double lease_start_s) {
         JobActorState& st = self->state;
         if (lease_start_s != st.lease.assembly.start_s() || st.lease.assembly.ended()) return;
-        if (st.lease.worker) {
-          st.lease.timer_fired = true;  // the report waits for the worker's last step
+        if (st.lease.parts_running > 0) {
+          st.lease.timer_fired = true;  // the report waits for the workers' last steps
           return;
         }
         Report(self, RunLease(st));
       },
-      [=](work_done_atom, double lease_start_s, double seconds_per_iteration, int64_t steps) {
-        OnWorkAnswer(self, lease_start_s, seconds_per_iteration, steps);
-      },
-      [=](work_fail_atom, double lease_start_s, const std::string& why) {
-        spdlog::error("job {}: real compute failed, the lease at {} s credits nothing: {}",
-                      self->state.spec.job_id, lease_start_s, why);
-        OnWorkAnswer(self, lease_start_s, 0, 0);
-      },
+      [=](const PartStarted& started) { OnPartStarted(self, started); },
+      [=](PartDone& done) { OnPartDone(self, done); },
       [=](const LeaseLost& lost) { OnLeaseLost(self, lost); },
       [=](const ProgressQuery& query) { OnProgressQuery(self, query); },
   };

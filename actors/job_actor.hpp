@@ -12,16 +12,20 @@
 // recorded its end and stops it.
 //
 // Real compute (RunConfig.backends.compute other than "emulated", real mode; docs/gpu.md): when
-// all parts of a lease are granted the job spawns a detached compute worker
-// (compute_worker_actor.hpp) that runs real steps on the lease's GPUs until the lease's end and
-// answers the measured seconds per iteration. The job commits at the later of its lease timer and
-// that answer, the measured time taking iter_time_s's place in the formula above; a worker that
-// failed credits nothing for the lease (logged). LeaseLost, a report forced by a ProgressQuery or
-// a newer lease stops the worker and discards its answer.
+// all parts of a lease are granted the job sends each part's server the part's work (PartWork);
+// the server spawns a compute worker in its own process — a `troupe node` for a placed server —
+// that runs real steps on the part's GPUs until the lease's end and answers the measured seconds
+// per iteration (PartDone). A gang over several servers exchanges its gradient across the parts
+// (the job hands the workers' all-reduce ranks their AllReduceGroup). The job commits at the
+// later of its lease timer and the last part's answer, the slowest part's measured time taking
+// iter_time_s's place in the formula above; a part that failed credits nothing for the lease
+// (logged). LeaseLost, a report forced by a ProgressQuery or a newer lease stops the workers and
+// discards their answers.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -47,10 +51,16 @@ struct JobStart {
 
 // The lease being assembled from its parts, then run.
 struct JobLease {
-  LeaseAssembly assembly;  // the servers' grants (messages/lease_assembly.hpp)
-  // Real compute: the worker running this lease (none once it answered), its answer.
-  caf::actor worker;
-  bool timer_fired = false;          // the lease's end passed; the report waits for the worker
+  LeaseAssembly assembly;                 // the servers' grants (messages/lease_assembly.hpp)
+  std::map<int32_t, caf::actor> servers;  // the granting server actors, by server index
+  // Real compute: the parts' work, from PartWork sent to the last PartDone.
+  int32_t parts_running = 0;              // asked and not answered
+  std::map<int32_t, int32_t> part_rank;   // server index -> the part's rank in a gang
+  std::map<int32_t, caf::actor> workers;  // by server index, once started
+  std::vector<caf::actor> ranks;          // a gang's all-reduce ranks, by part rank
+  int32_t parts_started = 0;
+  std::vector<PartDone> done;        // the parts' answers
+  bool timer_fired = false;          // the lease's end passed; the report waits for the workers
   double seconds_per_iteration = 0;  // measured; 0 if the work failed
   int64_t steps = 0;
 };

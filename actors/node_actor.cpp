@@ -9,6 +9,7 @@
 #include <set>
 
 #include "actors/allreduce_rank_actor.hpp"
+#include "actors/ps/remote_shard.hpp"
 #include "actors/server_actor.hpp"
 #include "messages/atoms.hpp"
 #include "messages/cluster_messages.hpp"
@@ -42,6 +43,16 @@ caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry) {
         self->monitor(rank);
         hosted->insert(rank.address());
         return rank;
+      },
+      [=](spawn_ps_atom, const PsShardSpawn& spec) {
+        // A parameter-server shard of a run elsewhere (actors/ps/remote_shard.hpp), on this
+        // node's own SSD-PS folder; it quits after the run's last step.
+        PsShardSpawned spawned = SpawnShardHere(self, spec, telemetry);
+        if (spawned.shard) {
+          self->monitor(spawned.shard);
+          hosted->insert(spawned.shard.address());
+        }
+        return spawned;
       },
       [=](crash_atom) {
         // A `crash node:HOST:PORT` fault: the process dies at once, as under kill -9 (no

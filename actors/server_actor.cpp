@@ -4,7 +4,9 @@
 
 #include <caf/actor_cast.hpp>
 #include <caf/sec.hpp>
+#include <caf/spawn_options.hpp>
 
+#include "actors/compute_worker_actor.hpp"
 #include "runtime/counted_send.hpp"
 #include "runtime/fault_network.hpp"
 #include "runtime/live_feed.hpp"
@@ -50,6 +52,19 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
 
 }  // namespace
 
+// Real compute: one part of a job's lease runs here, in this server's process, on the devices
+// its leased GPUs are (detached: its steps block).
+void RunPart(caf::stateful_actor<ServerState>* self, PartWork& work) {
+  const ServerSpec& spec = self->state.spec;
+  std::vector<int32_t> devices;
+  for (int32_t gpu : work.gpu_ids) {
+    const bool mapped = gpu >= 0 && static_cast<size_t>(gpu) < spec.devices.size();
+    devices.push_back(mapped ? spec.devices[static_cast<size_t>(gpu)] : gpu);
+  }
+  self->spawn<caf::detached>(ComputeWorkerActor, std::move(work), std::move(devices),
+                             self->state.telemetry);
+}
+
 caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spec,
                           Telemetry* telemetry) {
   self->state.ledger = std::make_unique<ServerLedger>(spec.gpus, spec.cpus, spec.memory_gb);
@@ -75,5 +90,6 @@ caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spe
       [=](caf::get_atom) { return FreeOf(self->state); },
   };
 }
+      [=](PartWork& work) { RunPart(self, work); },
 
 }  // namespace troupe

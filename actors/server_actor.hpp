@@ -5,7 +5,9 @@
 // with the reason, to the scheduler — any lease that would overcommit it. It also resizes and
 // releases leases on request. It keeps no clock: lease ends come with the leases. A round's leases
 // delivered twice (a `duplicate` fault) are applied once. A `slow` fault (SlowDown) makes it a
-// straggler: its grants carry the speed factor until the fault ends.
+// straggler: its grants carry the speed factor until the fault ends. With real compute, a job
+// sends it the work of its part (PartWork) and it spawns the part's compute worker in its own
+// process (actors/compute_worker_actor.hpp): the steps run where the leased devices are.
 #pragma once
 
 #include <caf/event_based_actor.hpp>

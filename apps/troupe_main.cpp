@@ -5,7 +5,7 @@
 //   troupe report RUN_DIR... [--out DIR]
 //   troupe validate CONFIG [--set ...]
 //   troupe list [policies|mechanisms]
-//   troupe node --listen HOST:PORT [--credentials DIR]
+//   troupe node --listen HOST:PORT [--credentials DIR] [--devices 0,1,...]
 //   troupe chaos CONFIG --runs N --seed S [--faults K] [--kinds crash,slow,...] [--set ...]
 //                [--keep DIR [--keep-all]]
 // run, sweep and chaos show a progress line on stderr; --quiet leaves it out.
@@ -248,7 +248,8 @@ Status NodeCredentials(const std::string& listen, const std::string& host, const
                               "--credentials DIR (scripts/make-deployment-credentials.sh)");
 }
 
-int Node(const std::string& listen, const std::string& credentials_dir) {
+int Node(const std::string& listen, const std::string& credentials_dir,
+         const std::vector<int32_t>& devices) {
   const auto colon = listen.rfind(':');
   if (colon == std::string::npos || colon == 0) {
     return Fail(Status::InvalidInput("--listen " + listen + ": expected HOST:PORT"));
@@ -278,7 +279,7 @@ int Node(const std::string& listen, const std::string& credentials_dir) {
   options.heartbeat_s = kNodeHeartbeatS;
   options.credentials = credentials;
   ActorRuntime runtime(options);
-  auto node = runtime.system().spawn(NodeActor, runtime.telemetry());
+  auto node = runtime.system().spawn(NodeActor, runtime.telemetry(), devices);
   uint16_t bound = 0;
   if (Status s = PublishNode(runtime.system(), node, host, port, &bound); !s.ok()) {
     caf::anon_send_exit(node, caf::exit_reason::kill);
@@ -385,10 +386,15 @@ int main(int argc, char** argv) {
 
   std::string listen;
   std::string credentials_dir;
+  std::vector<int32_t> devices;
   CLI::App* node = app.add_subcommand("node", "host server actors for runs on other processes");
   node->add_option("--listen", listen, "HOST:PORT to listen on")->required();
   node->add_option("--credentials", credentials_dir,
                    "folder with ca.pem, cert.pem, key.pem: mutual TLS with the deployment");
+  node->add_option("--devices", devices,
+                   "this host's devices (GPU ids) lent to the servers it hosts, e.g. 0,1,2,3")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 65535));
 
   std::string list_what;
   CLI::App* list = app.add_subcommand("list", "the registered policies and mechanisms, by name");
@@ -412,5 +418,5 @@ int main(int argc, char** argv) {
   if (*validate) return troupe::Validate(validate_args);
   if (*chaos) return troupe::RunChaos(chaos_spec);
   if (*list) return troupe::RunList(list_what, std::cout);
-  return troupe::Node(listen, credentials_dir);
+  return troupe::Node(listen, credentials_dir, devices);
 }

@@ -32,6 +32,9 @@ struct RealComputeOptions {
   StepSizing sizing;
   double gradient_bytes = 100.0 * 1024 * 1024;  // all-reduced per iteration by a multi-GPU job
   LinkModel link;                               // the "emulated" collective's link
+  // A gang job whose parts run on several servers all-reduces its gradient across them every
+  // this many steps (gpu/gang_exchange.hpp); 0: never.
+  int32_t exchange_every_steps = 1;
   bool enabled() const { return compute != "emulated"; }
 };
 

@@ -10,3 +10,4 @@
 #include "messages/ps_messages.hpp"
 #include "messages/records.hpp"
 #include "messages/run_messages.hpp"
+#include "messages/work_messages.hpp"

@@ -31,10 +31,13 @@ struct ServerSpec {
   int32_t gpus = 0;
   double cpus = 0;
   double memory_gb = 0;
+  // The devices of its host process that its GPUs are, by GPU index: set by a `troupe node`
+  // from its own device list (--devices); empty: GPU i is device i.
+  std::vector<int32_t> devices;
 };
 template <class Inspector>
 auto inspect(Inspector& f, ServerSpec& x) {
-  return f(x.index, x.name, x.gpus, x.cpus, x.memory_gb);
+  return f(x.index, x.name, x.gpus, x.cpus, x.memory_gb, x.devices);
 }
 
 // The scheduler's order for one job's part on one server.

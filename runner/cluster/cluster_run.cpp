@@ -15,6 +15,7 @@
 #include "actors/workload_actor.hpp"
 #include "messages/atoms.hpp"
 #include "runner/cluster/external_session.hpp"
+#include "runner/cluster/node_counters.hpp"
 #include "runner/cluster/report_writer.hpp"
 #include "runner/run_directory.hpp"
 #include "runtime/fault_network.hpp"
@@ -186,6 +187,10 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
         std::make_unique<FaultNetwork>(plan.faults, plan.identity.seed, runtime.clock());
     runtime.telemetry()->network = faults.network.get();
   }
+  // Real compute: where every part ran, for nodes.csv (a caller's record, or one of our own).
+  if (plan.compute.enabled() && !plan.measured_leases) {
+    plan.measured_leases = std::make_shared<MeasuredLeaseLog>();
+  }
   std::vector<caf::actor> servers;
   std::map<std::string, caf::actor> nodes;
   if (Status s = SpawnServers(runtime, plan, &servers, nodes); !s.ok()) {
@@ -227,6 +232,11 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
                 faults.network.get(), result);
   if (live) PublishLive(*live, result->summary.wall_s, true, options.live);
   if (plan.out_dir.empty()) return Status::Ok();
+  if (plan.compute.enabled()) {
+    Status s =
+        StageNodesCsv(plan.out_dir, CountByNode(plan.measured_leases->Copy(), plan.server_nodes));
+    if (!s.ok()) return s;
+  }
   return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds,
                            plan.scheduler.lease_log ? &result->leases : nullptr,
                            plan.faults.empty() ? nullptr : &result->faults);

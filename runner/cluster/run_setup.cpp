@@ -238,6 +238,7 @@ Status PlanBackends(const config::RunConfig& cfg, const std::string& config_name
   o.link.latency_s = b.link_latency_us() * 1e-6;
   if (!o.enabled()) return Status::Ok();
   auto fail = [&](const std::string& field, const std::string& why) {
+  o.exchange_every_steps = b.exchange_every_steps();
     return Status::InvalidInput(config_name + ": " + field + ": " + why);
   };
 #ifndef TROUPE_HAVE_CUDA

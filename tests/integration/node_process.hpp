@@ -20,6 +20,8 @@ class NodeProcess {
 
   // "127.0.0.1:PORT" once the node says it listens, "" after 10 s.
   std::string WaitForAddress();
+  // The node's process id (-1 if it could not be started).
+  pid_t pid() const { return pid_; }
 
  private:
   std::string log_;

@@ -38,8 +38,8 @@ caf::behavior Probe(caf::event_based_actor* self, Inbox* inbox) {
 class ServerActorTest : public ::testing::Test {
  protected:
   ServerActorTest() : runtime_(RuntimeOptions{}) {
-    server_ =
-        runtime_.system().spawn(ServerActor, ServerSpec{0, "s0", 8, 24, 500}, runtime_.telemetry());
+    server_ = runtime_.system().spawn(ServerActor, ServerSpec{0, "s0", 8, 24, 500, {}},
+                                      runtime_.telemetry());
     job_ = runtime_.system().spawn(Probe, &job_inbox_);
     scheduler_ = runtime_.system().spawn(Probe, &scheduler_inbox_);
   }

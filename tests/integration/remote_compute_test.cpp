@@ -1,0 +1,178 @@
+// Real compute where the leased servers are (docs/gpu.md, "Real compute on the leased nodes"):
+// `troupe node` processes started by the test on loopback host the servers, and with
+// `backends.compute: cpu` each part of a lease runs its steps in the process of its server.
+//   - Three nodes: nodes.csv says every part ran in the process owning its server (its pid), none
+//     in the run's own process, and the JCTs equal the emulated run's of the same trace (within
+//     5%).
+//   - A gang job of two 1-GPU servers on two nodes all-reduces its gradient across the processes
+//     every step, and both parts end with weights bit-identical to the one-process reference.
+//   - SIGKILL of a node mid-run: its jobs lose their leases and finish elsewhere, each once.
+// Rounds of 10^7 job seconds last 40 ms of wall time: a step is tiny (about 1 MFLOP), so a CPU's
+// measured iteration (thousands of job seconds) still does each job's few iterations in a lease.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
+#include "gpu/gang_exchange.hpp"
+#include "gpu/real_progress.hpp"
+#include "tests/integration/node_process.hpp"
+#include "tests/integration/run_fixture.hpp"
+
+namespace troupe::testing {
+namespace {
+
+// `servers` servers of `gpus` GPUs at the proportional share (3 CPUs, 62.5 GB a GPU: speedup 1).
+std::string Cluster(int servers, int gpus) {
+  return "cluster { servers { count: " + std::to_string(servers) +
+         " gpus: " + std::to_string(gpus) + " cpus: " + std::to_string(3 * gpus) +
+         " memory_gb: " + std::to_string(62.5 * gpus) + " } }\n";
+}
+
+// Real mode with the cpu backend; `backends` adds fields to its block.
+std::string RealCpu(const std::string& backends = "") {
+  return "scheduler { round_s: 10000000 }\n"
+         "run { mode: real time_scale: 250000000 }\n"
+         "backends { compute: 'cpu' scale: 1e-7 width: 64 gemms: 2 " +
+         backends + " }\n";
+}
+
+std::string Placements(const std::vector<std::string>& nodes) {
+  std::string text;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    text += "placement { node: '" + nodes[i] + "' first_server: " + std::to_string(i) +
+            " last_server: " + std::to_string(i) + " }\n";
+  }
+  return text;
+}
+
+// `count` nodes, each logging into its own folder under dir.
+struct Nodes {
+  std::vector<std::unique_ptr<NodeProcess>> processes;
+  std::vector<std::string> addresses;
+};
+
+Nodes StartNodes(const std::string& dir, int count) {
+  Nodes nodes;
+  for (int i = 0; i < count; ++i) {
+    const std::string node_dir = dir + "/node-" + std::to_string(i);
+    std::filesystem::create_directories(node_dir);
+    nodes.processes.push_back(std::make_unique<NodeProcess>(node_dir));
+  }
+  for (auto& node : nodes.processes) nodes.addresses.push_back(node->WaitForAddress());
+  return nodes;
+}
+
+std::map<int64_t, double> JctsOf(const std::string& jobs_csv) {
+  std::map<int64_t, double> jct;
+  for (auto& row : ReadCsv(jobs_csv)) jct[std::stoll(row["job_id"])] = std::stod(row["jct_s"]);
+  return jct;
+}
+
+// Plans and runs `text` in this process, keeping the record of every measured lease.
+Status RunHere(const std::string& text, const std::string& out_dir, RunResult* result,
+               std::shared_ptr<MeasuredLeaseLog> log,
+               std::function<void(const Telemetry&)> on_progress = {}) {
+  config::RunConfig cfg;
+  if (Status s = ParseConfigText(text, "remote.textproto", &cfg); !s.ok()) return s;
+  cfg.mutable_run()->set_out_dir(out_dir);
+  if (Status s = ValidateConfig(cfg, "remote.textproto"); !s.ok()) return s;
+  RunPlan plan;
+  if (Status s = PlanRun(cfg, "remote.textproto", &plan); !s.ok()) return s;
+  plan.measured_leases = std::move(log);
+  ExecuteOptions options;
+  options.on_progress = std::move(on_progress);
+  return ExecuteRun(std::move(plan), options, result);
+}
+
+// Nine jobs of 1 and 2 GPUs on three 2-GPU servers: some wait a round for a free server.
+constexpr char kTrace[] =
+    "job_id,model,arrival_s,iterations,gpus\n"
+    "0,res50,0,40,1\n1,transformer,0,30,2\n2,lstm,0,25,1\n3,res18,0,20,2\n"
+    "4,res50,100,30,1\n5,lstm,100,20,2\n6,res18,20000000,15,1\n7,transformer,20000000,25,2\n"
+    "8,res50,30000000,10,1\n";
+
+TEST(RemoteCompute, EveryPartRunsInTheProcessOfItsServer) {
+  const std::string dir = FreshDir("remote-compute");
+  Nodes nodes = StartNodes(dir, 3);
+  for (const std::string& address : nodes.addresses) ASSERT_FALSE(address.empty());
+  WriteFile(dir + "/trace.csv", kTrace);
+  const std::string common = Cluster(3, 2) + "workload { trace_file: '" + dir + "/trace.csv' }\n";
+  WriteFile(dir + "/real.textproto", common + RealCpu() + Placements(nodes.addresses));
+  WriteFile(dir + "/emulated.textproto", common + "scheduler { round_s: 10000000 }\n");
+  ProcessResult real = RunTroupe({"run", dir + "/real.textproto", "--out", dir + "/real"});
+  ASSERT_EQ(real.exit_code, 0) << real.err;
+  ProcessResult emulated =
+      RunTroupe({"run", dir + "/emulated.textproto", "--out", dir + "/emulated"});
+  ASSERT_EQ(emulated.exit_code, 0) << emulated.err;
+
+  // Each node's parts ran in that node's process, and only there.
+  std::map<std::string, pid_t> pid_of;
+  for (size_t i = 0; i < nodes.addresses.size(); ++i) {
+    pid_of[nodes.addresses[i]] = nodes.processes[i]->pid();
+  }
+  std::set<std::string> nodes_that_ran;
+  for (auto& row : ReadCsv(dir + "/real/nodes.csv")) {
+    SCOPED_TRACE(row["node"]);
+    ASSERT_TRUE(pid_of.count(row["node"])) << "parts ran outside the nodes";
+    EXPECT_EQ(std::stoll(row["pid"]), pid_of[row["node"]]);
+    EXPECT_GT(std::stoll(row["steps"]), 0);
+    nodes_that_ran.insert(row["node"]);
+  }
+  EXPECT_EQ(nodes_that_ran.size(), 3u);
+
+  const std::map<int64_t, double> want = JctsOf(dir + "/emulated/jobs.csv");
+  const std::map<int64_t, double> got = JctsOf(dir + "/real/jobs.csv");
+  ASSERT_EQ(want.size(), 9u);
+  ASSERT_EQ(got.size(), 9u);
+  for (const auto& [id, jct] : want) {
+    ASSERT_GT(jct, 0) << "job " << id << " did not finish";
+    EXPECT_NEAR(got.at(id), jct, 0.05 * jct) << "job " << id;
+  }
+}
+
+// One job of 2 GPUs on two 1-GPU servers, each on its own node: a gang of two parts in two
+// processes, exchanging its gradient (100 KiB) every step.
+TEST(RemoteCompute, AGangAcrossTwoNodesEndsWithTheReferenceWeights) {
+  const std::string dir = FreshDir("remote-gang");
+  Nodes nodes = StartNodes(dir, 2);
+  for (const std::string& address : nodes.addresses) ASSERT_FALSE(address.empty());
+  WriteFile(dir + "/trace.csv", "job_id,model,arrival_s,iterations,gpus\n0,res50,0,40,2\n");
+  auto log = std::make_shared<MeasuredLeaseLog>();
+  RunResult result;
+  Status ran = RunHere(Cluster(2, 1) + "workload { trace_file: '" + dir + "/trace.csv' }\n" +
+                           RealCpu("gradient_mib: 1000000") + Placements(nodes.addresses),
+                       dir + "/run", &result, log);
+  ASSERT_TRUE(ran.ok()) << ran.message();
+  EXPECT_EQ(result.summary.jobs_finished, 1);
+
+  const int64_t floats = gpu::StepGradientFloats(1e6 * 1024 * 1024, 1e-7);
+  ASSERT_GT(floats, 0);
+  const std::vector<MeasuredLease> leases = log->Take();
+  ASSERT_FALSE(leases.empty());
+  for (const MeasuredLease& lease : leases) {
+    SCOPED_TRACE("round " + std::to_string(lease.round));
+    ASSERT_EQ(lease.parts.size(), 2u);
+    std::set<int64_t> pids;
+    for (const PartRecord& part : lease.parts) pids.insert(part.pid);
+    EXPECT_EQ(pids.size(), 2u) << "both parts ran in one process";
+    const PartRecord& a = lease.parts[0];
+    const PartRecord& b = lease.parts[1];
+    EXPECT_GE(a.exchanges, 1);
+    EXPECT_EQ(a.exchanges, b.exchanges);
+    const uint64_t reference = gpu::WeightsHash(gpu::ReferenceWeights(0, 2, floats, a.exchanges));
+    EXPECT_EQ(a.weights_hash, reference);
+    EXPECT_EQ(b.weights_hash, reference);
+  }
+}
+
+}  // namespace
+}  // namespace troupe::testing
