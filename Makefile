@@ -7,7 +7,7 @@ OUT ?= runs/mechanisms
 CMAKE_FLAGS ?=
 PREFIX ?= $(HOME)/.local
 
-.PHONY: deps configure build run test test-asan bench fuzz format install clean
+.PHONY: deps configure build run test test-asan bench bench-growth fuzz format install clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -49,6 +49,10 @@ install: deps configure
 
 bench: build
 	./scripts/bench.sh
+
+# Cost curves (wall, CPU, memory against jobs and GPUs, with fitted exponents); tens of minutes.
+bench-growth: build
+	./scripts/bench-growth.sh
 
 # libFuzzer on the agent protocol's decoder and state machine (clang, build-fuzz/), bounded time.
 FUZZ_SECONDS ?= 45
