@@ -285,4 +285,55 @@ auto inspect(Inspector& f, PsFaultRecord& x) {
   return f(x.at_s, x.node, x.fault, x.event, x.step, x.count, x.detail);
 }
 
+// Run -> `troupe node` (with spawn_ps_atom): host shard `shard` of a parameter-server run in the
+// node's process (docs/paramserver.md, "Across processes"). The run's PsOptions travel flat (this
+// header does not depend on paramserver/; actors/ps/remote_shard.hpp converts). The node opens
+// <ssd_dir>/node-<shard> and recovers whatever it holds (an empty folder: a fresh shard).
+// `virtual_now_s` is the run's virtual time when it sent this: the node's RunClock starts there.
+struct PsShardSpawn {
+  int32_t shard = 0;
+  int32_t incarnation = 0;
+  int32_t nodes = 0, gpus_per_node = 0;
+  int64_t hbm_bytes_per_gpu = 0, mem_bytes_per_node = 0;
+  int64_t ssd_file_bytes = 0, ssd_compaction_threshold = 0;
+  bool ssd_sync = false;
+  std::string ssd_dir;
+  bool hbm_cuda = false;
+  int32_t dim = 0;
+  std::vector<int32_t> hidden;
+  float lr_dense = 0, lr_embedding = 0, eps = 0;
+  int32_t dense_optimizer = 0;
+  uint64_t model_seed = 0;
+  int32_t batch_size = 0;
+  int64_t batches = 0;
+  int32_t prefetch = 0;
+  std::vector<double> rates;  // gpu_flops, hbm, network, ssd, disk bytes/s
+  bool durable_updates = false;
+  caf::actor collector;
+  double virtual_now_s = 0;
+  double time_scale = 1;
+};
+template <class Inspector>
+auto inspect(Inspector& f, PsShardSpawn& x) {
+  return f(x.shard, x.incarnation, x.nodes, x.gpus_per_node, x.hbm_bytes_per_gpu,
+           x.mem_bytes_per_node, x.ssd_file_bytes, x.ssd_compaction_threshold, x.ssd_sync,
+           x.ssd_dir, x.hbm_cuda, x.dim, x.hidden, x.lr_dense, x.lr_embedding, x.eps,
+           x.dense_optimizer, x.model_seed, x.batch_size, x.batches, x.prefetch, x.rates,
+           x.durable_updates, x.collector, x.virtual_now_s, x.time_scale);
+}
+
+// The node's answer: the shard actor, and what it recovered from its SSD-PS (recovered_step -1
+// and 0 keys for a fresh one); `error` set (and no actor) when the SSD-PS could not be opened.
+struct PsShardSpawned {
+  caf::actor shard;
+  int64_t recovered_step = -1;
+  int64_t keys = 0;
+  int64_t recovery_bytes = 0;
+  std::string error;
+};
+template <class Inspector>
+auto inspect(Inspector& f, PsShardSpawned& x) {
+  return f(x.shard, x.recovered_step, x.keys, x.recovery_bytes, x.error);
+}
+
 }  // namespace troupe

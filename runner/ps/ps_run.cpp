@@ -13,11 +13,13 @@
 #include "actors/ps/feed_actors.hpp"
 #include "actors/ps/ps_fault_injector.hpp"
 #include "actors/ps/ps_faults.hpp"
+#include "actors/ps/remote_supervisor.hpp"
 #include "actors/ps/shard_actor.hpp"
 #include "actors/ps/trainer_actor.hpp"
 #include "gpu/cuda_hbm_table.hpp"
 #include "gpu/devices.hpp"
 #include "runner/output_folder.hpp"
+#include "runner/ps/ps_remote.hpp"
 #include "runner/ps/ps_report.hpp"
 #include "runner/ps/ps_results.hpp"
 #include "runner/run_directory.hpp"
@@ -142,6 +144,7 @@ Status OpenShards(const PsPlan& plan, std::vector<std::shared_ptr<ShardCore>>* c
     if (Status s = ResetScratchFolder(dir.string(), "ssd-ps", "paramserver.ssd_dir"); !s.ok()) {
       return s;
     }
+    if (!plan.hosts.empty()) continue;  // the node hosting shard m opens it
     std::unique_ptr<ShardCore> core;
     if (Status s = ShardCore::Open(plan.options, m, dir.string(), &core); !s.ok()) return s;
     cores->push_back(std::move(core));
@@ -153,17 +156,22 @@ struct Spawned {
   std::vector<caf::actor> all;
 };
 
-// Spawns the collector and every node's actors, wires the trainers and starts the readers.
-void SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
-              const std::vector<std::shared_ptr<ShardCore>>& cores,
-              std::shared_ptr<std::promise<PsRecords>> handover, Spawned* out) {
+// Spawns the collector and every node's actors (the shards in their nodes' processes when the
+// plan names hosts), wires the trainers and starts the readers.
+Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
+                const std::vector<std::shared_ptr<ShardCore>>& cores,
+                std::shared_ptr<std::promise<PsRecords>> handover, Spawned* out) {
   caf::actor_system& sys = runtime.system();
   const PsOptions& o = plan.options;
   Telemetry* t = runtime.telemetry();
   const RunClock& clock = runtime.clock();
   caf::actor collector = sys.spawn(CollectorActor, o.nodes, std::move(handover), t);
+  out->all.push_back(collector);
   std::vector<caf::actor> shards, trainers, readers, partitioners;
-  for (int32_t m = 0; m < o.nodes; ++m) {
+  if (!plan.hosts.empty()) {
+    if (Status s = SpawnRemoteShards(runtime, plan, collector, &shards); !s.ok()) return s;
+  }
+  for (int32_t m = 0; m < o.nodes && plan.hosts.empty(); ++m) {
     ShardSetup setup;
     setup.shard = m;
     setup.options = o;
@@ -188,12 +196,17 @@ void SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
         PsFaultInjectorActor,
         PsFaultInjectorSetup{plan.faults, o, shards, trainers, partitioners, collector, clock, t}));
   }
+  if (!plan.hosts.empty()) {
+    out->all.push_back(sys.spawn<caf::detached>(
+        PsRemoteSupervisorActor, PsRemoteSupervisorSetup{o, plan.hosts, shards, trainers,
+                                                         partitioners, collector, clock, t}));
+  }
   for (int32_t n = 0; n < o.nodes; ++n) caf::anon_send(trainers[n], PsPeers{trainers, readers[n]});
   for (const caf::actor& reader : readers) caf::anon_send(reader, PsStart{o.batches});
-  out->all.push_back(collector);
   for (auto* group : {&shards, &trainers, &readers, &partitioners}) {
     out->all.insert(out->all.end(), group->begin(), group->end());
   }
+  return Status::Ok();
 }
 
 // The shard actors own the cores: a crashed shard's core (its HBM-PS and MEM-PS) dies with it.
@@ -220,8 +233,12 @@ Status Drive(const PsPlan& plan, const ExecuteOptions& options,
   auto handover = std::make_shared<std::promise<PsRecords>>();
   std::future<PsRecords> future = handover->get_future();
   Spawned spawned;
-  SpawnRun(runtime, plan, cores, std::move(handover), &spawned);
+  const Status spawn = SpawnRun(runtime, plan, cores, std::move(handover), &spawned);
   cores.clear();
+  if (!spawn.ok()) {
+    for (const caf::actor& a : spawned.all) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    return spawn;
+  }
   const bool done = runtime.Drive([&] {
     publish(false);
     if (options.on_progress) options.on_progress(*runtime.telemetry());
@@ -266,6 +283,7 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
     }
     plan->options.durable_updates = PlanCrashesPsNodes(plan->faults, p.nodes());
   }
+  if (Status s = PlanPsHosts(cfg, config_name, plan); !s.ok()) return s;
   if (!p.criteo_file().empty()) return ReadCriteo(p, config_name, plan);
   return Generate(p, config_name, plan);
 }

@@ -50,6 +50,9 @@ struct PsPlan {
   std::string out_dir;      // "" writes nothing
   bool scratch_ssd = true;  // options.ssd_dir was made for this run: removed at its end
   FaultPlan faults;         // empty: a run without faults (no faults.csv)
+  // paramserver.hosts: shard m lives in the `troupe node` at hosts[m] (ps_remote.hpp); empty:
+  // every actor in this process.
+  std::vector<std::string> hosts;
 };
 
 // Precondition: ValidateConfig(cfg) is OK and cfg.has_paramserver().

@@ -1,0 +1,98 @@
+#include "actors/ps/remote_supervisor.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <caf/actor_system.hpp>
+#include <chrono>
+
+#include "actors/ps/remote_shard.hpp"
+#include "messages/atoms.hpp"
+#include "runtime/counted_send.hpp"
+#include "runtime/remote_node.hpp"
+
+namespace troupe {
+namespace {
+
+using Self = caf::stateful_actor<PsRemoteSupervisorState>;
+
+double Now(Self* self) { return self->state.setup.clock.Seconds(self->clock().now()); }
+
+std::string NodeName(int32_t node) { return "ps:" + std::to_string(node); }
+
+void Record(Self* self, int32_t node, const std::string& event, int64_t count, std::string detail) {
+  PsRemoteSupervisorState& st = self->state;
+  Tell(self, st.setup.telemetry, st.setup.collector,
+       PsFaultRecord{Now(self), node, "crash", event, -1, count, std::move(detail)});
+}
+
+void Fail(Self* self, std::string why) {
+  PsRemoteSupervisorState& st = self->state;
+  Tell(self, st.setup.telemetry, st.setup.collector, PsFailure{std::move(why)});
+}
+
+void Restarted(Self* self, int32_t node, PsShardSpawned& spawned) {
+  PsRemoteSupervisorState& st = self->state;
+  if (!spawned.error.empty()) return Fail(self, spawned.error);
+  const std::string& host = st.setup.hosts[static_cast<size_t>(node)];
+  Record(self, node, "restarted", spawned.keys,
+         NodeName(node) + " at " + host + " recovered " + std::to_string(spawned.keys) +
+             " keys from SSD-PS, every update up to step " +
+             std::to_string(spawned.recovered_step) + " (" +
+             std::to_string(spawned.recovery_bytes) + " bytes read)");
+  caf::actor shard = spawned.shard;
+  st.setup.shards[static_cast<size_t>(node)] = shard;
+  self->monitor(shard);
+  const PsShardRestarted restarted{node, shard, st.incarnation[static_cast<size_t>(node)],
+                                   spawned.recovered_step};
+  for (const caf::actor& a : st.setup.partitioners) Tell(self, st.setup.telemetry, a, restarted);
+  for (const caf::actor& a : st.setup.trainers) Tell(self, st.setup.telemetry, a, restarted);
+  Tell(self, st.setup.telemetry, shard, PsStart{0});
+}
+
+void Restart(Self* self, int32_t node, const std::string& reason) {
+  PsRemoteSupervisorState& st = self->state;
+  const std::string& host = st.setup.hosts[static_cast<size_t>(node)];
+  Record(self, node, "crashed", 0, NodeName(node) + " at " + host + " went down: " + reason);
+  spdlog::warn("{} at {} went down ({}): waiting for its node to come back", NodeName(node), host,
+               reason);
+  caf::actor remote;
+  if (Status s = ConnectNode(self->system(), host, &remote); !s.ok()) {
+    return Fail(self, NodeName(node) + " went down and its node did not come back: " + s.message());
+  }
+  const int32_t incarnation = ++st.incarnation[static_cast<size_t>(node)];
+  PsShardSpawn spec = ShardSpawnOf(st.setup.options, node, st.setup.collector, Now(self),
+                                   st.setup.clock.time_scale);
+  spec.incarnation = incarnation;
+  self->request(remote, std::chrono::seconds(30), spawn_ps_atom::value, std::move(spec))
+      .then([=](PsShardSpawned& spawned) { Restarted(self, node, spawned); },
+            [=](caf::error& e) {
+              Fail(self,
+                   NodeName(node) + " at " + host +
+                       ": the restarted node did not host the shard: " + self->system().render(e));
+            });
+}
+
+}  // namespace
+
+caf::behavior PsRemoteSupervisorActor(caf::stateful_actor<PsRemoteSupervisorState>* self,
+                                      PsRemoteSupervisorSetup setup) {
+  PsRemoteSupervisorState& st = self->state;
+  st.setup = std::move(setup);
+  st.incarnation.assign(st.setup.shards.size(), 0);
+  for (const caf::actor& shard : st.setup.shards) self->monitor(shard);
+  self->set_down_handler([=](caf::down_msg& down) {
+    // A shard that finished, or one the run stops at its end.
+    if (down.reason == caf::exit_reason::normal || down.reason == caf::exit_reason::user_shutdown) {
+      return;
+    }
+    const std::vector<caf::actor>& shards = self->state.setup.shards;
+    for (size_t m = 0; m < shards.size(); ++m) {
+      if (shards[m].address() == down.source) {
+        return Restart(self, static_cast<int32_t>(m), self->system().render(down.reason));
+      }
+    }
+  });
+  return {[](const PsStart&) {}};
+}
+
+}  // namespace troupe

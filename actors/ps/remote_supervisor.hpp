@@ -1,0 +1,45 @@
+// Watches the shards of a parameter-server run that live in `troupe node` processes
+// (paramserver.hosts; docs/paramserver.md, "Across processes"). When a shard goes down for any
+// reason but a normal exit (its process was killed: the middleman reports the broken
+// connection), the supervisor connects to the node's address again (a new `troupe node` on the
+// same port: a restarted process), asks it to host the shard's next incarnation, which recovers
+// from the node's own SSD-PS, and tells every trainer and partitioner (PsShardRestarted) and the
+// shard (PsStart), exactly as the fault injector does after an emulated crash; trainers and
+// partitioners re-send what the shard had not acknowledged. Both events go to the collector as
+// PsFaultRecords (crashed, restarted). A node that does not come back within ConnectNode's
+// patience (about 10 s) fails the run naming it.
+//
+// It is spawned detached: reconnecting waits on the wall clock (runtime/remote_node.hpp).
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <string>
+#include <vector>
+
+#include "messages/ps_messages.hpp"
+#include "paramserver/ps_options.hpp"
+#include "runtime/run_clock.hpp"
+#include "runtime/telemetry.hpp"
+
+namespace troupe {
+
+struct PsRemoteSupervisorSetup {
+  PsOptions options;
+  std::vector<std::string> hosts;  // by node
+  std::vector<caf::actor> shards, trainers, partitioners;
+  caf::actor collector;
+  RunClock clock;
+  Telemetry* telemetry = nullptr;
+};
+
+struct PsRemoteSupervisorState {
+  PsRemoteSupervisorSetup setup;
+  std::vector<int32_t> incarnation;  // by node
+  static inline const char* name = "troupe.ps.remote_supervisor";
+};
+
+caf::behavior PsRemoteSupervisorActor(caf::stateful_actor<PsRemoteSupervisorState>* self,
+                                      PsRemoteSupervisorSetup setup);
+
+}  // namespace troupe
