@@ -2,11 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <caf/exit_reason.hpp>
+#include <caf/sec.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <set>
+#include <string>
 
 #include "actors/allreduce_rank_actor.hpp"
 #include "actors/ps/remote_shard.hpp"
@@ -16,24 +20,71 @@
 
 namespace troupe {
 
-caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry) {
+namespace {
+
+// The node's devices not lent to a server, and who holds the others.
+struct DevicePool {
+  bool listed = false;  // a device list was given
+  std::vector<int32_t> free;
+  std::map<caf::actor_addr, std::vector<int32_t>> lent;
+
+  // The first `count` free devices into spec->devices; false when fewer are free.
+  bool Lend(ServerSpec* spec) {
+    if (!listed) return true;
+    if (spec->gpus < 0 || static_cast<size_t>(spec->gpus) > free.size()) return false;
+    spec->devices.assign(free.begin(), free.begin() + spec->gpus);
+    free.erase(free.begin(), free.begin() + spec->gpus);
+    return true;
+  }
+  void Keep(const caf::actor_addr& server, const ServerSpec& spec) {
+    if (listed) lent[server] = spec.devices;
+  }
+  void GiveBack(const caf::actor_addr& server) {
+    auto it = lent.find(server);
+    if (it == lent.end()) return;
+    free.insert(free.end(), it->second.begin(), it->second.end());
+    std::sort(free.begin(), free.end());
+    lent.erase(it);
+  }
+};
+
+}  // namespace
+
+caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry,
+                        std::vector<int32_t> devices) {
   // The servers hosted here that are still alive. A run that ends tells its servers to exit; one
   // that dies (its process killed) cannot, so the node stops whatever is left when it stops
   // itself, or `troupe node` would wait for them forever on SIGTERM.
   auto hosted = std::make_shared<std::set<caf::actor_addr>>();
-  self->set_down_handler([hosted](caf::down_msg& down) { hosted->erase(down.source); });
+  auto pool = std::make_shared<DevicePool>();
+  pool->listed = !devices.empty();
+  pool->free = std::move(devices);
+  self->set_down_handler([hosted, pool](caf::down_msg& down) {
+    hosted->erase(down.source);
+    pool->GiveBack(down.source);
+  });
   self->attach_functor([hosted] {
     for (const caf::actor_addr& server : *hosted) {
       caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
     }
   });
   return {
-      [=](spawn_server_atom, const ServerSpec& spec) {
+      [=](spawn_server_atom, ServerSpec& spec) -> caf::result<caf::actor> {
+        if (!pool->Lend(&spec)) {
+          spdlog::warn(
+              "node: refused server {}: it has {} GPUs, {} of this node's devices are free",
+              spec.name, spec.gpus, pool->free.size());
+          return caf::make_error(caf::sec::invalid_argument,
+                                 "server " + spec.name + " has " + std::to_string(spec.gpus) +
+                                     " GPUs; " + std::to_string(pool->free.size()) +
+                                     " of this node's devices (--devices) are free");
+        }
         spdlog::info("node: hosting server {} ({} GPUs, {} CPUs, {} GB)", spec.name, spec.gpus,
                      spec.cpus, spec.memory_gb);
         caf::actor server = self->spawn(ServerActor, spec, telemetry);
         self->monitor(server);
         hosted->insert(server.address());
+        pool->Keep(server.address(), spec);
         return server;
       },
       [=](spawn_rank_atom) {

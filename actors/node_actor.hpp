@@ -11,6 +11,7 @@
 
 namespace troupe {
 
-caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry);
+caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry,
+                        std::vector<int32_t> devices);
 
 }  // namespace troupe

@@ -51,6 +51,10 @@ std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
     v.ideal_memory_gb_per_gpu = a.ideal_memory_gb_per_gpu;
     v.speedup_at_ideal = a.speedup_at_ideal;
     v.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(a.sensitivity));
+    if (st.options.type_speeds) {
+      const auto speeds = st.options.type_speeds->find(s.model);
+      if (speeds != st.options.type_speeds->end()) v.type_speed = speeds->second;
+    }
     v.expected_speedup =
         scheduling::ExpectedSpeedup(st.mechanism_definition->proportional_share_only, v, nullptr);
     t.handle = std::move(a.job);
@@ -130,7 +134,8 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
     for (const scheduling::PlacementPart& part : p.parts) {
       st.round_on_server[part.server].push_back(p.job_id);
       by_server[part.server].leases.push_back(
-          LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts});
+          LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts,
+                     job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type)});
       st.current.gpus_allocated += part.gpus;
       st.current.cpus_allocated += part.cpus;
       st.current.memory_gb_allocated += part.memory_gb;
@@ -313,7 +318,11 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
                              RunClock clock, Telemetry* telemetry) {
   SchedulerState& st = self->state;
   std::vector<scheduling::ServerShape> shapes;
-  for (const ServerSpec& s : cluster.specs) shapes.push_back({s.gpus, s.cpus, s.memory_gb});
+  for (const ServerSpec& s : cluster.specs) {
+    const size_t i = shapes.size();
+    const int32_t type = i < options.server_gpu_types.size() ? options.server_gpu_types[i] : 0;
+    shapes.push_back({s.gpus, s.cpus, s.memory_gb, type});
+  }
   st.ledger = std::make_unique<scheduling::ClusterLedger>(std::move(shapes));
   st.policy = &scheduling::PolicyNamed(options.policy);
   st.mechanism_definition = &scheduling::MechanismNamed(options.mechanism);

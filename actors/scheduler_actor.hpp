@@ -45,6 +45,10 @@
 
 namespace troupe {
 
+// Each model's speed on every GPU type of the run, by type index (SchedJob::type_speed).
+using TypeSpeedsByModel =
+    absl::flat_hash_map<std::string, std::shared_ptr<const std::vector<double>>>;
+
 struct SchedulerOptions {
   // Registered names (policy_registry.hpp, mechanism_registry.hpp); the run checked them.
   std::string policy = "fifo";
@@ -58,6 +62,10 @@ struct SchedulerOptions {
   bool lease_log = false;     // forward every lease part to the metrics recorder
   double report_grace_s = 0;  // 0: wait for every report (a run without faults)
   bool recover = false;       // a restarted scheduler: rebuild state first
+  // GPU types (docs/heterogeneity.md): each server's type index (empty: all 0), and each model's
+  // speed on every type (null: 1 everywhere, a cluster that names no type).
+  std::vector<int32_t> server_gpu_types;
+  std::shared_ptr<const TypeSpeedsByModel> type_speeds;
 };
 
 struct ClusterHandles {

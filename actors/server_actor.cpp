@@ -27,8 +27,10 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
   auto scheduler = caf::actor_cast<caf::actor>(self->current_sender());
   const double speed = round.start_s < st.slow.until_s ? st.slow.factor : 1.0;
   for (const LeaseOrder& order : round.leases) {
-    LeaseGrant grant{round.round,     round.start_s, round.end_s, st.spec.index, {},   order.cpus,
-                     order.memory_gb, order.parts,   true,        scheduler,     speed};
+    // A straggler's factor and the GPU type's speed for this job compose.
+    LeaseGrant grant{round.round,     round.start_s, round.end_s, st.spec.index,
+                     {},              order.cpus,    order.memory_gb, order.parts,
+                     true,            scheduler,     speed * order.type_speed};
     Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb, round.end_s,
                                 &grant.gpu_ids);
     if (!s.ok()) {
@@ -50,8 +52,6 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
   }
 }
 
-}  // namespace
-
 // Real compute: one part of a job's lease runs here, in this server's process, on the devices
 // its leased GPUs are (detached: its steps block).
 void RunPart(caf::stateful_actor<ServerState>* self, PartWork& work) {
@@ -64,6 +64,8 @@ void RunPart(caf::stateful_actor<ServerState>* self, PartWork& work) {
   self->spawn<caf::detached>(ComputeWorkerActor, std::move(work), std::move(devices),
                              self->state.telemetry);
 }
+
+}  // namespace
 
 caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spec,
                           Telemetry* telemetry) {
@@ -88,8 +90,8 @@ caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spe
         return FreeOf(self->state);
       },
       [=](caf::get_atom) { return FreeOf(self->state); },
+      [=](PartWork& work) { RunPart(self, work); },
   };
 }
-      [=](PartWork& work) { RunPart(self, work); },
 
 }  // namespace troupe

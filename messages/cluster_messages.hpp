@@ -48,10 +48,13 @@ struct LeaseOrder {
   double cpus = 0;
   double memory_gb = 0;
   int32_t parts = 1;  // servers the job spans this round (gang: all or nothing)
+  // The job's speed on this server's GPU type, relative to the reference type (1 on a cluster
+  // that names no type): the server's grant carries it, so the job runs at it.
+  double type_speed = 1;
 };
 template <class Inspector>
 auto inspect(Inspector& f, LeaseOrder& x) {
-  return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts);
+  return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts, x.type_speed);
 }
 
 // Every lease of one round on one server. Leases of earlier rounds have ended by start_s.

@@ -37,6 +37,8 @@ struct MechanismOptions {
   // that places a round whose proposal is refused.
   std::shared_ptr<AllocationSource> external;
   std::string external_fallback = "proportional";
+  // Seconds each round lasts (the Gavel mechanisms reckon elapsed time in them).
+  double round_s = 300;
 };
 
 // A mechanism, as it registers itself (mechanism_registry.hpp).

@@ -7,6 +7,7 @@
 #include "config/scheduler_names.hpp"
 #include "emulation/synergy_generator.hpp"
 #include "emulation/trace_reader.hpp"
+#include "runner/cluster/gpu_type_plan.hpp"
 #include "runner/deployment.hpp"
 
 namespace troupe {
@@ -159,6 +160,7 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
                                         ? scheduling::FtfOrder::kSmallestFirst
                                         : scheduling::FtfOrder::kLargestFirst;
   plan->scheduler.mechanism_options.tune_sort_by_demand = s.tune_sort_by_demand();
+  plan->scheduler.mechanism_options.round_s = s.round_s();
   const config::Run& r = cfg.run();
   plan->scheduler.measure_first_job = r.measure_first_job();
   plan->scheduler.measure_last_job = r.measure_last_job();
@@ -236,9 +238,9 @@ Status PlanBackends(const config::RunConfig& cfg, const std::string& config_name
   o.gradient_bytes = b.gradient_mib() * 1024 * 1024;
   o.link.bytes_per_s = b.link_gbps() * 1e9 / 8;
   o.link.latency_s = b.link_latency_us() * 1e-6;
+  o.exchange_every_steps = b.exchange_every_steps();
   if (!o.enabled()) return Status::Ok();
   auto fail = [&](const std::string& field, const std::string& why) {
-  o.exchange_every_steps = b.exchange_every_steps();
     return Status::InvalidInput(config_name + ": " + field + ": " + why);
   };
 #ifndef TROUPE_HAVE_CUDA
@@ -293,6 +295,9 @@ Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, Run
   if (Status s = CheckSchedulerNames(cfg.scheduler(), config_name); !s.ok()) return s;
   if (Status s = LoadCatalog(cfg.workload(), config_name, &plan->catalog); !s.ok()) return s;
   PlanServers(cfg, plan);
+  if (Status s = PlanGpuTypes(cfg, config_name, *plan->catalog, &plan->scheduler); !s.ok()) {
+    return s;
+  }
   if (plan->runtime.middleman) {
     Status s = PlanDeployment(cfg, config_name, plan->server_nodes, &plan->runtime);
     if (!s.ok()) return s;
