@@ -9,12 +9,13 @@
 # Every job is measured; a run ends when the last one finishes.
 #   jobs axis: 512 GPUs (64 servers x 8), 10 K to 1 M jobs
 #   GPUs axis: 30 K jobs, 128 to 16,384 GPUs
-# A point that runs longer than LIMIT seconds is stopped and the larger points of its curve are
-# skipped (they would take longer still); the table says so.
+# A point that uses more than LIMIT seconds of CPU is stopped and the larger points of its curve
+# are skipped (they would take longer still); the table says so. The limit is on CPU time, not
+# wall time, so that a busy machine slows the script down but does not change where it stops.
 #
 # Usage: scripts/bench-growth.sh [jobs|gpus|both]   (default both)
 # Environment: BUILD (default build/), TROUPE (the binary; default $BUILD/apps/troupe),
-#   LIMIT (seconds per point, default 300), MECHANISMS (default "proportional tune"),
+#   LIMIT (CPU seconds per point, default 300), MECHANISMS (default "proportional tune"),
 #   JOBS_POINTS, GPU_POINTS (override the sizes), AXIS_GPUS (512), AXIS_JOBS (30000).
 # Prints one line per point as it goes, then the tables. Needs GNU time (/usr/bin/time).
 set -uo pipefail
@@ -48,14 +49,20 @@ run_point() {
   rate=$(awk -v g="$gpus" 'BEGIN { printf "%.4f", g / 40 }')
   sed "s/count: 16/count: $servers/" configs/default.textproto >"$work/config.textproto"
   rm -rf "$work/out"
-  /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" timeout "$LIMIT" \
-    "$troupe" run "$work/config.textproto" --quiet --out "$work/out" \
+  (
+    ulimit -t "$LIMIT"
+    exec /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$troupe" run "$work/config.textproto" --quiet --out "$work/out" \
     --set scheduler.mechanism="$mechanism" --set workload.generator.multi_gpu=true \
     --set workload.generator.jobs_per_hour="$rate" --set workload.generator.num_jobs="$jobs" \
     --set run.measure_first_job=0 --set run.measure_last_job=$((jobs - 1)) >/dev/null 2>"$work/err"
+  )
   local rc=$? status=ok
-  [ $rc -eq 124 ] && status="stopped at ${LIMIT} s"
-  [ $rc -ne 0 ] && [ $rc -ne 124 ] && status="failed ($(tail -1 "$work/err"))"
+  # GNU time reports a killed command as "Command terminated by signal N" on a line of its own.
+  if grep -q "terminated by signal" "$work/time.txt"; then
+    status="stopped at ${LIMIT} s CPU"
+  elif [ $rc -ne 0 ]; then
+    status="failed ($(tail -1 "$work/err"))"
+  fi
   read -r wall user sys rss_kb < <(tail -1 "$work/time.txt")
   local cpu rss_mb
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
