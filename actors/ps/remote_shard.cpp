@@ -82,6 +82,14 @@ PsShardSpawned SpawnShardHere(caf::event_based_actor* node, const PsShardSpawn& 
     out.error = "ps:" + std::to_string(spec.shard) + " cannot open its SSD-PS: " + s.message();
     return out;
   }
+  if (spec.incarnation == 0 && (core->recovered_step() >= 0 || core->ssd().size() > 0)) {
+    // A fresh shard on a store some earlier run left: recovering it would train from the wrong
+    // parameters. The run empties the folder when it is on the run's own host; here it is not.
+    out.error = "ps:" + std::to_string(spec.shard) + ": " + dir +
+                " already holds an SSD-PS (of an earlier run): empty it or choose another "
+                "paramserver.ssd_dir";
+    return out;
+  }
   ShardSetup setup;
   setup.shard = spec.shard;
   setup.options = options;

@@ -179,12 +179,15 @@ void ApplyStep(Self* self, int64_t step) {
   CheckWrites(self);
 }
 
-// Applies every step whose N pushes are in, in step order.
+// Applies every step whose N pushes are in and whose N prepares are handled, in step order. (A
+// push normally follows its prepare; after a restart the trainers' re-sent pushes may overtake
+// the partitioners' re-sent prepares when they live in other processes or threads.)
 void TryApply(Self* self) {
   ShardState& st = self->state;
   while (!st.failed && !st.blocked && !st.done) {
     const auto it = st.pushes.find(st.applied + 1);
-    if (it == st.pushes.end() || static_cast<int32_t>(it->second.size()) < st.setup.options.nodes) {
+    if (it == st.pushes.end() || static_cast<int32_t>(it->second.size()) < st.setup.options.nodes ||
+        st.next_step <= st.applied + 1) {
       return;
     }
     ApplyStep(self, st.applied + 1);
@@ -234,6 +237,7 @@ caf::behavior ShardActor(caf::stateful_actor<ShardState>* self, ShardSetup setup
         if (at < std::pair{st.next_step, st.next_node}) return;  // handled (a re-sent copy)
         st.prepares.emplace(at, std::move(prepare));
         HandlePrepares(self);
+        TryApply(self);  // re-sent pushes may have been waiting for this prepare
       },
       [=](PsPull& pull) {
         ShardState& st = self->state;
