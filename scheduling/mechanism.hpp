@@ -43,8 +43,8 @@ struct MechanismOptions {
 
 // A mechanism, as it registers itself (mechanism_registry.hpp).
 struct MechanismDefinition {
-  std::string_view name;     // what a config selects it by, e.g. "tune"
-  std::string_view summary;  // one line for `troupe list`
+  std::string_view name = {};     // what a config selects it by, e.g. "tune"
+  std::string_view summary = {};  // one line for `troupe list`
   // A new instance for one run's scheduler (it may keep state from round to round).
   std::unique_ptr<Mechanism> (*make)(const MechanismOptions& options) = nullptr;
   // It never gives a job more CPUs or memory than its GPU-proportional share, so a job's

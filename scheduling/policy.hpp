@@ -37,8 +37,8 @@ struct OrderOptions {
 
 // A policy, as it registers itself (policy_registry.hpp).
 struct PolicyDefinition {
-  std::string_view name;     // what a config selects it by, e.g. "las"
-  std::string_view summary;  // one line for `troupe list`
+  std::string_view name = {};     // what a config selects it by, e.g. "las"
+  std::string_view summary = {};  // one line for `troupe list`
   // The job's primary sort key at virtual time now_s, smaller first. Must be a pure function of
   // its arguments: the queue may compute it long before the round that reads it (see below).
   double (*key)(const SchedJob& job, double now_s, const OrderOptions& options) = nullptr;
