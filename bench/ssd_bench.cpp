@@ -28,6 +28,8 @@
 //
 // Usage: troupe_ssd_bench [--keys N] [--skew S] [--batches 4096,16384,65536]
 //                         [--file-bytes B] [--put-keys N] [--get-seconds S] [--dir D] [--cold 1]
+//                         [--journal-files N]   (0: every Put commits by a new manifest, three
+//                                                syncs, as SsdStore did before its journal)
 #include <fcntl.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
@@ -66,6 +68,7 @@ struct Args {
   uint64_t put_keys = 262'144;  // per batch size and system
   double get_seconds = 2;       // per batch size and system
   bool cold = false;            // drop the page cache before each Get batch
+  uint32_t journal_files = SsdStoreOptions{}.journal_files;  // 0: every Put commits by manifest
   std::string dir;
 };
 
@@ -140,6 +143,7 @@ void OpenSsd(const Args& args, bool sync, Db& db) {
   options.compaction_threshold = args.keys * kLayout.bytes() * 3 / 2;
   options.advise_reads = args.cold;  // from the device: let it serve a batch's reads concurrently
   options.sync = sync;
+  options.journal_files = args.journal_files;
   Check(SsdStore::Open(args.dir + "/ssd", options, &db.ssd), "SsdStore::Open");
 }
 
@@ -327,6 +331,7 @@ Args Parse(int argc, char** argv) {
     if (flag == "--get-seconds") args.get_seconds = std::stod(value);
     if (flag == "--dir") args.dir = value;
     if (flag == "--cold") args.cold = value != "0";
+    if (flag == "--journal-files") args.journal_files = static_cast<uint32_t>(std::stoul(value));
     if (flag == "--batches") {
       args.batches.clear();
       for (size_t p = 0; p < value.size();) {
@@ -346,9 +351,9 @@ int Main(int argc, char** argv) {
   std::filesystem::create_directories(args.dir);
   std::printf(
       "SSD-PS vs RocksDB: %llu keys, %zu-byte rows, Zipf %.2f, SsdStore files of %llu "
-      "bytes, dir %s, %s\n",
+      "bytes, journal of %u files, dir %s, %s\n",
       static_cast<unsigned long long>(args.keys), kLayout.bytes(), args.skew,
-      static_cast<unsigned long long>(args.file_bytes), args.dir.c_str(),
+      static_cast<unsigned long long>(args.file_bytes), args.journal_files, args.dir.c_str(),
       args.cold ? "cold (page cache dropped before each Get batch, no RocksDB block cache)"
                 : "warm (page cache)");
   Db db = OpenBoth(args);

@@ -25,9 +25,7 @@ Status ShardCore::Open(const PsOptions& options, int32_t shard, const std::strin
   core->write_fault_ = std::make_unique<paramserver::SsdWriteFault>();
   ssd.write_fault = core->write_fault_.get();
   if (Status s = paramserver::SsdStore::Open(dir, ssd, &core->ssd_); !s.ok()) return s;
-  core->recovery_bytes_ =
-      static_cast<int64_t>(core->ssd_->file_count() * paramserver::ssd::kFileHeaderBytes +
-                           core->ssd_->stored_rows() * sizeof(Key));
+  core->recovery_bytes_ = static_cast<int64_t>(core->ssd_->recovery_bytes());
   core->backing_ = std::make_unique<SsdBackingStore>(core->ssd_.get(), core->layout_);
   paramserver::HbmConfig hbm;
   hbm.layout = core->layout_;

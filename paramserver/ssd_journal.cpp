@@ -48,6 +48,7 @@ Status SsdStore::ReadJournal(uint64_t first, Journal* journal, uint64_t* max_seq
     if (error) return Status::IoError(entry.path().string() + ": size: " + error.message());
     if (bytes == 0) continue;  // pre-created, never written
     Status status = read_buffer_.Read(entry.path().string(), seq, bytes, options_.layout.floats());
+    recovery_bytes_ += bytes;
     // Short or failing a checksum: a write torn by a crash, or one that failed. Left out here;
     // JournalChain says whether an acknowledged Put needed it.
     if (status.code() == Status::Code::kCorrupt) continue;

@@ -65,6 +65,7 @@ Status SsdStore::Recover() {
     status = ssd::ReadParamKeys(FilePath(f.seq), f.seq, f.bytes, manifest.floats, &files[0].keys,
                                 &files[0].block_rows);
     if (!status.ok()) return status;
+    recovery_bytes_ += ssd::kFileHeaderBytes + files[0].keys.size() * sizeof(Key);
     Install(files);
   }
   // The Puts the journal committed after the manifest. New files take sequence numbers above

@@ -151,7 +151,9 @@ class SsdStore {
   // The most files compaction lets the store keep for its live rows (see above).
   size_t FileBound() const;
   uint64_t stored_rows() const { return stored_rows_; }  // rows in all files, stale included
-  double stale_fraction() const;                         // stale rows / stored rows (0 if none)
+  // Bytes Open read to recover: each listed file's header and keys, each journal file whole.
+  uint64_t recovery_bytes() const { return recovery_bytes_; }
+  double stale_fraction() const;  // stale rows / stored rows (0 if none)
   const std::string& dir() const { return dir_; }
   const SsdStoreOptions& options() const { return options_; }
   // Path of the file with sequence number seq, and the files' sequence numbers, oldest first.
@@ -243,6 +245,7 @@ class SsdStore {
   uint64_t commit_point_ = 0;  // the last file of the last commit (a Put's, or a manifest's)
   size_t journal_files_ = 0;   // files committed by Puts since the last manifest
   uint64_t spares_until_ = 0;  // files below this seq exist with durable entries (sync only)
+  uint64_t recovery_bytes_ = 0;
   uint64_t disk_bytes_ = 0;
   uint64_t stored_rows_ = 0;
   uint32_t block_rows_ = 1;     // of the files this store writes
