@@ -2,8 +2,10 @@
 //
 // One file, MANIFEST, in the store's directory. It is replaced atomically — written to
 // MANIFEST.tmp, fsynced, renamed over MANIFEST, then the directory fsynced — so after a crash it
-// is either the old or the new list, never a mix. A parameter file not in it is unacknowledged
-// (a Put or a compaction that crashed before its manifest) and is deleted when the store opens.
+// is either the old or the new list, never a mix. A parameter file not in it is either a Put's
+// that the journal committed (above next_seq, its header says so: ssd_store.hpp) or
+// unacknowledged (a compaction or Put that crashed or failed first) and deleted when the store
+// opens.
 // Layout (native little-endian): magic "TRPSSDM1", u32 version (2), u32 floats, u64 next_seq,
 // u64 tag, u64 files, then per file u64 seq, u64 count, u64 bytes; last a u32 CRC32C of all
 // before it. The tag is the owner's, committed atomically with the file list (ssd_store.hpp).
