@@ -12,7 +12,7 @@
 
 namespace troupe {
 namespace {
-constexpr size_t kSpareBuckets = 16;  // storage of read-out buckets kept for reuse
+constexpr size_t kSpareBuckets = 4;  // storage of read-out buckets kept for reuse
 
 // Where an actor that becomes ready while another runs is filed: the end of the line.
 class LineWorker final : public caf::execution_unit {
