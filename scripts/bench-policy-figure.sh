@@ -47,7 +47,8 @@ run_one() {
       configs/default.textproto --quiet --seed "$seed" --out "$dir" "${sets[@]}" \
       >"$dir.log" 2>&1); then
     status=failed
-    grep -q 'terminated by signal 24' "$dir.time" && status=stopped
+    # ulimit -t sets the hard limit too: the kernel sends SIGKILL (9) there, SIGXCPU (24) below.
+    grep -qE 'terminated by signal (9|24)$' "$dir.time" && status=stopped
   fi
   local user sys kb
   read -r user sys kb < <(grep -E '^[0-9.]+ [0-9.]+ [0-9]+$' "$dir.time")
