@@ -15,7 +15,7 @@ double WallNow() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void FillJob(const scheduling::SchedJob& j, bool with_sensitivity, external::Job* out) {
+void FillJob(const scheduling::SchedJob& j, external::Job* out) {
   out->set_id(j.id);
   out->set_arrival_s(j.arrival_s);
   out->set_gpus(j.gpus);
@@ -29,8 +29,11 @@ void FillJob(const scheduling::SchedJob& j, bool with_sensitivity, external::Job
   out->set_ideal_memory_gb_per_gpu(j.ideal_memory_gb_per_gpu);
   out->set_speedup_at_ideal(j.speedup_at_ideal);
   out->set_expected_speedup(j.expected_speedup);
-  if (!with_sensitivity) return;
-  external::Sensitivity* s = out->mutable_sensitivity();
+}
+
+void FillSensitivity(const scheduling::SchedJob& j, external::JobSensitivity* out) {
+  out->set_job_id(j.id);
+  external::Sensitivity* s = out->mutable_matrix();
   if (!j.sensitivity) return;
   s->mutable_cpu_grid()->Add(j.sensitivity->cpu_grid.begin(), j.sensitivity->cpu_grid.end());
   s->mutable_memory_grid()->Add(j.sensitivity->memory_grid.begin(),
@@ -73,7 +76,8 @@ external::Envelope ExternalSource::RoundStateOf(
   for (const scheduling::SchedJob* job : offered) {
     auto before = sent_.find(job->id);
     const bool known = before != sent_.end() && before->second == job->sensitivity;
-    FillJob(*job, !known, state->add_jobs());
+    FillJob(*job, state->add_jobs());
+    if (!known) FillSensitivity(*job, state->add_sensitivities());
     sent.emplace(job->id, job->sensitivity);
   }
   sent_ = std::move(sent);

@@ -92,7 +92,8 @@ def main():
     client.serve(schedule)
     wall_s = time.perf_counter() - start
     client.close()
-    print(json.dumps({"asks": client.asks, "refusals": len(client.refusals),
+    print(json.dumps({"asks": client.asks, "jobs_offered": client.jobs_offered,
+                      "refusals": len(client.refusals),
                       "goodbye": client.goodbye, "wall_s": round(wall_s, 3),
                       "scheduling_s": round(client.seconds_scheduling, 3)}))
 

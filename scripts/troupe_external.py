@@ -138,6 +138,7 @@ class ExternalScheduler:
         self.hello = None
         self.shapes = []
         self.asks = 0
+        self.jobs_offered = 0  # summed over every RoundState
         self.refusals = []  # (ask, reason, fallback)
         self.goodbye = None
         self.seconds_scheduling = 0.0  # wall time spent in schedule()
@@ -190,15 +191,12 @@ class ExternalScheduler:
 
     def _state(self, message):
         known = self._sensitivities
-        current = {}
-        for job in message.jobs:
-            if job.HasField("sensitivity"):
-                s = job.sensitivity
-                current[job.id] = (list(s.cpu_grid), list(s.memory_grid), list(s.values))
-            else:
-                current[job.id] = known[job.id]
-        self._sensitivities = current  # troupe re-sends a matrix for a job it did not offer last
-        return RoundState(message, self.shapes, current)
+        for s in message.sensitivities:
+            m = s.matrix
+            known[s.job_id] = (list(m.cpu_grid), list(m.memory_grid), list(m.values))
+        if len(known) > 2 * len(message.jobs) + 4096:  # forget jobs that left the queue
+            self._sensitivities = known = {j.id: known[j.id] for j in message.jobs}
+        return RoundState(message, self.shapes, known)
 
     def serve(self, schedule):
         """Answers every RoundState with schedule(state) until troupe says Goodbye."""
@@ -211,6 +209,7 @@ class ExternalScheduler:
                 placements = schedule(state)
                 self.seconds_scheduling += time.perf_counter() - start
                 self.asks += 1
+                self.jobs_offered += len(state.jobs)
                 self._send(allocation=_allocation(state.ask, placements))
             elif kind == "refusal":
                 r = frame.refusal

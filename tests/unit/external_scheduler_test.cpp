@@ -164,6 +164,7 @@ TEST_F(ExternalScheduler, SoundAnswerIsUsedAsSent) {
     EXPECT_EQ(state.round_state().jobs_size(), 3);
     EXPECT_EQ(state.round_state().free_gpus_size(), 2);
     EXPECT_EQ(state.round_state().free_cpus(1), 24);
+    EXPECT_EQ(state.round_state().sensitivities_size(), 3);  // every job is new
     // Job 2 first, across both servers; job 0 not at all.
     s.Answer(state.round_state().ask(), {{2, {{1, 2, 1, 10}, {0, 2, 1, 10}}}, {1, {{1, 4, 5, 5}}}});
     EXPECT_TRUE(s.Read().has_goodbye());
@@ -187,8 +188,10 @@ TEST_F(ExternalScheduler, OvercommitIsRefusedWithReasonAndTheRoundFallsBack) {
     EXPECT_EQ(answer.refusal().ask(), state.round_state().ask());
     EXPECT_EQ(answer.refusal().fallback(), "proportional");
     refusal = answer.refusal().reason();
-    // The next round is answered soundly, and used.
-    s.Answer(s.Read().round_state().ask(), {{2, {{1, 4, 12, 250}}}});
+    // The next round is answered soundly, and used; its jobs' matrices were sent already.
+    const external::Envelope next = s.Read();
+    EXPECT_EQ(next.round_state().sensitivities_size(), 0);
+    s.Answer(next.round_state().ask(), {{2, {{1, 4, 12, 250}}}});
     EXPECT_TRUE(s.Read().has_goodbye());
   });
   // GPU-proportional in the policy's order: jobs 0 and 1 fill server 0... and job 2 server 1.
