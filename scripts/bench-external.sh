@@ -2,8 +2,9 @@
 # What the external scheduler costs per round (docs/performance.md, "External scheduler"): the
 # default experiment (9,370 rounds) with the built-in FIFO + proportional, then with
 # scripts/external_fifo_proportional.py over loopback, REPS times each; prints each run's wall
-# seconds, the medians, the overhead per round in microseconds, and checks that both runs wrote
-# the same jobs.csv and rounds.csv.
+# seconds, the medians, the overhead per round in microseconds (wall, and CPU of both processes:
+# less sensitive to other load on the machine), and checks that both runs wrote the same jobs.csv
+# and rounds.csv.
 #   scripts/bench-external.sh [CONFIG] [REPS]     (BUILD=build by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,18 +20,21 @@ now() { date +%s.%N; }
 
 for i in $(seq "$reps"); do
   start=$(now)
-  "$troupe" run "$config" --quiet --out "$work/builtin-$i" > /dev/null
+  /usr/bin/time -f "%U + %S" -a -o "$work/builtin.cpu" \
+    "$troupe" run "$config" --quiet --out "$work/builtin-$i" > /dev/null
   echo "$(now) - $start" | bc >> "$work/builtin.s"
 done
 for i in $(seq "$reps"); do
   rm -f "$work/port"
   start=$(now)
-  "$troupe" run "$config" --quiet --out "$work/external-$i" \
+  /usr/bin/time -f "%U + %S" -a -o "$work/troupe.cpu" \
+    "$troupe" run "$config" --quiet --out "$work/external-$i" \
     --set scheduler.mechanism_name=external \
     --set external_scheduler.secret_file="$work/secret" \
     --set external_scheduler.port_file="$work/port" > /dev/null &
   run=$!
-  /usr/bin/python3 scripts/external_fifo_proportional.py --port-file "$work/port" \
+  /usr/bin/time -f "%U + %S" -a -o "$work/python.cpu" \
+    /usr/bin/python3 scripts/external_fifo_proportional.py --port-file "$work/port" \
     --secret-file "$work/secret" >> "$work/python.json"
   wait "$run"
   echo "$(now) - $start" | bc >> "$work/external.s"
@@ -45,5 +49,11 @@ echo "built-in wall s: $(tr '\n' ' ' < "$work/builtin.s")(median $b)"
 echo "external wall s: $(tr '\n' ' ' < "$work/external.s")(median $e)"
 echo "python: $(tail -1 "$work/python.json")"
 echo "rounds: $rounds; jobs.csv and rounds.csv identical"
-echo "overhead per round: $(echo "($e - $b) * 1000000 / $rounds" | bc) us"
+cpu() { bc < "$1" | median; }
+bc_cpu=$(cpu "$work/builtin.cpu")
+tc=$(cpu "$work/troupe.cpu")
+pc=$(cpu "$work/python.cpu")
+echo "CPU s (median): built-in $bc_cpu; external: troupe $tc + python $pc"
+echo "overhead per round: $(echo "($e - $b) * 1000000 / $rounds" | bc) us wall," \
+  "$(echo "($tc + $pc - $bc_cpu) * 1000000 / $rounds" | bc) us CPU"
 echo "external rounds/s: $(echo "$rounds / $e" | bc); built-in rounds/s: $(echo "$rounds / $b" | bc)"
