@@ -283,10 +283,13 @@ void ValidateExternalScheduler(const config::RunConfig& cfg, Check& check) {
     check.Fail("external_scheduler.secret",
                "give external_scheduler.secret or external_scheduler.secret_file (one of them)");
   }
-  if (e.fallback() == "external" || scheduling::FindMechanism(e.fallback()) == nullptr) {
+  if (e.fallback() == "external") {
     check.Fail("external_scheduler.fallback",
-               "'" + e.fallback() + "' is not a built-in mechanism (known: " +
-                   scheduling::RegisteredMechanismNames() + "; not external)");
+               "must be a mechanism troupe runs itself, not external");
+  } else if (scheduling::FindMechanism(e.fallback()) == nullptr) {
+    check.Fail("external_scheduler.fallback", "'" + e.fallback() +
+                                                  "' is not a registered mechanism (known: " +
+                                                  scheduling::RegisteredMechanismNames() + ")");
   }
 }
 
