@@ -6,7 +6,8 @@
 // within 1e-4 relative. (2) One node process is killed with SIGKILL mid-run and started again on
 // its port: its shard recovers from its own SSD-PS, the trainers re-send what it had not
 // acknowledged, nothing acknowledged is lost (the parameters are still bit-identical) and the
-// run completes. Every process is bounded in time and killed at the end, whatever failed.
+// run completes. (3) Bad hosts are named before anything connects. Every process is bounded in
+// time and killed at the end, whatever failed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -189,6 +190,34 @@ TEST_F(PsRemote, KilledNodeProcessRecoversItsShardFromItsSsd) {
   }
   EXPECT_EQ(run.result.batches.size(), 40u);
   ExpectLossless(run);
+}
+
+// Bad input is named before anything connects: the count of hosts, their form, the mode.
+TEST(PsRemoteConfig, HostsAreCheckedBeforeTheRun) {
+  auto plan = [](const std::string& hosts, const std::string& mode) {
+    std::string text = kSmallPsConfig;
+    text.insert(text.rfind('}'), hosts);
+    text += "run { mode: " + mode + " }\n";
+    config::RunConfig cfg;
+    PsPlan out;
+    Status s = ParseConfigText(text, "hosts.textproto", &cfg);
+    if (s.ok()) s = ValidateConfig(cfg, "hosts.textproto");
+    if (s.ok()) s = PlanPsRun(cfg, "hosts.textproto", &out);
+    return s;
+  };
+  const std::string three = R"(hosts: "127.0.0.1:1" hosts: "127.0.0.1:2" hosts: "127.0.0.1:3")";
+  const Status count = plan(three, "real");
+  EXPECT_EQ(count.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(count.message().find("paramserver.hosts: names 3 nodes; paramserver.nodes is 4"),
+            std::string::npos)
+      << count.message();
+  const Status form = plan(three + R"( hosts: "127.0.0.1")", "real");
+  EXPECT_NE(form.message().find("paramserver.hosts[3]: must be \"host:port\""), std::string::npos)
+      << form.message();
+  const Status mode = plan(three + R"( hosts: "127.0.0.1:4")", "emulated");
+  EXPECT_NE(mode.message().find("paramserver.hosts: needs run.mode: real"), std::string::npos)
+      << mode.message();
+  EXPECT_TRUE(plan(three + R"( hosts: "127.0.0.1:4")", "real").ok());
 }
 
 }  // namespace
