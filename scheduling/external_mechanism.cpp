@@ -13,6 +13,7 @@ ExternalMechanism::ExternalMechanism(std::shared_ptr<AllocationSource> source,
 
 std::vector<JobPlacement> ExternalMechanism::PlaceRound(const std::vector<const SchedJob*>& ordered,
                                                         ClusterLedger& ledger) {
+  if (ordered.empty()) return {};  // nothing to place: no question to ask
   if (!source_) return fallback_->PlaceRound(ordered, ledger);
   std::vector<JobPlacement> proposed;
   Status verdict = source_->Propose(round_, ordered, ledger, &proposed);

@@ -239,6 +239,13 @@ TEST_F(ExternalScheduler, OversizedFrameIsRefusedBeforeItsPayload) {
   EXPECT_EQ(error, "malformed frame: length 2130706432 is over the limit of 1048576");
 }
 
+TEST_F(ExternalScheduler, NoRunnableJobAsksNothing) {
+  Start([](FakeScheduler& s) { EXPECT_TRUE(s.Read().has_goodbye()); });
+  offered_.clear();
+  EXPECT_TRUE(Place().empty());
+  EXPECT_EQ(source_->counters().asks, 0);
+}
+
 TEST_F(ExternalScheduler, LateAnswerIsSkippedByItsAsk) {
   Start(
       [](FakeScheduler& s) {
