@@ -201,9 +201,13 @@ auto inspect(Inspector& f, PsTrainerReport& x) {
            x.allreduce_s, x.net_bytes);
 }
 
-// After the last step: a shard's every parameter (full rows, keys sorted) and tier sizes.
+// After the last step: a shard's every parameter (full rows, keys sorted) and tier sizes, in parts
+// of at most PsOptions::final_rows_per_message rows: part 0, 1, ... in key order, every one but the
+// last with `more` set (the tier sizes ride on each).
 struct PsShardFinal {
   int32_t shard = 0;
+  int32_t part = 0;
+  bool more = false;
   std::vector<uint64_t> keys;
   std::vector<float> values;
   int64_t ssd_keys = 0;
@@ -215,8 +219,8 @@ struct PsShardFinal {
 };
 template <class Inspector>
 auto inspect(Inspector& f, PsShardFinal& x) {
-  return f(x.shard, x.keys, x.values, x.ssd_keys, x.ssd_disk_bytes, x.ssd_files, x.mem_rows,
-           x.mem_capacity_rows, x.compactions);
+  return f(x.shard, x.part, x.more, x.keys, x.values, x.ssd_keys, x.ssd_disk_bytes, x.ssd_files,
+           x.mem_rows, x.mem_capacity_rows, x.compactions);
 }
 
 struct PsTrainerFinal {
@@ -309,6 +313,7 @@ struct PsShardSpawn {
   int32_t prefetch = 0;
   std::vector<double> rates;  // gpu_flops, hbm, network, ssd, disk bytes/s
   bool durable_updates = false;
+  int64_t final_rows_per_message = 0;
   caf::actor collector;
   double virtual_now_s = 0;
   double time_scale = 1;
@@ -319,7 +324,7 @@ auto inspect(Inspector& f, PsShardSpawn& x) {
            x.mem_bytes_per_node, x.ssd_file_bytes, x.ssd_compaction_threshold, x.ssd_sync,
            x.ssd_dir, x.hbm_cuda, x.dim, x.hidden, x.lr_dense, x.lr_embedding, x.eps,
            x.dense_optimizer, x.model_seed, x.batch_size, x.batches, x.prefetch, x.rates,
-           x.durable_updates, x.collector, x.virtual_now_s, x.time_scale);
+           x.durable_updates, x.final_rows_per_message, x.collector, x.virtual_now_s, x.time_scale);
 }
 
 // The node's answer: the shard actor, and what it recovered from its SSD-PS (recovered_step -1

@@ -51,6 +51,10 @@ struct PsOptions {
   // step) before it acknowledges the step, so a crashed shard recovers every acknowledged update
   // from SSD-PS alone. On when the run's faults crash a PS node (docs/paramserver.md, "Faults").
   bool durable_updates = false;
+  // A shard's final parameters travel in messages of at most this many rows (PsShardFinal parts),
+  // so that no message nears the middleman's frame limit (4 GiB) when shards live in other
+  // processes; 2^18 rows of the default model are about 19 MB.
+  int64_t final_rows_per_message = int64_t{1} << 18;
 };
 
 }  // namespace troupe

@@ -52,6 +52,19 @@ caf::behavior CollectorActor(caf::stateful_actor<CollectorState>* self, int32_t 
         self->state.records.trainers.push_back(std::move(r));
       },
       [=](PsShardFinal& f) {
+        // Parts of one shard's final come in order; part 0 starts it afresh (a restarted shard
+        // sends its final again).
+        PsShardFinal& whole = self->state.final_parts[f.shard];
+        if (f.part == 0) {
+          whole = std::move(f);
+        } else {
+          whole.keys.insert(whole.keys.end(), f.keys.begin(), f.keys.end());
+          whole.values.insert(whole.values.end(), f.values.begin(), f.values.end());
+          whole.more = f.more;
+        }
+        if (whole.more) return;
+        f = std::move(whole);
+        self->state.final_parts.erase(f.shard);
         auto& finals = self->state.records.shard_finals;
         const auto same = std::find_if(finals.begin(), finals.end(),
                                        [&](const PsShardFinal& g) { return g.shard == f.shard; });

@@ -7,6 +7,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <future>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ struct PsRecords {
 struct CollectorState {
   int32_t nodes = 0;
   PsRecords records;
+  std::map<int32_t, PsShardFinal> final_parts;  // a shard's final, until its last part is in
   std::shared_ptr<std::promise<PsRecords>> handover;
   Telemetry* telemetry = nullptr;
   bool handed_over = false;

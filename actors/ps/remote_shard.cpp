@@ -37,6 +37,7 @@ PsShardSpawn ShardSpawnOf(const PsOptions& o, int32_t shard, const caf::actor& c
   s.rates = {r.gpu_flops, r.hbm_bytes_per_s, r.network_bytes_per_s, r.ssd_bytes_per_s,
              r.disk_bytes_per_s};
   s.durable_updates = o.durable_updates;
+  s.final_rows_per_message = o.final_rows_per_message;
   s.collector = collector;
   s.virtual_now_s = virtual_now_s;
   s.time_scale = time_scale;
@@ -68,6 +69,7 @@ PsOptions OptionsOf(const PsShardSpawn& s) {
     o.rates = PsRates{s.rates[0], s.rates[1], s.rates[2], s.rates[3], s.rates[4]};
   }
   o.durable_updates = s.durable_updates;
+  o.final_rows_per_message = s.final_rows_per_message;
   return o;
 }
 

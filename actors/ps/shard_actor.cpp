@@ -123,15 +123,26 @@ void Finish(Self* self) {
   if (auto s = core.Final(&rows); !s.ok()) return Fail(self, s.message());
   PsShardFinal final_state;
   final_state.shard = st.setup.shard;
-  final_state.keys = std::move(rows.keys);
-  final_state.values = std::move(rows.values);
   final_state.ssd_keys = static_cast<int64_t>(core.ssd().size());
   final_state.ssd_disk_bytes = static_cast<int64_t>(core.ssd().disk_bytes());
   final_state.ssd_files = static_cast<int64_t>(core.ssd().file_count());
   final_state.mem_rows = static_cast<int64_t>(core.mem_rows());
   final_state.mem_capacity_rows = static_cast<int64_t>(core.mem_capacity_rows());
   final_state.compactions = core.compactions();
-  Tell(self, st.setup.telemetry, st.setup.collector, std::move(final_state));
+  // In parts of at most final_rows_per_message rows (one, empty, for a shard that owns nothing).
+  const size_t per =
+      static_cast<size_t>(std::max<int64_t>(1, st.setup.options.final_rows_per_message));
+  const size_t keys = rows.keys.size();
+  const size_t width = keys == 0 ? 0 : rows.values.size() / keys;
+  for (size_t from = 0; from == 0 || from < keys; from += per) {
+    const size_t to = std::min(keys, from + per);
+    PsShardFinal part = final_state;
+    part.part = static_cast<int32_t>(from / per);
+    part.more = to < keys;
+    part.keys.assign(rows.keys.begin() + from, rows.keys.begin() + to);
+    part.values.assign(rows.values.begin() + from * width, rows.values.begin() + to * width);
+    Tell(self, st.setup.telemetry, st.setup.collector, std::move(part));
+  }
   st.done = true;
   self->quit();
 }

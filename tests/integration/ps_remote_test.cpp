@@ -6,8 +6,8 @@
 // within 1e-4 relative. (2) One node process is killed with SIGKILL mid-run and started again on
 // its port: its shard recovers from its own SSD-PS, the trainers re-send what it had not
 // acknowledged, nothing acknowledged is lost (the parameters are still bit-identical) and the
-// run completes. (3) Bad hosts are named before anything connects. Every process is bounded in
-// time and killed at the end, whatever failed.
+// run completes. Final parameters cross in parts of 1,000 rows. (3) Bad hosts are named before
+// anything connects. Every process is bounded in time and killed at the end, whatever failed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -126,6 +126,8 @@ class PsRemote : public ::testing::Test {
     if (run.status.ok()) run.status = ValidateConfig(cfg, "remote.textproto");
     if (run.status.ok()) run.status = PlanPsRun(cfg, "remote.textproto", &run.plan);
     if (!run.status.ok()) return run;
+    // Each shard's ~10 K final rows cross in parts, as a large model's would.
+    run.plan.options.final_rows_per_message = 1000;
     ExecuteOptions options;
     options.on_progress = on_progress;
     run.status = ExecutePsRun(run.plan, options, &run.result);
