@@ -157,8 +157,12 @@ void OnProgressQuery(Self* self, const ProgressQuery& q) {
     return;
   }
   if (q.lease_start_s == lease.start_s()) {
+    const double now_s = st.clock.Seconds(self->clock().now());
+    // Real compute: the workers are finishing their last steps and will answer (a lost node
+    // comes as LeaseLost). Only workers late by a whole lease are given up on (an answer lost).
+    if (st.lease.parts_running > 0 && now_s < 2 * lease.end_s() - lease.start_s()) return;
     // Still waiting for a part that was lost: the round is over, so the lease never ran.
-    if (!lease.ended() && st.clock.Seconds(self->clock().now()) >= lease.end_s()) {
+    if (!lease.ended() && now_s >= lease.end_s()) {
       lease.set_scheduler(st.scheduler);
       Report(self, ReportOf(st, lease.round(), lease.start_s()));
     }

@@ -19,8 +19,9 @@
 // (the job hands the workers' all-reduce ranks their AllReduceGroup). The job commits at the
 // later of its lease timer and the last part's answer, the slowest part's measured time taking
 // iter_time_s's place in the formula above; a part that failed credits nothing for the lease
-// (logged). LeaseLost, a report forced by a ProgressQuery or a newer lease stops the workers and
-// discards their answers.
+// (logged). LeaseLost, a report forced by a ProgressQuery (one that finds the workers still
+// running is answered when they are done, unless they are a whole lease late) or a newer lease
+// stops the workers and discards their answers.
 #pragma once
 
 #include <caf/event_based_actor.hpp>

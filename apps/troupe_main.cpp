@@ -6,6 +6,7 @@
 //   troupe validate CONFIG [--set ...]
 //   troupe list [policies|mechanisms]
 //   troupe node --listen HOST:PORT [--credentials DIR] [--devices 0,1,...]
+//   troupe node --config FILE --host NAME [--credentials DIR]
 //   troupe chaos CONFIG --runs N --seed S [--faults K] [--kinds crash,slow,...] [--set ...]
 //                [--keep DIR [--keep-all]]
 // run, sweep and chaos show a progress line on stderr; --quiet leaves it out.
@@ -46,6 +47,15 @@ namespace {
 // How often `troupe node` sends heartbeats: well under the smallest silence a run waits before
 // taking a node for dead (3 x faults.heartbeat_s; docs/faults.md).
 constexpr double kNodeHeartbeatS = 0.05;
+
+// `troupe node`'s flags.
+struct NodeArgs {
+  std::string listen;
+  std::string credentials_dir;
+  std::string config;  // with host: the deployment's hosts
+  std::string host;
+  std::vector<int32_t> devices;
+};
 
 int Fail(const Status& status) {
   std::cerr << "troupe: " << status.message() << "\n";
@@ -248,8 +258,32 @@ Status NodeCredentials(const std::string& listen, const std::string& host, const
                               "--credentials DIR (scripts/make-deployment-credentials.sh)");
 }
 
-int Node(const std::string& listen, const std::string& credentials_dir,
-         const std::vector<int32_t>& devices) {
+// `troupe node --config FILE --host NAME`: the listen address and devices of the deployment
+// host NAME in FILE's deployment.host list, unless given by --listen and --devices.
+Status NodeFromHosts(const NodeArgs& args, std::string* listen, std::vector<int32_t>* devices) {
+  if (args.host.empty()) {
+    if (!args.config.empty()) return Status::InvalidInput("--config: needs --host NAME");
+    if (args.listen.empty()) return Status::InvalidInput("node: needs --listen HOST:PORT");
+    return Status::Ok();
+  }
+  if (args.config.empty()) return Status::InvalidInput("--host " + args.host + ": needs --config");
+  config::RunConfig cfg;
+  if (Status s = LoadConfigFile(args.config, &cfg); !s.ok()) return s;
+  for (const config::Host& h : cfg.deployment().host()) {
+    if (h.name() != args.host) continue;
+    if (listen->empty()) *listen = h.address();
+    if (devices->empty()) devices->assign(h.devices().begin(), h.devices().end());
+    return Status::Ok();
+  }
+  return Status::InvalidInput("--host " + args.host + ": " + args.config +
+                              " has no deployment.host of that name");
+}
+
+int Node(NodeArgs args) {
+  if (Status s = NodeFromHosts(args, &args.listen, &args.devices); !s.ok()) return Fail(s);
+  const std::string& listen = args.listen;
+  const std::string& credentials_dir = args.credentials_dir;
+  const std::vector<int32_t>& devices = args.devices;
   const auto colon = listen.rfind(':');
   if (colon == std::string::npos || colon == 0) {
     return Fail(Status::InvalidInput("--listen " + listen + ": expected HOST:PORT"));
@@ -384,14 +418,15 @@ int main(int argc, char** argv) {
   validate->add_option("--set", validate_args.sets, "field.path=value, applied after the file")
       ->take_all();
 
-  std::string listen;
-  std::string credentials_dir;
-  std::vector<int32_t> devices;
+  troupe::NodeArgs node_args;
   CLI::App* node = app.add_subcommand("node", "host server actors for runs on other processes");
-  node->add_option("--listen", listen, "HOST:PORT to listen on")->required();
-  node->add_option("--credentials", credentials_dir,
+  node->add_option("--listen", node_args.listen, "HOST:PORT to listen on");
+  node->add_option("--credentials", node_args.credentials_dir,
                    "folder with ca.pem, cert.pem, key.pem: mutual TLS with the deployment");
-  node->add_option("--devices", devices,
+  node->add_option("--config", node_args.config, "a config whose deployment.host lists this host");
+  node->add_option("--host", node_args.host,
+                   "this host's name in --config: its address and devices");
+  node->add_option("--devices", node_args.devices,
                    "this host's devices (GPU ids) lent to the servers it hosts, e.g. 0,1,2,3")
       ->delimiter(',')
       ->check(CLI::Range(0, 65535));
@@ -418,5 +453,5 @@ int main(int argc, char** argv) {
   if (*validate) return troupe::Validate(validate_args);
   if (*chaos) return troupe::RunChaos(chaos_spec);
   if (*list) return troupe::RunList(list_what, std::cout);
-  return troupe::Node(listen, credentials_dir, devices);
+  return troupe::Node(std::move(node_args));
 }

@@ -51,6 +51,10 @@ void PlanServers(const config::RunConfig& cfg, RunPlan* plan) {
   for (const config::Placement& p : cfg.placement()) {
     for (int32_t s = p.first_server(); s <= p.last_server(); ++s) plan->server_nodes[s] = p.node();
   }
+  for (const config::Host& h : cfg.deployment().host()) {
+    for (int32_t s = h.first_server(); s <= h.last_server(); ++s)
+      plan->server_nodes[s] = h.address();
+  }
 }
 
 // A measurement window (run.measure_first_job..run.measure_last_job) that holds none of the
@@ -177,7 +181,7 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
   plan->runtime.emulated = r.mode() == config::emulated;
   plan->runtime.time_scale = r.time_scale();
   plan->runtime.threads = r.threads();
-  plan->runtime.middleman = cfg.placement_size() > 0;
+  plan->runtime.middleman = cfg.placement_size() > 0 || cfg.deployment().host_size() > 0;
   plan->out_dir = r.out_dir();
   plan->identity.config_name = config_name;
   plan->identity.mode = config::Mode_Name(r.mode());

@@ -362,13 +362,19 @@ TEST(ConfigEdges, ListsPastTheirCountAreRefused) {
         if (refl->FieldSize(*m, f) > 1) added->CopyFrom(refl->GetRepeatedMessage(*m, f, 0));
       } else if (f->cpp_type() == Type::CPPTYPE_ENUM) {
         refl->AddEnumValue(m, f, 0);
+      } else if (f->cpp_type() == Type::CPPTYPE_STRING) {
+        refl->AddString(m, f, "127.0.0.1:1");
       } else {
         refl->AddInt32(m, f, 1);
       }
     }
     const Status s = ValidateConfig(cfg, "edge.textproto");
     EXPECT_EQ(s.code(), Status::Code::kInvalidInput) << r.path;
-    EXPECT_NE(s.message().find(r.path + ": must have at most"), std::string::npos) << s.message();
+    // A list inside a list's entry is named with the entry's index: host[].devices,
+    // host[0].devices.
+    std::string named = r.path;
+    if (const size_t at = named.find("[]"); at != std::string::npos) named.replace(at, 2, "[0]");
+    EXPECT_NE(s.message().find(named + ": must have at most"), std::string::npos) << s.message();
     if (r.path != "cluster.servers") continue;
     // One of them through the binary: a config of a thousand and one server groups.
     const std::string dir = FreshDir("edges-lists");

@@ -174,5 +174,57 @@ TEST(RemoteCompute, AGangAcrossTwoNodesEndsWithTheReferenceWeights) {
   }
 }
 
+// Nine jobs of 2 GPUs on three 2-GPU servers, long enough for several leases each; node 1 is
+// killed (SIGKILL) a few rounds in, while it runs a part. Heartbeats find it dead; its job's lease
+// is lost and resumes from its checkpoint on the other nodes.
+TEST(RemoteCompute, SigkillOfANodeMidRunLosesItsLeasesAndEveryJobFinishesOnce) {
+  const std::string dir = FreshDir("remote-kill");
+  Nodes nodes = StartNodes(dir, 3);
+  for (const std::string& address : nodes.addresses) ASSERT_FALSE(address.empty());
+  std::string trace = "job_id,model,arrival_s,iterations,gpus\n";
+  for (int j = 0; j < 9; ++j) trace += std::to_string(j) + ",res18,0,40000,2\n";
+  WriteFile(dir + "/trace.csv", trace);
+  const pid_t killed = nodes.processes[1]->pid();
+  // Kills node 1 once it has run a few leases' steps: its log shows it hosts its server, and the
+  // run's leases last 40 ms each.
+  std::thread killer([&] {
+    const std::string log = dir + "/node-1/node.out";
+    for (int i = 0; i < 1000 && ReadFile(log).find("hosting server") == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    kill(killed, SIGKILL);
+  });
+  auto log = std::make_shared<MeasuredLeaseLog>();
+  RunResult result;
+  Status ran =
+      RunHere(Cluster(3, 2) + "workload { trace_file: '" + dir + "/trace.csv' }\n" + RealCpu() +
+                  "faults { heartbeat_s: 0.2 }\n" + Placements(nodes.addresses),
+              dir + "/run", &result, log);
+  killer.join();
+  ASSERT_TRUE(ran.ok()) << ran.message();
+
+  // Every job finished, once, credited exactly its iterations over its leases.
+  EXPECT_EQ(result.summary.jobs_finished, 9);
+  std::set<int64_t> ids;
+  for (const JobRecord& job : result.jobs) {
+    EXPECT_TRUE(ids.insert(job.job_id).second) << "job " << job.job_id << " twice";
+    EXPECT_GE(job.end_s, 0) << "job " << job.job_id;
+  }
+  EXPECT_EQ(ids.size(), 9u);
+  std::map<int64_t, int64_t> credited;
+  int64_t parts_on_killed = 0;
+  for (const MeasuredLease& lease : log->Take()) {
+    credited[lease.job_id] += lease.iterations_done;
+    for (const PartRecord& part : lease.parts) parts_on_killed += part.pid == killed;
+  }
+  for (int64_t j = 0; j < 9; ++j) EXPECT_EQ(credited[j], 40000) << "job " << j;
+  // The node did work before it died, and a lease on it was lost with it.
+  EXPECT_GT(parts_on_killed, 0);
+  double wasted = 0;
+  for (const JobRecord& job : result.jobs) wasted += job.wasted_gpu_s;
+  EXPECT_GT(wasted, 0);
+}
+
 }  // namespace
 }  // namespace troupe::testing
