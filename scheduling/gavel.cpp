@@ -19,6 +19,28 @@ std::vector<int32_t> FreeGpusOfType(const ClusterLedger& ledger) {
   return free;
 }
 
+// The heterogeneity-agnostic allocation: the program over one pool of all the GPUs, each job's
+// share then spread over the types in proportion to their GPUs (of the types wide enough for it),
+// as a scheduler blind to types would spread it on average.
+GavelAllocation PooledAllocation(GavelObjective objective, const std::vector<GavelJob>& jobs,
+                                 const std::vector<int32_t>& free) {
+  int32_t total = 0;
+  for (int32_t gpus : free) total += gpus;
+  GavelAllocation pooled = GavelAllocate(objective, jobs, {total});
+  GavelAllocation out{pooled.solved, {}, pooled.objective};
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    std::vector<double> row(free.size(), 0);
+    int32_t wide_enough = 0;
+    for (int32_t gpus : free) wide_enough += gpus >= jobs[j].gpus ? gpus : 0;
+    for (size_t t = 0; t < free.size() && wide_enough > 0; ++t) {
+      if (free[t] < jobs[j].gpus || j >= pooled.x.size()) continue;
+      row[t] = pooled.x[j][0] * free[t] / wide_enough;
+    }
+    out.x.push_back(std::move(row));
+  }
+  return out;
+}
+
 }  // namespace
 
 GavelMechanism::GavelMechanism(GavelObjective objective, bool heterogeneity_aware, double round_s)
@@ -90,7 +112,9 @@ std::vector<JobPlacement> GavelMechanism::PlaceRound(const std::vector<const Sch
                                                      ClusterLedger& ledger) {
   const int32_t types = ledger.type_count();
   EstimateNow(ordered);
-  allocation_ = GavelAllocate(objective_, ProgramJobs(ordered, types), FreeGpusOfType(ledger));
+  const std::vector<int32_t> free = FreeGpusOfType(ledger);
+  allocation_ = aware_ ? GavelAllocate(objective_, ProgramJobs(ordered, types), free)
+                       : PooledAllocation(objective_, ProgramJobs(ordered, 1), free);
   if (allocation_.x.size() != ordered.size()) allocation_.x.assign(ordered.size(), {});
   for (std::vector<double>& row : allocation_.x) row.resize(types, 0);
   const AuxDemandFn proportional = [&ledger](int32_t server, int32_t gpus) {

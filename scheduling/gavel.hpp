@@ -2,8 +2,10 @@
 // (Narayanan et al., OSDI '20, sections 4 and 5). Registered as four mechanisms:
 //   gavel_las            max-min fairness over effective throughput ("LAS" in the paper)
 //   gavel_ftf            finish-time fairness
-//   gavel_las_agnostic   the same programs over throughputs equal on every type: the
-//   gavel_ftf_agnostic   heterogeneity-agnostic baselines of the paper's figures
+//   gavel_las_agnostic   the same programs blind to types: the heterogeneity-agnostic
+//   gavel_ftf_agnostic   baselines of the paper's figures. They are solved over one pool of all
+//                        the GPUs, and each job's share is spread over the types in proportion
+//                        to their GPUs (what a type-blind scheduler gives a job on average).
 // They decide both who runs and where, so the configured policy only breaks ties.
 //
 // Each round, over the runnable jobs: the allocation X[j][t] (gavel_lp.hpp) from each job's
