@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -19,6 +20,9 @@
 
 namespace troupe::agent_wire {
 namespace {
+
+// Wall seconds a new connection has to register.
+constexpr double kRegisterTimeoutS = 5;
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -104,7 +108,9 @@ Status ExternalLink::Accept(external::Hello hello) {
     if (fd_ < 0) continue;
     const int one = 1;
     setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // one small frame per turn
-    Status s = Authenticate(hello, deadline);
+    // A connection that does not register soon gives way to the next: whoever holds one open
+    // silently cannot keep the scheduler out until the deadline.
+    Status s = Authenticate(hello, std::min(deadline, Now() + kRegisterTimeoutS));
     if (s.ok()) return s;
     last_refusal = s.message();
     spdlog::warn("external scheduler: connection refused: {}", last_refusal);

@@ -45,8 +45,8 @@ class ExternalLink {
   uint16_t port() const { return port_; }
 
   // Waits for a scheduler to connect and register, sending it `hello` (its nonce and protocol
-  // version filled in here). Connections that fail to authenticate are refused and the wait
-  // goes on until connect_timeout_s.
+  // version filled in here). Connections that fail to authenticate, or do not register within
+  // 5 s, are refused and the wait goes on until connect_timeout_s.
   Status Accept(external::Hello hello);
   bool connected() const { return fd_ >= 0; }
 

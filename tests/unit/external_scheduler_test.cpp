@@ -284,6 +284,24 @@ TEST(ExternalLinkAuth, WrongTokenIsRefusedAndTheRightOneRegisters) {
   EXPECT_EQ(refused, "wrong token (HMAC-SHA256 of the nonce under the shared secret)");
 }
 
+TEST(ExternalLinkAuth, SilentConnectionGivesWayToTheScheduler) {
+  ExternalLinkOptions options;
+  options.secret = kSecret;
+  options.connect_timeout_s = 8;
+  ExternalLink link(options);
+  ASSERT_TRUE(link.Listen().ok());
+  std::thread schedulers([port = link.port()] {
+    FakeScheduler silent(port);  // connects, never registers
+    FakeScheduler honest(port);
+    EXPECT_TRUE(honest.Register(kSecret).has_registered());
+    honest.Read();
+  });
+  // Without giving way, the silent connection would hold Accept until its 8 s deadline.
+  EXPECT_TRUE(link.Accept(external::Hello{}).ok());
+  link.Close("test over");
+  schedulers.join();
+}
+
 TEST(ExternalLinkAuth, NoSchedulerWithinTheTimeoutIsAnError) {
   ExternalLinkOptions options;
   options.secret = kSecret;
