@@ -6,6 +6,7 @@
 
 #include "emulation/gpu_types.hpp"
 #include "scheduling/cluster_ledger.hpp"
+#include "scheduling/gavel.hpp"
 #include "scheduling/gavel_lp.hpp"
 #include "scheduling/gpu_placement.hpp"
 
@@ -100,7 +101,7 @@ TEST(GavelAllocation, MaxMinGivesEachJobTheTypeItGainsMostOn) {
   EXPECT_NEAR(a.x[0][0], 0, 1e-6);  // job 0 runs on type 1 only
   EXPECT_NEAR(a.x[0][1], 0.4025, 1e-3);
   EXPECT_GT(a.x[1][0] + a.x[2][0], 0.999);  // jobs 1 and 2 hold all of type 0
-  EXPECT_GT(a.objective, 2.0 / 3 + 0.05);  // 0.732 by hand
+  EXPECT_GT(a.objective, 2.0 / 3 + 0.05);   // 0.732 by hand
 }
 
 TEST(GavelAllocation, AgnosticThroughputsGiveAnEvenShareOfTime) {
@@ -141,6 +142,44 @@ TEST(GavelAllocation, FinishTimeFairnessBeatsTheEqualShareForEveryJob) {
     const double isolated = 2.0 / 3 * (jobs[j].throughput[0] + jobs[j].throughput[1]) / 2;
     const double throughput = a.x[j][0] * jobs[j].throughput[0] + a.x[j][1] * jobs[j].throughput[1];
     EXPECT_LE(isolated / throughput, a.objective + 1e-3) << "job " << j;
+  }
+}
+
+// Gavel's rounds: over many rounds each job runs on each type about the fraction of rounds its
+// allocation gives it, one type per round, and never more GPUs of a type than there are.
+TEST(GavelMechanism, RoundsFollowTheAllocation) {
+  std::vector<SchedJob> jobs(3);
+  const std::vector<std::vector<double>> speeds = {{1, 10}, {1, 2}, {1, 2}};
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    jobs[j].id = static_cast<int64_t>(j);
+    jobs[j].iter_time_s = 1;
+    jobs[j].iterations_total = jobs[j].iterations_left = 1000000;
+    jobs[j].type_speed = std::make_shared<const std::vector<double>>(speeds[j]);
+  }
+  const std::vector<const SchedJob*> ordered = {&jobs[0], &jobs[1], &jobs[2]};
+  GavelMechanism gavel(GavelObjective::kMaxMinFairness, true, 360);
+  ClusterLedger ledger({{1, 3, 62.5, 0}, {1, 3, 62.5, 1}});
+  std::vector<std::vector<int>> rounds_on(3, std::vector<int>(2, 0));
+  constexpr int kRounds = 200;
+  for (int round = 0; round < kRounds; ++round) {
+    ledger.Reset();
+    const std::vector<JobPlacement> placed = gavel.PlaceRound(ordered, ledger);
+    std::vector<int> held(2, 0);
+    for (const JobPlacement& p : placed) {
+      ASSERT_EQ(p.parts.size(), 1u);
+      const int32_t type = ledger.shape(p.parts[0].server).gpu_type;
+      held[type] += p.parts[0].gpus;
+      ++rounds_on[p.job_id][type];
+    }
+    EXPECT_LE(held[0], 1);
+    EXPECT_LE(held[1], 1);
+  }
+  const GavelAllocation& x = gavel.last_allocation();
+  for (size_t j = 0; j < 3; ++j) {
+    for (size_t t = 0; t < 2; ++t) {
+      EXPECT_NEAR(rounds_on[j][t] / static_cast<double>(kRounds), x.x[j][t], 0.02)
+          << "job " << j << " type " << t;
+    }
   }
 }
 
