@@ -1,7 +1,8 @@
 // Real compute where the leased servers are (docs/gpu.md, "Real compute on the leased nodes"):
 // `troupe node` processes started by the test on loopback host the servers, and with
 // `backends.compute: cpu` each part of a lease runs its steps in the process of its server.
-//   - Three nodes: nodes.csv says every part ran in the process owning its server (its pid), none
+//   - Three nodes named by deployment.host, each lending two of its devices: nodes.csv says every
+//   part ran in the process owning its server (its pid), none
 //     in the run's own process, and the JCTs equal the emulated run's of the same trace (within
 //     5%).
 //   - A gang job of two 1-GPU servers on two nodes all-reduces its gradient across the processes
@@ -60,15 +61,26 @@ struct Nodes {
   std::vector<std::string> addresses;
 };
 
-Nodes StartNodes(const std::string& dir, int count) {
+Nodes StartNodes(const std::string& dir, int count, const std::vector<std::string>& extra = {}) {
   Nodes nodes;
   for (int i = 0; i < count; ++i) {
     const std::string node_dir = dir + "/node-" + std::to_string(i);
     std::filesystem::create_directories(node_dir);
-    nodes.processes.push_back(std::make_unique<NodeProcess>(node_dir));
+    nodes.processes.push_back(std::make_unique<NodeProcess>(node_dir, extra));
   }
   for (auto& node : nodes.processes) nodes.addresses.push_back(node->WaitForAddress());
   return nodes;
+}
+
+// The same as deployment hosts, one server each, each lending devices 4 and 5 of its host.
+std::string Hosts(const std::vector<std::string>& nodes) {
+  std::string text = "deployment {\n";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    text += "  host { name: 'host-" + std::to_string(i) + "' address: '" + nodes[i] +
+            "' devices: [4, 5] first_server: " + std::to_string(i) +
+            " last_server: " + std::to_string(i) + " }\n";
+  }
+  return text + "}\n";
 }
 
 std::map<int64_t, double> JctsOf(const std::string& jobs_csv) {
@@ -102,11 +114,11 @@ constexpr char kTrace[] =
 
 TEST(RemoteCompute, EveryPartRunsInTheProcessOfItsServer) {
   const std::string dir = FreshDir("remote-compute");
-  Nodes nodes = StartNodes(dir, 3);
+  Nodes nodes = StartNodes(dir, 3, {"--devices", "4,5"});
   for (const std::string& address : nodes.addresses) ASSERT_FALSE(address.empty());
   WriteFile(dir + "/trace.csv", kTrace);
   const std::string common = Cluster(3, 2) + "workload { trace_file: '" + dir + "/trace.csv' }\n";
-  WriteFile(dir + "/real.textproto", common + RealCpu() + Placements(nodes.addresses));
+  WriteFile(dir + "/real.textproto", common + RealCpu() + Hosts(nodes.addresses));
   WriteFile(dir + "/emulated.textproto", common + "scheduler { round_s: 10000000 }\n");
   ProcessResult real = RunTroupe({"run", dir + "/real.textproto", "--out", dir + "/real"});
   ASSERT_EQ(real.exit_code, 0) << real.err;
