@@ -33,6 +33,7 @@ void FillJob(const scheduling::SchedJob& j, external::Job* out) {
 
 void FillSensitivity(const scheduling::SchedJob& j, external::JobSensitivity* out) {
   out->set_job_id(j.id);
+  if (j.type_speed) out->mutable_type_speed()->Add(j.type_speed->begin(), j.type_speed->end());
   external::Sensitivity* s = out->mutable_matrix();
   if (!j.sensitivity) return;
   s->mutable_cpu_grid()->Add(j.sensitivity->cpu_grid.begin(), j.sensitivity->cpu_grid.end());

@@ -5,8 +5,9 @@ Places every round of a `troupe run` whose scheduler.mechanism is `external`, ex
 built-in `policy: fifo, mechanism: proportional` does: jobs in arrival order (starving jobs
 first), each consolidated on the best-fit server (the fewest free GPUs that hold it, lowest index
 first) or else spread over the fewest servers (most free GPUs first), with CPUs and memory in
-proportion to its GPUs; a job that does not fit is skipped and the next one tried. The run's
-jobs.csv is byte for byte the built-in one's. Prints one JSON line at the end.
+proportion to its GPUs; a job that does not fit is skipped and the next one tried. On a cluster
+of several GPU types a job tries its fastest type first. The run's jobs.csv is byte for byte the
+built-in one's. Prints one JSON line at the end.
 
     scripts/external_fifo_proportional.py --port-file run.port --secret-file secret.txt
 """
@@ -26,19 +27,26 @@ def fifo(jobs):
     return sorted(jobs, key=lambda j: (not j.starving, j.arrival_s, j.id))
 
 
-def place_gpus(ledger, gpus):
-    """The parts of a job of `gpus` GPUs at the proportional share, or [] where it does not fit."""
+def place_gpus(ledger, gpus, gpu_type=None):
+    """The parts of a job of `gpus` GPUs at the proportional share (on servers of `gpu_type`, or
+    any), or [] where it does not fit."""
     if gpus <= 0 or gpus > ledger.free_gpus:
         return []
+
+    def servers(free):
+        for server in ledger.servers(free):
+            if gpu_type is None or ledger.gpu_type[server] == gpu_type:
+                yield server
+
     if gpus <= ledger.max_server_gpus:
         for free in range(gpus, ledger.max_server_gpus + 1):  # best fit: fewest free GPUs
-            for server in ledger.servers(free):
+            for server in servers(free):
                 cpus, memory_gb = ledger.proportional(server, gpus)
                 if ledger.fits(server, gpus, cpus, memory_gb):
                     return [(server, gpus, cpus, memory_gb)]
     parts, left = [], gpus
     for free in range(ledger.max_server_gpus, 0, -1):  # spread: most free GPUs first
-        for server in ledger.servers(free):
+        for server in servers(free):
             for take in range(min(free, left), 0, -1):
                 cpus, memory_gb = ledger.proportional(server, take)
                 if ledger.fits(server, take, cpus, memory_gb):
@@ -50,13 +58,27 @@ def place_gpus(ledger, gpus):
     return []
 
 
+def place_job(ledger, state, job):
+    """On a cluster of several GPU types, the job's fastest type that holds it first (ties: the
+    lower type index), then any servers; otherwise just place_gpus."""
+    if len(ledger.gpus_of_type) <= 1:
+        return place_gpus(ledger, job.gpus)
+    types = [t for t, gpus in enumerate(ledger.gpus_of_type) if gpus > 0]
+    types.sort(key=lambda t: -state.type_speed(job.id, t))  # stable: ties keep index order
+    for gpu_type in types:
+        parts = place_gpus(ledger, job.gpus, gpu_type)
+        if parts:
+            return parts
+    return place_gpus(ledger, job.gpus)
+
+
 def schedule(state):
     ledger = state.ledger()
     placements = []
     for job in fifo(state.jobs):
         if ledger.free_gpus == 0:
             break
-        parts = place_gpus(ledger, job.gpus)
+        parts = place_job(ledger, state, job)
         if not parts:
             continue  # not this round; the next job may still fit
         for part in parts:

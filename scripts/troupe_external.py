@@ -78,8 +78,12 @@ class Ledger:
     """What each server has free during one round, with troupe's own fit test and best-fit
     buckets: servers() yields the servers with exactly n GPUs free, in index order."""
 
-    def __init__(self, shapes, free_gpus, free_cpus, free_memory_gb):
+    def __init__(self, shapes, free_gpus, free_cpus, free_memory_gb, gpu_types=None):
         self.shapes = shapes  # [(gpus, cpus, memory_gb)] capacities, by server
+        self.gpu_type = list(gpu_types) if gpu_types else [0] * len(shapes)  # by server
+        self.gpus_of_type = [0] * (max(self.gpu_type, default=0) + 1)  # capacity of each type
+        for (gpus, _, _), t in zip(shapes, self.gpu_type):
+            self.gpus_of_type[t] += gpus
         self.gpus = list(free_gpus)
         self.cpus = list(free_cpus)
         self.memory_gb = list(free_memory_gb)
@@ -113,7 +117,7 @@ class Ledger:
 class RoundState:
     """One RoundState as `schedule` sees it."""
 
-    def __init__(self, message, shapes, sensitivities):
+    def __init__(self, message, shapes, sensitivities, gpu_types, type_speeds):
         self.message = message
         self.ask = message.ask
         self.round = message.round
@@ -121,13 +125,20 @@ class RoundState:
         self.jobs = message.jobs
         self._shapes = shapes
         self._sensitivities = sensitivities
+        self._gpu_types = gpu_types
+        self._type_speeds = type_speeds
 
     def sensitivity(self, job_id):
         return self._sensitivities[job_id]
 
+    def type_speed(self, job_id, gpu_type):
+        """The job's throughput on that GPU type relative to the reference type (1 without types)."""
+        speeds = self._type_speeds.get(job_id)
+        return speeds[gpu_type] if speeds and gpu_type < len(speeds) else 1.0
+
     def ledger(self):
         m = self.message
-        return Ledger(self._shapes, m.free_gpus, m.free_cpus, m.free_memory_gb)
+        return Ledger(self._shapes, m.free_gpus, m.free_cpus, m.free_memory_gb, self._gpu_types)
 
 
 class ExternalScheduler:
@@ -143,6 +154,8 @@ class ExternalScheduler:
         self.goodbye = None
         self.seconds_scheduling = 0.0  # wall time spent in schedule()
         self._sensitivities = {}
+        self._type_speeds = {}
+        self.gpu_types = []
         self._sock = None
 
     # --- wire ---
@@ -180,6 +193,7 @@ class ExternalScheduler:
             raise ExternalError("expected hello, got %s" % hello.WhichOneof("body"))
         self.hello = hello.hello
         self.shapes = [(s.gpus, s.cpus, s.memory_gb) for s in self.hello.servers]
+        self.gpu_types = [s.gpu_type for s in self.hello.servers]
         token = hmac.new(self.secret, self.hello.nonce, hashlib.sha256).digest()
         self._send(register=pb.Register(token=token, protocol_version=PROTOCOL_VERSION,
                                         name=self.name))
@@ -190,13 +204,15 @@ class ExternalScheduler:
         return self.hello
 
     def _state(self, message):
-        known = self._sensitivities
+        known, speeds = self._sensitivities, self._type_speeds
         for s in message.sensitivities:
             m = s.matrix
             known[s.job_id] = (list(m.cpu_grid), list(m.memory_grid), list(m.values))
+            speeds[s.job_id] = list(s.type_speed)
         if len(known) > 2 * len(message.jobs) + 4096:  # forget jobs that left the queue
             self._sensitivities = known = {j.id: known[j.id] for j in message.jobs}
-        return RoundState(message, self.shapes, known)
+            self._type_speeds = speeds = {j.id: speeds[j.id] for j in message.jobs}
+        return RoundState(message, self.shapes, known, self.gpu_types, speeds)
 
     def serve(self, schedule):
         """Answers every RoundState with schedule(state) until troupe says Goodbye."""

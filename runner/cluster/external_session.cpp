@@ -28,11 +28,14 @@ Status ExternalSession::Start(const config::ExternalScheduler& cfg, RunPlan* pla
   if (Status s = session->link_->Listen(); !s.ok()) return s;
 
   external::Hello hello;
-  for (const ServerSpec& server : plan->servers) {
+  const std::vector<int32_t>& types = plan->scheduler.server_gpu_types;
+  for (size_t i = 0; i < plan->servers.size(); ++i) {
+    const ServerSpec& server = plan->servers[i];
     external::ServerShape* shape = hello.add_servers();
     shape->set_gpus(server.gpus);
     shape->set_cpus(server.cpus);
     shape->set_memory_gb(server.memory_gb);
+    shape->set_gpu_type(i < types.size() ? types[i] : 0);
   }
   hello.set_round_s(plan->scheduler.round_s);
   hello.set_answer_timeout_s(cfg.answer_timeout_s());

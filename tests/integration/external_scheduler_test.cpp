@@ -51,20 +51,27 @@ bool PythonProtobufAvailable() {
 }
 
 // 4 servers of 4 GPUs; 1-, 2-, 4- and 8-GPU jobs arriving faster than they finish.
-std::string Config(const std::string& out_dir, const std::string& extra) {
-  return "cluster { servers { count: 4 gpus: 4 cpus: 12 memory_gb: 250 } }\n"
-         "workload { generator { jobs_per_hour: 40 num_jobs: 60 multi_gpu: true } }\n"
-         "scheduler { policy: fifo " +
-         extra + "round_s: 300 }\n" + "run { mode: emulated seed: 7 out_dir: \"" + out_dir +
-         "\" }\n";
+constexpr char kFourServers[] =
+    "cluster { servers { count: 4 gpus: 4 cpus: 12 memory_gb: 250 } }\n";
+// The same on two GPU types: a job tries its fastest type first.
+constexpr char kTwoTypes[] =
+    "cluster { servers { count: 2 gpus: 4 cpus: 12 memory_gb: 250 gpu_type: \"k80\" }\n"
+    "          servers { count: 2 gpus: 4 cpus: 12 memory_gb: 250 gpu_type: \"v100\" } }\n";
+
+std::string Config(const std::string& cluster, const std::string& out_dir,
+                   const std::string& extra) {
+  return cluster + "workload { generator { jobs_per_hour: 40 num_jobs: 60 multi_gpu: true } }\n" +
+         "scheduler { policy: fifo " + extra + "round_s: 300 }\n" +
+         "run { mode: emulated seed: 7 out_dir: \"" + out_dir + "\" }\n";
 }
 
 // Runs `dir`/external.textproto against the Python scheduler `argv` (port and secret appended);
 // returns the scheduler's stdout.
-std::string RunWithScheduler(const std::string& dir, std::vector<std::string> argv) {
+std::string RunWithScheduler(const std::string& dir, std::vector<std::string> argv,
+                             const std::string& cluster = kFourServers) {
   WriteFile(dir + "/secret", "external-acceptance-secret\n");
   WriteFile(dir + "/external.textproto",
-            Config(dir + "/external", "mechanism_name: \"external\" ") +
+            Config(cluster, dir + "/external", "mechanism_name: \"external\" ") +
                 "external_scheduler { secret_file: \"" + dir + "/secret\" port_file: \"" + dir +
                 "/port\" connect_timeout_s: 30 answer_timeout_s: 30 }\n");
   auto troupe = std::async(std::launch::async, [&] {
@@ -79,8 +86,9 @@ std::string RunWithScheduler(const std::string& dir, std::vector<std::string> ar
   return ReadFile(dir + "/scheduler.out");
 }
 
-void ExpectSameRecords(const std::string& dir) {
-  WriteFile(dir + "/builtin.textproto", Config(dir + "/builtin", "mechanism: proportional "));
+void ExpectSameRecords(const std::string& dir, const std::string& cluster = kFourServers) {
+  WriteFile(dir + "/builtin.textproto",
+            Config(cluster, dir + "/builtin", "mechanism: proportional "));
   const ProcessResult builtin = RunTroupe({"run", dir + "/builtin.textproto", "--quiet"});
   ASSERT_EQ(builtin.exit_code, 0) << builtin.err;
   const std::string jobs = ReadFile(dir + "/builtin/jobs.csv");
@@ -100,6 +108,15 @@ TEST(ExternalSchedulerRun, PythonFifoProportionalWritesTheBuiltInRecords) {
   EXPECT_NE(out.find("\"refusals\": 0"), std::string::npos) << out;
   EXPECT_NE(out.find("\"goodbye\": \"the run ended\""), std::string::npos) << out;
   ExpectSameRecords(dir);
+}
+
+TEST(ExternalSchedulerRun, PythonFifoProportionalIsTypeAwareLikeTheBuiltIn) {
+  if (!PythonProtobufAvailable()) GTEST_SKIP() << "python3-protobuf is not installed";
+  const std::string dir = FreshDir("external-types");
+  const std::string out = RunWithScheduler(
+      dir, {kPython, SourcePath("scripts/external_fifo_proportional.py")}, kTwoTypes);
+  EXPECT_NE(out.find("\"refusals\": 0"), std::string::npos) << out;
+  ExpectSameRecords(dir, kTwoTypes);
 }
 
 // Every answer asks for all of server 0's CPUs twice over for the first job.
