@@ -238,5 +238,23 @@ TEST(RemoteCompute, SigkillOfANodeMidRunLosesItsLeasesAndEveryJobFinishesOnce) {
   EXPECT_GT(wasted, 0);
 }
 
+// A node lends only its own devices: one with a single device cannot host a 2-GPU server, and
+// the run stops before its first round, saying why, with nothing written.
+TEST(RemoteCompute, ANodeWithTooFewDevicesRefusesItsServer) {
+  const std::string dir = FreshDir("remote-devices");
+  Nodes nodes = StartNodes(dir, 1, {"--devices", "7"});
+  ASSERT_FALSE(nodes.addresses[0].empty());
+  WriteFile(dir + "/trace.csv", "job_id,model,arrival_s,iterations,gpus\n0,res50,0,40,1\n");
+  WriteFile(dir + "/run.textproto", Cluster(1, 2) + "workload { trace_file: '" + dir +
+                                        "/trace.csv' }\n" + RealCpu() +
+                                        Placements(nodes.addresses));
+  ProcessResult run = RunTroupe({"run", dir + "/run.textproto", "--out", dir + "/run"});
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.err.find("has 2 GPUs; 1 of this node's devices (--devices) are free"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/run"));
+}
+
 }  // namespace
 }  // namespace troupe::testing
