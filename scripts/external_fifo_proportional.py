@@ -33,10 +33,10 @@ def place_gpus(ledger, gpus, gpu_type=None):
     if gpus <= 0 or gpus > ledger.free_gpus:
         return []
 
-    def servers(free):
-        for server in ledger.servers(free):
-            if gpu_type is None or ledger.gpu_type[server] == gpu_type:
-                yield server
+    def servers(free):  # in index order
+        if gpu_type is None:
+            return ledger.servers(free)
+        return [server for server in ledger.servers(free) if ledger.gpu_type[server] == gpu_type]
 
     if gpus <= ledger.max_server_gpus:
         for free in range(gpus, ledger.max_server_gpus + 1):  # best fit: fewest free GPUs
