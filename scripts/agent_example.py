@@ -21,6 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import troupe_agent  # noqa: E402
+import troupe_wire  # noqa: E402
 
 
 def parse_args():
@@ -42,17 +43,10 @@ def parse_args():
 
 
 def wait_for_port(path, timeout_s=30):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            with open(path) as f:
-                text = f.read().strip()
-            if text:
-                return int(text)
-        except FileNotFoundError:
-            pass
-        time.sleep(0.05)
-    sys.exit("agent_example: no port in %s after %d s" % (path, timeout_s))
+    port = troupe_wire.wait_for_port(path, timeout_s, poll_s=0.05)
+    if port is None:
+        sys.exit("agent_example: no port in %s after %d s" % (path, timeout_s))
+    return port
 
 
 def batches(x, y, batch_size, rng):

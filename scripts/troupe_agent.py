@@ -17,66 +17,29 @@ save(), sends Finished and ends once troupe says Goodbye. A background thread se
 every Hello.heartbeat_s so that a long batch does not look like a dead agent; Progress goes out
 about twice a heartbeat.
 
-The protocol's Python classes are generated from messages/agent.proto with protoc on first use
-into a cache folder ($TROUPE_AGENT_CACHE, else $XDG_CACHE_HOME/troupe or ~/.cache/troupe), keyed
-by the proto's hash; $TROUPE_AGENT_PROTO names another agent.proto. Needs Debian's
-python3-protobuf and protobuf-compiler.
+The protocol's Python classes are generated from messages/agent.proto (see troupe_wire);
+$TROUPE_AGENT_PROTO names another agent.proto.
 """
 
-import hashlib
-import hmac
-import importlib.util
 import os
 import queue
 import socket
-import struct
-import subprocess
 import sys
 import threading
 import time
+
+import troupe_wire
 
 MAX_FRAME_BYTES = 1 << 20
 PROTOCOL_VERSION = 1
 
 
 def _proto_path():
-    path = os.environ.get("TROUPE_AGENT_PROTO")
-    if path:
-        return path
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.join(here, "..", "messages", "agent.proto")
+    return os.environ.get("TROUPE_AGENT_PROTO") or os.path.join(troupe_wire.messages_dir(),
+                                                                 "agent.proto")
 
 
-def _cache_root():
-    if os.environ.get("TROUPE_AGENT_CACHE"):
-        return os.environ["TROUPE_AGENT_CACHE"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "troupe")
-
-
-def load_protocol():
-    """Returns the generated agent_pb2 module, running protoc once per version of the proto."""
-    proto = os.path.abspath(_proto_path())
-    with open(proto, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    out_dir = os.path.join(_cache_root(), "agent_pb2-" + digest)
-    module_path = os.path.join(out_dir, "agent_pb2.py")
-    if not os.path.exists(module_path):
-        staging = out_dir + ".tmp-%d" % os.getpid()
-        os.makedirs(staging, exist_ok=True)
-        subprocess.run(["protoc", "-I", os.path.dirname(proto), "--python_out", staging,
-                        os.path.basename(proto)], check=True)
-        try:
-            os.rename(staging, out_dir)
-        except OSError:  # another agent generated it first
-            pass
-    spec = importlib.util.spec_from_file_location("troupe_agent_pb2_" + digest, module_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-pb = load_protocol()
+pb = troupe_wire.load_proto(_proto_path())
 
 
 class AgentError(Exception):
@@ -121,28 +84,11 @@ class TroupeAgent:
 
     # --- wire ---
     def _send(self, **body):
-        envelope = pb.Envelope(**body)
-        payload = envelope.SerializeToString()
         with self._send_lock:
-            self._sock.sendall(struct.pack(">I", len(payload)) + payload)
-
-    def _read_exact(self, n):
-        chunks = []
-        while n > 0:
-            chunk = self._sock.recv(n)
-            if not chunk:
-                raise AgentError("troupe closed the connection")
-            chunks.append(chunk)
-            n -= len(chunk)
-        return b"".join(chunks)
+            self._wire.send(pb.Envelope(**body))
 
     def _read_frame(self):
-        (length,) = struct.unpack(">I", self._read_exact(4))
-        if length == 0 or length > MAX_FRAME_BYTES:
-            raise AgentError("bad frame length %d from troupe" % length)
-        envelope = pb.Envelope()
-        envelope.ParseFromString(self._read_exact(length))
-        return envelope
+        return self._wire.read()
 
     def _reader(self):
         try:
@@ -167,11 +113,12 @@ class TroupeAgent:
         """Connects, authenticates and registers the job; returns troupe's job id."""
         self._sock = socket.create_connection((self.host, self.port), self.connect_timeout_s)
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._wire = troupe_wire.FramedSocket(self._sock, pb.Envelope, MAX_FRAME_BYTES, AgentError)
         hello = self._read_frame()
         if hello.WhichOneof("body") != "hello":
             raise AgentError("expected hello, got %s" % self._describe(hello))
         self._heartbeat_s = hello.hello.heartbeat_s or 1.0
-        token = hmac.new(self.secret, hello.hello.nonce, hashlib.sha256).digest()
+        token = troupe_wire.hmac_token(self.secret, hello.hello.nonce)
         job = pb.JobRequest(gpus=self.gpus, iterations=self.iterations)
         if self.name:
             job.name = self.name
@@ -286,9 +233,7 @@ class TroupeAgent:
             self._sock.close()
 
 
-def read_secret(path):
-    with open(path, "rb") as f:
-        return f.read().rstrip(b"\r\n ")
+read_secret = troupe_wire.read_secret
 
 
 if __name__ == "__main__":

@@ -15,21 +15,17 @@ resources to plan on. troupe checks every answer: one that overcommits a server,
 did not offer or splits a job's GPUs wrongly is refused (a Refusal with the reason arrives,
 counted in `refusals`) and the round is placed by the run's built-in fallback.
 
-The protocol's Python classes are generated from messages/external_scheduler.proto by protoc on
-first use, into a cache folder ($TROUPE_AGENT_CACHE, else $XDG_CACHE_HOME/troupe or
-~/.cache/troupe) keyed by the proto's hash. Needs Debian's python3-protobuf and protobuf-compiler.
+The protocol's Python classes are generated from messages/external_scheduler.proto (see
+troupe_wire).
 """
 
 import bisect
-import hashlib
-import hmac
-import importlib.util
 import os
 import socket
-import struct
-import subprocess
 import sys
 import time
+
+import troupe_wire
 
 MAX_FRAME_BYTES = 64 << 20
 PROTOCOL_VERSION = 1
@@ -37,37 +33,7 @@ PROTOCOL_VERSION = 1
 SLACK = 1e-9
 
 
-def _cache_root():
-    if os.environ.get("TROUPE_AGENT_CACHE"):
-        return os.environ["TROUPE_AGENT_CACHE"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "troupe")
-
-
-def load_protocol():
-    """The generated external_scheduler_pb2 module (protoc runs once per version of the proto)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    proto = os.path.abspath(os.path.join(here, "..", "messages", "external_scheduler.proto"))
-    with open(proto, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    out_dir = os.path.join(_cache_root(), "external_pb2-" + digest)
-    module_path = os.path.join(out_dir, "external_scheduler_pb2.py")
-    if not os.path.exists(module_path):
-        staging = out_dir + ".tmp-%d" % os.getpid()
-        os.makedirs(staging, exist_ok=True)
-        subprocess.run(["protoc", "-I", os.path.dirname(proto), "--python_out", staging,
-                        os.path.basename(proto)], check=True)
-        try:
-            os.rename(staging, out_dir)
-        except OSError:  # another process generated it first
-            pass
-    spec = importlib.util.spec_from_file_location("troupe_external_pb2_" + digest, module_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-pb = load_protocol()
+pb = troupe_wire.load_proto(os.path.join(troupe_wire.messages_dir(), "external_scheduler.proto"))
 
 
 class ExternalError(Exception):
@@ -160,25 +126,10 @@ class ExternalScheduler:
 
     # --- wire ---
     def _send(self, **body):
-        payload = pb.Envelope(**body).SerializeToString()
-        self._sock.sendall(struct.pack(">I", len(payload)) + payload)
-
-    def _read_exact(self, n):
-        chunks = []
-        while n > 0:
-            chunk = self._sock.recv(min(n, 1 << 20))
-            if not chunk:
-                raise ExternalError("troupe closed the connection")
-            chunks.append(chunk)
-            n -= len(chunk)
-        return b"".join(chunks)
+        self._wire.send(pb.Envelope(**body))
 
     def _read_frame(self):
-        (length,) = struct.unpack(">I", self._read_exact(4))
-        if length == 0 or length > MAX_FRAME_BYTES:
-            raise ExternalError("bad frame length %d from troupe" % length)
-        envelope = pb.Envelope()
-        envelope.ParseFromString(self._read_exact(length))
+        envelope = self._wire.read()
         if envelope.WhichOneof("body") == "error":
             raise ExternalError("troupe: " + envelope.error.message)
         return envelope
@@ -188,13 +139,15 @@ class ExternalScheduler:
         """Connects and registers; returns troupe's Hello (servers, round_s, fallback, policy)."""
         self._sock = socket.create_connection((self.host, self.port), self.connect_timeout_s)
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._wire = troupe_wire.FramedSocket(self._sock, pb.Envelope, MAX_FRAME_BYTES,
+                                              ExternalError)
         hello = self._read_frame()
         if hello.WhichOneof("body") != "hello":
             raise ExternalError("expected hello, got %s" % hello.WhichOneof("body"))
         self.hello = hello.hello
         self.shapes = [(s.gpus, s.cpus, s.memory_gb) for s in self.hello.servers]
         self.gpu_types = [s.gpu_type for s in self.hello.servers]
-        token = hmac.new(self.secret, self.hello.nonce, hashlib.sha256).digest()
+        token = troupe_wire.hmac_token(self.secret, self.hello.nonce)
         self._send(register=pb.Register(token=token, protocol_version=PROTOCOL_VERSION,
                                         name=self.name))
         reply = self._read_frame()
@@ -255,20 +208,10 @@ def _allocation(ask, placements):
 
 def wait_for_port(path, timeout_s=60):
     """The port troupe wrote to external_scheduler.port_file, waiting for the file."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            with open(path) as f:
-                text = f.read().strip()
-            if text:
-                return int(text)
-        except FileNotFoundError:
-            pass
-        time.sleep(0.02)
-    raise ExternalError("no port in %s after %d s" % (path, timeout_s))
+    port = troupe_wire.wait_for_port(path, timeout_s)
+    if port is None:
+        raise ExternalError("no port in %s after %d s" % (path, timeout_s))
+    return port
 
 
-def read_secret(path):
-    """A secret file as troupe reads it: one line, trailing newlines and spaces dropped."""
-    with open(path, "rb") as f:
-        return f.read().rstrip(b"\r\n ")
+read_secret = troupe_wire.read_secret
