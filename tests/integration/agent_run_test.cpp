@@ -2,9 +2,7 @@
 // one emulated job and a gateway expecting two agents; two Python training processes
 // (scripts/agent_example.py) register, receive leases, checkpoint when leases end, and finish;
 // the run directory's jobs.csv holds all three jobs.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,40 +11,16 @@
 
 #include "tests/integration/run_fixture.hpp"
 
-extern char** environ;
-
 namespace troupe::testing {
 namespace {
 
 constexpr char kPython[] = "/usr/bin/python3";
 
-// Starts `argv` with stdout and stderr in files; returns the pid (or -1).
-pid_t Spawn(std::vector<std::string> argv, const std::string& out_path,
-            const std::string& err_path) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT, 0644);
-  std::vector<char*> args;
-  for (std::string& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) pid = -1;
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
-}
-
-int Wait(pid_t pid) {
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 bool PythonProtobufAvailable() {
   const std::string dir = FreshDir("pycheck");
   const pid_t pid =
-      Spawn({kPython, "-c", "import google.protobuf, numpy"}, dir + "/out", dir + "/err");
-  return access("/usr/bin/protoc", X_OK) == 0 && Wait(pid) == 0;
+      SpawnWithLogs({kPython, "-c", "import google.protobuf, numpy"}, dir + "/out", dir + "/err");
+  return access("/usr/bin/protoc", X_OK) == 0 && WaitForExit(pid) == 0;
 }
 
 TEST(AgentRun, TwoPythonAgentsAndAnEmulatedJobFinishUnderTune) {
@@ -82,11 +56,11 @@ TEST(AgentRun, TwoPythonAgentsAndAnEmulatedJobFinishUnderTune) {
                                      "--seed",        std::to_string(i)};
     if (i == 0) argv.insert(argv.end(), {"--model", "res18"});  // the other: measured profile
     setenv("TROUPE_AGENT_CACHE", (dir + "/pycache").c_str(), 1);
-    agents.push_back(Spawn(argv, dir + "/agent" + std::to_string(i) + ".out",
-                           dir + "/agent" + std::to_string(i) + ".err"));
+    agents.push_back(SpawnWithLogs(argv, dir + "/agent" + std::to_string(i) + ".out",
+                                   dir + "/agent" + std::to_string(i) + ".err"));
   }
   for (size_t i = 0; i < agents.size(); ++i) {
-    EXPECT_EQ(Wait(agents[i]), 0) << ReadFile(dir + "/agent" + std::to_string(i) + ".err");
+    EXPECT_EQ(WaitForExit(agents[i]), 0) << ReadFile(dir + "/agent" + std::to_string(i) + ".err");
   }
   const ProcessResult run = troupe.get();
   ASSERT_EQ(run.exit_code, 0) << run.err;

@@ -5,9 +5,7 @@
 // Python scheduler whose every answer overcommits is refused each round with the reason, and
 // the fallback (proportional) places the rounds: the same files again. Bounded: the processes
 // are waited for, and troupe waits at most connect_timeout_s for the scheduler.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,38 +14,16 @@
 
 #include "tests/integration/run_fixture.hpp"
 
-extern char** environ;
-
 namespace troupe::testing {
 namespace {
 
 constexpr char kPython[] = "/usr/bin/python3";
 
-pid_t Spawn(std::vector<std::string> argv, const std::string& out_path,
-            const std::string& err_path) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT, 0644);
-  std::vector<char*> args;
-  for (std::string& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) pid = -1;
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
-}
-
-int Wait(pid_t pid) {
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 bool PythonProtobufAvailable() {
   const std::string dir = FreshDir("external-pycheck");
-  const pid_t pid = Spawn({kPython, "-c", "import google.protobuf"}, dir + "/out", dir + "/err");
-  return access("/usr/bin/protoc", X_OK) == 0 && Wait(pid) == 0;
+  const pid_t pid =
+      SpawnWithLogs({kPython, "-c", "import google.protobuf"}, dir + "/out", dir + "/err");
+  return access("/usr/bin/protoc", X_OK) == 0 && WaitForExit(pid) == 0;
 }
 
 // 4 servers of 4 GPUs; 1-, 2-, 4- and 8-GPU jobs arriving faster than they finish.
@@ -79,8 +55,8 @@ std::string RunWithScheduler(const std::string& dir, std::vector<std::string> ar
   });
   setenv("TROUPE_AGENT_CACHE", (dir + "/pycache").c_str(), 1);
   argv.insert(argv.end(), {"--port-file", dir + "/port", "--secret-file", dir + "/secret"});
-  const pid_t scheduler = Spawn(argv, dir + "/scheduler.out", dir + "/scheduler.err");
-  EXPECT_EQ(Wait(scheduler), 0) << ReadFile(dir + "/scheduler.err");
+  const pid_t scheduler = SpawnWithLogs(argv, dir + "/scheduler.out", dir + "/scheduler.err");
+  EXPECT_EQ(WaitForExit(scheduler), 0) << ReadFile(dir + "/scheduler.err");
   const ProcessResult run = troupe.get();
   EXPECT_EQ(run.exit_code, 0) << run.err;
   return ReadFile(dir + "/scheduler.out");

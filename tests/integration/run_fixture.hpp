@@ -28,6 +28,12 @@ struct ProcessResult {
 // Runs the troupe binary with `args` (no shell interpretation of the arguments).
 ProcessResult RunTroupe(const std::vector<std::string>& args);
 
+// Starts the program argv[0] (a path) with stdout and stderr in files and returns its pid, or -1.
+int SpawnWithLogs(std::vector<std::string> argv, const std::string& out_path,
+                  const std::string& err_path);
+// Waits for child `pid`: its exit status, 128 + the signal that ended it, or -1.
+int WaitForExit(int pid);
+
 // A fresh, empty folder under the test's temporary directory.
 std::string FreshDir(const std::string& name);
 std::string ReadFile(const std::string& path);
