@@ -183,7 +183,8 @@ void ValidatePlacement(const config::RunConfig& cfg, Check& check) {
   const std::vector<PlacedRange> ranges = PlacedRanges(cfg);
   if (ranges.empty()) return;
   if (cfg.run().mode() != config::real) {
-    check.Fail(ranges.front().at, "needs run.mode: real (servers live on other nodes)");
+    check.Fail(cfg.placement_size() > 0 ? "placement" : "deployment.host",
+               "needs run.mode: real (servers live on other nodes)");
   }
   int64_t servers = 0;
   for (const auto& g : cfg.cluster().servers()) servers += g.count();
