@@ -1,5 +1,6 @@
 #include "scheduling/greedy.hpp"
 
+#include "scheduling/gpu_placement.hpp"
 #include "scheduling/mechanism_registry.hpp"
 
 namespace troupe::scheduling {
@@ -29,6 +30,9 @@ std::vector<PlacementPart> GreedyMechanism::Fit(const RoundDemands& demands,
                                                 const RoundDemands::Job& job,
                                                 const ClusterLedger& ledger) {
   const auto ideal = [&](int32_t server, int32_t gpus) { return demands.Ideal(job, server, gpus); };
+  // Several GPU types: first fit at the ideal on the job's fastest type that holds it
+  // (docs/heterogeneity.md); one type keeps the search below exactly.
+  if (ledger.type_count() > 1) return PlaceGpusByType(ledger, *job.job, ideal);
   const int32_t gpus = job.gpus;
   if (BestFitGpus(ledger, gpus) >= 0) {
     const AuxDemand bound = demands.IdealBound(job);

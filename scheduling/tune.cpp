@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "scheduling/gpu_placement.hpp"
 #include "scheduling/mechanism_registry.hpp"
 
 namespace troupe::scheduling {
@@ -56,6 +57,18 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
 void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job,
                              ClusterLedger& ledger) {
   JobPlacement placement{job.job->id, {}};
+  if (ledger.type_count() > 1) {
+    // Several GPU types: the ideal, else the fallback share, on the job's fastest type that
+    // holds it (docs/heterogeneity.md); one type keeps the search below exactly.
+    const auto ideal = [&](int32_t s, int32_t g) { return demands.Ideal(job, s, g); };
+    const auto fallback = [&](int32_t s, int32_t g) { return demands.Fallback(job, s, g); };
+    placement.parts = PlaceGpusByType(ledger, *job.job, ideal);
+    if (placement.parts.empty()) placement.parts = PlaceGpusByType(ledger, *job.job, fallback);
+  }
+  if (!placement.parts.empty()) {
+    Record(std::move(placement), ledger);
+    return;
+  }
   if (BestFitGpus(ledger, job.gpus) >= 0) {
     placement.parts.push_back(Consolidate(demands, job, ledger));
   } else {

@@ -9,6 +9,7 @@
 #include "scheduling/gavel.hpp"
 #include "scheduling/gavel_lp.hpp"
 #include "scheduling/gpu_placement.hpp"
+#include "scheduling/mechanism_registry.hpp"
 
 namespace troupe::scheduling {
 namespace {
@@ -83,6 +84,23 @@ TEST(TypePlacement, OneTypeIsPlainPlaceGpus) {
   const std::vector<PlacementPart> plain = PlaceGpus(ledger, 3, none);
   ASSERT_EQ(by_type.size(), plain.size());
   EXPECT_EQ(by_type[0].server, plain[0].server);
+}
+
+// Every built-in mechanism puts a job on its fastest type while that type has room.
+TEST(TypePlacement, EveryMechanismPrefersTheJobsFastestType) {
+  SchedJob job;
+  job.id = 7;
+  job.gpus = 2;
+  job.iter_time_s = 1;
+  job.iterations_total = job.iterations_left = 100;
+  job.type_speed = std::make_shared<const std::vector<double>>(std::vector<double>{0.2, 1.5, 1});
+  for (const char* name : {"proportional", "greedy", "tune", "opt"}) {
+    ClusterLedger ledger = ThreeTypes();
+    const std::vector<JobPlacement> placed = MakeMechanism(name)->PlaceRound({&job}, ledger);
+    ASSERT_EQ(placed.size(), 1u) << name;
+    ASSERT_EQ(placed[0].parts.size(), 1u) << name;
+    EXPECT_EQ(ledger.shape(placed[0].parts[0].server).gpu_type, 1) << name;
+  }
 }
 
 // Three jobs on one GPU of each of two types: job 0 gains 10x on type 1, jobs 1 and 2 only 2x.
