@@ -16,20 +16,19 @@
 #include <vector>
 
 #include "paramserver/ssd_store.hpp"
+#include "tests/unit/ssd_test_rows.hpp"
 
 namespace troupe::paramserver {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr ValueLayout kLayout{2, 2};  // 4 floats a row
+using ssd_test::Contents;
+using ssd_test::kLayout;
+using ssd_test::OpenOk;
+using ssd_test::Rows;
 
-std::string FreshDir(const std::string& name) {
-  const std::string dir =
-      ::testing::TempDir() + "ssd_fault_" + name + "_" + std::to_string(::getpid());
-  fs::remove_all(dir);
-  return dir;
-}
+std::string FreshDir(const std::string& name) { return ssd_test::FreshDir("ssd_fault", name); }
 
 SsdStoreOptions Options(SsdWriteFault* fault, uint64_t file_bytes = 1 << 20) {
   SsdStoreOptions options;
@@ -38,35 +37,6 @@ SsdStoreOptions Options(SsdWriteFault* fault, uint64_t file_bytes = 1 << 20) {
   options.layout = kLayout;
   options.write_fault = fault;
   return options;
-}
-
-// Keys [first, first + n), every float of a row = version.
-RowBatch Rows(Key first, Key n, float version) {
-  RowBatch batch;
-  for (Key k = first; k < first + n; ++k) {
-    batch.keys.push_back(k);
-    for (int j = 0; j < kLayout.floats(); ++j) batch.values.push_back(version);
-  }
-  return batch;
-}
-
-// Every key in [0, key_space) the store holds, with its row's first float.
-std::map<Key, float> Contents(SsdStore& store, Key key_space) {
-  std::vector<Key> keys;
-  for (Key k = 0; k < key_space; ++k) keys.push_back(k);
-  RowBatch out;
-  const Status status = store.Get(keys, &out, nullptr);
-  EXPECT_TRUE(status.ok()) << status.message();
-  std::map<Key, float> contents;
-  for (size_t i = 0; i < out.size(); ++i) contents[out.keys[i]] = out.row(i, kLayout)[0];
-  return contents;
-}
-
-std::unique_ptr<SsdStore> OpenOk(const std::string& dir, const SsdStoreOptions& options) {
-  std::unique_ptr<SsdStore> store;
-  const Status status = SsdStore::Open(dir, options, &store);
-  EXPECT_TRUE(status.ok()) << status.message();
-  return store;
 }
 
 size_t FilesInDir(const std::string& dir) {

@@ -14,20 +14,17 @@
 #include <vector>
 
 #include "paramserver/ssd_store.hpp"
+#include "tests/unit/ssd_test_rows.hpp"
 
 namespace troupe::paramserver {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr ValueLayout kLayout{2, 2};  // 4 floats a row
+using ssd_test::kLayout;
+using ssd_test::Rows;
 
-std::string FreshDir(const std::string& name) {
-  const std::string dir =
-      ::testing::TempDir() + "ssd_journal_" + name + "_" + std::to_string(::getpid());
-  fs::remove_all(dir);
-  return dir;
-}
+std::string FreshDir(const std::string& name) { return ssd_test::FreshDir("ssd_journal", name); }
 
 // Files of 4 rows, fdatasynced, pre-created files: what a durable store does.
 SsdStoreOptions Options() {
@@ -37,26 +34,7 @@ SsdStoreOptions Options() {
   return options;
 }
 
-// Keys [first, first + n), every float of a row = version.
-RowBatch Rows(Key first, Key n, float version) {
-  RowBatch batch;
-  for (Key k = first; k < first + n; ++k) {
-    batch.keys.push_back(k);
-    for (int j = 0; j < kLayout.floats(); ++j) batch.values.push_back(version);
-  }
-  return batch;
-}
-
-std::map<Key, float> Contents(SsdStore& store) {
-  std::vector<Key> keys;
-  for (Key k = 0; k < 64; ++k) keys.push_back(k);
-  RowBatch out;
-  const Status status = store.Get(keys, &out, nullptr);
-  EXPECT_TRUE(status.ok()) << status.message();
-  std::map<Key, float> contents;
-  for (size_t i = 0; i < out.size(); ++i) contents[out.keys[i]] = out.row(i, kLayout)[0];
-  return contents;
-}
+std::map<Key, float> Contents(SsdStore& store) { return ssd_test::Contents(store, 64); }
 
 std::map<Key, float> Expected(std::initializer_list<std::pair<Key, float>> puts_first_n_version,
                               Key n) {
@@ -68,10 +46,7 @@ std::map<Key, float> Expected(std::initializer_list<std::pair<Key, float>> puts_
 }
 
 std::unique_ptr<SsdStore> OpenOk(const std::string& dir) {
-  std::unique_ptr<SsdStore> store;
-  const Status status = SsdStore::Open(dir, Options(), &store);
-  EXPECT_TRUE(status.ok()) << status.message();
-  return store;
+  return ssd_test::OpenOk(dir, Options());
 }
 
 std::string Bytes(const std::string& path) {
