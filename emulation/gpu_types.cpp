@@ -38,6 +38,12 @@ constexpr std::array<Counterpart, 10> kCounterparts = {{
     {"deepspeech", "LM (batch size 20)"},
 }};
 
+// Derived types: peak dense FP16 Tensor Core TFLOPS (no sparsity) of the SXM parts, from NVIDIA's
+// architecture whitepapers (see gpu_types.hpp). One ratio per type, the same for every model.
+constexpr double kV100PeakTflops = 125.0;
+constexpr double kA100PeakTflops = 312.0;
+constexpr double kH100PeakTflops = 989.4;
+
 const GavelThroughput* Measured(std::string_view model) {
   for (const Counterpart& c : kCounterparts) {
     if (c.model != model) continue;
@@ -51,7 +57,7 @@ const GavelThroughput* Measured(std::string_view model) {
 }  // namespace
 
 const std::vector<std::string>& KnownGpuTypes() {
-  static const std::vector<std::string> kTypes = {"k80", "p100", "v100"};
+  static const std::vector<std::string> kTypes = {"k80", "p100", "v100", "a100", "h100"};
   return kTypes;
 }
 
@@ -74,6 +80,8 @@ std::optional<double> GpuTypeSpeed(std::string_view model, std::string_view type
   if (type == "k80") return g->k80 / g->v100;
   if (type == "p100") return g->p100 / g->v100;
   if (type == "v100") return 1.0;
+  if (type == "a100") return kA100PeakTflops / kV100PeakTflops;
+  if (type == "h100") return kH100PeakTflops / kV100PeakTflops;
   return std::nullopt;
 }
 

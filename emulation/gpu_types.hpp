@@ -6,7 +6,15 @@
 // stanford-futuredata/gavel, MIT licence) for K80, P100 and V100. Gavel measured other models than
 // Synergy's catalogue, so each catalogue model takes the Gavel model nearest it in kind and batch
 // size (docs/heterogeneity.md lists the mapping); a model's speed on a type is then Gavel's
-// throughput there over its V100 throughput. No other type is invented: a config naming one is
+// throughput there over its V100 throughput.
+//
+// A100 and H100 are derived, not measured: no per-model training throughput comparable to
+// Gavel's was found, so every model takes one ratio per type, the type's peak dense FP16 Tensor
+// Core throughput over V100's, from NVIDIA's architecture whitepapers ("NVIDIA Tesla V100 GPU
+// Architecture", 2017: 125 TFLOPS, SXM2; "NVIDIA A100 Tensor Core GPU Architecture", 2020:
+// 312 TFLOPS, SXM4; "NVIDIA H100 Tensor Core GPU Architecture", 2022: 989.4 TFLOPS, SXM5). That is
+// an upper bound on the speed-up that ignores per-model differences (memory-bound and recurrent
+// models gain less); docs/heterogeneity.md states the derivation and its limits. Any other type is
 // refused with the known types.
 #pragma once
 
@@ -20,9 +28,10 @@ namespace troupe {
 // The reference type: a cluster that names no GPU type runs at its speed (1 for every model).
 inline constexpr std::string_view kReferenceGpuType = "v100";
 
-// The GPU types troupe knows, in the order speeds are listed: "k80", "p100", "v100".
+// The GPU types troupe knows, in the order speeds are listed: "k80", "p100", "v100" (measured),
+// then "a100", "h100" (derived from peak tensor throughput).
 const std::vector<std::string>& KnownGpuTypes();
-// "k80, p100, v100".
+// "k80, p100, v100, a100, h100".
 std::string KnownGpuTypesList();
 bool IsKnownGpuType(std::string_view type);
 

@@ -101,7 +101,7 @@ TEST(HeterogeneityRun, UnknownTypeIsRefusedNamingTheField) {
   const ProcessResult r = RunTroupe({"run", dir + "/c.textproto", "--out", dir + "/out"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cluster.servers[0].gpu_type: unknown GPU type 'z9' (known: k80, p100, "
-                       "v100)"),
+                       "v100, a100, h100)"),
             std::string::npos)
       << r.err;
 }

@@ -46,10 +46,30 @@ TEST(GpuTypes, SpeedsAreGavelRatiosAgainstV100) {
   EXPECT_EQ(*GpuTypeSpeed("res50", "v100"), 1.0);
   EXPECT_NEAR(*GpuTypeSpeed("res50", "k80"), 0.347224 / 2.496766, 1e-12);
   EXPECT_NEAR(*GpuTypeSpeed("lstm", "p100"), 58.172672 / 64.742451, 1e-12);
-  EXPECT_FALSE(GpuTypeSpeed("res50", "a100").has_value());  // no type is invented
+  EXPECT_FALSE(GpuTypeSpeed("res50", "mi300").has_value());  // no other type is invented
   EXPECT_FALSE(GpuTypeSpeed("nosuchmodel", "k80").has_value());
+  EXPECT_FALSE(GpuTypeSpeed("nosuchmodel", "a100").has_value());
   EXPECT_TRUE(IsKnownGpuType("p100"));
-  EXPECT_EQ(KnownGpuTypesList(), "k80, p100, v100");
+  EXPECT_TRUE(IsKnownGpuType("a100"));
+  EXPECT_TRUE(IsKnownGpuType("h100"));
+  EXPECT_FALSE(IsKnownGpuType("mi300"));
+  EXPECT_EQ(KnownGpuTypesList(), "k80, p100, v100, a100, h100");
+}
+
+// A100 and H100 are derived from peak dense FP16 tensor throughput over V100's (125 TFLOPS):
+// 312 and 989.4 TFLOPS, one ratio for every model, and faster than V100 for every model.
+TEST(GpuTypes, A100AndH100AreDerivedFromPeakTensorThroughput) {
+  for (const char* model : {"alexnet", "res18", "mobilenet", "shufflenet", "m5", "res50", "gnmt",
+                            "transformer", "lstm", "deepspeech"}) {
+    SCOPED_TRACE(model);
+    const double v100 = *GpuTypeSpeed(model, "v100");
+    const double a100 = *GpuTypeSpeed(model, "a100");
+    const double h100 = *GpuTypeSpeed(model, "h100");
+    EXPECT_NEAR(a100, 312.0 / 125.0, 1e-12);
+    EXPECT_NEAR(h100, 989.4 / 125.0, 1e-12);
+    EXPECT_LT(v100, a100);
+    EXPECT_LT(a100, h100);
+  }
 }
 
 // One 4-GPU server of each of three types.
