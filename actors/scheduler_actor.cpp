@@ -31,6 +31,22 @@ bool MeasuredJobsDone(const SchedulerState& st) {
   return all_arrived && st.measured_ended == st.measured_arrived;
 }
 
+// The arrival's matrix, shared with the model's earlier arrivals when it is the same (as it is
+// for every job of a model under oracle profiling): a deep queue then holds one copy a model,
+// not one a job.
+std::shared_ptr<const SensitivityMatrix> SharedSensitivity(SchedulerState& st,
+                                                           const std::string& model,
+                                                           SensitivityMatrix&& matrix) {
+  auto& shared = st.model_sensitivity[model];
+  if (shared && shared->cpu_grid == matrix.cpu_grid && shared->memory_grid == matrix.memory_grid &&
+      shared->values == matrix.values) {
+    return shared;
+  }
+  auto own = std::make_shared<const SensitivityMatrix>(std::move(matrix));
+  if (!shared) shared = own;
+  return own;
+}
+
 }  // namespace
 
 std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
@@ -50,7 +66,7 @@ std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
     v.ideal_cpus_per_gpu = a.ideal_cpus_per_gpu;
     v.ideal_memory_gb_per_gpu = a.ideal_memory_gb_per_gpu;
     v.speedup_at_ideal = a.speedup_at_ideal;
-    v.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(a.sensitivity));
+    v.sensitivity = SharedSensitivity(st, s.model, std::move(a.sensitivity));
     if (st.options.type_speeds) {
       const auto speeds = st.options.type_speeds->find(s.model);
       if (speeds != st.options.type_speeds->end()) v.type_speed = speeds->second;

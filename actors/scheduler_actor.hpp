@@ -117,7 +117,10 @@ struct SchedulerState {
   std::vector<int64_t> touched;
   absl::flat_hash_set<int64_t> not_ready;  // profiles not ready yet: refiled every round
   std::vector<int64_t> placed_last_round;  // their expected speed-ups are reset next round
-  double next_arrival_s = 0;               // -1: the workload is exhausted
+  // A model's sensitivity matrix as its arrivals carry it, shared by all of them that carry the
+  // same one (Admit): one copy a model instead of one a waiting job.
+  absl::flat_hash_map<std::string, std::shared_ptr<const SensitivityMatrix>> model_sensitivity;
+  double next_arrival_s = 0;  // -1: the workload is exhausted
   // The round in flight.
   int64_t round = -1;
   RoundRecord current;
