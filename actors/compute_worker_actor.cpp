@@ -106,7 +106,7 @@ void Exchange(Self* self, double compute_s, double allreduce_s) {
   ComputeWorkerState& st = self->state;
   const size_t floats = st.weights.size();
   std::vector<float> buffer(floats + 1);
-  gpu::GangGradient(st.work.seed, st.work.part_rank, st.exchanges,
+  gpu::GangGradient(st.work.seed, st.work.part_rank, st.exchanges, st.weights,
                     std::span<float>(buffer).first(floats));
   buffer[floats] = PastBudget(self) ? 1.0f : 0.0f;
   const auto began = self->clock().now();
@@ -118,7 +118,8 @@ void Exchange(Self* self, double compute_s, double allreduce_s) {
               return Fail(self, "the gang's exchange answered a buffer of another length");
             }
             const std::vector<float> sum = result.values.ToFloats();
-            gpu::ApplyGangSum(std::span<const float>(sum).first(st.weights.size()), st.weights);
+            gpu::ApplyGangSum(std::span<const float>(sum).first(st.weights.size()), st.work.parts,
+                              st.weights);
             ++st.exchanges;
             const double exchange_s =
                 std::chrono::duration<double>(self->clock().now() - began).count();

@@ -1,6 +1,6 @@
 #include "gpu/gang_exchange.hpp"
 
-#include <cstring>
+#include <algorithm>
 
 #include "gpu/compute_backend.hpp"
 #include "gpu/reduction_plan.hpp"
@@ -9,17 +9,70 @@ namespace troupe::gpu {
 namespace {
 
 // Streams past those the compute and the one-process collective use (0: weights, 1 + d: inputs,
-// 1 + devices + r: per-device gradients; a job has at most a few thousand devices).
+// 1 + devices + r: per-device gradients; a job has at most a few thousand devices). Each data
+// stream has two: features, then noise.
 constexpr uint64_t kWeightStream = 1u << 20;
-constexpr uint64_t kGradientStream = kWeightStream + 1;
+constexpr uint64_t kTargetStream = kWeightStream + 1;
+constexpr uint64_t kHeldOutStream = kWeightStream + 2;
+constexpr uint64_t kPartStream = kWeightStream + 4;
+
+uint64_t FeatureStream(int32_t rank) {
+  return rank < 0 ? kHeldOutStream : kPartStream + 2 * static_cast<uint64_t>(rank);
+}
+
+// x·w, added left to right.
+float Dot(std::span<const float> x, std::span<const float> w) {
+  float dot = 0;
+  for (size_t j = 0; j < x.size(); ++j) dot += x[j] * w[j];
+  return dot;
+}
+
+std::vector<float> TargetWeights(uint64_t seed, size_t floats) {
+  std::vector<float> target(floats);
+  for (size_t j = 0; j < floats; ++j) target[j] = SeededValue(seed, kTargetStream, j);
+  return target;
+}
+
+// GangRow with w* already drawn.
+float Row(uint64_t seed, int32_t rank, int64_t row, std::span<const float> target,
+          std::span<float> x) {
+  const uint64_t stream = FeatureStream(rank);
+  const uint64_t base = static_cast<uint64_t>(row) * x.size();
+  for (size_t j = 0; j < x.size(); ++j) x[j] = SeededValue(seed, stream, base + j);
+  const float noise = SeededValue(seed, stream + 1, static_cast<uint64_t>(row));
+  return Dot(x, target) + kGangNoise * noise;
+}
 
 }  // namespace
 
-void GangGradient(uint64_t seed, int32_t rank, int64_t exchange, std::span<float> out) {
-  const uint64_t base = static_cast<uint64_t>(exchange) * out.size();
-  for (size_t i = 0; i < out.size(); ++i) {
-    out[i] = SeededValue(seed, kGradientStream + static_cast<uint64_t>(rank), base + i);
+float GangRow(uint64_t seed, int32_t rank, int64_t row, std::span<float> x) {
+  return Row(seed, rank, row, TargetWeights(seed, x.size()), x);
+}
+
+void GangGradient(uint64_t seed, int32_t rank, int64_t exchange, std::span<const float> weights,
+                  std::span<float> out) {
+  const std::vector<float> target = TargetWeights(seed, weights.size());
+  std::vector<float> x(weights.size());
+  std::fill(out.begin(), out.end(), 0.0f);
+  for (int32_t b = 0; b < kGangBatchRows; ++b) {
+    const float y = Row(seed, rank, exchange * kGangBatchRows + b, target, x);
+    const float residual = Dot(x, weights) - y;
+    for (size_t j = 0; j < out.size(); ++j) out[j] += residual * x[j];
   }
+  const float scale = 2.0f / kGangBatchRows;
+  for (float& g : out) g *= scale;
+}
+
+double GangHeldOutLoss(uint64_t seed, std::span<const float> weights) {
+  const std::vector<float> target = TargetWeights(seed, weights.size());
+  std::vector<float> x(weights.size());
+  double loss = 0;
+  for (int32_t b = 0; b < kGangHeldOutRows; ++b) {
+    const float y = Row(seed, -1, b, target, x);
+    const double residual = static_cast<double>(Dot(x, weights)) - y;
+    loss += residual * residual;
+  }
+  return loss / kGangHeldOutRows;
 }
 
 std::vector<float> GangInitialWeights(uint64_t seed, int64_t floats) {
@@ -28,8 +81,15 @@ std::vector<float> GangInitialWeights(uint64_t seed, int64_t floats) {
   return weights;
 }
 
-void ApplyGangSum(std::span<const float> sum, std::span<float> weights) {
-  for (size_t i = 0; i < weights.size(); ++i) weights[i] -= kGangLearningRate * sum[i];
+float GangLearningRate(int64_t floats, int32_t ranks) {
+  const double rows = static_cast<double>(ranks) * kGangBatchRows;
+  return static_cast<float>(3 * rows / (4 * (static_cast<double>(floats) + rows)));
+}
+
+void ApplyGangSum(std::span<const float> sum, int32_t ranks, std::span<float> weights) {
+  const float step =
+      GangLearningRate(static_cast<int64_t>(weights.size()), ranks) / static_cast<float>(ranks);
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] -= step * sum[i];
 }
 
 std::vector<float> ReferenceWeights(uint64_t seed, int32_t ranks, int64_t floats,
@@ -41,11 +101,11 @@ std::vector<float> ReferenceWeights(uint64_t seed, int32_t ranks, int64_t floats
   for (int64_t e = 0; e < exchanges; ++e) {
     std::vector<std::span<const float>> contributions;
     for (int32_t r = 0; r < ranks; ++r) {
-      GangGradient(seed, r, e, gradients[static_cast<size_t>(r)]);
+      GangGradient(seed, r, e, weights, gradients[static_cast<size_t>(r)]);
       contributions.emplace_back(gradients[static_cast<size_t>(r)]);
     }
     AddInRankOrder(contributions, sum);
-    ApplyGangSum(sum, weights);
+    ApplyGangSum(sum, ranks, weights);
   }
   return weights;
 }
