@@ -17,7 +17,8 @@ LeaseAssembly::Outcome LeaseAssembly::Add(const LeaseGrant& grant) {
   refused_ = refused_ || !grant.granted;
   if (grant.granted) {
     parts_.push_back(LeasePart{grant.server, grant.gpu_ids, grant.cpus, grant.memory_gb});
-    speed_ = std::min(speed_, grant.speed);
+    // The first part sets the speed (a GPU type faster than the reference runs above 1).
+    speed_ = parts_.size() == 1 ? grant.speed : std::min(speed_, grant.speed);
   }
   return Outcome::kAdded;
 }

@@ -83,5 +83,17 @@ TEST(LeaseAssembly, TheLeaseRunsAtItsSlowestServersSpeed) {
   EXPECT_DOUBLE_EQ(lease.speed(), 1) << "a new lease forgets the old one's stragglers";
 }
 
+TEST(LeaseAssembly, ALeaseOnFasterGpusRunsFasterThanTheReference) {
+  LeaseAssembly lease;
+  LeaseGrant fast = Part(0, 4, 2);
+  fast.speed = 2.5;  // e.g. an A100 against the V100 reference
+  LeaseGrant faster = Part(1, 4, 2);
+  faster.speed = 7.9;
+  lease.Add(fast);
+  EXPECT_DOUBLE_EQ(lease.speed(), 2.5) << "not capped at the reference speed";
+  lease.Add(faster);
+  EXPECT_DOUBLE_EQ(lease.speed(), 2.5) << "a lease spanning types runs at its slowest part";
+}
+
 }  // namespace
 }  // namespace troupe
