@@ -48,6 +48,15 @@ Status ConnectNode(caf::actor_system& sys, const std::string& address, caf::acto
       (tls ? " (is the node started with --credentials of this deployment?)" : "") + ": " + why);
 }
 
+Status ReconnectNode(caf::actor_system& sys, const std::string& address, caf::actor* node) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    Status s = ConnectNode(sys, address, node);
+    if (s.ok() || std::chrono::steady_clock::now() > deadline) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
 Status PublishNode(caf::actor_system& sys, const caf::actor& actor, const std::string& host,
                    uint16_t port, uint16_t* bound) {
   auto published = sys.has_openssl_manager()

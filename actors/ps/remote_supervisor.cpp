@@ -4,7 +4,6 @@
 
 #include <caf/actor_system.hpp>
 #include <chrono>
-#include <thread>
 
 #include "actors/ps/remote_shard.hpp"
 #include "messages/atoms.hpp"
@@ -29,19 +28,6 @@ void Record(Self* self, int32_t node, const std::string& event, int64_t count, s
 void Fail(Self* self, std::string why) {
   PsRemoteSupervisorState& st = self->state;
   Tell(self, st.setup.telemetry, st.setup.collector, PsFailure{std::move(why)});
-}
-
-// ConnectNode, again for up to kReconnectS: a node process that is starting on its old port may
-// cut a connection it is not ready for (seen as a broken handshake), which ConnectNode would take
-// as a refusal. A node of another deployment keeps refusing and is reported after the wait.
-constexpr auto kReconnectS = std::chrono::seconds(10);
-Status Reconnect(caf::actor_system& sys, const std::string& host, caf::actor* remote) {
-  const auto deadline = std::chrono::steady_clock::now() + kReconnectS;
-  for (;;) {
-    Status s = ConnectNode(sys, host, remote);
-    if (s.ok() || std::chrono::steady_clock::now() > deadline) return s;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
 }
 
 void Restarted(Self* self, int32_t node, PsShardSpawned& spawned) {
@@ -70,7 +56,7 @@ void Restart(Self* self, int32_t node, const std::string& reason) {
   spdlog::warn("{} at {} went down ({}): waiting for its node to come back", NodeName(node), host,
                reason);
   caf::actor remote;
-  if (Status s = Reconnect(self->system(), host, &remote); !s.ok()) {
+  if (Status s = ReconnectNode(self->system(), host, &remote); !s.ok()) {
     return Fail(self, NodeName(node) + " went down and its node did not come back: " + s.message());
   }
   const int32_t incarnation = ++st.incarnation[static_cast<size_t>(node)];

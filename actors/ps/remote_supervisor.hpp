@@ -6,7 +6,7 @@
 // from the node's own SSD-PS, and tells every trainer and partitioner (PsShardRestarted) and the
 // shard (PsStart), exactly as the fault injector does after an emulated crash; trainers and
 // partitioners re-send what the shard had not acknowledged. Both events go to the collector as
-// PsFaultRecords (crashed, restarted). A node that does not come back within ConnectNode's
+// PsFaultRecords (crashed, restarted). A node that does not come back within ReconnectNode's
 // patience (about 10 s, or 20 s when it keeps cutting the handshake) fails the run naming it.
 //
 // It is spawned detached: reconnecting waits on the wall clock (runtime/remote_node.hpp).
