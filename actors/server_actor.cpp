@@ -28,9 +28,17 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
   const double speed = round.start_s < st.slow.until_s ? st.slow.factor : 1.0;
   for (const LeaseOrder& order : round.leases) {
     // A straggler's factor and the GPU type's speed for this job compose.
-    LeaseGrant grant{round.round,     round.start_s, round.end_s, st.spec.index,
-                     {},              order.cpus,    order.memory_gb, order.parts,
-                     true,            scheduler,     speed * order.type_speed};
+    LeaseGrant grant{round.round,
+                     round.start_s,
+                     round.end_s,
+                     st.spec.index,
+                     {},
+                     order.cpus,
+                     order.memory_gb,
+                     order.parts,
+                     true,
+                     scheduler,
+                     speed * order.type_speed};
     Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb, round.end_s,
                                 &grant.gpu_ids);
     if (!s.ok()) {

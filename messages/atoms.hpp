@@ -14,7 +14,7 @@ using grace_atom = caf::atom_constant<caf::atom("grace")>;  // scheduler: report
 using fault_atom = caf::atom_constant<caf::atom("fault")>;  // the injector's timers
 using crash_atom = caf::atom_constant<caf::atom("crash")>;  // a node process dies at once
 using spawn_rank_atom = caf::atom_constant<caf::atom("spawn_rank")>;  // node: an all-reduce rank
-using spawn_ps_atom = caf::atom_constant<caf::atom("spawn_ps")>;  // node: a PS shard
+using spawn_ps_atom = caf::atom_constant<caf::atom("spawn_ps")>;      // node: a PS shard
 using ask_later_atom = caf::atom_constant<caf::atom("ask_later")>;  // Ask's own timer (Tell's kin)
 
 }  // namespace troupe

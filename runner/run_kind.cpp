@@ -118,7 +118,7 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
   Status ExecuteKind(const ExecuteOptions& options) override {
     ExecuteOptions with_agents = options;
     if (agents_) with_agents.agents = agents_;  // docs/agent.md
-    if (config_.has_external_scheduler()) {  // docs/external-scheduler.md
+    if (config_.has_external_scheduler()) {     // docs/external-scheduler.md
       with_agents.external_scheduler = config_.external_scheduler();
     }
     for (const ServerSpec& server : plan_.servers) {
