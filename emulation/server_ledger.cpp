@@ -15,7 +15,7 @@ std::string Short(const char* what, double want, double free) {
 }  // namespace
 
 ServerLedger::ServerLedger(int32_t gpus, double cpus, double memory_gb)
-    : gpus_(gpus), cpus_(cpus), memory_gb_(memory_gb), gpu_owner_(gpus, -1) {}
+    : gpus_(gpus), cpus_(cpus), memory_gb_(memory_gb), gpu_owner_(gpus, -1), free_gpus_(gpus) {}
 
 void ServerLedger::ExpireUntil(double now_s) {
   for (auto it = leases_.begin(); it != leases_.end();) {
@@ -27,10 +27,6 @@ void ServerLedger::ExpireUntil(double now_s) {
   }
 }
 
-int32_t ServerLedger::free_gpus() const {
-  return static_cast<int32_t>(std::count(gpu_owner_.begin(), gpu_owner_.end(), -1));
-}
-
 Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double memory_gb,
                            double end_s, std::vector<int32_t>* gpu_ids) {
   if (leases_.count(job_id)) return Status::InvalidInput("job already holds a lease here");
@@ -40,17 +36,32 @@ Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double mem
   if (memory_gb > free_memory_gb() + kSlack) {
     return Status::InvalidInput(Short("memory GB", memory_gb, free_memory_gb()));
   }
-  ServerLease lease{job_id, {}, cpus, memory_gb, end_s};
+  Leases::node_type node;
+  if (spare_.empty()) {
+    Leases fresh;
+    node = fresh.extract(fresh.emplace(job_id, ServerLease{}).first);
+  } else {
+    node = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  node.key() = job_id;
+  ServerLease& lease = node.mapped();
+  lease.job_id = job_id;
+  lease.gpu_ids.clear();
+  lease.cpus = cpus;
+  lease.memory_gb = memory_gb;
+  lease.end_s = end_s;
   for (int32_t g = 0; g < gpus_ && static_cast<int32_t>(lease.gpu_ids.size()) < gpus; ++g) {
     if (gpu_owner_[g] == -1) {
       gpu_owner_[g] = job_id;
       lease.gpu_ids.push_back(g);
     }
   }
+  free_gpus_ -= gpus;
   used_cpus_ += cpus;
   used_memory_gb_ += memory_gb;
-  *gpu_ids = lease.gpu_ids;
-  leases_.emplace(job_id, std::move(lease));
+  gpu_ids->assign(lease.gpu_ids.begin(), lease.gpu_ids.end());
+  leases_.insert(std::move(node));
   return Status::Ok();
 }
 
@@ -77,10 +88,11 @@ bool ServerLedger::Release(int64_t job_id) {
   auto it = leases_.find(job_id);
   if (it == leases_.end()) return false;
   for (int32_t g : it->second.gpu_ids) gpu_owner_[g] = -1;
+  free_gpus_ += static_cast<int32_t>(it->second.gpu_ids.size());
   used_cpus_ -= it->second.cpus;
   used_memory_gb_ -= it->second.memory_gb;
   if (leases_.size() == 1) used_cpus_ = used_memory_gb_ = 0;  // no drift from rounding
-  leases_.erase(it);
+  spare_.push_back(leases_.extract(it));
   return true;
 }
 

@@ -37,19 +37,24 @@ class ServerLedger {
   // Ends a lease now; false when the job holds none here.
   bool Release(int64_t job_id);
 
-  int32_t free_gpus() const;
+  int32_t free_gpus() const { return free_gpus_; }
   double free_cpus() const { return cpus_ - used_cpus_; }
   double free_memory_gb() const { return memory_gb_ - used_memory_gb_; }
   const std::map<int64_t, ServerLease>& leases() const { return leases_; }
 
  private:
+  using Leases = std::map<int64_t, ServerLease>;
   const int32_t gpus_;
   const double cpus_;
   const double memory_gb_;
   std::vector<int64_t> gpu_owner_;  // job id per GPU index, -1 when free
+  int32_t free_gpus_ = 0;
   double used_cpus_ = 0;
   double used_memory_gb_ = 0;
-  std::map<int64_t, ServerLease> leases_;  // by job id
+  Leases leases_;  // by job id
+  // Nodes of released leases, kept with their storage: a server grants and releases leases
+  // every round, and reusing them spares an allocation per lease.
+  std::vector<Leases::node_type> spare_;
 };
 
 }  // namespace troupe

@@ -1,13 +1,20 @@
 #include "messages/lease_assembly.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace troupe {
 
-LeaseAssembly::Outcome LeaseAssembly::Add(const LeaseGrant& grant) {
+LeaseAssembly::Outcome LeaseAssembly::Add(const LeaseGrant& grant) { return AddGrant(grant); }
+
+LeaseAssembly::Outcome LeaseAssembly::Add(LeaseGrant&& grant) { return AddGrant(std::move(grant)); }
+
+template <class Grant>
+LeaseAssembly::Outcome LeaseAssembly::AddGrant(Grant&& grant) {
   if (grant.start_s < start_s_) return Outcome::kStale;
   if (grant.start_s > start_s_) {
-    StartOver(grant.round, grant.start_s, grant.end_s, grant.parts, grant.scheduler);
+    StartOver(grant.round, grant.start_s, grant.end_s, grant.parts,
+              std::forward<Grant>(grant).scheduler);
   }
   if (ended_) return Outcome::kEnded;
   if (std::find(servers_seen_.begin(), servers_seen_.end(), grant.server) != servers_seen_.end()) {
@@ -16,7 +23,8 @@ LeaseAssembly::Outcome LeaseAssembly::Add(const LeaseGrant& grant) {
   servers_seen_.push_back(grant.server);
   refused_ = refused_ || !grant.granted;
   if (grant.granted) {
-    parts_.push_back(LeasePart{grant.server, grant.gpu_ids, grant.cpus, grant.memory_gb});
+    parts_.push_back(
+        LeasePart{grant.server, std::forward<Grant>(grant).gpu_ids, grant.cpus, grant.memory_gb});
     // The first part sets the speed (a GPU type faster than the reference runs above 1).
     speed_ = parts_.size() == 1 ? grant.speed : std::min(speed_, grant.speed);
   }

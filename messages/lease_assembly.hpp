@@ -26,8 +26,9 @@ class LeaseAssembly {
  public:
   enum class Outcome { kAdded, kStale, kDuplicate, kEnded };
 
-  // Takes one server's answer.
+  // Takes one server's answer (the rvalue form takes its GPU ids without a copy).
   Outcome Add(const LeaseGrant& grant);
+  Outcome Add(LeaseGrant&& grant);
 
   // Every part has been heard (granted or refused).
   bool complete() const { return static_cast<int32_t>(servers_seen_.size()) >= parts_expected_; }
@@ -60,6 +61,9 @@ class LeaseAssembly {
   void MarkEnded() { ended_ = true; }
 
  private:
+  template <class Grant>
+  Outcome AddGrant(Grant&& grant);
+
   int64_t round_ = -1;
   double start_s_ = -1;
   double end_s_ = 0;
