@@ -11,6 +11,7 @@
 // code from it until the process exits.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -31,8 +32,10 @@ struct DeviceReport;
 struct EmbeddingMeasurement;
 struct AllReduceMeasurement;
 struct HashMeasurement;
+struct NcclGangOptions;
+class NcclGangComm;
 
-inline constexpr uint32_t kCudaBackendsAbi = 1;
+inline constexpr uint32_t kCudaBackendsAbi = 2;
 inline constexpr char kCudaBackendsEntry[] = "troupe_cuda_backends";
 
 struct CudaBackendsTable {
@@ -52,6 +55,10 @@ struct CudaBackendsTable {
   Status (*measure_nccl_all_reduce)(size_t floats, int ranks, int repeats,
                                     AllReduceMeasurement* out);
   Status (*measure_hash_shard)(size_t keys, int repeats, HashMeasurement* out);
+  // NCCL across processes (gpu/nccl_gang.hpp): the unique id (128 bytes) and one process's share
+  // of the communicator.
+  Status (*make_nccl_unique_id)(std::array<uint8_t, 128>* out);
+  Status (*make_nccl_gang_comm)(const NcclGangOptions& options, std::unique_ptr<NcclGangComm>* out);
 };
 
 using CudaBackendsEntryFn = const CudaBackendsTable* (*)();

@@ -14,6 +14,7 @@
 #include "gpu/cuda/device_hash_shard.hpp"
 #include "gpu/devices.hpp"
 #include "gpu/embedding.hpp"
+#include "gpu/nccl_gang.hpp"
 
 namespace troupe::paramserver {
 struct HbmConfig;
@@ -32,5 +33,7 @@ Status MeasureEmbeddingBandwidth(int64_t rows, int32_t dim, int64_t bags, int32_
                                  EmbeddingMeasurement* out);
 Status MeasureNcclAllReduce(size_t floats, int ranks, int repeats, AllReduceMeasurement* out);
 Status MeasureHashShard(size_t keys, int repeats, HashMeasurement* out);  // device_hash_shard.cu
+Status MakeNcclUniqueId(NcclUniqueIdBytes* out);                          // nccl_gang.cu
+Status MakeNcclGangComm(const NcclGangOptions& options, std::unique_ptr<NcclGangComm>* out);
 
 }  // namespace troupe::gpu::cuda_impl

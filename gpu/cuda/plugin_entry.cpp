@@ -18,6 +18,8 @@ const troupe::gpu::CudaBackendsTable kTable{
     .measure_embedding = &troupe::gpu::cuda_impl::MeasureEmbeddingBandwidth,
     .measure_nccl_all_reduce = &troupe::gpu::cuda_impl::MeasureNcclAllReduce,
     .measure_hash_shard = &troupe::gpu::cuda_impl::MeasureHashShard,
+    .make_nccl_unique_id = &troupe::gpu::cuda_impl::MakeNcclUniqueId,
+    .make_nccl_gang_comm = &troupe::gpu::cuda_impl::MakeNcclGangComm,
 };
 
 }  // namespace
