@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <caf/actor_cast.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
 #include <cmath>
@@ -137,6 +138,16 @@ void EndRun(Self* self, std::string reason) {
   self->quit();
 }
 
+// Spawns the actor of a job that arrived without one, before any lease can reach it. Its spec is
+// what the record keeps of it (the job actor never reads the trace line).
+void SpawnJob(Self* self, TrackedJob& job) {
+  SchedulerState& st = self->state;
+  const JobRecord& r = job.record;
+  JobSpec spec{r.job_id, r.model, r.gpus, r.iterations, r.arrival_s, 0};
+  job.handle = st.cluster.jobs.Spawn(self, std::move(spec), caf::actor_cast<caf::actor>(self));
+  WatchJob(self, job);
+}
+
 // Sends every server its share of the round's placements.
 void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
   SchedulerState& st = self->state;
@@ -144,7 +155,8 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   st.round_jobs.clear();
   for (auto& jobs : st.round_on_server) jobs.clear();
   for (const scheduling::JobPlacement& p : placements) {
-    const TrackedJob& job = st.jobs[p.job_id];
+    TrackedJob& job = st.jobs[p.job_id];
+    if (!job.handle) SpawnJob(self, job);  // first placed: until now it was a record alone
     const int32_t parts = static_cast<int32_t>(p.parts.size());
     st.round_jobs.push_back(p.job_id);
     for (const scheduling::PlacementPart& part : p.parts) {

@@ -33,6 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "actors/job_spawner.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/records.hpp"
 #include "runtime/run_clock.hpp"
@@ -76,11 +77,14 @@ struct ClusterHandles {
   caf::actor profiler;     // none with oracle profiling: the workload's matrices are the truth
   caf::actor checkpoints;  // with faults: the checkpoint store
   caf::actor injector;     // with faults: the fault injector
+  // Spawns the actor of a job that arrived without one (a run without faults) when it is first
+  // placed: until then a waiting job is its TrackedJob alone.
+  JobSpawner jobs;
 };
 
 struct TrackedJob {
   scheduling::SchedJob view;
-  caf::actor handle;
+  caf::actor handle;  // none until first placed (without faults), or while down
   JobRecord record;
   double ready_at_s = 0;     // its profile is ready then; it may run from the next round start
   bool done = false;         // finished or failed: recorded

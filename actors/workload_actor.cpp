@@ -6,7 +6,6 @@
 #include <caf/exit_reason.hpp>
 
 #include "actors/agent/agent_messages.hpp"
-#include "actors/job_actor.hpp"
 #include "messages/fault_messages.hpp"
 #include "runtime/counted_send.hpp"
 #include "runtime/fault_network.hpp"
@@ -15,15 +14,6 @@ namespace troupe {
 namespace {
 
 using Self = caf::stateful_actor<WorkloadState>;
-
-JobStart FreshStart(const WorkloadState& st) {
-  JobStart start;
-  start.from.iterations_left = -1;
-  start.checkpoints = st.checkpoints;
-  start.compute = st.compute;
-  start.commit_at_grant = st.commit_at_grant;
-  return start;
-}
 
 // The next arrival from the source or an agent still expected (-1: none will come).
 double NextArrival(const WorkloadState& st, double until_s) {
@@ -45,8 +35,8 @@ ArrivalBatch TakeArrivals(Self* self, double until_s) {
     arrived.ideal_memory_gb_per_gpu = profile->ideal_memory_gb_per_gpu;
     arrived.speedup_at_ideal = profile->speedup_at_ideal;
     arrived.sensitivity = profile->sensitivity;  // oracle profiling: the true matrix
-    arrived.job = self->spawn(JobActor, spec, st.catalog, st.scheduler, st.clock, st.telemetry,
-                              FreshStart(st));
+    // Without faults the scheduler spawns the job's actor when it first places the job.
+    if (st.checkpoints) arrived.job = st.jobs.Spawn(self, spec, st.scheduler);
     arrived.spec = std::move(spec);
     if (st.checkpoints) st.released.emplace(arrived.spec.job_id, arrived);
     batch.jobs.push_back(std::move(arrived));
@@ -71,20 +61,17 @@ void Respawn(Self* self, const JobCheckpoint& checkpoint) {
   WorkloadState& st = self->state;
   auto it = st.released.find(checkpoint.job_id);
   if (it == st.released.end()) return;
-  JobStart start = FreshStart(st);
-  start.from = checkpoint;
-  start.from.restarts = checkpoint.restarts + 1;
+  JobCheckpoint from = checkpoint;
+  from.restarts = checkpoint.restarts + 1;
   if (checkpoint.finished) {
     it->second.job = caf::actor{};
   } else {
-    it->second.job = self->spawn(JobActor, it->second.spec, st.catalog, st.scheduler, st.clock,
-                                 st.telemetry, start);
-    spdlog::info(
-        "workload: job {} restarted from its checkpoint ({} iterations left)", checkpoint.job_id,
-        start.from.iterations_left < 0 ? it->second.spec.iterations : start.from.iterations_left);
+    it->second.job = st.jobs.Spawn(self, it->second.spec, st.scheduler, &from);
+    spdlog::info("workload: job {} restarted from its checkpoint ({} iterations left)",
+                 checkpoint.job_id,
+                 from.iterations_left < 0 ? it->second.spec.iterations : from.iterations_left);
   }
-  Tell(self, st.telemetry, st.scheduler,
-       JobRespawned{checkpoint.job_id, it->second.job, start.from});
+  Tell(self, st.telemetry, st.scheduler, JobRespawned{checkpoint.job_id, it->second.job, from});
 }
 
 }  // namespace
@@ -98,9 +85,9 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
   st.catalog = std::move(catalog);
   st.clock = clock;
   st.telemetry = telemetry;
-  st.checkpoints = std::move(checkpoints);
-  st.compute = std::move(compute);
-  st.commit_at_grant = commit_at_grant;
+  st.checkpoints = checkpoints;
+  st.jobs = JobSpawner(st.catalog, clock, telemetry, std::move(checkpoints), std::move(compute),
+                       commit_at_grant);
   if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kWorkload, 0);
   return {
       AskLaterHandler(),  // the timer of Ask (a CheckpointQuery)

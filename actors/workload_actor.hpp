@@ -1,6 +1,7 @@
 // The workload actor: the source of jobs (a trace or Synergy's generator) as an actor. Asked for
-// the arrivals up to a virtual time, it spawns a job actor for each and answers with them and the
-// time of the next arrival. The scheduler pulls at the start of each round, so arrivals reach it
+// the arrivals up to a virtual time, it answers with them and the time of the next arrival. In runs
+// with faults it spawns each arrival's job actor; without, the scheduler spawns it when it first
+// places the job (job_spawner.hpp), so that a waiting job is no actor. The scheduler pulls at the start of each round, so arrivals reach it
 // in the same order in emulated and real mode, whatever the wall clock does.
 //
 // In runs with faults it is also the jobs' supervisor: it keeps every job it released (a restarted
@@ -17,6 +18,7 @@
 
 #include "actors/agent/injected_arrivals.hpp"
 #include "actors/compute_worker_actor.hpp"
+#include "actors/job_spawner.hpp"
 #include "emulation/job_source.hpp"
 #include "emulation/model_catalog.hpp"
 #include "messages/cluster_messages.hpp"
@@ -31,9 +33,8 @@ struct WorkloadState {
   RunClock clock;
   Telemetry* telemetry = nullptr;
   caf::actor scheduler;                       // the latest to ask for arrivals
-  caf::actor checkpoints;                     // the checkpoint store; none without faults
-  std::shared_ptr<const JobCompute> compute;  // real compute for every job; none: emulated
-  bool commit_at_grant = false;               // JobStart::commit_at_grant for every job
+  caf::actor checkpoints;  // the checkpoint store; none without faults
+  JobSpawner jobs;         // spawns the jobs' actors (with faults: on arrival and on respawn)
   // With faults: every job released, by id, with its live actor (none once a crash killed it).
   absl::btree_map<int64_t, ArrivedJob> released;
   absl::btree_set<int64_t> dead_for_good;  // crashed without a restart

@@ -114,9 +114,12 @@ ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
   if (plan.compute.enabled()) {
     compute = std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases});
   }
-  cluster.workload =
-      sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(), runtime.telemetry(),
-                cluster.checkpoints, compute, plan.runtime.emulated && plan.faults.empty());
+  const bool commit_at_grant = plan.runtime.emulated && plan.faults.empty();
+  cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(),
+                               runtime.telemetry(), cluster.checkpoints, compute, commit_at_grant);
+  // Without faults the workload sends jobs without actors; the scheduler spawns them this way.
+  cluster.jobs = JobSpawner(plan.catalog, runtime.clock(), runtime.telemetry(), cluster.checkpoints,
+                            compute, commit_at_grant);
   if (plan.profile_jobs) {
     cluster.profiler = sys.spawn(ProfilerActor, plan.profiler, plan.catalog, runtime.telemetry());
   }
