@@ -13,6 +13,7 @@
 #include <string>
 
 #include "actors/allreduce_rank_actor.hpp"
+#include "actors/ps/remote_feed.hpp"
 #include "actors/ps/remote_shard.hpp"
 #include "actors/server_actor.hpp"
 #include "messages/atoms.hpp"
@@ -102,6 +103,17 @@ caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry,
         if (spawned.shard) {
           self->monitor(spawned.shard);
           hosted->insert(spawned.shard.address());
+        }
+        return spawned;
+      },
+      [=](spawn_feed_atom, const PsFeedSpawn& feed) {
+        // A parameter-server trainer, reader and partitioner of a run elsewhere
+        // (actors/ps/remote_feed.hpp); they stay until the run ends.
+        PsFeedSpawned spawned = SpawnFeedHere(self, feed, telemetry);
+        for (const caf::actor& a : {spawned.trainer, spawned.partitioner, spawned.reader}) {
+          if (!a) continue;
+          self->monitor(a);
+          hosted->insert(a.address());
         }
         return spawned;
       },

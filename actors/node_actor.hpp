@@ -1,7 +1,8 @@
 // The node actor: what `troupe node --listen HOST:PORT` publishes. A run elsewhere asks it to
 // spawn server actors here (one per ServerSpec); they then take their leases over CAF's
 // middleman exactly as local servers do. It also spawns all-reduce ranks (spawn_rank_atom) for
-// collectives across processes, and parameter-server shards (spawn_ps_atom) of runs elsewhere.
+// collectives across processes, and parameter-server shards (spawn_ps_atom) and trainers with
+// their feeds (spawn_feed_atom) of runs elsewhere.
 // The node outlives runs; a run's servers exit with it.
 #pragma once
 

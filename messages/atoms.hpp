@@ -15,6 +15,7 @@ using fault_atom = caf::atom_constant<caf::atom("fault")>;  // the injector's ti
 using crash_atom = caf::atom_constant<caf::atom("crash")>;  // a node process dies at once
 using spawn_rank_atom = caf::atom_constant<caf::atom("spawn_rank")>;  // node: an all-reduce rank
 using spawn_ps_atom = caf::atom_constant<caf::atom("spawn_ps")>;      // node: a PS shard
+using spawn_feed_atom = caf::atom_constant<caf::atom("spawn_feed")>;  // node: a PS trainer + feed
 using ask_later_atom = caf::atom_constant<caf::atom("ask_later")>;  // Ask's own timer (Tell's kin)
 
 }  // namespace troupe

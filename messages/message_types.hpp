@@ -23,8 +23,8 @@ class actor_system_config;
   X(PsExamples) X(PsPrepare) X(PsReady) X(PsPull) X(PsRows) X(PsPush) X(PsExchange) X(PsCredit) \
   X(PsStepDone) X(PsPeers) X(PsStart) X(PsStageReport) X(PsShardReport) X(PsTrainerReport) \
   X(PsShardFinal) X(PsTrainerFinal) X(PsFailure) X(PsShardRestarted) X(PsRetryWrites) \
-  X(PsFaultTimer) X(PsFaultRecord) X(PsShardSpawn) X(PsShardSpawned) X(OasisTick) X(OasisLease) \
-  X(OasisWork) X(OasisGradient) \
+  X(PsFaultTimer) X(PsFaultRecord) X(PsShardSpawn) X(PsShardSpawned) X(PsFeedSpawn) \
+  X(PsFeedSpawned) X(OasisTick) X(OasisLease) X(OasisWork) X(OasisGradient) \
   X(OasisParams) X(OasisWorkerDone) X(OasisSlotReport) X(AllReduceGroup) X(AllReduceStart) \
   X(AllReducePart) X(AllReduceSum) X(AllReduceResult) X(PartWork) X(PartStarted) X(PartDone)
 // clang-format on

@@ -341,4 +341,28 @@ auto inspect(Inspector& f, PsShardSpawned& x) {
   return f(x.shard, x.recovered_step, x.keys, x.recovery_bytes, x.error);
 }
 
+// Run -> `troupe node` (with spawn_feed_atom): host node `spec.shard`'s trainer, partitioner and
+// reader (its feed) in the node's process (paramserver.trainer_hosts; docs/paramserver.md,
+// "Across processes"). `spec` carries the run's options and clock as for a shard; `shards` are
+// the run's shards by node, wherever they live. The reader starts without examples: the run sends
+// them after the answer, as PsExamples of several consecutive steps each (`step` the first).
+struct PsFeedSpawn {
+  PsShardSpawn spec;
+  std::vector<caf::actor> shards;
+};
+template <class Inspector>
+auto inspect(Inspector& f, PsFeedSpawn& x) {
+  return f(x.spec, x.shards);
+}
+
+// The node's answer: the three actors (the trainer still waits for its PsPeers).
+struct PsFeedSpawned {
+  caf::actor trainer, partitioner, reader;
+  std::string error;
+};
+template <class Inspector>
+auto inspect(Inspector& f, PsFeedSpawned& x) {
+  return f(x.trainer, x.partitioner, x.reader, x.error);
+}
+
 }  // namespace troupe

@@ -42,12 +42,21 @@ double Now(caf::stateful_actor<State>* self) {
   return self->state.clock.Seconds(self->clock().now());
 }
 
+// The node's examples of `step`, or null while they have not arrived (a reader in a node process).
+const Example* BatchOf(const ReaderState& st, int64_t step) {
+  const int64_t b = st.options.batch_size;
+  if (st.data) return st.data->data() + (step * st.options.nodes + st.node) * b;
+  if (static_cast<int64_t>(st.own.size()) < (step + 1) * b) return nullptr;
+  return st.own.data() + step * b;
+}
+
 void ReadAhead(caf::stateful_actor<ReaderState>* self) {
   ReaderState& st = self->state;
   const int64_t b = st.options.batch_size;
   while (st.next < st.steps && st.next < st.trained + st.options.prefetch) {
-    const int64_t first = (st.next * st.options.nodes + st.node) * b;
-    const std::span<const Example> batch(st.data->data() + first, static_cast<size_t>(b));
+    const Example* first = BatchOf(st, st.next);
+    if (first == nullptr) return;  // the run has not sent them yet
+    const std::span<const Example> batch(first, static_cast<size_t>(b));
     const int64_t bytes = b * kPsExampleBytes;
     const double busy = static_cast<double>(bytes) / st.options.rates.disk_bytes_per_s;
     st.free_s = std::max(Now(self), st.free_s) + busy;
@@ -75,6 +84,19 @@ caf::behavior ReaderActor(caf::stateful_actor<ReaderState>* self, int32_t node, 
   return {
       [=](const PsStart& start) {
         self->state.steps = start.steps;
+        ReadAhead(self);
+      },
+      [=](const PsExamples& batches) {
+        // The run's examples for a reader in a node process: they come in step order.
+        ReaderState& st = self->state;
+        if (batches.step * st.options.batch_size != static_cast<int64_t>(st.own.size())) {
+          Tell(self, st.telemetry, st.collector,
+               PsFailure{"reader " + std::to_string(st.node) + ": examples of step " +
+                         std::to_string(batches.step) + " arrived out of order"});
+          return;
+        }
+        std::vector<Example> more = ToExamples(batches);
+        st.own.insert(st.own.end(), more.begin(), more.end());
         ReadAhead(self);
       },
       [=](const PsCredit& credit) {

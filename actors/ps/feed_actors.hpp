@@ -5,7 +5,9 @@
 // "disk"). It reads batch s once s < (steps its trainer finished) + prefetch — credits come back
 // as PsCredit — so stages 1-3 run at most `prefetch` batches ahead of training. Reading takes
 // b * kPsExampleBytes / disk_bytes_per_s of the reader's time, one batch after another; the
-// PsExamples leaves when its read ends.
+// PsExamples leaves when its read ends. A reader in a `troupe node` process (no `data`) gets its
+// node's batches from the run instead, as PsExamples of consecutive steps (`step` the first), in
+// order; it reads a step once its examples are in.
 //
 // Partitioner (stage 2): the batch's distinct keys (sorted), split by owner (NodeOf); one
 // PsPrepare to every shard (empty ones included, so shards can keep step order), the examples on
@@ -38,7 +40,8 @@ using PsDataset = std::shared_ptr<const std::vector<paramserver::Example>>;
 struct ReaderState {
   int32_t node = 0;
   PsOptions options;
-  PsDataset data;
+  PsDataset data;                         // the whole stream; null in a node process:
+  std::vector<paramserver::Example> own;  // this node's batches, step after step
   caf::actor partitioner, collector;
   RunClock clock;
   Telemetry* telemetry = nullptr;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <caf/actor_system.hpp>
 #include <chrono>
 
@@ -52,6 +53,12 @@ void Restarted(Self* self, int32_t node, PsShardSpawned& spawned) {
 void Restart(Self* self, int32_t node, const std::string& reason) {
   PsRemoteSupervisorState& st = self->state;
   const std::string& host = st.setup.hosts[static_cast<size_t>(node)];
+  const std::vector<std::string>& feeds = st.setup.feed_hosts;
+  if (const auto it = std::find(feeds.begin(), feeds.end(), host); it != feeds.end()) {
+    return Fail(self, NodeName(node) + " at " + host + " went down (" + reason + ") with trainer " +
+                          std::to_string(it - feeds.begin()) +
+                          ": a trainer's process is not restarted; the run stops");
+  }
   Record(self, node, "crashed", 0, NodeName(node) + " at " + host + " went down: " + reason);
   spdlog::warn("{} at {} went down ({}): waiting for its node to come back", NodeName(node), host,
                reason);
@@ -79,16 +86,32 @@ caf::behavior PsRemoteSupervisorActor(caf::stateful_actor<PsRemoteSupervisorStat
   PsRemoteSupervisorState& st = self->state;
   st.setup = std::move(setup);
   st.incarnation.assign(st.setup.shards.size(), 0);
-  for (const caf::actor& shard : st.setup.shards) self->monitor(shard);
+  if (!st.setup.hosts.empty()) {
+    for (const caf::actor& shard : st.setup.shards) self->monitor(shard);
+  }
+  if (!st.setup.feed_hosts.empty()) {
+    for (const auto* group : {&st.setup.trainers, &st.setup.partitioners, &st.setup.readers}) {
+      for (const caf::actor& a : *group) self->monitor(a);
+    }
+  }
   self->set_down_handler([=](caf::down_msg& down) {
     // A shard that finished, or one the run stops at its end.
     if (down.reason == caf::exit_reason::normal || down.reason == caf::exit_reason::user_shutdown) {
       return;
     }
-    const std::vector<caf::actor>& shards = self->state.setup.shards;
-    for (size_t m = 0; m < shards.size(); ++m) {
-      if (shards[m].address() == down.source) {
-        return Restart(self, static_cast<int32_t>(m), self->system().render(down.reason));
+    const PsRemoteSupervisorSetup& setup = self->state.setup;
+    const std::string reason = self->system().render(down.reason);
+    for (size_t m = 0; m < setup.shards.size() && !setup.hosts.empty(); ++m) {
+      if (setup.shards[m].address() == down.source) {
+        return Restart(self, static_cast<int32_t>(m), reason);
+      }
+    }
+    for (size_t n = 0; n < setup.feed_hosts.size(); ++n) {
+      for (const caf::actor* a : {&setup.trainers[n], &setup.partitioners[n], &setup.readers[n]}) {
+        if (a->address() != down.source) continue;
+        return Fail(self, "trainer " + std::to_string(n) + " at " + setup.feed_hosts[n] +
+                              " went down (" + reason +
+                              "): a trainer's process is not restarted; the run stops");
       }
     }
   });

@@ -9,6 +9,12 @@
 // PsFaultRecords (crashed, restarted). A node that does not come back within ReconnectNode's
 // patience (about 10 s, or 20 s when it keeps cutting the handshake) fails the run naming it.
 //
+// Trainers, readers and partitioners in node processes (paramserver.trainer_hosts) are watched
+// too, but not restarted: a trainer's replica of the dense model and the steps in flight live
+// only in its process. One that goes down for any reason but a normal exit fails the run at once
+// with one line naming the node and its address (PsFailure), and so does a shard whose process
+// also hosted a trainer.
+//
 // It is spawned detached: reconnecting waits on the wall clock (runtime/remote_node.hpp).
 #pragma once
 
@@ -26,8 +32,9 @@ namespace troupe {
 
 struct PsRemoteSupervisorSetup {
   PsOptions options;
-  std::vector<std::string> hosts;  // by node
-  std::vector<caf::actor> shards, trainers, partitioners;
+  std::vector<std::string> hosts;       // by node; empty: shards in the run's process
+  std::vector<std::string> feed_hosts;  // by node; empty: trainers and feeds in the run's process
+  std::vector<caf::actor> shards, trainers, partitioners, readers;
   caf::actor collector;
   RunClock clock;
   Telemetry* telemetry = nullptr;

@@ -3,6 +3,7 @@
 #include <caf/scoped_actor.hpp>
 #include <chrono>
 
+#include "actors/ps/remote_feed.hpp"
 #include "actors/ps/remote_shard.hpp"
 #include "base/parse.hpp"
 #include "messages/atoms.hpp"
@@ -11,37 +12,66 @@
 
 namespace troupe {
 
-Status PlanPsHosts(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan) {
+namespace {
+
+// One "host:port" per node in `field` (already known to be non-empty), in real mode, without
+// faults.
+Status CheckHostList(const config::RunConfig& cfg, const std::string& config_name,
+                     const std::string& field,
+                     const google::protobuf::RepeatedPtrField<std::string>& hosts) {
   const config::ParamServer& p = cfg.paramserver();
-  if (p.hosts_size() == 0) return Status::Ok();
-  auto bad = [&](const std::string& field, const std::string& why) {
-    return Status::InvalidInput(config_name + ": " + field + ": " + why);
+  auto bad = [&](const std::string& where, const std::string& why) {
+    return Status::InvalidInput(config_name + ": " + where + ": " + why);
   };
-  if (p.hosts_size() != p.nodes()) {
-    return bad("paramserver.hosts", "names " + std::to_string(p.hosts_size()) +
-                                        " nodes; paramserver.nodes is " +
-                                        std::to_string(p.nodes()) + " (one address per node)");
+  if (hosts.size() != p.nodes()) {
+    return bad(field, "names " + std::to_string(hosts.size()) + " nodes; paramserver.nodes is " +
+                          std::to_string(p.nodes()) + " (one address per node)");
   }
   if (cfg.run().mode() != config::real) {
-    return bad("paramserver.hosts", "needs run.mode: real (shards live in other processes)");
+    return bad(field, "needs run.mode: real (" +
+                          std::string(field == "paramserver.hosts" ? "shards" : "trainers") +
+                          " live in other processes)");
   }
   if (cfg.has_faults()) {
-    return bad("faults",
-               "a parameter-server run with paramserver.hosts takes no faults block "
-               "(kill a node process instead: its shard restarts and recovers)");
+    return bad("faults", "a parameter-server run with " + field +
+                             " takes no faults block (kill a node process instead: its shard "
+                             "restarts and recovers)");
   }
-  for (int i = 0; i < p.hosts_size(); ++i) {
+  for (int i = 0; i < hosts.size(); ++i) {
     std::string host;
     uint16_t port = 0;
-    if (!SplitHostPort(p.hosts(i), 1, &host, &port)) {
-      return bad("paramserver.hosts[" + std::to_string(i) + "]",
-                 "must be \"host:port\" with a port in 1..65535, got \"" + p.hosts(i) + "\"");
+    if (!SplitHostPort(hosts[i], 1, &host, &port)) {
+      return bad(field + "[" + std::to_string(i) + "]",
+                 "must be \"host:port\" with a port in 1..65535, got \"" + hosts[i] + "\"");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status PlanPsHosts(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan) {
+  const config::ParamServer& p = cfg.paramserver();
+  if (p.hosts_size() == 0 && p.trainer_hosts_size() == 0) return Status::Ok();
+  if (p.hosts_size() > 0) {
+    if (Status s = CheckHostList(cfg, config_name, "paramserver.hosts", p.hosts()); !s.ok()) {
+      return s;
+    }
+    // A node process may die at any moment: every acknowledged update must be on its SSD-PS.
+    plan->options.durable_updates = true;
+  }
+  if (p.trainer_hosts_size() > 0) {
+    if (Status s = CheckHostList(cfg, config_name, "paramserver.trainer_hosts", p.trainer_hosts());
+        !s.ok()) {
+      return s;
     }
   }
   plan->hosts.assign(p.hosts().begin(), p.hosts().end());
+  plan->trainer_hosts.assign(p.trainer_hosts().begin(), p.trainer_hosts().end());
   plan->runtime.middleman = true;
-  plan->options.durable_updates = true;
-  return PlanDeployment(cfg, config_name, plan->hosts, &plan->runtime);
+  std::vector<std::string> all = plan->hosts;
+  all.insert(all.end(), plan->trainer_hosts.begin(), plan->trainer_hosts.end());
+  return PlanDeployment(cfg, config_name, all, &plan->runtime);
 }
 
 Status SpawnRemoteShards(ActorRuntime& runtime, const PsPlan& plan, const caf::actor& collector,
@@ -72,6 +102,43 @@ Status SpawnRemoteShards(ActorRuntime& runtime, const PsPlan& plan, const caf::a
                                        std::to_string(m) + ": " + sys.render(e));
             });
     if (!status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
+Status SpawnRemoteFeeds(ActorRuntime& runtime, const PsPlan& plan, const caf::actor& collector,
+                        const std::vector<caf::actor>& shards, PsFeeds* feeds) {
+  caf::actor_system& sys = runtime.system();
+  caf::scoped_actor self{sys};
+  const PsOptions& o = plan.options;
+  for (int32_t n = 0; n < o.nodes; ++n) {
+    const std::string& address = plan.trainer_hosts[static_cast<size_t>(n)];
+    caf::actor node;
+    if (Status s = ConnectNode(sys, address, &node); !s.ok()) {
+      return Status::IoError("paramserver.trainer_hosts[" + std::to_string(n) +
+                             "]: " + s.message());
+    }
+    const double now_s = runtime.clock().Seconds(sys.clock().now());
+    const PsFeedSpawn spec{ShardSpawnOf(o, n, collector, now_s, runtime.clock().time_scale),
+                           shards};
+    Status status = Status::Ok();
+    self->request(node, std::chrono::seconds(30), spawn_feed_atom::value, spec)
+        .receive(
+            [&](PsFeedSpawned& spawned) {
+              if (!spawned.error.empty()) {
+                status = Status::IoError(address + ": " + spawned.error);
+                return;
+              }
+              feeds->trainers.push_back(std::move(spawned.trainer));
+              feeds->partitioners.push_back(std::move(spawned.partitioner));
+              feeds->readers.push_back(std::move(spawned.reader));
+            },
+            [&](caf::error& e) {
+              status = Status::IoError("node " + address + " did not host trainer " +
+                                       std::to_string(n) + ": " + sys.render(e));
+            });
+    if (!status.ok()) return status;
+    SendFeedExamples(feeds->readers.back(), n, o.nodes, o.batch_size, o.batches, *plan.train);
   }
   return Status::Ok();
 }

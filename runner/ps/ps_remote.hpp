@@ -3,6 +3,9 @@
 // run needs: the middleman, the deployment's credentials, and write-through updates (a node
 // process may die at any moment, so every acknowledged update must already be on its SSD-PS).
 // SpawnRemoteShards is driver code: it connects to each node and waits for its shard.
+// paramserver.trainer_hosts places each node's trainer, reader and partitioner likewise
+// (SpawnRemoteFeeds); their updates are as lossless as in one process, but a trainer's process
+// that dies stops the run (remote_supervisor.hpp).
 #pragma once
 
 #include <caf/actor.hpp>
@@ -16,12 +19,23 @@
 
 namespace troupe {
 
-// Bad input (a count other than nodes, a malformed address, emulated mode, a faults block) is
-// InvalidInput naming the field. A config without hosts is left as it is.
+// Bad input (a count other than nodes, a malformed address, emulated mode, a faults block) in
+// paramserver.hosts or trainer_hosts is InvalidInput naming the field. A config without either is
+// left as it is.
 Status PlanPsHosts(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan);
 
 // Asks node m (plan.hosts[m]) to host shard m; `shards` gets them in node order.
 Status SpawnRemoteShards(ActorRuntime& runtime, const PsPlan& plan, const caf::actor& collector,
                          std::vector<caf::actor>* shards);
+
+// The trainers, partitioners and readers of a run, by node.
+struct PsFeeds {
+  std::vector<caf::actor> trainers, partitioners, readers;
+};
+
+// Asks node n (plan.trainer_hosts[n]) to host trainer n and its feed, pulling from and pushing to
+// `shards`, and sends its reader the node's examples. The trainers still wait for their PsPeers.
+Status SpawnRemoteFeeds(ActorRuntime& runtime, const PsPlan& plan, const caf::actor& collector,
+                        const std::vector<caf::actor>& shards, PsFeeds* feeds);
 
 }  // namespace troupe

@@ -182,10 +182,23 @@ Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
     setup.faults = PsNodeFaultsOf(plan.faults, m, o.nodes);
     shards.push_back(sys.spawn(ShardActor, std::move(setup)));
   }
-  for (int32_t n = 0; n < o.nodes; ++n) {
+  if (!plan.trainer_hosts.empty()) {
+    PsFeeds feeds;
+    const Status s = SpawnRemoteFeeds(runtime, plan, collector, shards, &feeds);
+    trainers = std::move(feeds.trainers);
+    partitioners = std::move(feeds.partitioners);
+    readers = std::move(feeds.readers);
+    if (!s.ok()) {  // the run stops what it spawned
+      for (auto* group : {&shards, &trainers, &partitioners, &readers}) {
+        out->all.insert(out->all.end(), group->begin(), group->end());
+      }
+      return s;
+    }
+  }
+  for (int32_t n = 0; n < o.nodes && plan.trainer_hosts.empty(); ++n) {
     trainers.push_back(sys.spawn(TrainerActor, n, o, shards, collector, clock, t));
   }
-  for (int32_t n = 0; n < o.nodes; ++n) {
+  for (int32_t n = 0; n < o.nodes && plan.trainer_hosts.empty(); ++n) {
     caf::actor partitioner =
         sys.spawn(PartitionerActor, n, o, shards, trainers[n], collector, clock, t);
     readers.push_back(sys.spawn(ReaderActor, n, o, plan.train, partitioner, collector, clock, t));
@@ -196,10 +209,11 @@ Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
         PsFaultInjectorActor,
         PsFaultInjectorSetup{plan.faults, o, shards, trainers, partitioners, collector, clock, t}));
   }
-  if (!plan.hosts.empty()) {
+  if (!plan.hosts.empty() || !plan.trainer_hosts.empty()) {
     out->all.push_back(sys.spawn<caf::detached>(
-        PsRemoteSupervisorActor, PsRemoteSupervisorSetup{o, plan.hosts, shards, trainers,
-                                                         partitioners, collector, clock, t}));
+        PsRemoteSupervisorActor,
+        PsRemoteSupervisorSetup{o, plan.hosts, plan.trainer_hosts, shards, trainers, partitioners,
+                                readers, collector, clock, t}));
   }
   for (int32_t n = 0; n < o.nodes; ++n) caf::anon_send(trainers[n], PsPeers{trainers, readers[n]});
   for (const caf::actor& reader : readers) caf::anon_send(reader, PsStart{o.batches});

@@ -53,6 +53,9 @@ struct PsPlan {
   // paramserver.hosts: shard m lives in the `troupe node` at hosts[m] (ps_remote.hpp); empty:
   // every actor in this process.
   std::vector<std::string> hosts;
+  // paramserver.trainer_hosts: node n's trainer, reader and partitioner live in the `troupe node`
+  // at trainer_hosts[n] (ps_remote.hpp); empty: in this process.
+  std::vector<std::string> trainer_hosts;
 };
 
 // Precondition: ValidateConfig(cfg) is OK and cfg.has_paramserver().

@@ -6,8 +6,11 @@
 // within 1e-4 relative. (2) One node process is killed with SIGKILL mid-run and started again on
 // its port: its shard recovers from its own SSD-PS, the trainers re-send what it had not
 // acknowledged, nothing acknowledged is lost (the parameters are still bit-identical) and the
-// run completes. Final parameters cross in parts of 1,000 rows. (3) Bad hosts are named before
-// anything connects. Every process is bounded in time and killed at the end, whatever failed.
+// run completes. Final parameters cross in parts of 1,000 rows. (3) With the trainers, readers and
+// partitioners in node processes too (paramserver.trainer_hosts), with or without the shards, the
+// model is still bit-identical; a trainer's process killed mid-run stops the run with one line
+// naming it. (4) Bad hosts are named before anything connects. Every process is bounded in time and
+// killed at the end, whatever failed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -88,6 +91,17 @@ std::string AddressOf(const NodeChild& child) {
   return "";
 }
 
+// Whether the node's output (stdout or stderr) says `what`.
+bool NodeSaid(const NodeChild& child, const std::string& what) {
+  for (const std::string& path : {child.log, child.log.substr(0, child.log.size() - 4) + ".err"}) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (text.str().find(what) != std::string::npos) return true;
+  }
+  return false;
+}
+
 void Stop(NodeChild& child, int signal) {
   if (child.pid <= 0) return;
   kill(child.pid, signal);
@@ -96,7 +110,7 @@ void Stop(NodeChild& child, int signal) {
 }
 
 class PsRemote : public ::testing::Test {
- protected:
+ public:
   void SetUp() override {
     dir_ = FreshDir("ps-remote");
     for (int m = 0; m < kNodes; ++m) {
@@ -111,13 +125,18 @@ class PsRemote : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
 
-  // The small run of ps_fixture in real mode with a shard on each node; `time_scale` stretches
-  // its modelled times on the wall clock (smaller: a longer run).
-  PsRun Run(double time_scale, const std::function<void(const Telemetry&)>& on_progress = {}) {
+  // The small run of ps_fixture in real mode with a shard (`shards`) and a trainer with its feed
+  // (`trainers`) on each node, or in this process; `time_scale` stretches its modelled times on
+  // the wall clock (smaller: a longer run).
+  PsRun Run(double time_scale, const std::function<void(const Telemetry&)>& on_progress = {},
+            bool shards = true, bool trainers = false) {
     std::string text = kSmallPsConfig;  // its paramserver block, with the shards' places
     std::ostringstream more;
     more << "  ssd_dir: \"" << dir_ << "/ssd\"\n";
-    for (const std::string& a : addresses_) more << "  hosts: \"" << a << "\"\n";
+    for (const std::string& a : addresses_) {
+      if (shards) more << "  hosts: \"" << a << "\"\n";
+      if (trainers) more << "  trainer_hosts: \"" << a << "\"\n";
+    }
     text.insert(text.rfind('}'), more.str());
     text += "run { mode: real time_scale: " + std::to_string(time_scale) + " }\n";
     PsRun run;
@@ -194,6 +213,64 @@ TEST_F(PsRemote, KilledNodeProcessRecoversItsShardFromItsSsd) {
   ExpectLossless(run);
 }
 
+// Every stage of every node in a node process of its own (shard, trainer, reader, partitioner):
+// this process keeps only the collector. Still bit-identical, and the AUC within 1e-4.
+TEST_F(PsRemote, WholeNodesInFourProcessesTrainTheReferenceModel) {
+  const PsRun run = Run(1, {}, /*shards=*/true, /*trainers=*/true);
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  EXPECT_EQ(run.result.batches.size(), 40u);
+  ExpectLossless(run);
+  for (int n = 0; n < kNodes; ++n) {
+    const std::string trainer = "hosting parameter-server trainer " + std::to_string(n) + " ";
+    EXPECT_TRUE(NodeSaid(nodes_[n], trainer)) << "node " << n << " hosted no trainer " << n;
+    EXPECT_TRUE(NodeSaid(nodes_[n], "hosting parameter-server shard " + std::to_string(n) + " "));
+  }
+}
+
+// Trainers and feeds in node processes, shards in this one: the other way across the middleman.
+TEST_F(PsRemote, TrainersInFourProcessesTrainTheReferenceModel) {
+  const PsRun run = Run(1, {}, /*shards=*/false, /*trainers=*/true);
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  EXPECT_EQ(run.result.batches.size(), 40u);
+  ExpectLossless(run);
+}
+
+// A trainer's process killed mid-run is not restarted (its dense replica lived only there): the
+// run stops at once with one line naming the trainer and its address, instead of waiting for its
+// steps forever, or for its node to come back (as a shard alone would, about 10 s).
+void ExpectKilledTrainerStopsTheRun(PsRemote* test, bool shards) {
+  constexpr int kKilled = 1;
+  std::atomic<bool> killed{false};
+  std::chrono::steady_clock::time_point killed_at;
+  auto on_progress = [&](const Telemetry& t) {
+    if (killed || t.rounds.load() < 5) return;
+    killed = true;
+    killed_at = std::chrono::steady_clock::now();
+    Stop(test->nodes_[kKilled], SIGKILL);
+  };
+  const PsRun run = test->Run(0.004, on_progress, shards, /*trainers=*/true);
+  ASSERT_TRUE(killed) << "the run ended before the kill";
+  EXPECT_LT(std::chrono::steady_clock::now() - killed_at, std::chrono::seconds(8));
+  const std::string& message = run.status.message();
+  std::printf("[remote] %s\n", message.c_str());
+  EXPECT_EQ(run.status.code(), Status::Code::kIoError) << message;
+  // "trainer 1 at A went down (...)", or, when the shard's down came first, "ps:1 at A went down
+  // (...) with trainer 1".
+  EXPECT_NE(message.find(" at " + test->addresses_[kKilled] + " went down"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("trainer 1"), std::string::npos) << message;
+  EXPECT_NE(message.find("a trainer's process is not restarted"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST_F(PsRemote, KilledTrainerProcessStopsTheRunNamingIt) {
+  ExpectKilledTrainerStopsTheRun(this, /*shards=*/false);
+}
+
+TEST_F(PsRemote, KilledWholeNodeProcessStopsTheRunNamingItsTrainer) {
+  ExpectKilledTrainerStopsTheRun(this, /*shards=*/true);
+}
+
 // Bad input is named before anything connects: the count of hosts, their form, the mode.
 TEST(PsRemoteConfig, HostsAreCheckedBeforeTheRun) {
   auto plan = [](const std::string& hosts, const std::string& mode) {
@@ -220,6 +297,22 @@ TEST(PsRemoteConfig, HostsAreCheckedBeforeTheRun) {
   EXPECT_NE(mode.message().find("paramserver.hosts: needs run.mode: real"), std::string::npos)
       << mode.message();
   EXPECT_TRUE(plan(three + R"( hosts: "127.0.0.1:4")", "real").ok());
+  const std::string trainers =
+      R"(trainer_hosts: "127.0.0.1:1" trainer_hosts: "127.0.0.1:2" trainer_hosts: "127.0.0.1:3")";
+  const Status trainer_count = plan(trainers, "real");
+  EXPECT_NE(trainer_count.message().find(
+                "paramserver.trainer_hosts: names 3 nodes; paramserver.nodes is 4"),
+            std::string::npos)
+      << trainer_count.message();
+  const Status trainer_form = plan(trainers + R"( trainer_hosts: "nowhere")", "real");
+  EXPECT_NE(trainer_form.message().find("paramserver.trainer_hosts[3]: must be \"host:port\""),
+            std::string::npos)
+      << trainer_form.message();
+  const Status trainer_mode = plan(trainers + R"( trainer_hosts: "127.0.0.1:4")", "emulated");
+  EXPECT_NE(trainer_mode.message().find("paramserver.trainer_hosts: needs run.mode: real"),
+            std::string::npos)
+      << trainer_mode.message();
+  EXPECT_TRUE(plan(trainers + R"( trainer_hosts: "127.0.0.1:4")", "real").ok());
 }
 
 }  // namespace
