@@ -26,7 +26,8 @@ class actor_system_config;
   X(PsFaultTimer) X(PsFaultRecord) X(PsShardSpawn) X(PsShardSpawned) X(PsFeedSpawn) \
   X(PsFeedSpawned) X(OasisTick) X(OasisLease) X(OasisWork) X(OasisGradient) \
   X(OasisParams) X(OasisWorkerDone) X(OasisSlotReport) X(AllReduceGroup) X(AllReduceStart) \
-  X(AllReducePart) X(AllReduceSum) X(AllReduceResult) X(PartWork) X(PartStarted) X(PartDone)
+  X(AllReducePart) X(AllReduceSum) X(AllReduceResult) X(PartWork) X(PartStarted) X(PartDone) \
+  X(NcclGangJoin) X(NcclGangId)
 // clang-format on
 
 namespace troupe {
