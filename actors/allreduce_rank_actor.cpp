@@ -12,14 +12,25 @@ namespace {
 using Self = caf::stateful_actor<AllReduceRankState>;
 
 std::span<float> SliceOf(AllReduceRound& round, const gpu::ReductionSegment& segment) {
-  return std::span<float>(round.values)
+  return std::span<float>(round.values.get(), round.length)
       .subspan(static_cast<size_t>(segment.offset), static_cast<size_t>(segment.length));
+}
+
+FloatBlob ShareOf(const AllReduceRound& round, const gpu::ReductionSegment& segment) {
+  return FloatBlob::Share(round.values, static_cast<size_t>(segment.offset),
+                          static_cast<size_t>(segment.length));
+}
+
+bool Fits(const AllReduceRound& round, int32_t s, const FloatBlob& blob) {
+  return s >= 0 && static_cast<size_t>(s) < round.plan.size() && blob.whole() &&
+         blob.floats() == static_cast<size_t>(round.plan[static_cast<size_t>(s)].length);
 }
 
 void Finish(Self* self, int64_t id) {
   AllReduceRound& round = self->state.rounds[id];
   if (!round.started || round.sums_missing > 0) return;
-  round.reply.deliver(AllReduceResult{id, FloatBlob::Of(round.values)});
+  // The sum leaves as the round's own buffer: a requester in this process gets it without a copy.
+  round.reply.deliver(AllReduceResult{id, FloatBlob::Share(round.values, 0, round.length)});
   self->state.rounds.erase(id);
 }
 
@@ -28,7 +39,8 @@ void Fail(Self* self, int64_t id) {
   self->state.rounds.erase(id);
 }
 
-// Adds segment s once all N contributions are in, and sends the sum to every other rank.
+// Adds segment s once all N contributions are in, in place of this rank's own (a view of the same
+// floats), and sends the sum to every other rank as a view of it: it never changes again.
 void TryReduce(Self* self, int64_t id, int32_t s) {
   AllReduceRankState& st = self->state;
   AllReduceRound& round = st.rounds[id];
@@ -36,32 +48,55 @@ void TryReduce(Self* self, int64_t id, int32_t s) {
   if (!round.started || it == round.parts.end()) return;
   const gpu::ReductionSegment& segment = round.plan[static_cast<size_t>(s)];
   std::vector<std::span<const float>> contributions;
-  for (const std::vector<float>& part : it->second) {
-    if (part.size() != static_cast<size_t>(segment.length)) return;  // still missing (or wrong)
-    contributions.emplace_back(part);
+  for (const FloatBlob& part : it->second) {
+    if (part.floats() != static_cast<size_t>(segment.length)) return;  // still missing (or wrong)
+    contributions.push_back(part.values());
   }
-  std::span<float> sum = SliceOf(round, segment);
-  gpu::AddInRankOrder(contributions, sum);
+  gpu::AddInRankOrder(contributions, SliceOf(round, segment));
   round.parts.erase(it);
   for (int32_t r = 0; r < static_cast<int32_t>(st.ranks.size()); ++r) {
-    if (r != st.rank) {
-      Tell(self, st.telemetry, st.ranks[r], AllReduceSum{id, s, FloatBlob::Of(sum)});
-    }
+    if (r != st.rank)
+      Tell(self, st.telemetry, st.ranks[r], AllReduceSum{id, s, ShareOf(round, segment)});
   }
   --round.sums_missing;
   Finish(self, id);
 }
 
 // Keeps one contribution; false when it cannot belong to the round (a bad length or index).
-bool Keep(AllReduceRound& round, int32_t ranks, int32_t from, int32_t s, std::vector<float> part) {
-  if (from < 0 || from >= ranks || s < 0) return false;
-  if (round.started) {
-    if (static_cast<size_t>(s) >= round.plan.size()) return false;
-    if (part.size() != static_cast<size_t>(round.plan[static_cast<size_t>(s)].length)) return false;
-  }
-  std::vector<std::vector<float>>& parts = round.parts[s];
+bool Keep(AllReduceRound& round, int32_t ranks, int32_t from, int32_t s, FloatBlob part) {
+  if (from < 0 || from >= ranks || s < 0 || !part.whole()) return false;
+  if (round.started && !Fits(round, s, part)) return false;
+  std::vector<FloatBlob>& parts = round.parts[s];
   parts.resize(static_cast<size_t>(ranks));
   parts[static_cast<size_t>(from)] = std::move(part);
+  return true;
+}
+
+// Sends every segment this rank does not own to its owner, a view of the contribution each: the
+// owners' k-th segments one after another, so every owner (and every connection) has work from
+// the first message on.
+bool SendParts(Self* self, int64_t id, AllReduceRound& round) {
+  AllReduceRankState& st = self->state;
+  const int32_t ranks = static_cast<int32_t>(st.ranks.size());
+  std::vector<std::vector<int32_t>> by_owner(static_cast<size_t>(ranks));
+  for (int32_t s = 0; s < static_cast<int32_t>(round.plan.size()); ++s) {
+    by_owner[static_cast<size_t>(round.plan[static_cast<size_t>(s)].owner)].push_back(s);
+  }
+  const size_t most = by_owner[0].size();  // owner 0's chunk is the longest
+  for (size_t k = 0; k < most; ++k) {
+    for (int32_t owner = 0; owner < ranks; ++owner) {
+      const std::vector<int32_t>& owned = by_owner[static_cast<size_t>(owner)];
+      if (k >= owned.size()) continue;
+      const int32_t s = owned[k];
+      const FloatBlob mine = ShareOf(round, round.plan[static_cast<size_t>(s)]);
+      if (owner != st.rank) {
+        Tell(self, st.telemetry, st.ranks[static_cast<size_t>(owner)],
+             AllReducePart{id, st.rank, s, mine});
+      } else if (!Keep(round, ranks, st.rank, s, mine)) {
+        return false;
+      }
+    }
+  }
   return true;
 }
 
@@ -69,38 +104,23 @@ void Start(Self* self, AllReduceStart& start) {
   AllReduceRankState& st = self->state;
   AllReduceRound& round = st.rounds[start.round];
   round.reply = self->make_response_promise();
-  round.values = start.values.ToFloats();
-  round.plan = gpu::PlanReduction(static_cast<int64_t>(round.values.size()),
+  round.length = start.values.floats();
+  round.values = std::move(start.values).TakeWritable();
+  round.plan = gpu::PlanReduction(static_cast<int64_t>(round.length),
                                   static_cast<int32_t>(st.ranks.size()), st.segment_floats);
   round.sums_missing = static_cast<int64_t>(round.plan.size());
   round.started = true;
-  const int32_t ranks = static_cast<int32_t>(st.ranks.size());
-  for (int32_t s = 0; s < static_cast<int32_t>(round.plan.size()); ++s) {
-    const gpu::ReductionSegment& segment = round.plan[static_cast<size_t>(s)];
-    const std::span<float> mine = SliceOf(round, segment);
-    if (segment.owner != st.rank) {
-      Tell(self, st.telemetry, st.ranks[static_cast<size_t>(segment.owner)],
-           AllReducePart{start.round, st.rank, s, FloatBlob::Of(mine)});
-    } else if (!Keep(round, ranks, st.rank, s, std::vector<float>(mine.begin(), mine.end()))) {
-      return Fail(self, start.round);
-    }
-  }
+  if (!SendParts(self, start.round, round)) return Fail(self, start.round);
   for (auto& [s, sum] : std::exchange(round.early_sums, {})) {
-    if (static_cast<size_t>(s) >= round.plan.size() || !sum.whole() ||
-        sum.floats() != static_cast<size_t>(round.plan[static_cast<size_t>(s)].length)) {
-      return Fail(self, start.round);
-    }
+    if (!Fits(round, s, sum)) return Fail(self, start.round);
     sum.CopyTo(SliceOf(round, round.plan[static_cast<size_t>(s)]));
     --round.sums_missing;
   }
   // Parts that came before the start: check their lengths now, then add what is complete.
   for (auto& [s, parts] : round.parts) {
-    for (const std::vector<float>& part : parts) {
-      const bool bad =
-          static_cast<size_t>(s) >= round.plan.size() ||
-          (!part.empty() &&
-           part.size() != static_cast<size_t>(round.plan[static_cast<size_t>(s)].length));
-      if (bad) return Fail(self, start.round);
+    for (const FloatBlob& part : parts) {
+      const bool missing = part.floats() == 0 && part.whole();
+      if (!missing && !Fits(round, s, part)) return Fail(self, start.round);
     }
   }
   std::vector<int32_t> owned;
@@ -116,12 +136,24 @@ void OnPart(Self* self, AllReducePart& part) {
     return;
   }
   AllReduceRound& round = st.rounds[part.round];
-  if (!part.values.whole() || !Keep(round, static_cast<int32_t>(st.ranks.size()), part.from,
-                                    part.segment, part.values.ToFloats())) {
+  if (!Keep(round, static_cast<int32_t>(st.ranks.size()), part.from, part.segment,
+            std::move(part.values))) {
     if (round.started) Fail(self, part.round);
     return;
   }
   TryReduce(self, part.round, part.segment);
+}
+
+void OnSum(Self* self, AllReduceSum& sum) {
+  AllReduceRound& round = self->state.rounds[sum.round];
+  if (!round.started) {
+    round.early_sums[sum.segment] = std::move(sum.values);
+    return;
+  }
+  if (!Fits(round, sum.segment, sum.values)) return Fail(self, sum.round);
+  sum.values.CopyTo(SliceOf(round, round.plan[static_cast<size_t>(sum.segment)]));
+  --round.sums_missing;
+  Finish(self, sum.round);
 }
 
 }  // namespace
@@ -146,21 +178,7 @@ caf::behavior AllReduceRankActor(Self* self, Telemetry* telemetry) {
         return caf::delegated<AllReduceResult>();
       },
       [=](AllReducePart& part) { OnPart(self, part); },
-      [=](AllReduceSum& sum) {
-        AllReduceRound& round = self->state.rounds[sum.round];
-        if (!round.started) {
-          round.early_sums[sum.segment] = std::move(sum.values);
-          return;
-        }
-        const size_t s = static_cast<size_t>(sum.segment);
-        if (s >= round.plan.size() || !sum.values.whole() ||
-            sum.values.floats() != static_cast<size_t>(round.plan[s].length)) {
-          return Fail(self, sum.round);
-        }
-        sum.values.CopyTo(SliceOf(round, round.plan[s]));
-        --round.sums_missing;
-        Finish(self, sum.round);
-      },
+      [=](AllReduceSum& sum) { OnSum(self, sum); },
   };
 }
 

@@ -21,6 +21,7 @@
 #include <caf/stateful_actor.hpp>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "gpu/reduction_plan.hpp"
@@ -31,11 +32,14 @@ namespace troupe {
 
 struct AllReduceRound {
   bool started = false;
-  std::vector<float> values;  // this rank's contribution, overwritten segment by segment by sums
+  // This rank's contribution, overwritten segment by segment by sums; parts sent to owners are
+  // views of it (FloatBlob::Share), read before their segment's sum can arrive.
+  std::shared_ptr<float[]> values;
+  size_t length = 0;
   std::vector<gpu::ReductionSegment> plan;
   int64_t sums_missing = 0;
-  std::map<int32_t, std::vector<std::vector<float>>> parts;  // owned segment -> by rank
-  std::map<int32_t, FloatBlob> early_sums;                   // arrived before the start
+  std::map<int32_t, std::vector<FloatBlob>> parts;  // owned segment -> by rank
+  std::map<int32_t, FloatBlob> early_sums;          // arrived before the start
   caf::response_promise reply;
 };
 

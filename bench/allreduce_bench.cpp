@@ -1,8 +1,12 @@
 // The all-reduce among actors across processes (actors/allreduce_rank_actor.hpp) over loopback:
 // one rank here and one in each of two `troupe node` processes sum buffers of 1 MiB to 256 MiB;
 // printed beside this machine's memcpy of the same bytes (the ceiling of any copy). Bus bandwidth
-// is NCCL's definition, 2 (N - 1) / N x bytes / time. Its own main; run as
-//   build/bench/troupe_allreduce_bench [MAX_MIB]      (default 256; docs/performance.md)
+// is NCCL's definition, 2 (N - 1) / N x bytes / time. The time runs from handing the ranks their
+// buffers to holding every sum, so it includes carrying the two remote ranks' buffers to their
+// processes and their sums back; the "delivery" column is that alone (a one-rank group in each
+// node process answers its buffer as its sum). Its own main; run as
+//   build/bench/troupe_allreduce_bench [MAX_MIB [SEGMENT_KIB]]
+// (defaults 256 and 1024, the segment the job actor uses; docs/performance.md)
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
@@ -44,6 +48,7 @@ double MemcpySeconds(size_t bytes) {
   return best;
 }
 
+// Every rank's request, then every answer: the seconds until the last, or -1 on an error.
 double AllReduceSeconds(caf::actor_system& sys, const std::vector<caf::actor>& ranks, int64_t round,
                         size_t floats) {
   caf::scoped_actor self{sys};
@@ -60,7 +65,16 @@ double AllReduceSeconds(caf::actor_system& sys, const std::vector<caf::actor>& r
   return ok ? Seconds(start) : -1;
 }
 
-int Main(int max_mib) {
+// A rank of a node process, spawned there.
+caf::actor SpawnRank(caf::actor_system& sys, const caf::actor& node) {
+  caf::scoped_actor self{sys};
+  caf::actor rank;
+  self->request(node, kTimeout, spawn_rank_atom::value)
+      .receive([&](caf::actor& spawned) { rank = spawned; }, [](caf::error&) {});
+  return rank;
+}
+
+int Main(int max_mib, int64_t segment_floats) {
   const std::string dir =
       (std::filesystem::temp_directory_path() / "troupe-allreduce-bench").string();
   std::vector<std::unique_ptr<testing::NodeProcess>> nodes;
@@ -74,37 +88,53 @@ int Main(int max_mib) {
   caf::actor_system sys{cfg};
   Telemetry telemetry;
   std::vector<caf::actor> ranks = {sys.spawn(AllReduceRankActor, &telemetry)};
+  std::vector<caf::actor> echoes;  // one-rank groups: their sum is their buffer
   for (auto& node : nodes) {
     caf::actor remote;
     if (Status s = ConnectNode(sys, node->WaitForAddress(), &remote); !s.ok()) {
       std::fprintf(stderr, "allreduce_bench: %s\n", s.message().c_str());
       return 1;
     }
-    caf::scoped_actor self{sys};
-    self->request(remote, kTimeout, spawn_rank_atom::value)
-        .receive([&](caf::actor& rank) { ranks.push_back(rank); }, [](caf::error&) {});
+    ranks.push_back(SpawnRank(sys, remote));
+    echoes.push_back(SpawnRank(sys, remote));
   }
   for (size_t r = 0; r < ranks.size(); ++r) {
-    caf::anon_send(ranks[r], AllReduceGroup{static_cast<int32_t>(r), ranks, 1 << 18});
+    caf::anon_send(ranks[r], AllReduceGroup{static_cast<int32_t>(r), ranks, segment_floats});
   }
-  std::printf("| buffer | all-reduce | bus bandwidth | memcpy | ratio |\n|---|---|---|---|---|\n");
+  for (const caf::actor& echo : echoes) {
+    caf::anon_send(echo, AllReduceGroup{0, {echo}, segment_floats});
+  }
+  std::printf(
+      "| buffer | all-reduce | bus bandwidth | memcpy | ratio | delivery |\n"
+      "|---|---|---|---|---|---|\n");
   int64_t round = 0;
   for (int mib = 1; mib <= max_mib; mib *= 4) {
     const size_t bytes = static_cast<size_t>(mib) << 20;
-    double best = 1e9;
-    for (int i = 0; i < 2; ++i)
-      best = std::min(best, AllReduceSeconds(sys, ranks, round++, bytes / 4));
+    double best = 1e9, delivery = 1e9;
+    for (int i = 0; i < 2; ++i) {
+      best = std::min(best, AllReduceSeconds(sys, ranks, round, bytes / 4));
+      delivery = std::min(delivery, AllReduceSeconds(sys, echoes, round++, bytes / 4));
+    }
     const double bus = 2.0 * (kRanks - 1) / kRanks * static_cast<double>(bytes) / best;
     const double copy = static_cast<double>(bytes) / MemcpySeconds(bytes);
-    std::printf("| %d MiB | %.3f s | %.2f GB/s | %.2f GB/s | %.3f |\n", mib, best, bus / 1e9,
-                copy / 1e9, bus / copy);
+    std::printf("| %d MiB | %.3f s | %.2f GB/s | %.2f GB/s | %.3f | %.3f s |\n", mib, best,
+                bus / 1e9, copy / 1e9, bus / copy, delivery);
     std::fflush(stdout);
   }
   for (const caf::actor& rank : ranks) caf::anon_send_exit(rank, caf::exit_reason::kill);
+  for (const caf::actor& echo : echoes) caf::anon_send_exit(echo, caf::exit_reason::kill);
   return 0;
 }
 
 }  // namespace
 }  // namespace troupe
 
-int main(int argc, char** argv) { return troupe::Main(argc > 1 ? std::atoi(argv[1]) : 256); }
+int main(int argc, char** argv) {
+  const int max_mib = argc > 1 ? std::atoi(argv[1]) : 256;
+  const int64_t segment_kib = argc > 2 ? std::atoll(argv[2]) : 1024;
+  if (max_mib < 1 || segment_kib < 1) {
+    std::fprintf(stderr, "usage: troupe_allreduce_bench [MAX_MIB [SEGMENT_KIB]], both >= 1\n");
+    return 2;
+  }
+  return troupe::Main(max_mib, segment_kib * 1024 / 4);
+}

@@ -28,7 +28,8 @@ struct ReductionSegment {
 // Preconditions: length >= 0, ranks >= 1, segment_floats >= 1.
 std::vector<ReductionSegment> PlanReduction(int64_t length, int32_t ranks, int64_t segment_floats);
 
-// out[i] = contributions[0][i] + contributions[1][i] + ... added left to right.
+// out[i] = contributions[0][i] + contributions[1][i] + ... added left to right; `out` may be
+// the very floats of a contribution (not overlapping one at another offset).
 // Preconditions: at least one contribution, each as long as out.
 void AddInRankOrder(const std::vector<std::span<const float>>& contributions, std::span<float> out);
 

@@ -9,48 +9,19 @@
 //
 // A segment is at most `segment_floats` floats: one message never exceeds the transport's limit,
 // and a buffer travels as about 2 (N - 1) / N of its size per rank, as in a ring all-reduce.
-// Floats travel as FloatBlob, raw bytes: CAF 0.17 serialises a byte vector with one copy but a
-// float vector element by element, about 40x slower.
+// Floats travel as FloatBlob (messages/float_blob.hpp): raw bytes on the wire, and in one process
+// views of the sender's buffer, not copies.
 // Every type has a free `inspect` and is registered under its name, so ranks may live in other
 // processes.
 #pragma once
 
 #include <caf/actor.hpp>
 #include <cstdint>
-#include <cstring>
-#include <span>
 #include <vector>
 
+#include "messages/float_blob.hpp"
+
 namespace troupe {
-
-// Floats as their bytes. The processes of one deployment share the floats' byte order (IEEE 754,
-// little-endian on every machine troupe builds for).
-struct FloatBlob {
-  std::vector<uint8_t> bytes;
-
-  static FloatBlob Of(std::span<const float> values) {
-    FloatBlob blob;
-    blob.bytes.resize(values.size_bytes());
-    if (!values.empty()) std::memcpy(blob.bytes.data(), values.data(), values.size_bytes());
-    return blob;
-  }
-  // Floats held; a blob of a length that is no whole number of floats holds none.
-  size_t floats() const { return bytes.size() % sizeof(float) ? 0 : bytes.size() / sizeof(float); }
-  bool whole() const { return bytes.size() % sizeof(float) == 0; }
-  // Precondition: out.size() == floats().
-  void CopyTo(std::span<float> out) const {
-    if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size_bytes());
-  }
-  std::vector<float> ToFloats() const {
-    std::vector<float> out(floats());
-    CopyTo(out);
-    return out;
-  }
-};
-template <class Inspector>
-auto inspect(Inspector& f, FloatBlob& x) {
-  return f(x.bytes);
-}
 
 struct AllReduceGroup {
   int32_t rank = 0;

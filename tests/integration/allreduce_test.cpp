@@ -119,6 +119,32 @@ TEST_F(AllReduce, OneProcessEqualsTheReferenceBitForBit) {
   }
 }
 
+// A rank sums in place of the buffer it was handed only when nothing else holds it: a requester
+// that keeps its blob (here: shares it with the request) still reads its own gradients after.
+TEST_F(AllReduce, ARequesterThatKeepsItsBufferFindsItUnchanged) {
+  SpawnLocal(3);
+  FormGroup(5);
+  const Buffers buffers = RandomBuffers(3, 101, 3);
+  const std::vector<float> reference = Reference(buffers);
+  std::vector<FloatBlob> kept;
+  for (const auto& buffer : buffers) kept.push_back(FloatBlob::Of(buffer));
+  caf::scoped_actor self{*system_};
+  std::vector<caf::response_handle<caf::blocking_actor, caf::message, true>> pending;
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    pending.push_back(self->request(ranks_[r], kTimeout, AllReduceStart{0, kept[r]}));
+  }
+  for (auto& handle : pending) {
+    handle.receive(
+        [&](AllReduceResult& result) {
+          EXPECT_TRUE(SameBits(result.values.ToFloats(), reference));
+        },
+        [&](caf::error& e) { ADD_FAILURE() << system_->render(e); });
+  }
+  for (size_t r = 0; r < kept.size(); ++r) {
+    EXPECT_TRUE(SameBits(kept[r].ToFloats(), buffers[r])) << "rank " << r << "'s buffer changed";
+  }
+}
+
 TEST_F(AllReduce, ThePlanCoversTheBufferOnceInSegmentsOfTheLimit) {
   const auto plan = gpu::PlanReduction(20011, 4, 4096);
   int64_t next = 0;
