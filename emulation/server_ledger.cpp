@@ -17,35 +17,53 @@ std::string Short(const char* what, double want, double free) {
 ServerLedger::ServerLedger(int32_t gpus, double cpus, double memory_gb)
     : gpus_(gpus), cpus_(cpus), memory_gb_(memory_gb), gpu_owner_(gpus, -1), free_gpus_(gpus) {}
 
+size_t ServerLedger::Position(int64_t job_id) const {
+  const auto held_end = leases_.begin() + static_cast<std::ptrdiff_t>(held_);
+  const auto it =
+      std::lower_bound(leases_.begin(), held_end, job_id,
+                       [](const ServerLease& lease, int64_t id) { return lease.job_id < id; });
+  return static_cast<size_t>(it - leases_.begin());
+}
+
+const ServerLease* ServerLedger::Find(int64_t job_id) const {
+  const size_t i = Position(job_id);
+  return i < held_ && leases_[i].job_id == job_id ? &leases_[i] : nullptr;
+}
+
+// In job id order, as Release would end them one by one (the sums subtract in that order); the
+// leases kept close up in order, the ended ones go behind them.
 void ServerLedger::ExpireUntil(double now_s) {
-  for (auto it = leases_.begin(); it != leases_.end();) {
-    if (it->second.end_s <= now_s) {
-      Release((it++)->first);
+  const size_t held = held_;
+  size_t kept = 0;
+  for (size_t i = 0; i < held; ++i) {
+    if (leases_[i].end_s <= now_s) {
+      Free(leases_[i]);
     } else {
-      ++it;
+      if (i != kept) std::swap(leases_[kept], leases_[i]);
+      ++kept;
     }
   }
 }
 
 Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double memory_gb,
                            double end_s, std::vector<int32_t>* gpu_ids) {
-  if (leases_.count(job_id)) return Status::InvalidInput("job already holds a lease here");
+  const size_t at = Position(job_id);
+  if (at < held_ && leases_[at].job_id == job_id) {
+    return Status::InvalidInput("job already holds a lease here");
+  }
   if (gpus < 0 || cpus < 0 || memory_gb < 0) return Status::InvalidInput("negative demand");
   if (gpus > free_gpus()) return Status::InvalidInput(Short("GPUs", gpus, free_gpus()));
   if (cpus > free_cpus() + kSlack) return Status::InvalidInput(Short("CPUs", cpus, free_cpus()));
   if (memory_gb > free_memory_gb() + kSlack) {
     return Status::InvalidInput(Short("memory GB", memory_gb, free_memory_gb()));
   }
-  Leases::node_type node;
-  if (spare_.empty()) {
-    Leases fresh;
-    node = fresh.extract(fresh.emplace(job_id, ServerLease{}).first);
-  } else {
-    node = std::move(spare_.back());
-    spare_.pop_back();
-  }
-  node.key() = job_id;
-  ServerLease& lease = node.mapped();
+  if (held_ == leases_.size()) leases_.emplace_back();
+  // The first ended entry becomes the new lease, moved into its place by job id.
+  std::rotate(leases_.begin() + static_cast<std::ptrdiff_t>(at),
+              leases_.begin() + static_cast<std::ptrdiff_t>(held_),
+              leases_.begin() + static_cast<std::ptrdiff_t>(held_ + 1));
+  ++held_;
+  ServerLease& lease = leases_[at];
   lease.job_id = job_id;
   lease.gpu_ids.clear();
   lease.cpus = cpus;
@@ -61,15 +79,17 @@ Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double mem
   used_cpus_ += cpus;
   used_memory_gb_ += memory_gb;
   gpu_ids->assign(lease.gpu_ids.begin(), lease.gpu_ids.end());
-  leases_.insert(std::move(node));
   return Status::Ok();
 }
 
 Status ServerLedger::Resize(int64_t job_id, double cpus, double memory_gb) {
-  auto it = leases_.find(job_id);
-  if (it == leases_.end()) return Status::InvalidInput("job holds no lease here");
-  const double more_cpus = cpus - it->second.cpus;
-  const double more_memory = memory_gb - it->second.memory_gb;
+  const size_t i = Position(job_id);
+  if (i == held_ || leases_[i].job_id != job_id) {
+    return Status::InvalidInput("job holds no lease here");
+  }
+  ServerLease& held = leases_[i];
+  const double more_cpus = cpus - held.cpus;
+  const double more_memory = memory_gb - held.memory_gb;
   if (cpus < 0 || memory_gb < 0) return Status::InvalidInput("negative demand");
   if (more_cpus > free_cpus() + kSlack) {
     return Status::InvalidInput(Short("CPUs", more_cpus, free_cpus()));
@@ -79,21 +99,33 @@ Status ServerLedger::Resize(int64_t job_id, double cpus, double memory_gb) {
   }
   used_cpus_ += more_cpus;
   used_memory_gb_ += more_memory;
-  it->second.cpus = cpus;
-  it->second.memory_gb = memory_gb;
+  held.cpus = cpus;
+  held.memory_gb = memory_gb;
   return Status::Ok();
 }
 
 bool ServerLedger::Release(int64_t job_id) {
-  auto it = leases_.find(job_id);
-  if (it == leases_.end()) return false;
-  for (int32_t g : it->second.gpu_ids) gpu_owner_[g] = -1;
-  free_gpus_ += static_cast<int32_t>(it->second.gpu_ids.size());
-  used_cpus_ -= it->second.cpus;
-  used_memory_gb_ -= it->second.memory_gb;
-  if (leases_.size() == 1) used_cpus_ = used_memory_gb_ = 0;  // no drift from rounding
-  spare_.push_back(leases_.extract(it));
+  const size_t i = Position(job_id);
+  if (i == held_ || leases_[i].job_id != job_id) return false;
+  ReleaseAt(i);
   return true;
+}
+
+void ServerLedger::Free(const ServerLease& lease) {
+  for (int32_t g : lease.gpu_ids) gpu_owner_[g] = -1;
+  free_gpus_ += static_cast<int32_t>(lease.gpu_ids.size());
+  used_cpus_ -= lease.cpus;
+  used_memory_gb_ -= lease.memory_gb;
+  if (held_ == 1) used_cpus_ = used_memory_gb_ = 0;  // no drift from rounding
+  --held_;
+}
+
+void ServerLedger::ReleaseAt(size_t i) {
+  Free(leases_[i]);
+  // The ended entry goes behind the held ones, its storage kept.
+  std::rotate(leases_.begin() + static_cast<std::ptrdiff_t>(i),
+              leases_.begin() + static_cast<std::ptrdiff_t>(i + 1),
+              leases_.begin() + static_cast<std::ptrdiff_t>(held_ + 1));
 }
 
 }  // namespace troupe

@@ -2,10 +2,13 @@
 // much memory each lease holds, and until when. A lease that would overcommit any resource is
 // refused with the reason; nothing is ever overcommitted. Leases end at their end time (the next
 // round's leases start then), or earlier by Release.
+//
+// A server grants and ends a handful of leases every round, so the books are a short vector
+// ordered by job id whose ended entries keep their storage for the next leases: no allocation
+// per lease once a server has held its most leases at once.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -40,10 +43,20 @@ class ServerLedger {
   int32_t free_gpus() const { return free_gpus_; }
   double free_cpus() const { return cpus_ - used_cpus_; }
   double free_memory_gb() const { return memory_gb_ - used_memory_gb_; }
-  const std::map<int64_t, ServerLease>& leases() const { return leases_; }
+  // The lease the job holds here, or none.
+  const ServerLease* Find(int64_t job_id) const;
+  // The leases held, by job id.
+  size_t lease_count() const { return held_; }
+  const ServerLease& lease(size_t i) const { return leases_[i]; }
 
  private:
-  using Leases = std::map<int64_t, ServerLease>;
+  // Where the job's lease is, or would be inserted: the first held lease of a job id >= job_id.
+  size_t Position(int64_t job_id) const;
+  // Ends the held lease at index i (the books' order is kept).
+  void ReleaseAt(size_t i);
+  // Gives a held lease's GPUs, CPUs and memory back and counts it no longer held.
+  void Free(const ServerLease& lease);
+
   const int32_t gpus_;
   const double cpus_;
   const double memory_gb_;
@@ -51,10 +64,10 @@ class ServerLedger {
   int32_t free_gpus_ = 0;
   double used_cpus_ = 0;
   double used_memory_gb_ = 0;
-  Leases leases_;  // by job id
-  // Nodes of released leases, kept with their storage: a server grants and releases leases
-  // every round, and reusing them spares an allocation per lease.
-  std::vector<Leases::node_type> spare_;
+  // The first held_ entries are the leases held, by job id; the rest are ended entries kept for
+  // their storage.
+  std::vector<ServerLease> leases_;
+  size_t held_ = 0;
 };
 
 }  // namespace troupe

@@ -11,7 +11,6 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -36,9 +35,10 @@ TEST(ServerLedgerTest, GrantsTheLowestFreeGpuIndices) {
   EXPECT_EQ(ledger.free_gpus(), 2);
   EXPECT_DOUBLE_EQ(ledger.free_cpus(), 6);
   EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 125);
-  ASSERT_EQ(ledger.leases().size(), 2u);
-  EXPECT_EQ(ledger.leases().at(3).gpu_ids, c);
-  EXPECT_DOUBLE_EQ(ledger.leases().at(3).end_s, 600);
+  ASSERT_EQ(ledger.lease_count(), 2u);
+  ASSERT_NE(ledger.Find(3), nullptr);
+  EXPECT_EQ(ledger.Find(3)->gpu_ids, c);
+  EXPECT_DOUBLE_EQ(ledger.Find(3)->end_s, 600);
 }
 
 TEST(ServerLedgerTest, EightProportionalSharesFillTheServerExactly) {
@@ -58,7 +58,7 @@ void ExpectRefused(ServerLedger& ledger, int32_t gpus, double cpus, double memor
   const int32_t free_gpus = ledger.free_gpus();
   const double free_cpus = ledger.free_cpus();
   const double free_memory = ledger.free_memory_gb();
-  const size_t leases = ledger.leases().size();
+  const size_t leases = ledger.lease_count();
   Ids ids;
   const Status s = ledger.Grant(99, gpus, cpus, memory_gb, 300, &ids);
   ASSERT_FALSE(s.ok()) << resource;
@@ -67,8 +67,8 @@ void ExpectRefused(ServerLedger& ledger, int32_t gpus, double cpus, double memor
   EXPECT_EQ(ledger.free_gpus(), free_gpus);
   EXPECT_DOUBLE_EQ(ledger.free_cpus(), free_cpus);
   EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), free_memory);
-  EXPECT_EQ(ledger.leases().size(), leases);
-  EXPECT_EQ(ledger.leases().count(99), 0u);
+  EXPECT_EQ(ledger.lease_count(), leases);
+  EXPECT_EQ(ledger.Find(99), nullptr);
 }
 
 TEST(ServerLedgerTest, RefusesOvercommitNamingTheShortResource) {
@@ -94,7 +94,7 @@ TEST(ServerLedgerTest, RefusesASecondLeaseForTheSameJobAndNegativeDemands) {
   EXPECT_FALSE(ledger.Grant(8, -1, 0, 0, 300, &ids).ok());
   EXPECT_FALSE(ledger.Grant(8, 1, -3, 0, 300, &ids).ok());
   EXPECT_FALSE(ledger.Grant(8, 1, 3, -1, 300, &ids).ok());
-  EXPECT_EQ(ledger.leases().size(), 1u);
+  EXPECT_EQ(ledger.lease_count(), 1u);
 }
 
 TEST(ServerLedgerTest, ExpireUntilFreesTheLeasesEndedByThen) {
@@ -103,11 +103,11 @@ TEST(ServerLedgerTest, ExpireUntilFreesTheLeasesEndedByThen) {
   ASSERT_TRUE(ledger.Grant(1, 2, 6, 125, 300, &ids).ok());
   ASSERT_TRUE(ledger.Grant(2, 4, 12, 250, 600, &ids).ok());
   ledger.ExpireUntil(299.5);
-  EXPECT_EQ(ledger.leases().size(), 2u);
+  EXPECT_EQ(ledger.lease_count(), 2u);
   // A lease ending at 300 has ended at 300: the next round's leases start then.
   ledger.ExpireUntil(300);
-  ASSERT_EQ(ledger.leases().size(), 1u);
-  EXPECT_EQ(ledger.leases().count(2), 1u);
+  ASSERT_EQ(ledger.lease_count(), 1u);
+  EXPECT_NE(ledger.Find(2), nullptr);
   EXPECT_EQ(ledger.free_gpus(), 4);
   EXPECT_DOUBLE_EQ(ledger.free_cpus(), 12);
   EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 250);
@@ -115,7 +115,7 @@ TEST(ServerLedgerTest, ExpireUntilFreesTheLeasesEndedByThen) {
   ASSERT_TRUE(ledger.Grant(3, 3, 3, 3, 900, &ids).ok());
   EXPECT_EQ(ids, (Ids{0, 1, 6}));
   ledger.ExpireUntil(10'000);
-  EXPECT_TRUE(ledger.leases().empty());
+  EXPECT_EQ(ledger.lease_count(), 0u);
   EXPECT_EQ(ledger.free_gpus(), 8);
   EXPECT_DOUBLE_EQ(ledger.free_cpus(), 24);
   EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 500);
@@ -129,15 +129,15 @@ TEST(ServerLedgerTest, ResizeGrowsAndShrinksWithinWhatIsFree) {
   ASSERT_TRUE(ledger.Resize(1, 16, 300).ok());  // grows by 10 of the 12 free CPUs
   EXPECT_DOUBLE_EQ(ledger.free_cpus(), 2);
   EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 75);
-  EXPECT_DOUBLE_EQ(ledger.leases().at(1).cpus, 16);
-  EXPECT_EQ(ledger.leases().at(1).gpu_ids, (Ids{0, 1}));  // GPUs are not touched
+  EXPECT_DOUBLE_EQ(ledger.Find(1)->cpus, 16);
+  EXPECT_EQ(ledger.Find(1)->gpu_ids, (Ids{0, 1}));  // GPUs are not touched
   const Status cpus = ledger.Resize(2, 8.5, 125);
   EXPECT_EQ(cpus.code(), Status::Code::kInvalidInput);
   EXPECT_NE(cpus.message().find("CPUs"), std::string::npos) << cpus.message();
   const Status memory = ledger.Resize(2, 6, 201);
   EXPECT_NE(memory.message().find("memory"), std::string::npos) << memory.message();
-  EXPECT_DOUBLE_EQ(ledger.leases().at(2).cpus, 6);  // refusals change nothing
-  EXPECT_DOUBLE_EQ(ledger.leases().at(2).memory_gb, 125);
+  EXPECT_DOUBLE_EQ(ledger.Find(2)->cpus, 6);  // refusals change nothing
+  EXPECT_DOUBLE_EQ(ledger.Find(2)->memory_gb, 125);
   ASSERT_TRUE(ledger.Resize(1, 1, 10).ok());  // shrinks, freeing the rest
   EXPECT_DOUBLE_EQ(ledger.free_cpus(), 17);
   EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 365);
@@ -155,7 +155,7 @@ TEST(ServerLedgerTest, ReleaseEndsALeaseOnce) {
   EXPECT_EQ(ledger.free_gpus(), 4);
   EXPECT_DOUBLE_EQ(ledger.free_cpus(), 12);
   EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 250);
-  EXPECT_TRUE(ledger.leases().empty());
+  EXPECT_EQ(ledger.lease_count(), 0u);
 }
 
 // Checks the books against their leases: used within capacity, GPU ids disjoint and in range,
@@ -163,8 +163,12 @@ TEST(ServerLedgerTest, ReleaseEndsALeaseOnce) {
 void ExpectConsistent(const ServerLedger& ledger, int32_t gpus, double cpus, double memory) {
   std::set<int32_t> taken;
   double used_cpus = 0, used_memory = 0;
-  for (const auto& [job, lease] : ledger.leases()) {
-    ASSERT_EQ(lease.job_id, job);
+  for (size_t i = 0; i < ledger.lease_count(); ++i) {
+    const ServerLease& lease = ledger.lease(i);
+    if (i > 0) {
+      ASSERT_LT(ledger.lease(i - 1).job_id, lease.job_id) << "not in job id order";
+    }
+    ASSERT_EQ(ledger.Find(lease.job_id), &lease);
     for (int32_t g : lease.gpu_ids) {
       ASSERT_TRUE(g >= 0 && g < gpus) << "GPU " << g;
       ASSERT_TRUE(taken.insert(g).second) << "GPU " << g << " leased twice";
@@ -195,7 +199,7 @@ TEST(ServerLedgerTest, RandomOperationsNeverOvercommit) {
       const int32_t g = gpu_count(rng);
       const double c = share(rng) * 12, m = share(rng) * 250;
       // Brute force: the grant must succeed exactly when nothing would be overcommitted.
-      const bool fits = !ledger.leases().count(id) && g <= ledger.free_gpus() &&
+      const bool fits = ledger.Find(id) == nullptr && g <= ledger.free_gpus() &&
                         c <= ledger.free_cpus() + 1e-9 && m <= ledger.free_memory_gb() + 1e-9;
       Ids ids;
       const Status s = ledger.Grant(id, g, c, m, now + 300 * (1 + op(rng) % 3), &ids);
@@ -208,18 +212,19 @@ TEST(ServerLedgerTest, RandomOperationsNeverOvercommit) {
       }
     } else if (o < 7) {
       const double c = share(rng) * 12, m = share(rng) * 250;
-      const auto it = ledger.leases().find(id);
-      const bool fits = it != ledger.leases().end() &&
-                        c - it->second.cpus <= ledger.free_cpus() + 1e-9 &&
-                        m - it->second.memory_gb <= ledger.free_memory_gb() + 1e-9;
+      const ServerLease* held = ledger.Find(id);
+      const bool fits = held != nullptr && c - held->cpus <= ledger.free_cpus() + 1e-9 &&
+                        m - held->memory_gb <= ledger.free_memory_gb() + 1e-9;
       ASSERT_EQ(ledger.Resize(id, c, m).ok(), fits) << "step " << step;
     } else if (o < 8) {
-      const bool held = ledger.leases().count(id) > 0;
+      const bool held = ledger.Find(id) != nullptr;
       ASSERT_EQ(ledger.Release(id), held);
     } else {
       now += 100;
       ledger.ExpireUntil(now);
-      for (const auto& [j, lease] : ledger.leases()) ASSERT_GT(lease.end_s, now) << "job " << j;
+      for (size_t i = 0; i < ledger.lease_count(); ++i) {
+        ASSERT_GT(ledger.lease(i).end_s, now) << "job " << ledger.lease(i).job_id;
+      }
     }
     ExpectConsistent(ledger, gpus, cpus, memory);
   }
