@@ -61,7 +61,7 @@ std::vector<const scheduling::SchedJob*> OrderedHead(SchedulerState& st, double 
 std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(SchedulerState& st,
                                                                 double start_s) {
   std::vector<const scheduling::SchedJob*> runnable;
-  runnable.reserve(st.order.size());
+  runnable.reserve(static_cast<size_t>(st.queued));
   for (int64_t id : st.queue) {
     auto it = st.jobs.find(id);
     if (it == st.jobs.end()) continue;  // erased; its id awaits compaction
@@ -127,8 +127,9 @@ void MarkStarvingRunnable(SchedulerState& st, double start_s,
                           const std::vector<const scheduling::SchedJob*>& runnable) {
   if (st.options.order.starvation_s <= 0) return;
   for (const scheduling::SchedJob* job : runnable) {
+    // `runnable` points into st.jobs (RunnableInArrivalOrder): no need to look each job up.
     scheduling::MarkStarving(start_s, st.options.order.starvation_s,
-                             st.jobs.find(job->id)->second.view);
+                             const_cast<scheduling::SchedJob&>(*job));
   }
 }
 
@@ -186,12 +187,18 @@ std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, doubl
   }
   RefileTouched(st, start_s);
   std::vector<scheduling::JobPlacement> placements;
-  if (!st.head_fell_short) {
-    std::vector<const scheduling::SchedJob*> runnable = OrderedHead(st, start_s, head);
+  // A head of one job a GPU usually fills the GPUs; when it does not, the head of 4 a GPU is
+  // tried, then the whole queue.
+  const size_t first_head = std::min<size_t>(head, st.ledger->total_gpus());
+  for (size_t size : {first_head, head}) {
+    if (st.head_fell_short) break;
+    std::vector<const scheduling::SchedJob*> runnable = OrderedHead(st, start_s, size);
     assert(HeadIsWholeOrder(st, start_s, runnable));
     ResetLedger(st);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);
-    st.head_fell_short = st.order.size() > head && st.ledger->free_gpus() > 0;
+    const bool full = st.order.size() <= size || st.ledger->free_gpus() == 0;
+    if (full) break;
+    st.head_fell_short = size == head;
   }
   if (st.head_fell_short) {
     // The mechanism reads on past the head (GREEDY with CPUs or memory gone, say): the round is

@@ -22,14 +22,34 @@ ClusterLedger::ClusterLedger(std::vector<ServerShape> servers) : shapes_(std::mo
   }
   if (gpus_of_type_.empty()) gpus_of_type_.push_back(0);
   by_free_gpus_.resize(max_gpus + 1);
-  Reset();
-}
-
-void ClusterLedger::Reset() {
   free_ = shapes_;
   free_gpus_ = total_gpus_;
-  for (auto& bucket : by_free_gpus_) bucket.clear();
+  is_touched_.assign(shapes_.size(), false);
   for (int32_t s = 0; s < server_count(); ++s) by_free_gpus_[shapes_[s].gpus].insert(s);
+}
+
+// Only the servers planned on since the last reset change back; their set nodes are moved, not
+// reallocated (a round used to clear and refill every bucket).
+void ClusterLedger::Reset() {
+  for (int32_t s : touched_) {
+    if (free_[s].gpus != shapes_[s].gpus) Move(s, shapes_[s].gpus);
+    free_[s] = shapes_[s];
+    is_touched_[s] = false;
+  }
+  touched_.clear();
+  free_gpus_ = total_gpus_;
+}
+
+void ClusterLedger::Move(int32_t server, int32_t free_gpus) {
+  auto node = by_free_gpus_[free_[server].gpus].extract(server);
+  by_free_gpus_[free_gpus].insert(std::move(node));
+  free_[server].gpus = free_gpus;
+}
+
+void ClusterLedger::Touch(int32_t server) {
+  if (is_touched_[server]) return;
+  is_touched_[server] = true;
+  touched_.push_back(server);
 }
 
 double ClusterLedger::ProportionalCpus(int32_t server, int32_t gpus) const {
@@ -49,23 +69,21 @@ bool ClusterLedger::Fits(int32_t server, int32_t gpus, double cpus, double memor
 
 void ClusterLedger::Take(int32_t server, int32_t gpus, double cpus, double memory_gb) {
   assert(Fits(server, gpus, cpus, memory_gb));
+  Touch(server);
   ServerShape& f = free_[server];
-  by_free_gpus_[f.gpus].erase(server);
-  f.gpus -= gpus;
+  if (gpus != 0) Move(server, f.gpus - gpus);
   f.cpus -= cpus;
   f.memory_gb -= memory_gb;
   free_gpus_ -= gpus;
-  by_free_gpus_[f.gpus].insert(server);
 }
 
 void ClusterLedger::Give(int32_t server, int32_t gpus, double cpus, double memory_gb) {
+  Touch(server);
   ServerShape& f = free_[server];
-  by_free_gpus_[f.gpus].erase(server);
-  f.gpus += gpus;
+  if (gpus != 0) Move(server, f.gpus + gpus);
   f.cpus += cpus;
   f.memory_gb += memory_gb;
   free_gpus_ += gpus;
-  by_free_gpus_[f.gpus].insert(server);
 }
 
 }  // namespace troupe::scheduling

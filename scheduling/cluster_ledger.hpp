@@ -50,7 +50,12 @@ class ClusterLedger {
  private:
   std::vector<ServerShape> shapes_;
   std::vector<ServerShape> free_;
+  void Move(int32_t server, int32_t free_gpus);  // to another bucket; sets free_[server].gpus
+  void Touch(int32_t server);                    // Reset restores it
+
   std::vector<std::set<int32_t>> by_free_gpus_;
+  std::vector<int32_t> touched_;  // servers taken from or given to since the last Reset
+  std::vector<bool> is_touched_;
   std::vector<int32_t> gpus_of_type_;
   int32_t total_gpus_ = 0;
   int32_t free_gpus_ = 0;

@@ -35,6 +35,14 @@ struct OrderOptions {
   FtfOrder ftf_order = FtfOrder::kLargestFirst;
 };
 
+// What a clock-reading key reads of a job, taken when the job is filed (PolicyDefinition::
+// clock_terms): a few numbers in place of a copy of the job.
+struct ClockTerms {
+  double a = 0;
+  double b = 0;
+  double c = 0;
+};
+
 // A policy, as it registers itself (policy_registry.hpp).
 struct PolicyDefinition {
   std::string_view name = {};     // what a config selects it by, e.g. "las"
@@ -46,6 +54,12 @@ struct PolicyDefinition {
   // round (a job is refiled only when something about it changes); one that does is computed
   // anew for every queued job each round.
   bool key_reads_clock = false;
+  // Optional, for a key that reads the clock: the key in two steps, so that a long queue keeps
+  // three numbers a job rather than a copy of it. clock_terms takes what the key reads of the
+  // job, clock_key the key at now_s from those alone; clock_key(clock_terms(job, o), now_s, o)
+  // must equal key(job, now_s, o) bit for bit. Without them the queue keeps a copy of each job.
+  ClockTerms (*clock_terms)(const SchedJob& job, const OrderOptions& options) = nullptr;
+  double (*clock_key)(const ClockTerms& terms, double now_s, const OrderOptions& options) = nullptr;
   // Whether `key` reads expected_speedup (remaining_s() does): the scheduler then refreshes the
   // expected speed-up of the jobs placed this round and last round (ExpectedSpeedup).
   bool key_reads_expected_speedup = false;

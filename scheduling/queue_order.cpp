@@ -20,17 +20,7 @@ void QueueOrder::File(const SchedJob& job) {
   f.entry.not_starving = !job.starving;
   f.entry.arrival_s = job.arrival_s;
   f.entry.id = job.id;
-  f.row = rows_.size();
-  if (policy_->key_reads_clock) {
-    // The key is computed per round from the job as filed now.
-    auto [it, inserted] = filed_.try_emplace(job.id, f);
-    if (inserted) {
-      rows_.push_back(Row{f.entry.not_starving, job});
-    } else {
-      rows_[it->second.row] = Row{f.entry.not_starving, job};
-    }
-    return;
-  }
+  if (policy_->key_reads_clock) return FileClock(job, f.entry);
   f.entry.key = policy_->key(job, 0, options_);
   auto [it, inserted] = filed_.try_emplace(job.id, f);
   if (!inserted) {
@@ -42,6 +32,21 @@ void QueueOrder::File(const SchedJob& job) {
   sorted_.insert(f.entry);
 }
 
+// The key is computed per round from the job as filed now.
+void QueueOrder::FileClock(const SchedJob& job, const Entry& entry) {
+  Row row{entry.not_starving, entry.arrival_s, entry.id, {}};
+  const bool split = policy_->clock_terms != nullptr;
+  if (split) row.terms = policy_->clock_terms(job, options_);
+  auto [it, inserted] = filed_.try_emplace(job.id, Filed{entry, rows_.size()});
+  if (inserted) {
+    rows_.push_back(row);
+    if (!split) copies_.push_back(job);
+    return;
+  }
+  rows_[it->second.row] = row;
+  if (!split) copies_[it->second.row] = job;
+}
+
 void QueueOrder::Remove(int64_t id) {
   auto it = filed_.find(id);
   if (it == filed_.end()) return;
@@ -49,10 +54,12 @@ void QueueOrder::Remove(int64_t id) {
     // The last row takes the removed one's place.
     const size_t row = it->second.row;
     if (row + 1 != rows_.size()) {
-      rows_[row] = std::move(rows_.back());
-      filed_.find(rows_[row].job.id)->second.row = row;
+      rows_[row] = rows_.back();
+      if (!copies_.empty()) copies_[row] = std::move(copies_.back());
+      filed_.find(rows_[row].id)->second.row = row;
     }
     rows_.pop_back();
+    if (!copies_.empty()) copies_.pop_back();
   } else {
     sorted_.erase(it->second.entry);
   }
@@ -68,11 +75,19 @@ void QueueOrder::Head(double now_s, size_t count, std::vector<int64_t>& ids) {
 }
 
 void QueueOrder::ClockHead(double now_s, size_t count, std::vector<int64_t>& ids) {
-  scratch_.clear();
-  scratch_.reserve(rows_.size());
-  for (const Row& r : rows_) {
-    scratch_.push_back(
-        Entry{r.not_starving, policy_->key(r.job, now_s, options_), r.job.arrival_s, r.job.id});
+  scratch_.resize(rows_.size());
+  if (policy_->clock_terms != nullptr) {
+    const auto key = policy_->clock_key;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      const Row& r = rows_[i];
+      scratch_[i] = Entry{r.not_starving, key(r.terms, now_s, options_), r.arrival_s, r.id};
+    }
+  } else {
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      const Row& r = rows_[i];
+      scratch_[i] =
+          Entry{r.not_starving, policy_->key(copies_[i], now_s, options_), r.arrival_s, r.id};
+    }
   }
   // The order is total (ids are unique), so selecting the head and sorting it gives exactly the
   // first `count` jobs of a full sort.

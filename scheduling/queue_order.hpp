@@ -9,7 +9,8 @@
 // clock (FIFO, SRTF, LAS) is kept in a B-tree: filing costs O(log n) and reading the head of h
 // jobs O(h). One that does (FTF's grows with the clock at a different rate for every job) is
 // computed each round from the jobs as filed, and the head selected from those keys (O(n), no
-// sort of the whole queue).
+// sort of the whole queue): from three numbers a job kept in a dense array when the policy splits
+// its key (PolicyDefinition::clock_terms), from a copy of the job otherwise.
 #pragma once
 
 #include <absl/container/btree_set.h>
@@ -50,12 +51,15 @@ class QueueOrder {
     Entry entry;
     size_t row = 0;  // a clock-reading key: its place in rows_
   };
-  // A clock-reading key: the job as filed, which each round's key is computed from.
+  // A clock-reading key: what each round's key is computed from, the job as filed.
   struct Row {
     bool not_starving = true;
-    SchedJob job;
+    double arrival_s = 0;
+    int64_t id = 0;
+    ClockTerms terms;  // with PolicyDefinition::clock_terms
   };
 
+  void FileClock(const SchedJob& job, const Entry& entry);
   void ClockHead(double now_s, size_t count, std::vector<int64_t>& ids);
 
   const PolicyDefinition* policy_ = nullptr;
@@ -63,6 +67,7 @@ class QueueOrder {
   absl::flat_hash_map<int64_t, Filed> filed_;
   absl::btree_set<Entry> sorted_;  // a key that does not read the clock
   std::vector<Row> rows_;          // a clock-reading key: every filed job, densely
+  std::vector<SchedJob> copies_;   // ... and, without clock_terms, a copy of each, row by row
   std::vector<Entry> scratch_;     // a clock-reading key: this round's keys
 };
 

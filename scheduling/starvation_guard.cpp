@@ -1,8 +1,34 @@
 #include "scheduling/starvation_guard.hpp"
 
+#include <algorithm>
+#include <functional>
+
 #include "scheduling/policy.hpp"
 
 namespace troupe::scheduling {
+
+bool StarvationGuard::Current(const Watch& w) const {
+  auto it = since_.find(w.second);
+  return it != since_.end() && it->second == w.first;
+}
+
+void StarvationGuard::Push(const Watch& w) {
+  heap_.push_back(w);
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+void StarvationGuard::Pop() {
+  std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+  heap_.pop_back();
+}
+
+// Drops the outdated entries once they outnumber the tracked jobs: O(n) every n pushes at least.
+void StarvationGuard::Rebuild() {
+  std::erase_if(heap_, [this](const Watch& w) { return !Current(w); });
+  std::sort(heap_.begin(), heap_.end());
+  heap_.erase(std::unique(heap_.begin(), heap_.end()), heap_.end());
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
 
 void StarvationGuard::Track(const SchedJob& job) {
   if (!enabled()) return;
@@ -10,24 +36,29 @@ void StarvationGuard::Track(const SchedJob& job) {
   auto [it, inserted] = since_.try_emplace(job.id, since);
   if (!inserted) {
     if (it->second == since) return;
-    by_wait_.erase({it->second, job.id});
-    it->second = since;
+    it->second = since;  // the old entry is outdated now
   }
-  by_wait_.insert({since, job.id});
+  Push({since, job.id});
+  if (heap_.size() > 2 * since_.size() + 1024) Rebuild();
 }
 
-void StarvationGuard::Forget(int64_t id) {
-  auto it = since_.find(id);
-  if (it == since_.end()) return;
-  by_wait_.erase({it->second, id});
-  since_.erase(it);
-}
+void StarvationGuard::Forget(int64_t id) { since_.erase(id); }
 
-void StarvationGuard::Due(double now_s, std::vector<int64_t>& ids) const {
+void StarvationGuard::Due(double now_s, std::vector<int64_t>& ids) {
   ids.clear();
-  for (const auto& [since, id] : by_wait_) {
-    if (!WaitedTooLong(now_s, starvation_s_, since)) break;
-    ids.push_back(id);
+  due_.clear();
+  while (!heap_.empty()) {
+    const Watch top = heap_.front();
+    const bool current = Current(top);
+    if (current && !WaitedTooLong(now_s, starvation_s_, top.first)) break;
+    Pop();
+    // A job tracked twice at the same start (tracked, moved, tracked back) is due once.
+    if (current && (due_.empty() || due_.back() != top)) due_.push_back(top);
+  }
+  // Still tracked until the owner forgets them: back in the heap, in order.
+  for (const Watch& w : due_) {
+    Push(w);
+    ids.push_back(w.second);
   }
 }
 

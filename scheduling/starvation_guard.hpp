@@ -2,12 +2,16 @@
 // MarkStarving), found without visiting the whole queue each round.
 //
 // Jobs are kept by the start of their wait (WaitingSince); since, at a given time, every job that
-// began waiting early enough has waited too long and no other (WaitedTooLong), the due jobs are a
-// prefix of that order. The owner tracks every unfinished job that is not marked yet, again
-// after it ran (its wait starts anew), and forgets it once it is marked or done.
+// began waiting early enough has waited too long and no other (WaitedTooLong), the due jobs are
+// the first ones of that order. The owner tracks every unfinished job that is not marked yet,
+// again after it ran (its wait starts anew), and forgets it once it is marked or done.
+//
+// The order is a binary min-heap whose outdated entries (a job tracked again, or forgotten) stay
+// in it until they reach the top or the heap is rebuilt: a job that ran starts the latest wait of
+// all, so tracking it again is an O(1) push and forgetting one a hash erase, where a sorted tree
+// paid an erase and an insert for every job that ran in every round.
 #pragma once
 
-#include <absl/container/btree_set.h>
 #include <absl/container/flat_hash_map.h>
 
 #include <cstdint>
@@ -26,13 +30,21 @@ class StarvationGuard {
   bool enabled() const { return starvation_s_ > 0; }
   void Track(const SchedJob& job);
   void Forget(int64_t id);
-  // The ids of the tracked jobs that at now_s have waited longer than the bound, longest first.
-  void Due(double now_s, std::vector<int64_t>& ids) const;
+  // The ids of the tracked jobs that at now_s have waited longer than the bound, longest first
+  // (by start of wait, then id). They stay tracked until forgotten.
+  void Due(double now_s, std::vector<int64_t>& ids);
 
  private:
+  using Watch = std::pair<double, int64_t>;  // (waiting since, id)
+  bool Current(const Watch& w) const;
+  void Push(const Watch& w);
+  void Pop();
+  void Rebuild();
+
   double starvation_s_;
-  absl::btree_set<std::pair<double, int64_t>> by_wait_;  // (waiting since, id)
+  std::vector<Watch> heap_;  // min-heap by (since, id); outdated entries are skipped
   absl::flat_hash_map<int64_t, double> since_;
+  std::vector<Watch> due_;  // scratch of Due
 };
 
 }  // namespace troupe::scheduling
