@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 #include "runner/output_folder.hpp"
 
@@ -15,6 +16,28 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path Target(const std::string& out_dir) { return OutputTarget(out_dir); }
+
+// Writes what `next` gives, chunk after chunk, to `path` (StageFile's contract).
+Status WriteChunks(const fs::path& path, const std::function<bool(std::string*)>& next) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    return Status::IoError(path.string() + ": cannot write: " + std::strerror(errno));
+  }
+  int write_errno = 0;
+  std::string chunk;
+  while (write_errno == 0) {
+    chunk.clear();
+    const bool more = next(&chunk);
+    if (std::fwrite(chunk.data(), 1, chunk.size(), file) != chunk.size()) write_errno = errno;
+    if (!more) break;
+  }
+  // fclose flushes, so a full disk may only show up here.
+  if (std::fclose(file) != 0 && write_errno == 0) write_errno = errno;
+  if (write_errno != 0) {
+    return Status::IoError(path.string() + ": cannot write: " + std::strerror(write_errno));
+  }
+  return Status::Ok();
+}
 
 Status WriteFile(const fs::path& path, const std::string& content) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
@@ -72,6 +95,17 @@ Status PrepareStagingDirectory(const std::string& out_dir) {
   if (ec) return Status::IoError(staging.string() + ": cannot create folder: " + ec.message());
   // Marked at once, so that a later run can tell this folder for troupe's if this process dies.
   return WriteOutputMarker(staging.string(), "staging");
+}
+
+Status StageFile(const std::string& out_dir, const std::string& name,
+                 const std::function<bool(std::string* chunk)>& next) {
+  const fs::path staging = StagingDirectory(out_dir);
+  std::error_code ec;
+  Status status = Status::Ok();
+  if (!fs::is_directory(staging, ec)) status = PrepareStagingDirectory(out_dir);
+  if (status.ok()) status = WriteChunks(staging / name, next);
+  if (!status.ok()) fs::remove_all(staging, ec);
+  return status;
 }
 
 std::string StagingDirectory(const std::string& out_dir) {

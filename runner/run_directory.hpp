@@ -5,6 +5,7 @@
 // else at out_dir is refused, never replaced.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,14 @@ std::string StagingDirectory(const std::string& out_dir);
 // Creates out_dir's staging folder (marked as troupe's), first removing the staging folders of
 // dead troupe processes beside out_dir. For runs that stage large outputs before committing.
 Status PrepareStagingDirectory(const std::string& out_dir);
+
+// Writes one file into out_dir's staging folder (created and marked if it is not there yet) piece
+// by piece, so that a large file (a million-row CSV) is never held whole in memory: `next` fills
+// `chunk` (emptied before each call) and returns false once it has nothing more to give. The file
+// enters out_dir with CommitRunDirectory. On failure the staging folder is removed and the error
+// names the path.
+Status StageFile(const std::string& out_dir, const std::string& name,
+                 const std::function<bool(std::string* chunk)>& next);
 
 // Writes `files` into the staging folder (created with its parents; what a run already staged
 // there is kept) and moves it onto out_dir. On failure the staging folder is removed.

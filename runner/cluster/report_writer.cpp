@@ -63,34 +63,61 @@ StatusOr<std::string> SummaryJson(const RunSummary& s) {
   return PrintSummaryJson(&m);
 }
 
-std::string JobsCsv(const std::vector<JobRecord>& jobs) {
+namespace {
+
+void AppendJobRow(const JobRecord& j, std::string* out) {
+  *out += std::to_string(j.job_id) + "," + CsvField(j.model) + "," + std::to_string(j.gpus) + "," +
+          std::to_string(j.iterations) + "," + Seconds(j.arrival_s) + "," + Seconds(j.start_s) +
+          "," + Seconds(j.end_s) + "," + Seconds(j.jct_s) + "," + Seconds(j.ideal_duration_s) +
+          "," + std::to_string(j.rounds_run) + "," + Seconds(j.gpu_seconds) + "," +
+          (j.measured ? "1" : "0") + "," + std::to_string(j.profiling_points) + "," +
+          Seconds(j.profiling_s) + "," + Seconds(j.wasted_gpu_s) + "," +
+          std::to_string(j.restarts) + "," + CsvField(j.failure) + "\n";
+}
+
+void AppendRoundRow(const RoundRecord& r, std::string* out) {
+  *out += std::to_string(r.round) + "," + Seconds(r.start_s) + "," + Seconds(r.end_s) + "," +
+          std::to_string(r.gpus_allocated) + "," + Fixed(r.cpus_allocated, 3) + "," +
+          Fixed(r.memory_gb_allocated, 3) + "," + std::to_string(r.jobs_running) + "," +
+          std::to_string(r.jobs_queued) + "," + std::to_string(r.jobs_finished) + "\n";
+}
+
+std::vector<const JobRecord*> ById(const std::vector<JobRecord>& jobs) {
   std::vector<const JobRecord*> sorted;
   sorted.reserve(jobs.size());
   for (const JobRecord& job : jobs) sorted.push_back(&job);
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const JobRecord* a, const JobRecord* b) { return a->job_id < b->job_id; });
+  return sorted;
+}
+
+// Stages a CSV of `rows` rows (header first) a few hundred KB at a time: a million-job run's
+// jobs.csv (~130 MB) is never built whole beside its records.
+template <class AppendRow>
+Status StageCsv(const std::string& out_dir, const std::string& name, const char* header,
+                size_t rows, AppendRow append_row) {
+  constexpr size_t kChunkBytes = 1 << 18;
+  size_t next_row = 0;
+  bool header_done = false;
+  return StageFile(out_dir, name, [&](std::string* chunk) {
+    if (!header_done) *chunk = std::string(header) + "\n";
+    header_done = true;
+    while (next_row < rows && chunk->size() < kChunkBytes) append_row(next_row++, chunk);
+    return next_row < rows;
+  });
+}
+
+}  // namespace
+
+std::string JobsCsv(const std::vector<JobRecord>& jobs) {
   std::string out = std::string(kJobsCsvHeader) + "\n";
-  for (const JobRecord* j : sorted) {
-    out += std::to_string(j->job_id) + "," + CsvField(j->model) + "," + std::to_string(j->gpus) +
-           "," + std::to_string(j->iterations) + "," + Seconds(j->arrival_s) + "," +
-           Seconds(j->start_s) + "," + Seconds(j->end_s) + "," + Seconds(j->jct_s) + "," +
-           Seconds(j->ideal_duration_s) + "," + std::to_string(j->rounds_run) + "," +
-           Seconds(j->gpu_seconds) + "," + (j->measured ? "1" : "0") + "," +
-           std::to_string(j->profiling_points) + "," + Seconds(j->profiling_s) + "," +
-           Seconds(j->wasted_gpu_s) + "," + std::to_string(j->restarts) + "," +
-           CsvField(j->failure) + "\n";
-  }
+  for (const JobRecord* j : ById(jobs)) AppendJobRow(*j, &out);
   return out;
 }
 
 std::string RoundsCsv(const std::vector<RoundRecord>& rounds) {
   std::string out = std::string(kRoundsCsvHeader) + "\n";
-  for (const RoundRecord& r : rounds) {
-    out += std::to_string(r.round) + "," + Seconds(r.start_s) + "," + Seconds(r.end_s) + "," +
-           std::to_string(r.gpus_allocated) + "," + Fixed(r.cpus_allocated, 3) + "," +
-           Fixed(r.memory_gb_allocated, 3) + "," + std::to_string(r.jobs_running) + "," +
-           std::to_string(r.jobs_queued) + "," + std::to_string(r.jobs_finished) + "\n";
-  }
+  for (const RoundRecord& r : rounds) AppendRoundRow(r, &out);
   return out;
 }
 
@@ -126,9 +153,14 @@ Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
   // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
   StatusOr<std::string> json = SummaryJson(summary);
   if (!json.ok()) return json.status();
-  std::vector<NamedFile> files = {{"summary.json", *std::move(json)},
-                                  {"jobs.csv", JobsCsv(jobs)},
-                                  {"rounds.csv", RoundsCsv(rounds)}};
+  const std::vector<const JobRecord*> by_id = ById(jobs);
+  Status staged = StageCsv(out_dir, "jobs.csv", kJobsCsvHeader, by_id.size(),
+                           [&by_id](size_t i, std::string* out) { AppendJobRow(*by_id[i], out); });
+  if (!staged.ok()) return staged;
+  staged = StageCsv(out_dir, "rounds.csv", kRoundsCsvHeader, rounds.size(),
+                    [&rounds](size_t i, std::string* out) { AppendRoundRow(rounds[i], out); });
+  if (!staged.ok()) return staged;
+  std::vector<NamedFile> files = {{"summary.json", *std::move(json)}};
   if (leases) files.push_back({"leases.csv", LeasesCsv(*leases)});
   if (faults) files.push_back({"faults.csv", FaultsCsv(*faults)});
   return CommitRunDirectory(out_dir, files);
