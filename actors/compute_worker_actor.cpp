@@ -19,8 +19,9 @@ using Self = caf::stateful_actor<ComputeWorkerState>;
 
 // The longest a part waits for one exchange: the slowest part's step and the messages.
 constexpr auto kExchangeTimeout = std::chrono::seconds(60);
+constexpr double kNcclJoinTimeoutS = 60;
 
-bool Gang(const ComputeWorkerState& st) { return static_cast<bool>(st.rank); }
+bool Gang(const ComputeWorkerState& st) { return st.rank || st.nccl; }
 
 PartDone DoneOf(const ComputeWorkerState& st) {
   PartDone done;
@@ -100,10 +101,30 @@ void Continue(Self* self) {
 
 bool PastBudget(Self* self) { return self->clock().now() >= self->state.deadline; }
 
+// The exchange through the gang's NCCL communicator (actors/nccl_gang_part.hpp): it blocks this
+// worker's own thread until every rank has taken part.
+void ExchangeNccl(Self* self, double compute_s, double allreduce_s) {
+  ComputeWorkerState& st = self->state;
+  const auto began = self->clock().now();
+  double device_s = 0;
+  bool stop = false;
+  if (Status s = NcclExchange(*st.nccl, st.work.seed, st.exchanges, PastBudget(self), st.weights,
+                              &device_s, &stop);
+      !s.ok()) {
+    return Fail(self, "the gang's exchange failed: " + s.message());
+  }
+  ++st.exchanges;
+  const double exchange_s = std::chrono::duration<double>(self->clock().now() - began).count();
+  st.sample.Add(compute_s, allreduce_s + exchange_s);
+  if (stop) return Finish(self);
+  Continue(self);
+}
+
 // The gang's exchange after a step: this part's gradient and its vote to stop, all-reduced
 // across the parts; the step's sample waits for it (the exchange is part of the step's time).
 void Exchange(Self* self, double compute_s, double allreduce_s) {
   ComputeWorkerState& st = self->state;
+  if (st.nccl) return ExchangeNccl(self, compute_s, allreduce_s);
   const size_t floats = st.weights.size();
   std::vector<float> buffer(floats + 1);
   gpu::GangGradient(st.work.seed, st.work.part_rank, st.exchanges, st.weights,
@@ -157,6 +178,36 @@ bool ExchangesWithParts(const ComputeWorkerState& st) {
          gpu::StepGradientFloats(st.options.gradient_bytes, st.options.sizing.scale) > 0;
 }
 
+// An NCCL gang (nccl_gang_part.hpp): this part's GPUs to part 0's worker.
+void JoinNccl(Self* self, const AllReduceGroup& group) {
+  ComputeWorkerState& st = self->state;
+  if (group.ranks.empty()) return Fail(self, "the gang's group names no worker");
+  const auto gpus = static_cast<int32_t>(st.work.gpu_ids.size());
+  Tell(self, st.telemetry, group.ranks.front(),
+       NcclGangJoin{st.work.lease_start_s, st.work.part_rank, gpus});
+}
+
+// Part 0: once every part has joined, each its NCCL unique id and ranks.
+void OnNcclJoin(Self* self, const NcclGangJoin& join) {
+  ComputeWorkerState& st = self->state;
+  if (!st.nccl || join.lease_start_s != st.work.lease_start_s) return;
+  auto sender = caf::actor_cast<caf::actor>(self->current_sender());
+  for (auto& [worker, id] :
+       CollectNcclJoin(*st.nccl, join, sender, st.work.parts, gpu::MakeNcclUniqueId)) {
+    Tell(self, st.telemetry, worker, std::move(id));
+  }
+}
+
+// This part's ranks join the communicator; then it starts stepping.
+void OnNcclId(Self* self, const NcclGangId& id) {
+  ComputeWorkerState& st = self->state;
+  if (!st.nccl || st.nccl->comm || id.lease_start_s != st.work.lease_start_s) return;
+  if (Status s = JoinNcclGang(*st.nccl, id, st.devices, kNcclJoinTimeoutS); !s.ok()) {
+    return Fail(self, s.message());
+  }
+  Continue(self);
+}
+
 }  // namespace
 
 void SetPartOptions(const gpu::RealComputeOptions& o, const gpu::StepPlan& plan, PartWork* w) {
@@ -206,20 +257,29 @@ caf::behavior ComputeWorkerActor(Self* self, PartWork work, std::vector<int32_t>
     self->quit();
   });
   if (ExchangesWithParts(st)) {
-    st.rank = self->spawn(AllReduceRankActor, telemetry);
+    if (UsesNcclGang(st.work)) {
+      st.nccl = std::make_unique<NcclGangPart>();
+    } else {
+      st.rank = self->spawn(AllReduceRankActor, telemetry);
+      self->attach_functor(
+          [rank = st.rank] { caf::anon_send_exit(rank, caf::exit_reason::user_shutdown); });
+    }
     st.weights = gpu::GangInitialWeights(
         st.work.seed, gpu::StepGradientFloats(st.options.gradient_bytes, st.options.sizing.scale));
-    self->attach_functor(
-        [rank = st.rank] { caf::anon_send_exit(rank, caf::exit_reason::user_shutdown); });
   }
-  Tell(self, telemetry, st.work.job, PartStarted{st.work.lease_start_s, st.work.server, st.rank});
+  // An NCCL gang's group lists the workers themselves (nccl_gang_part.hpp).
+  caf::actor rank = st.nccl ? caf::actor_cast<caf::actor>(self) : st.rank;
+  Tell(self, telemetry, st.work.job, PartStarted{st.work.lease_start_s, st.work.server, rank});
   if (!Gang(st)) Continue(self);  // a gang part waits for its group
   return {
       [=](work_step_atom) { OnStep(self); },
       [=](AllReduceGroup& group) {
+        if (self->state.nccl) return JoinNccl(self, group);
         Tell(self, self->state.telemetry, self->state.rank, std::move(group));
         Continue(self);
       },
+      [=](const NcclGangJoin& join) { OnNcclJoin(self, join); },
+      [=](const NcclGangId& id) { OnNcclId(self, id); },
   };
 }
 

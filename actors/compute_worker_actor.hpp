@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/nccl_gang_part.hpp"
 #include "gpu/collective_backend.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/real_progress.hpp"
@@ -113,6 +114,7 @@ struct ComputeWorkerState {
   gpu::StepSample sample;
   // A gang over several parts: the rank beside this worker, the weights, exchanges done.
   caf::actor rank;
+  std::unique_ptr<NcclGangPart> nccl;  // instead of a rank: the gang all-reduces with NCCL
   std::vector<float> weights;
   int64_t exchanges = 0;
   static inline const char* name = "troupe.compute_worker";
