@@ -56,6 +56,17 @@ JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_
   return p;
 }
 
+// The model's speedup at this share, read from the matrix once per distinct share.
+double SpeedupAt(JobActorState& st, double cpus_per_gpu, double memory_gb_per_gpu) {
+  if (cpus_per_gpu != st.speedup_cpus_per_gpu ||
+      memory_gb_per_gpu != st.speedup_memory_gb_per_gpu) {
+    st.speedup = st.profile->Speedup(cpus_per_gpu, memory_gb_per_gpu);
+    st.speedup_cpus_per_gpu = cpus_per_gpu;
+    st.speedup_memory_gb_per_gpu = memory_gb_per_gpu;
+  }
+  return st.speedup;
+}
+
 // Runs the assembled lease to its end and commits its work.
 JobProgress RunLease(JobActorState& st) {
   JobLease& lease = st.lease;
@@ -68,7 +79,7 @@ JobProgress RunLease(JobActorState& st) {
   p.parts = assembly.TakeParts();  // the lease is over: the report carries them
   if (!runnable) return p;
   p.ran = true;
-  p.speedup = st.profile->Speedup(p.cpus / p.gpus, p.memory_gb / p.gpus);
+  p.speedup = SpeedupAt(st, p.cpus / p.gpus, p.memory_gb / p.gpus);
   if (assembly.speed() != 1) p.speedup *= assembly.speed();
   const double lease_s = assembly.end_s() - assembly.start_s();
   // Real compute: the measured job seconds per iteration take iter_time_s's place (units in
@@ -282,22 +293,29 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
     telemetry->network->Register(self->id(), EndpointKind::kJob, st.spec.job_id);
   }
   return {
-      [=](const LeaseGrant& grant) {
+      [=](LeaseGrant& grant) {
         JobActorState& st = self->state;
         const double lease_before_s = st.lease.assembly.start_s();
-        if (st.lease.assembly.Add(grant) != LeaseAssembly::Outcome::kAdded) return;
-        if (st.lease.assembly.start_s() != lease_before_s) {  // a newer lease
+        const int32_t server_index = grant.server;
+        if (st.lease.assembly.Add(std::move(grant)) != LeaseAssembly::Outcome::kAdded) return;
+        if (st.lease.assembly.start_s() != lease_before_s && st.compute) {  // a newer lease
           StopWorkers(self, st.lease);
-          ResetRun(st.lease);
+          ResetRun(st.lease);  // what real compute ran of the previous one
         }
-        if (auto server = caf::actor_cast<caf::actor>(self->current_sender())) {
-          st.lease.servers[grant.server] = std::move(server);
+        // Only real compute sends the parts' servers their work.
+        if (st.compute) {
+          if (auto server = caf::actor_cast<caf::actor>(self->current_sender())) {
+            st.lease.servers[server_index] = std::move(server);
+          }
         }
         if (!st.lease.assembly.complete()) return;
         if (st.commit_at_grant) {
           JobProgress progress = RunLease(st);
           st.lease.assembly.MarkEnded();  // no ProgressQuery comes without faults: no copy kept
-          TellAt(self, st.telemetry, st.clock, ReportTo(st), grant.end_s, std::move(progress));
+          // A plain message the scheduler files until its round's timer: the order it takes the
+          // reports in is the order of a timed report each, without a timer each.
+          progress.for_round_end = true;
+          Tell(self, st.telemetry, ReportTo(st), std::move(progress));
           return;
         }
         TellAt(self, st.telemetry, st.clock, self, grant.end_s, lease_end_atom::value,

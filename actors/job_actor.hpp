@@ -80,6 +80,11 @@ struct JobActorState {
   JobProgress last_report;                    // re-sent on a ProgressQuery
   std::shared_ptr<const JobCompute> compute;  // none: the emulated throughput
   gpu::StepPlan step_plan;                    // with compute: the model's step
+  // The last speedup read from the matrix and where: a job mostly gets the same share every
+  // round, and interpolating the matrix again would give the same number.
+  double speedup_cpus_per_gpu = -1;
+  double speedup_memory_gb_per_gpu = -1;
+  double speedup = 0;
   static inline const char* name = "troupe.job";
 };
 

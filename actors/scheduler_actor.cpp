@@ -337,6 +337,28 @@ void OnProgress(Self* self, const JobProgress& p) {
   MaybeCloseRound(self);
 }
 
+bool FileForRoundEnd(Self* self, JobProgress& p) {
+  SchedulerState& st = self->state;
+  if (!p.for_round_end || st.round_timer_fired || p.round != st.round) return false;
+  st.filed_reports.push_back(std::move(p));
+  return true;
+}
+
+void OnRoundTimer(Self* self) {
+  SchedulerState& st = self->state;
+  st.round_timer_fired = true;
+  MaybeCloseRound(self);
+  // The filed reports, as if each had arrived now, after the timer, in the order they were sent.
+  std::vector<JobProgress> reports;
+  reports.swap(st.filed_reports);
+  for (const JobProgress& p : reports) {
+    if (self->state.ended) break;
+    OnProgress(self, p);
+  }
+  reports.clear();
+  if (self->state.filed_reports.empty()) self->state.filed_reports.swap(reports);  // its storage
+}
+
 }  // namespace scheduler_detail
 
 using scheduler_detail::kWakeUp;
@@ -373,16 +395,19 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
     Tell(self, telemetry, self, round_end_atom::value, kWakeUp, 0.0);  // the first round, at 0
   }
   return {
+      // First: a round brings one report per lease, and CAF tries the handlers in this order.
+      [=](JobProgress& progress) {
+        if (scheduler_detail::FileForRoundEnd(self, progress)) return;
+        scheduler_detail::OnProgress(self, progress);
+      },
       AskLaterHandler(),  // the timer of Ask (requests to the workload, profiler, checkpoints)
       [=](round_end_atom, int64_t round, double at_s) {
         SchedulerState& st = self->state;
         if (st.ended) return;
         if (round == kWakeUp) return scheduler_detail::BeginRound(self, at_s);
         if (round != st.round) return;
-        st.round_timer_fired = true;
-        scheduler_detail::MaybeCloseRound(self);
+        scheduler_detail::OnRoundTimer(self);
       },
-      [=](const JobProgress& progress) { scheduler_detail::OnProgress(self, progress); },
       [=](grace_atom, int64_t round) { scheduler_detail::OnGrace(self, round); },
       [=](const FaultNotice& notice) { scheduler_detail::OnFaultNotice(self, notice); },
       [=](JobRespawned& respawned) { scheduler_detail::OnJobRespawned(self, respawned); },

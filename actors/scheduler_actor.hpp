@@ -134,6 +134,7 @@ struct SchedulerState {
   RoundRecord current;
   std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;
+  std::vector<JobProgress> filed_reports;  // for the round's end, sent before it (in order)
   bool round_timer_fired = true;
   std::vector<int64_t> round_jobs;                    // jobs leased this round
   std::vector<std::vector<int64_t>> round_on_server;  // ... per server

@@ -39,6 +39,12 @@ void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobP
 // Starts the round at start_s: pulls arrivals (and profiles), then plans.
 void BeginRound(Self* self, double start_s);
 void OnProgress(Self* self, const JobProgress& progress);
+// Files a report sent for the round's end (JobProgress.for_round_end) that came before the
+// round's timer; false when it is to be taken now.
+bool FileForRoundEnd(Self* self, JobProgress& progress);
+// The round's timer fired: closes the round once every leased job reported, taking the filed
+// reports first.
+void OnRoundTimer(Self* self);
 
 // Tracks and watches arrived jobs; returns what the profiler must measure of them.
 std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived);

@@ -5,7 +5,8 @@
 //   scheduler --RoundLeases--> server   (every lease of the round on that server, one message)
 //   server --LeaseGrant--> job          (one per part; a gang job waits for all its parts)
 //   server --LeaseRefusal--> scheduler  (a lease that would overcommit the server)
-//   job --JobProgress--> scheduler      (at the end of the lease, virtual or wall time)
+//   job --JobProgress--> scheduler      (at the end of the lease, virtual or wall time; emulated
+//                                        without faults, at the grant, filed until the round ends)
 // When faults lose messages or actors (docs/faults.md):
 //   scheduler --ProgressQuery--> job    (a report is missing report_grace_s after the round)
 //   scheduler --LeaseLost--> job        (a server of its lease died: the lease's work is lost)
@@ -204,11 +205,16 @@ struct JobProgress {
   std::vector<LeasePart> parts;  // what the servers granted it this round
   double lease_start_s = 0;
   double wasted_gpu_s = 0;  // GPU-seconds of a lease lost to a dead server (work not checkpointed)
+  // Sent at the grant for the lease's end (emulated, without faults: the work is committed at
+  // the grant): the scheduler files it and takes it when its round's timer fires, as it would
+  // take a report timed to arrive then.
+  bool for_round_end = false;
 };
 template <class Inspector>
 auto inspect(Inspector& f, JobProgress& x) {
   return f(x.job_id, x.round, x.ran, x.iterations_done, x.iterations_left, x.finished, x.gpus,
-           x.cpus, x.memory_gb, x.speedup, x.parts, x.lease_start_s, x.wasted_gpu_s);
+           x.cpus, x.memory_gb, x.speedup, x.parts, x.lease_start_s, x.wasted_gpu_s,
+           x.for_round_end);
 }
 
 // The scheduler asks the workload for every job arriving up to until_s.
