@@ -201,6 +201,27 @@ TEST(ReportWriter, SameRecordsGiveSameBytes) {
   fs::remove_all(dir);
 }
 
+// jobs.csv and rounds.csv are written a chunk at a time; a file of many chunks (a few MB here)
+// must read exactly as the whole text would, rows sorted by job id across the chunk boundaries.
+TEST(ReportWriter, ALargeRunsCsvsAreTheWholeTextWrittenInPieces) {
+  fs::path dir = FreshDir("large");
+  std::vector<JobRecord> jobs;
+  std::vector<RoundRecord> rounds;
+  for (int64_t i = 0; i < 30000; ++i) {
+    const int64_t id = (i * 7919) % 30000;  // out of order, as jobs finish
+    jobs.push_back(Job(id, 10.0 * id, id % 5 == 0 ? -1 : 10.0 * id + 3600.5, id % 2 == 0));
+    rounds.push_back(Round(i, 300.0 * i, 300.0 * (i + 1), static_cast<int>(i % 128), 1.5, 2.25));
+  }
+  RunSummary s;
+  ASSERT_TRUE(WriteRunDirectory((dir / "out").string(), s, jobs, rounds).ok());
+  const std::string jobs_csv = JobsCsv(jobs);
+  ASSERT_GT(jobs_csv.size(), 1u << 20);  // four chunks and more
+  EXPECT_EQ(ReadFile(dir / "out" / "jobs.csv"), jobs_csv);
+  EXPECT_EQ(ReadFile(dir / "out" / "rounds.csv"), RoundsCsv(rounds));
+  EXPECT_FALSE(HasStagingLeftover(dir));
+  fs::remove_all(dir);
+}
+
 TEST(ReportWriter, ARunDirectoryTroupeWroteIsReplacedWhole) {
   fs::path dir = FreshDir("replace");
   RunSummary s;
