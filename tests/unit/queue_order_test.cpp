@@ -117,6 +117,55 @@ INSTANTIATE_TEST_SUITE_P(Policies, QueueOrderTest, ::testing::ValuesIn(Cases()),
                                                                                     : "");
                          });
 
+// A user's clock-reading key without ClockTerms: the queue keeps a copy of each job.
+double WaitKey(const SchedJob& job, double now_s, const OrderOptions&) {
+  return (job.attained_gpu_s + 1) / (now_s - job.arrival_s + 1);
+}
+
+TEST(QueueOrder, ClockKeyWithoutTermsReadsTheJobAsFiled) {
+  const PolicyDefinition policy{.name = "wait", .key = WaitKey, .key_reads_clock = true};
+  QueueOrder order(policy);
+  std::map<int64_t, SchedJob> jobs;
+  std::mt19937_64 rng(3);
+  std::vector<int64_t> head;
+  for (int64_t id = 0; id < 40; ++id) {
+    jobs[id] = RandomJob(id, rng);
+    order.File(jobs[id]);
+  }
+  for (int step = 0; step < 50; ++step) {
+    const double now_s = 500.0 + 300.0 * step;
+    const int64_t moved = static_cast<int64_t>(rng() % 40);
+    if (jobs.contains(moved)) {
+      jobs[moved].attained_gpu_s += 600;
+      order.File(jobs[moved]);
+    }
+    const int64_t gone = static_cast<int64_t>(rng() % 40);
+    order.Remove(gone);
+    jobs.erase(gone);
+    order.Head(now_s, 10, head);
+    ASSERT_EQ(head, Expected(policy, {}, now_s, jobs, 10)) << "step " << step;
+  }
+}
+
+TEST(QueueOrder, SplitClockKeysEqualTheKeyBitForBit) {
+  std::mt19937_64 rng(5);
+  for (const PolicyDefinition* policy : RegisteredPolicies()) {
+    if (policy->clock_terms == nullptr) continue;
+    ASSERT_NE(policy->clock_key, nullptr) << policy->name;
+    for (FtfOrder direction : {FtfOrder::kLargestFirst, FtfOrder::kSmallestFirst}) {
+      OrderOptions options;
+      options.ftf_order = direction;
+      for (int i = 0; i < 200; ++i) {
+        const SchedJob job = RandomJob(i, rng);
+        const double now_s = 1e3 * static_cast<double>(rng() % 100000) / 7.0;
+        EXPECT_EQ(policy->clock_key(policy->clock_terms(job, options), now_s, options),
+                  policy->key(job, now_s, options))
+            << policy->name << " job " << i;
+      }
+    }
+  }
+}
+
 TEST(QueueOrder, RemovingAnUnfiledJobChangesNothing) {
   QueueOrder order(PolicyNamed("las"));
   SchedJob j;
@@ -162,6 +211,55 @@ TEST(StarvationGuardTest, DueIsExactlyWhatMarkStarvingWouldMark) {
       jobs.erase(id);
     }
   }
+}
+
+TEST(StarvationGuardTest, DueJobsStayDueUntilForgottenAndAreNeverListedTwice) {
+  constexpr double kBound = 1000;
+  StarvationGuard guard(kBound);
+  std::vector<int64_t> due;
+  SchedJob a;
+  a.id = 1;
+  a.arrival_s = 0;
+  guard.Track(a);
+  a.last_served_s = 500;  // ran, then the start of its wait is set back (a restored state)
+  guard.Track(a);
+  a.last_served_s = -1;
+  guard.Track(a);
+  SchedJob b;
+  b.id = 2;
+  b.arrival_s = 100;
+  guard.Track(b);
+  guard.Due(2000, due);  // both due; neither forgotten (not runnable this round, say)
+  EXPECT_EQ(due, (std::vector<int64_t>{1, 2}));
+  guard.Due(2000, due);
+  EXPECT_EQ(due, (std::vector<int64_t>{1, 2}));
+  guard.Forget(1);
+  b.last_served_s = 1900;  // b ran: it waits anew
+  guard.Track(b);
+  guard.Due(2000, due);
+  EXPECT_TRUE(due.empty());
+  guard.Due(3000, due);
+  EXPECT_EQ(due, (std::vector<int64_t>{2}));
+}
+
+TEST(StarvationGuardTest, ManyRetracksOfFewJobsKeepTheAnswer) {
+  // Far more pushes than jobs: outdated entries are dropped on the way, the answer stays exact.
+  constexpr double kBound = 2000;  // the four that run waited at most 1,400 s at the end
+  StarvationGuard guard(kBound);
+  std::vector<SchedJob> jobs(5);
+  for (int64_t i = 0; i < 5; ++i) {
+    jobs[i].id = i;
+    jobs[i].arrival_s = 0;
+    guard.Track(jobs[i]);
+  }
+  std::vector<int64_t> due;
+  for (int step = 1; step <= 5000; ++step) {
+    SchedJob& j = jobs[step % 4];  // job 4 never runs
+    j.last_served_s = 300.0 * step;
+    guard.Track(j);
+  }
+  guard.Due(300.0 * 5000 + 500, due);
+  EXPECT_EQ(due, (std::vector<int64_t>{4}));
 }
 
 TEST(StarvationGuardTest, OffTracksNothing) {

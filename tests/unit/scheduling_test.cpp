@@ -125,6 +125,24 @@ TEST(ClusterLedgerTest, TakeAndGiveMoveResourcesAndBuckets) {
   EXPECT_DOUBLE_EQ(ledger.shape(2).memory_gb, 500);
 }
 
+TEST(ClusterLedgerTest, ResetRestoresEveryServerPlannedOnSinceTheLastReset) {
+  ClusterLedger ledger(Synergy(4));
+  for (int round = 0; round < 3; ++round) {
+    ledger.Take(round, 0, 6, 100);  // CPUs and memory only: its GPU bucket stays
+    ledger.Take(3, 2, 6, 125);
+    ledger.Give(3, 1, 3, 62.5);
+    ExpectBucketsMatchRecount(ledger);
+    ledger.Reset();
+    for (int32_t s = 0; s < 4; ++s) {
+      EXPECT_EQ(ledger.free(s).gpus, 8);
+      EXPECT_DOUBLE_EQ(ledger.free(s).cpus, 24) << "server " << s;
+      EXPECT_DOUBLE_EQ(ledger.free(s).memory_gb, 500) << "server " << s;
+    }
+    EXPECT_EQ(ledger.ServersWithFreeGpus(8), (std::set<int32_t>{0, 1, 2, 3}));
+    ExpectBucketsMatchRecount(ledger);
+  }
+}
+
 TEST(ClusterLedgerTest, ResetFreesEverything) {
   ClusterLedger ledger({{8, 24, 500}, {4, 16, 128}});
   ledger.Take(0, 8, 24, 500);
