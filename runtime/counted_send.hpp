@@ -23,20 +23,21 @@ caf::actor_id IdOf(const T* dest) {
   return dest->id();
 }
 
-// Sends `xs` after `delay` through the fault network. Returns false if the network left the
-// message to the caller (no network, or nothing to do but a plain send).
+// Sends `xs` at time point `due` (now: at once) through the fault network. Returns false if the
+// network left the message to the caller (no network, or nothing to do but a plain send).
 template <class Self, class Dest, class... Ts>
-bool SendThroughNetwork(Self* self, Telemetry* telemetry, const Dest& dest, caf::timespan delay,
+bool SendThroughNetwork(Self* self, Telemetry* telemetry, const Dest& dest,
+                        caf::actor_clock::time_point now, caf::actor_clock::time_point due,
                         Ts&&... xs) {
   FaultNetwork* network = telemetry->network;
   if (network == nullptr) return false;
-  const NetworkRoute route = network->Decide(self->id(), IdOf(dest), self->clock().now());
+  const NetworkRoute route = network->Decide(self->id(), IdOf(dest), now);
   if (route.copies == 1 && route.delay_s == 0) return false;
   if (route.copies == 0) return true;
-  const caf::timespan late = delay + SecondsToTimespan(route.delay_s / network->clock().time_scale);
+  const auto late = due + SecondsToTimespan(route.delay_s / network->clock().time_scale);
   telemetry->timed_events.fetch_add(route.copies, std::memory_order_relaxed);
-  for (int i = 1; i < route.copies; ++i) self->delayed_send(dest, late, xs...);
-  self->delayed_send(dest, late, std::forward<Ts>(xs)...);
+  for (int i = 1; i < route.copies; ++i) self->scheduled_send(dest, late, xs...);
+  self->scheduled_send(dest, late, std::forward<Ts>(xs)...);
   return true;
 }
 
@@ -45,19 +46,26 @@ bool SendThroughNetwork(Self* self, Telemetry* telemetry, const Dest& dest, caf:
 template <class Self, class Dest, class... Ts>
 void Tell(Self* self, Telemetry* telemetry, const Dest& dest, Ts&&... xs) {
   telemetry->messages.fetch_add(1, std::memory_order_relaxed);
-  if (send_detail::SendThroughNetwork(self, telemetry, dest, caf::timespan{0}, xs...)) return;
+  if (telemetry->network != nullptr) {
+    const caf::actor_clock::time_point now = self->clock().now();
+    if (send_detail::SendThroughNetwork(self, telemetry, dest, now, now, xs...)) return;
+  }
   self->send(dest, std::forward<Ts>(xs)...);
 }
 
-// Delivers at virtual time at_s (at once if it has passed).
+// Delivers at virtual time at_s (at once if it has passed), at a time point computed from one
+// reading of the actor clock. (A delayed_send would read the clock again: in real mode the wall
+// clock moves between the two readings, by microseconds when a thread is preempted, so a message
+// due later could be delivered before one due earlier — a restart before its crash.)
 template <class Self, class Dest, class... Ts>
 void TellAt(Self* self, Telemetry* telemetry, const RunClock& clock, const Dest& dest, double at_s,
             Ts&&... xs) {
   telemetry->messages.fetch_add(1, std::memory_order_relaxed);
   telemetry->timed_events.fetch_add(1, std::memory_order_relaxed);
-  const caf::timespan delay = clock.DelayUntil(self->clock().now(), at_s);
-  if (send_detail::SendThroughNetwork(self, telemetry, dest, delay, xs...)) return;
-  self->delayed_send(dest, delay, std::forward<Ts>(xs)...);
+  const caf::actor_clock::time_point now = self->clock().now();
+  const caf::actor_clock::time_point due = now + clock.DelayUntil(now, at_s);
+  if (send_detail::SendThroughNetwork(self, telemetry, dest, now, due, xs...)) return;
+  self->scheduled_send(dest, due, std::forward<Ts>(xs)...);
 }
 
 // How a request the fault network keeps dropping is asked again.

@@ -27,6 +27,8 @@ void Crash(Self* self, const FaultEvent& e, int32_t node) {
   PsFaultInjectorState& st = self->state;
   if (st.down[node]) return;  // already down: overlapping crashes are one
   st.down[node] = true;
+  st.gone[node] = false;
+  self->monitor(st.setup.shards[node]);  // the restart waits for its down message
   caf::anon_send_exit(st.setup.shards[node], caf::exit_reason::kill);
   Record(self, node, e, "crashed", 0, e.Describe());
   if (e.duration_s > 0) return;
@@ -38,7 +40,6 @@ void Crash(Self* self, const FaultEvent& e, int32_t node) {
 
 void Restart(Self* self, const FaultEvent& e, int32_t node) {
   PsFaultInjectorState& st = self->state;
-  if (!st.down[node]) return;
   const PsOptions& o = st.setup.options;
   const std::string dir =
       (std::filesystem::path(o.ssd_dir) / ("node-" + std::to_string(node))).string();
@@ -75,12 +76,34 @@ void Restart(Self* self, const FaultEvent& e, int32_t node) {
   Tell(self, st.setup.telemetry, shard, PsStart{0});
 }
 
+// Brings node m back once its restart is due and its killed incarnation has terminated: until
+// then that incarnation may still be in a handler, writing the SSD-PS folder recovery reads.
+void MaybeRestart(Self* self, int32_t node) {
+  PsFaultInjectorState& st = self->state;
+  if (!st.down[node] || !st.gone[node] || st.restart[node] < 0) return;
+  const FaultEvent& e = st.setup.plan.events[st.restart[node]];
+  st.restart[node] = -1;
+  Restart(self, e, node);
+}
+
+void OnDown(Self* self, const caf::down_msg& down) {
+  PsFaultInjectorState& st = self->state;
+  for (size_t m = 0; m < st.setup.shards.size(); ++m) {
+    if (!st.down[m] || st.setup.shards[m].address() != down.source) continue;
+    st.gone[m] = true;
+    MaybeRestart(self, static_cast<int32_t>(m));
+  }
+}
+
 void OnTimer(Self* self, const PsFaultTimer& t) {
   PsFaultInjectorState& st = self->state;
   const FaultEvent& e = st.setup.plan.events[t.index];
   switch (e.kind) {
     case FaultKind::kCrash:
-      return t.end ? Restart(self, e, t.node) : Crash(self, e, t.node);
+      if (!t.end) return Crash(self, e, t.node);
+      if (!st.down[t.node]) return;  // up: this crash overlapped one whose restart came first
+      st.restart[t.node] = t.index;
+      return MaybeRestart(self, t.node);
     case FaultKind::kSlow:
     case FaultKind::kDisk:
       return Record(self, t.node, e, t.end ? "ended" : "began", 0, e.Describe());
@@ -98,6 +121,9 @@ caf::behavior PsFaultInjectorActor(caf::stateful_actor<PsFaultInjectorState>* se
   const int32_t nodes = st.setup.options.nodes;
   st.incarnation.assign(static_cast<size_t>(nodes), 0);
   st.down.assign(static_cast<size_t>(nodes), false);
+  st.gone.assign(static_cast<size_t>(nodes), false);
+  st.restart.assign(static_cast<size_t>(nodes), -1);
+  self->set_down_handler([=](caf::down_msg& down) { OnDown(self, down); });
   const auto me = caf::actor_cast<caf::actor>(self);
   for (size_t i = 0; i < st.setup.plan.events.size(); ++i) {
     const FaultEvent& e = st.setup.plan.events[i];

@@ -2,8 +2,10 @@
 // FaultPlan events that hit PS nodes on the run's clock.
 //
 //   crash ps:m @t +d  at t it kills shard m (exit reason kill: its HBM-PS, MEM-PS and queues are
-//                     gone; trainers get a down message). At t + d it reopens m's SSD-PS folder —
-//                     the recovery: ShardCore::Open reads the manifest, every file's keys and the
+//                     gone; trainers get a down message). At t + d — and not before the killed
+//                     incarnation has terminated (its down message: in real mode it may still be
+//                     writing its SSD-PS when a short downtime ends) — it reopens m's SSD-PS folder
+//                     — the recovery: ShardCore::Open reads the manifest, every file's keys and the
 //                     tag that says which step is durable — spawns the shard's next incarnation
 //                     from there (its SSD busy for the bytes recovery read) and tells every trainer
 //                     and partitioner (PsShardRestarted), which re-send what it had not
@@ -36,6 +38,8 @@ struct PsFaultInjectorState {
   PsFaultInjectorSetup setup;
   std::vector<int32_t> incarnation;  // by node
   std::vector<bool> down;            // by node
+  std::vector<bool> gone;            // by node: the killed incarnation has terminated
+  std::vector<int32_t> restart;      // by node: the crash event whose restart is due, or -1
   static inline const char* name = "troupe.ps.fault_injector";
 };
 
