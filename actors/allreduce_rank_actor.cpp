@@ -11,6 +11,11 @@ namespace {
 
 using Self = caf::stateful_actor<AllReduceRankState>;
 
+// This rank's parts on their way to one owner whose sums have not come back: enough to keep a
+// connection busy while the owner adds, few enough that the middleman's buffers stay a few
+// segments long (sent all at once, a 256 MiB buffer's parts grew them to 170 MiB per process).
+constexpr int kPartsInFlight = 8;
+
 std::span<float> SliceOf(AllReduceRound& round, const gpu::ReductionSegment& segment) {
   return std::span<float>(round.values.get(), round.length)
       .subspan(static_cast<size_t>(segment.offset), static_cast<size_t>(segment.length));
@@ -72,30 +77,35 @@ bool Keep(AllReduceRound& round, int32_t ranks, int32_t from, int32_t s, FloatBl
   return true;
 }
 
-// Sends every segment this rank does not own to its owner, a view of the contribution each: the
-// owners' k-th segments one after another, so every owner (and every connection) has work from
-// the first message on.
+// Sends this rank's next part for `owner`'s segments, if one is left.
+void SendNextPart(Self* self, int64_t id, AllReduceRound& round, int32_t owner) {
+  AllReduceRankState& st = self->state;
+  const std::vector<int32_t>& unsent = round.unsent[static_cast<size_t>(owner)];
+  size_t& sent = round.sent[static_cast<size_t>(owner)];
+  if (sent >= unsent.size()) return;
+  const int32_t s = unsent[sent++];
+  Tell(self, st.telemetry, st.ranks[static_cast<size_t>(owner)],
+       AllReducePart{id, st.rank, s, ShareOf(round, round.plan[static_cast<size_t>(s)])});
+}
+
+// Keeps this rank's contributions to its own segments and sends the first kPartsInFlight parts
+// to every other owner, the owners' k-th segments one after another, so every connection has
+// work from the first message on. Each sum that comes back sends the next part to its owner.
 bool SendParts(Self* self, int64_t id, AllReduceRound& round) {
   AllReduceRankState& st = self->state;
   const int32_t ranks = static_cast<int32_t>(st.ranks.size());
-  std::vector<std::vector<int32_t>> by_owner(static_cast<size_t>(ranks));
+  round.unsent.assign(static_cast<size_t>(ranks), {});
+  round.sent.assign(static_cast<size_t>(ranks), 0);
   for (int32_t s = 0; s < static_cast<int32_t>(round.plan.size()); ++s) {
-    by_owner[static_cast<size_t>(round.plan[static_cast<size_t>(s)].owner)].push_back(s);
-  }
-  const size_t most = by_owner[0].size();  // owner 0's chunk is the longest
-  for (size_t k = 0; k < most; ++k) {
-    for (int32_t owner = 0; owner < ranks; ++owner) {
-      const std::vector<int32_t>& owned = by_owner[static_cast<size_t>(owner)];
-      if (k >= owned.size()) continue;
-      const int32_t s = owned[k];
-      const FloatBlob mine = ShareOf(round, round.plan[static_cast<size_t>(s)]);
-      if (owner != st.rank) {
-        Tell(self, st.telemetry, st.ranks[static_cast<size_t>(owner)],
-             AllReducePart{id, st.rank, s, mine});
-      } else if (!Keep(round, ranks, st.rank, s, mine)) {
-        return false;
-      }
+    const gpu::ReductionSegment& segment = round.plan[static_cast<size_t>(s)];
+    if (segment.owner != st.rank) {
+      round.unsent[static_cast<size_t>(segment.owner)].push_back(s);
+    } else if (!Keep(round, ranks, st.rank, s, ShareOf(round, segment))) {
+      return false;
     }
+  }
+  for (int k = 0; k < kPartsInFlight; ++k) {
+    for (int32_t owner = 0; owner < ranks; ++owner) SendNextPart(self, id, round, owner);
   }
   return true;
 }
@@ -115,6 +125,7 @@ void Start(Self* self, AllReduceStart& start) {
     if (!Fits(round, s, sum)) return Fail(self, start.round);
     sum.CopyTo(SliceOf(round, round.plan[static_cast<size_t>(s)]));
     --round.sums_missing;
+    SendNextPart(self, start.round, round, round.plan[static_cast<size_t>(s)].owner);
   }
   // Parts that came before the start: check their lengths now, then add what is complete.
   for (auto& [s, parts] : round.parts) {
@@ -151,8 +162,10 @@ void OnSum(Self* self, AllReduceSum& sum) {
     return;
   }
   if (!Fits(round, sum.segment, sum.values)) return Fail(self, sum.round);
-  sum.values.CopyTo(SliceOf(round, round.plan[static_cast<size_t>(sum.segment)]));
+  const gpu::ReductionSegment& segment = round.plan[static_cast<size_t>(sum.segment)];
+  sum.values.CopyTo(SliceOf(round, segment));
   --round.sums_missing;
+  SendNextPart(self, sum.round, round, segment.owner);
   Finish(self, sum.round);
 }
 

@@ -3,8 +3,11 @@
 // on request (spawn_rank_atom); in one process any code may spawn them.
 //
 // Protocol of one round, at rank r of N (after AllReduceGroup told it its rank and peers):
-//   - AllReduceStart{round, values} (a request): r cuts values by PlanReduction and sends every
-//     segment it does not own to that segment's owner (AllReducePart), keeping its own.
+//   - AllReduceStart{round, values} (a request): r cuts values by PlanReduction, keeps its
+//     contributions to the segments it owns and sends each other segment to its owner
+//     (AllReducePart), paced: at most kPartsInFlight parts to one owner whose sums are still out,
+//     the next one when a sum comes back. Parts are views of r's buffer (FloatBlob::Share); r sums
+//     in that buffer when no one else holds it, so a round copies no float it does not send.
 //   - An owner that holds all N contributions of a segment adds them in rank order
 //     (AddInRankOrder: the float operations of the single-process reference, so the sum is bit
 //     for bit the reference's whatever order messages arrived in) and sends the sum to every
@@ -40,6 +43,8 @@ struct AllReduceRound {
   int64_t sums_missing = 0;
   std::map<int32_t, std::vector<FloatBlob>> parts;  // owned segment -> by rank
   std::map<int32_t, FloatBlob> early_sums;          // arrived before the start
+  std::vector<std::vector<int32_t>> unsent;  // by owner: the segments to send it, in plan order
+  std::vector<size_t> sent;                  // by owner: how many of those went out
   caf::response_promise reply;
 };
 
