@@ -160,8 +160,11 @@ void ValidateHosts(const config::RunConfig& cfg, Check& check) {
     if (h.name().empty() || !names.insert(h.name()).second) {
       check.Fail(at + ".name", "every host needs a name of its own, got \"" + h.name() + "\"");
     }
-    if (h.role() != "worker")
-      check.Fail(at + ".role", "must be \"worker\", got \"" + h.role() + "\"");
+    if (h.role() != "worker") {
+      check.Fail(at + ".role",
+                 "must be \"worker\" (\"ps\" hosts belong to a paramserver run), got \"" +
+                     h.role() + "\"");
+    }
     std::set<int32_t> devices(h.devices().begin(), h.devices().end());
     if (devices.size() != static_cast<size_t>(h.devices_size()) ||
         (!devices.empty() && *devices.begin() < 0)) {

@@ -29,7 +29,7 @@ Status CheckHostList(const config::RunConfig& cfg, const std::string& config_nam
   }
   if (cfg.run().mode() != config::real) {
     return bad(field, "needs run.mode: real (" +
-                          std::string(field == "paramserver.hosts" ? "shards" : "trainers") +
+                          std::string(field.ends_with("trainer_hosts") ? "trainers" : "shards") +
                           " live in other processes)");
   }
   if (cfg.has_faults()) {
@@ -48,23 +48,79 @@ Status CheckHostList(const config::RunConfig& cfg, const std::string& config_nam
   return Status::Ok();
 }
 
+// deployment.host entries with role "ps", one per parameter-server node: `by_node` gets their
+// addresses in node order (empty when there are none). Hosts of another role, a node named twice
+// or not at all, and a malformed address are InvalidInput naming the host.
+Status PsHostsOfDeployment(const config::RunConfig& cfg, const std::string& config_name,
+                           std::vector<std::string>* by_node) {
+  const config::ParamServer& p = cfg.paramserver();
+  const auto& hosts = cfg.deployment().host();
+  if (hosts.empty()) return Status::Ok();
+  auto bad = [&](const std::string& where, const std::string& why) {
+    return Status::InvalidInput(config_name + ": " + where + ": " + why);
+  };
+  if (p.hosts_size() > 0 || p.trainer_hosts_size() > 0) {
+    return bad("deployment.host",
+               "a parameter-server run names its nodes' places once: in deployment.host (role "
+               "\"ps\") or in paramserver.hosts and trainer_hosts");
+  }
+  by_node->assign(static_cast<size_t>(p.nodes()), "");
+  for (int i = 0; i < hosts.size(); ++i) {
+    const config::Host& h = hosts[i];
+    const std::string at = "deployment.host[" + std::to_string(i) + "]";
+    if (h.role() != "ps") {
+      return bad(at + ".role",
+                 "a paramserver run's hosts run parameter-server nodes: must be "
+                 "\"ps\", got \"" +
+                     h.role() + "\"");
+    }
+    if (!h.has_ps_node() || h.ps_node() >= p.nodes()) {
+      return bad(at + ".ps_node", "must name a parameter-server node in 0.." +
+                                      std::to_string(p.nodes() - 1) + " (paramserver.nodes is " +
+                                      std::to_string(p.nodes()) + ")");
+    }
+    std::string& slot = (*by_node)[static_cast<size_t>(h.ps_node())];
+    if (!slot.empty()) {
+      return bad(at + ".ps_node", "parameter-server node " + std::to_string(h.ps_node()) +
+                                      " already runs on " + slot);
+    }
+    std::string host;
+    uint16_t port = 0;
+    if (!SplitHostPort(h.address(), 1, &host, &port)) {
+      return bad(at + ".address",
+                 "must be \"host:port\" with a port in 1..65535, got \"" + h.address() + "\"");
+    }
+    slot = h.address();
+  }
+  for (int32_t n = 0; n < p.nodes(); ++n) {
+    if (!(*by_node)[static_cast<size_t>(n)].empty()) continue;
+    return bad("deployment.host", "no \"ps\" host runs parameter-server node " + std::to_string(n) +
+                                      " (paramserver.nodes is " + std::to_string(p.nodes()) + ")");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status PlanPsHosts(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan) {
-  const config::ParamServer& p = cfg.paramserver();
+  config::ParamServer p = cfg.paramserver();
+  std::vector<std::string> whole;  // deployment.host, role "ps": whole nodes
+  if (Status s = PsHostsOfDeployment(cfg, config_name, &whole); !s.ok()) return s;
+  for (const std::string& address : whole) {
+    p.add_hosts(address);
+    p.add_trainer_hosts(address);
+  }
   if (p.hosts_size() == 0 && p.trainer_hosts_size() == 0) return Status::Ok();
+  const bool deployed = !whole.empty();
   if (p.hosts_size() > 0) {
-    if (Status s = CheckHostList(cfg, config_name, "paramserver.hosts", p.hosts()); !s.ok()) {
-      return s;
-    }
+    const std::string field = deployed ? "deployment.host" : "paramserver.hosts";
+    if (Status s = CheckHostList(cfg, config_name, field, p.hosts()); !s.ok()) return s;
     // A node process may die at any moment: every acknowledged update must be on its SSD-PS.
     plan->options.durable_updates = true;
   }
   if (p.trainer_hosts_size() > 0) {
-    if (Status s = CheckHostList(cfg, config_name, "paramserver.trainer_hosts", p.trainer_hosts());
-        !s.ok()) {
-      return s;
-    }
+    const std::string field = deployed ? "deployment.host" : "paramserver.trainer_hosts";
+    if (Status s = CheckHostList(cfg, config_name, field, p.trainer_hosts()); !s.ok()) return s;
   }
   plan->hosts.assign(p.hosts().begin(), p.hosts().end());
   plan->trainer_hosts.assign(p.trainer_hosts().begin(), p.trainer_hosts().end());

@@ -5,7 +5,8 @@
 // SpawnRemoteShards is driver code: it connects to each node and waits for its shard.
 // paramserver.trainer_hosts places each node's trainer, reader and partitioner likewise
 // (SpawnRemoteFeeds); their updates are as lossless as in one process, but a trainer's process
-// that dies stops the run (remote_supervisor.hpp).
+// that dies stops the run (remote_supervisor.hpp). deployment.host entries with role "ps" name
+// whole nodes instead of the two lists (ps_node: which node), and plan into both.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -20,8 +21,8 @@
 namespace troupe {
 
 // Bad input (a count other than nodes, a malformed address, emulated mode, a faults block) in
-// paramserver.hosts or trainer_hosts is InvalidInput naming the field. A config without either is
-// left as it is.
+// paramserver.hosts, trainer_hosts or the "ps" hosts is InvalidInput naming the field. A config
+// without either is left as it is.
 Status PlanPsHosts(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan);
 
 // Asks node m (plan.hosts[m]) to host shard m; `shards` gets them in node order.

@@ -125,19 +125,34 @@ class PsRemote : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
 
-  // The small run of ps_fixture in real mode with a shard (`shards`) and a trainer with its feed
-  // (`trainers`) on each node, or in this process; `time_scale` stretches its modelled times on
-  // the wall clock (smaller: a longer run).
+  // Where the run's PS nodes live: their shards, their trainers with feeds, both (named in
+  // paramserver.hosts and trainer_hosts, or as deployment.host entries with role "ps").
+  enum class Places { kShards, kTrainers, kBoth, kDeployment };
+
+  // The small run of ps_fixture in real mode with `places` on the node processes (the rest in
+  // this process); `time_scale` stretches its modelled times on the wall clock (smaller: a longer
+  // run).
   PsRun Run(double time_scale, const std::function<void(const Telemetry&)>& on_progress = {},
-            bool shards = true, bool trainers = false) {
+            Places places = Places::kShards) {
     std::string text = kSmallPsConfig;  // its paramserver block, with the shards' places
     std::ostringstream more;
     more << "  ssd_dir: \"" << dir_ << "/ssd\"\n";
     for (const std::string& a : addresses_) {
-      if (shards) more << "  hosts: \"" << a << "\"\n";
-      if (trainers) more << "  trainer_hosts: \"" << a << "\"\n";
+      if (places == Places::kShards || places == Places::kBoth)
+        more << "  hosts: \"" << a << "\"\n";
+      if (places == Places::kTrainers || places == Places::kBoth) {
+        more << "  trainer_hosts: \"" << a << "\"\n";
+      }
     }
     text.insert(text.rfind('}'), more.str());
+    if (places == Places::kDeployment) {  // listed last node first: ps_node says which is which
+      text += "deployment {\n";
+      for (int n = kNodes - 1; n >= 0; --n) {
+        text += "  host { name: \"ps-" + std::to_string(n) + "\" address: \"" + addresses_[n] +
+                "\" role: \"ps\" ps_node: " + std::to_string(n) + " }\n";
+      }
+      text += "}\n";
+    }
     text += "run { mode: real time_scale: " + std::to_string(time_scale) + " }\n";
     PsRun run;
     config::RunConfig cfg;
@@ -215,8 +230,9 @@ TEST_F(PsRemote, KilledNodeProcessRecoversItsShardFromItsSsd) {
 
 // Every stage of every node in a node process of its own (shard, trainer, reader, partitioner):
 // this process keeps only the collector. Still bit-identical, and the AUC within 1e-4.
+// Named as the deployment's "ps" hosts.
 TEST_F(PsRemote, WholeNodesInFourProcessesTrainTheReferenceModel) {
-  const PsRun run = Run(1, {}, /*shards=*/true, /*trainers=*/true);
+  const PsRun run = Run(1, {}, Places::kDeployment);
   ASSERT_TRUE(run.status.ok()) << run.status.message();
   EXPECT_EQ(run.result.batches.size(), 40u);
   ExpectLossless(run);
@@ -229,7 +245,7 @@ TEST_F(PsRemote, WholeNodesInFourProcessesTrainTheReferenceModel) {
 
 // Trainers and feeds in node processes, shards in this one: the other way across the middleman.
 TEST_F(PsRemote, TrainersInFourProcessesTrainTheReferenceModel) {
-  const PsRun run = Run(1, {}, /*shards=*/false, /*trainers=*/true);
+  const PsRun run = Run(1, {}, Places::kTrainers);
   ASSERT_TRUE(run.status.ok()) << run.status.message();
   EXPECT_EQ(run.result.batches.size(), 40u);
   ExpectLossless(run);
@@ -238,7 +254,7 @@ TEST_F(PsRemote, TrainersInFourProcessesTrainTheReferenceModel) {
 // A trainer's process killed mid-run is not restarted (its dense replica lived only there): the
 // run stops at once with one line naming the trainer and its address, instead of waiting for its
 // steps forever, or for its node to come back (as a shard alone would, about 10 s).
-void ExpectKilledTrainerStopsTheRun(PsRemote* test, bool shards) {
+void ExpectKilledTrainerStopsTheRun(PsRemote* test, PsRemote::Places places) {
   constexpr int kKilled = 1;
   std::atomic<bool> killed{false};
   std::chrono::steady_clock::time_point killed_at;
@@ -248,7 +264,7 @@ void ExpectKilledTrainerStopsTheRun(PsRemote* test, bool shards) {
     killed_at = std::chrono::steady_clock::now();
     Stop(test->nodes_[kKilled], SIGKILL);
   };
-  const PsRun run = test->Run(0.004, on_progress, shards, /*trainers=*/true);
+  const PsRun run = test->Run(0.004, on_progress, places);
   ASSERT_TRUE(killed) << "the run ended before the kill";
   EXPECT_LT(std::chrono::steady_clock::now() - killed_at, std::chrono::seconds(8));
   const std::string& message = run.status.message();
@@ -264,11 +280,11 @@ void ExpectKilledTrainerStopsTheRun(PsRemote* test, bool shards) {
 }
 
 TEST_F(PsRemote, KilledTrainerProcessStopsTheRunNamingIt) {
-  ExpectKilledTrainerStopsTheRun(this, /*shards=*/false);
+  ExpectKilledTrainerStopsTheRun(this, Places::kTrainers);
 }
 
 TEST_F(PsRemote, KilledWholeNodeProcessStopsTheRunNamingItsTrainer) {
-  ExpectKilledTrainerStopsTheRun(this, /*shards=*/true);
+  ExpectKilledTrainerStopsTheRun(this, Places::kBoth);
 }
 
 // Bad input is named before anything connects: the count of hosts, their form, the mode.
@@ -313,6 +329,49 @@ TEST(PsRemoteConfig, HostsAreCheckedBeforeTheRun) {
             std::string::npos)
       << trainer_mode.message();
   EXPECT_TRUE(plan(trainers + R"( trainer_hosts: "127.0.0.1:4")", "real").ok());
+}
+
+// deployment.host entries with role "ps" place whole PS nodes (shard and trainer with its feed),
+// once each, in any order; anything else is named before anything connects.
+TEST(PsRemoteConfig, PsHostsOfTheDeploymentPlaceWholeNodes) {
+  auto plan = [](const std::string& hosts, PsPlan* out) {
+    std::string text =
+        std::string(kSmallPsConfig) + "run { mode: real }\ndeployment {" + hosts + "}\n";
+    config::RunConfig cfg;
+    Status s = ParseConfigText(text, "ps-hosts.textproto", &cfg);
+    if (s.ok()) s = ValidateConfig(cfg, "ps-hosts.textproto");
+    if (s.ok()) s = PlanPsRun(cfg, "ps-hosts.textproto", out);
+    return s;
+  };
+  auto host = [](int n, int port, const std::string& role = "ps") {
+    return " host { name: \"h" + std::to_string(port) +
+           "\" address: \"127.0.0.1:" + std::to_string(port) + "\" role: \"" + role +
+           "\" ps_node: " + std::to_string(n) + " }";
+  };
+  PsPlan ok;
+  ASSERT_TRUE(plan(host(3, 4) + host(1, 2) + host(0, 1) + host(2, 3), &ok).ok());
+  const std::vector<std::string> by_node = {"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3",
+                                            "127.0.0.1:4"};
+  EXPECT_EQ(ok.hosts, by_node);
+  EXPECT_EQ(ok.trainer_hosts, by_node);
+  EXPECT_TRUE(ok.options.durable_updates);
+  auto message = [&](const std::string& hosts) {
+    PsPlan out;
+    return plan(hosts, &out).message();
+  };
+  const std::string three = host(0, 1) + host(1, 2) + host(2, 3);
+  EXPECT_NE(message(three).find("deployment.host: no \"ps\" host runs parameter-server node 3"),
+            std::string::npos)
+      << message(three);
+  EXPECT_NE(message(three + host(1, 4))
+                .find("deployment.host[3].ps_node: parameter-server node 1 "
+                      "already runs on 127.0.0.1:2"),
+            std::string::npos)
+      << message(three + host(1, 4));
+  EXPECT_NE(message(three + host(4, 4)).find("deployment.host[3].ps_node: must name"),
+            std::string::npos);
+  EXPECT_NE(message(three + host(3, 4, "worker")).find("deployment.host[3].role: a paramserver"),
+            std::string::npos);
 }
 
 }  // namespace
