@@ -13,7 +13,8 @@ using Self = caf::stateful_actor<AllReduceRankState>;
 
 // This rank's parts on their way to one owner whose sums have not come back: enough to keep a
 // connection busy while the owner adds, few enough that the middleman's buffers stay a few
-// segments long (sent all at once, a 256 MiB buffer's parts grew them to 170 MiB per process).
+// segments long (sent all at once, a 256 MiB buffer's parts could grow them to 170 MiB per
+// process).
 constexpr int kPartsInFlight = 8;
 
 std::span<float> SliceOf(AllReduceRound& round, const gpu::ReductionSegment& segment) {
