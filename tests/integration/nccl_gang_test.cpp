@@ -5,6 +5,8 @@
 //     process, the parts in the test's, over loopback (CPU, always run);
 //   - a config asking for an NCCL gang where CUDA cannot run is refused before anything runs:
 //     exit status 2, one line naming the field;
+//   - the whole protocol over two `troupe node` processes and `troupe run`, with a stand-in
+//     plugin whose communicator is a folder of files (CPU, always run);
 //   - where two GPUs answer: a gang job of two 1-GPU servers on two `troupe node` processes, each
 //     lending one GPU, all-reduces through one NCCL communicator and ends with the reference's
 //     weights (two ranks: bit for bit). Without two GPUs it skips, saying so.
@@ -21,8 +23,11 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -204,13 +209,16 @@ std::string GangTrace(const std::string& dir) {
 }
 
 // Two 1-GPU servers; the job of 2 GPUs is a gang over both.
-std::string GangConfig(const std::string& trace, const std::string& backends) {
+std::string GangConfig(const std::string& trace, const std::string& backends,
+                       const std::string& time_scale = "10000000") {
   return "cluster { servers { count: 2 gpus: 1 cpus: 3 memory_gb: 62.5 } }\n"
          "workload { trace_file: '" +
          trace +
          "' }\n"
          "scheduler { round_s: 10000000 }\n"
-         "run { mode: real time_scale: 10000000 }\n"
+         "run { mode: real time_scale: " +
+         time_scale +
+         " }\n"
          "backends { " +
          backends + " }\n";
 }
@@ -236,6 +244,80 @@ TEST(NcclGangAcrossProcesses, WhereCudaCannotRunAnNcclGangIsABadConfig) {
   ProcessResult cpu = RunTroupe({"validate", config, "--set", "backends.compute=cpu"});
   EXPECT_EQ(cpu.exit_code, 2);
   EXPECT_NE(cpu.err.find("backends.collective"), std::string::npos) << cpu.err;
+}
+
+// Sets an environment variable for the life of the object (the node and run processes this test
+// starts inherit it); restores the old state after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// The whole protocol between processes, without a GPU: two `troupe node`s and `troupe run` load
+// a stand-in plugin (tests/support/fake_nccl_plugin.cpp: CPU compute, a communicator of files
+// named by the unique id). The gang's parts must join through part 0 (which made the id), each
+// write its rank's buffers under the id's folder, exchange the same number of times, and the job
+// must finish.
+TEST(NcclGangAcrossProcesses, TheProtocolRunsAGangOverTwoNodeProcesses) {
+  const std::string dir = FreshDir("nccl-gang-fake");
+  const std::string files = dir + "/fake-nccl";
+  ScopedEnv plugin("TROUPE_CUDA_BACKENDS", TROUPE_FAKE_NCCL_PLUGIN);
+  ScopedEnv folder("TROUPE_FAKE_NCCL_DIR", files);
+  std::vector<std::unique_ptr<NodeProcess>> nodes;
+  std::vector<std::string> addresses;
+  std::string placements;
+  for (int i = 0; i < 2; ++i) {
+    const std::string node_dir = dir + "/node-" + std::to_string(i);
+    std::filesystem::create_directories(node_dir);
+    nodes.push_back(std::make_unique<NodeProcess>(node_dir));
+  }
+  for (int i = 0; i < 2; ++i) {
+    addresses.push_back(nodes[static_cast<size_t>(i)]->WaitForAddress());
+    ASSERT_FALSE(addresses.back().empty());
+    placements += "placement { node: '" + addresses.back() +
+                  "' first_server: " + std::to_string(i) + " last_server: " + std::to_string(i) +
+                  " }\n";
+  }
+  const std::string config = dir + "/gang.textproto";
+  WriteFile(config, GangConfig(GangTrace(dir),
+                               "compute: 'cuda' collective: 'nccl' scale: 1e-7 width: 64 "
+                               "gemms: 2 gradient_mib: 1000000",
+                               "250000000") +
+                        placements);
+  ProcessResult run = RunTroupe({"run", config, "--out", dir + "/run", "--quiet"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(ReadCsv(dir + "/run/jobs.csv").size(), 1u);
+
+  std::map<std::string, std::map<std::string, std::string>> by_node;
+  for (auto& row : ReadCsv(dir + "/run/nodes.csv")) by_node[row["node"]] = row;
+  ASSERT_EQ(by_node.size(), 2u) << "parts ran outside the two nodes";
+  const std::string exchanges = by_node[addresses[0]]["exchanges"];
+  EXPECT_GT(std::stoll(exchanges), 0);
+  EXPECT_EQ(by_node[addresses[1]]["exchanges"], exchanges);
+
+  // One folder per lease's communicator; in each, both ranks joined and wrote round 0.
+  int gangs = 0;
+  for (const auto& gang : std::filesystem::directory_iterator(files)) {
+    ++gangs;
+    for (const char* name : {"join.0", "join.1", "0.0", "0.1"}) {
+      EXPECT_TRUE(std::filesystem::exists(gang.path() / name)) << gang.path() << " " << name;
+    }
+  }
+  EXPECT_GE(gangs, 1) << "no communicator was made: the actor all-reduce ran instead";
 }
 
 // The cuda variant of the gang test: two `troupe node`s, each lending one GPU (node i: device i),
