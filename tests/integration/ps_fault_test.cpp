@@ -244,7 +244,9 @@ TEST(PsFaults, RealModeRestartRightAfterTheKillRecoversEverything) {
   const std::vector<std::string> real = {"run.mode=real", "run.threads=2",
                                          "run.time_scale=" + std::to_string(time_scale)};
   for (const double wall_downtime_s : {1e-9, 1e-6, 0.02}) {
-    SCOPED_TRACE("restart " + std::to_string(wall_downtime_s) + " s of wall time after the kill");
+    std::ostringstream trace;
+    trace << "restart " << wall_downtime_s << " s of wall time after the kill";
+    SCOPED_TRACE(trace.str());
     const PsRun run = RunPsBounded(Fault("crash", "ps:1", mid_s, wall_downtime_s * time_scale),
                                    real, std::chrono::seconds(90));
     ASSERT_TRUE(run.status.ok()) << run.status.message();
