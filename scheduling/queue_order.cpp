@@ -74,27 +74,38 @@ void QueueOrder::Head(double now_s, size_t count, std::vector<int64_t>& ids) {
   }
 }
 
+// One pass over the rows keeps the `count` smallest entries seen in a max-heap: most rows are
+// turned away by one comparison with its top, where selecting from every row's entry (nth_element)
+// wrote and moved all of them. The order is total (ids are unique), so the heap ends holding
+// exactly the first `count` jobs of a full sort.
 void QueueOrder::ClockHead(double now_s, size_t count, std::vector<int64_t>& ids) {
-  scratch_.resize(rows_.size());
+  const size_t n = std::min(count, rows_.size());
+  scratch_.clear();
+  if (n == 0) return;
+  scratch_.reserve(n);
+  const auto consider = [this, n](const Entry& e) {
+    if (scratch_.size() < n) {
+      scratch_.push_back(e);
+      std::push_heap(scratch_.begin(), scratch_.end());
+    } else if (e < scratch_.front()) {
+      std::pop_heap(scratch_.begin(), scratch_.end());
+      scratch_.back() = e;
+      std::push_heap(scratch_.begin(), scratch_.end());
+    }
+  };
   if (policy_->clock_terms != nullptr) {
     const auto key = policy_->clock_key;
-    for (size_t i = 0; i < rows_.size(); ++i) {
-      const Row& r = rows_[i];
-      scratch_[i] = Entry{r.not_starving, key(r.terms, now_s, options_), r.arrival_s, r.id};
+    for (const Row& r : rows_) {
+      consider(Entry{r.not_starving, key(r.terms, now_s, options_), r.arrival_s, r.id});
     }
   } else {
     for (size_t i = 0; i < rows_.size(); ++i) {
       const Row& r = rows_[i];
-      scratch_[i] =
-          Entry{r.not_starving, policy_->key(copies_[i], now_s, options_), r.arrival_s, r.id};
+      consider(Entry{r.not_starving, policy_->key(copies_[i], now_s, options_), r.arrival_s, r.id});
     }
   }
-  // The order is total (ids are unique), so selecting the head and sorting it gives exactly the
-  // first `count` jobs of a full sort.
-  const size_t n = std::min(count, scratch_.size());
-  if (n < scratch_.size()) std::nth_element(scratch_.begin(), scratch_.begin() + n, scratch_.end());
-  std::sort(scratch_.begin(), scratch_.begin() + n);
-  for (size_t i = 0; i < n; ++i) ids.push_back(scratch_[i].id);
+  std::sort_heap(scratch_.begin(), scratch_.end());
+  for (const Entry& e : scratch_) ids.push_back(e.id);
 }
 
 }  // namespace troupe::scheduling

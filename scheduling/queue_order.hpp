@@ -8,9 +8,10 @@
 // files or removes it when it becomes runnable or stops being so. A key that does not read the
 // clock (FIFO, SRTF, LAS) is kept in a B-tree: filing costs O(log n) and reading the head of h
 // jobs O(h). One that does (FTF's grows with the clock at a different rate for every job) is
-// computed each round from the jobs as filed, and the head selected from those keys (O(n), no
-// sort of the whole queue): from three numbers a job kept in a dense array when the policy splits
-// its key (PolicyDefinition::clock_terms), from a copy of the job otherwise.
+// computed each round from the jobs as filed, and the head selected from those keys in one pass
+// that keeps it in a small heap (O(n), no sort of the whole queue): from three numbers a job kept
+// in a dense array when the policy splits its key (PolicyDefinition::clock_terms), from a copy of
+// the job otherwise.
 #pragma once
 
 #include <absl/container/btree_set.h>
@@ -68,7 +69,7 @@ class QueueOrder {
   absl::btree_set<Entry> sorted_;  // a key that does not read the clock
   std::vector<Row> rows_;          // a clock-reading key: every filed job, densely
   std::vector<SchedJob> copies_;   // ... and, without clock_terms, a copy of each, row by row
-  std::vector<Entry> scratch_;     // a clock-reading key: this round's keys
+  std::vector<Entry> scratch_;     // a clock-reading key: the head being selected (a max-heap)
 };
 
 }  // namespace troupe::scheduling

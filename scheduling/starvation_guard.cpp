@@ -22,11 +22,11 @@ void StarvationGuard::Pop() {
   heap_.pop_back();
 }
 
-// Drops the outdated entries once they outnumber the tracked jobs: O(n) every n pushes at least.
+// Drops the outdated entries once they outnumber the tracked jobs three to one: O(n) every 2n
+// pushes at least. (A job tracked back to an earlier start may keep two equal entries; Due lists
+// it once.)
 void StarvationGuard::Rebuild() {
   std::erase_if(heap_, [this](const Watch& w) { return !Current(w); });
-  std::sort(heap_.begin(), heap_.end());
-  heap_.erase(std::unique(heap_.begin(), heap_.end()), heap_.end());
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
@@ -39,7 +39,7 @@ void StarvationGuard::Track(const SchedJob& job) {
     it->second = since;  // the old entry is outdated now
   }
   Push({since, job.id});
-  if (heap_.size() > 2 * since_.size() + 1024) Rebuild();
+  if (heap_.size() > 3 * since_.size() + 1024) Rebuild();
 }
 
 void StarvationGuard::Forget(int64_t id) { since_.erase(id); }
