@@ -32,8 +32,8 @@ PartDone DoneOf(const ComputeWorkerState& st) {
   if (::gethostname(host, sizeof(host) - 1) == 0) done.host = host;
   done.devices = st.devices;
   done.steps = st.sample.steps;
-  done.exchanges = st.exchanges;
-  if (!st.weights.empty()) done.weights_hash = gpu::WeightsHash(st.weights);
+  done.exchanges = st.exchanges - st.work.first_exchange;
+  if (Gang(st) && st.weights.whole()) done.weights_hash = gpu::WeightsHash(st.weights.values());
   return done;
 }
 
@@ -49,6 +49,11 @@ void Fail(Self* self, const std::string& why) {
 void Finish(Self* self) {
   ComputeWorkerState& st = self->state;
   st.compute->Release();
+  if (Gang(st) && st.work.part_rank == 0) {  // every part holds the same weights: one sends them
+    ForEachGangChunk(st.work.lease_start_s, st.weights.values(), [&](GangWeights chunk) {
+      Tell(self, st.telemetry, st.work.job, std::move(chunk));
+    });
+  }
   PartDone done = DoneOf(st);
   done.ok = true;
   done.seconds_per_iteration = gpu::MeasuredSecondsPerIteration(st.sample, st.options.sizing.scale);
@@ -108,8 +113,8 @@ void ExchangeNccl(Self* self, double compute_s, double allreduce_s) {
   const auto began = self->clock().now();
   double device_s = 0;
   bool stop = false;
-  if (Status s = NcclExchange(*st.nccl, st.work.seed, st.exchanges, PastBudget(self), st.weights,
-                              &device_s, &stop);
+  if (Status s = NcclExchange(*st.nccl, st.work.seed, st.exchanges, PastBudget(self),
+                              st.weights.values(), &device_s, &stop);
       !s.ok()) {
     return Fail(self, "the gang's exchange failed: " + s.message());
   }
@@ -125,9 +130,9 @@ void ExchangeNccl(Self* self, double compute_s, double allreduce_s) {
 void Exchange(Self* self, double compute_s, double allreduce_s) {
   ComputeWorkerState& st = self->state;
   if (st.nccl) return ExchangeNccl(self, compute_s, allreduce_s);
-  const size_t floats = st.weights.size();
+  const size_t floats = st.weights.values().size();
   std::vector<float> buffer(floats + 1);
-  gpu::GangGradient(st.work.seed, st.work.part_rank, st.exchanges, st.weights,
+  gpu::GangGradient(st.work.seed, st.work.part_rank, st.exchanges, st.weights.values(),
                     std::span<float>(buffer).first(floats));
   buffer[floats] = PastBudget(self) ? 1.0f : 0.0f;
   const auto began = self->clock().now();
@@ -135,12 +140,13 @@ void Exchange(Self* self, double compute_s, double allreduce_s) {
       .await(
           [=](const AllReduceResult& result) {
             ComputeWorkerState& st = self->state;
-            if (result.values.floats() != st.weights.size() + 1) {
+            std::vector<float>& weights = st.weights.values();
+            if (result.values.floats() != weights.size() + 1) {
               return Fail(self, "the gang's exchange answered a buffer of another length");
             }
             const std::vector<float> sum = result.values.ToFloats();
-            gpu::ApplyGangSum(std::span<const float>(sum).first(st.weights.size()), st.work.parts,
-                              st.weights);
+            gpu::ApplyGangSum(std::span<const float>(sum).first(weights.size()), st.work.parts,
+                              weights);
             ++st.exchanges;
             const double exchange_s =
                 std::chrono::duration<double>(self->clock().now() - began).count();
@@ -178,6 +184,29 @@ bool ExchangesWithParts(const ComputeWorkerState& st) {
          gpu::StepGradientFloats(st.options.gradient_bytes, st.options.sizing.scale) > 0;
 }
 
+// A gang part steps once it has both its group and the weights to start from.
+void StartWhenReady(Self* self) {
+  if (self->state.grouped && self->state.weights.whole()) Continue(self);
+}
+
+// The weights a gang part starts from: the seeded initial ones on the job's first lease, else
+// those the job sends (GangWeights).
+Status ExpectWeights(ComputeWorkerState& st) {
+  const int64_t floats =
+      gpu::StepGradientFloats(st.options.gradient_bytes, st.options.sizing.scale);
+  if (st.work.weights_floats == 0) {
+    st.weights.Expect(0);
+    st.weights.values() = gpu::GangInitialWeights(st.work.seed, floats);
+    return Status::Ok();
+  }
+  if (st.work.weights_floats != floats) {
+    return Status::InvalidInput("the job's weights have " + std::to_string(st.work.weights_floats) +
+                                " floats, the gang's gradient " + std::to_string(floats));
+  }
+  st.weights.Expect(floats);
+  return Status::Ok();
+}
+
 // An NCCL gang (nccl_gang_part.hpp): this part's GPUs to part 0's worker.
 void JoinNccl(Self* self, const AllReduceGroup& group) {
   ComputeWorkerState& st = self->state;
@@ -198,14 +227,15 @@ void OnNcclJoin(Self* self, const NcclGangJoin& join) {
   }
 }
 
-// This part's ranks join the communicator; then it starts stepping.
+// This part's ranks join the communicator; then it steps as soon as its weights are in.
 void OnNcclId(Self* self, const NcclGangId& id) {
   ComputeWorkerState& st = self->state;
-  if (!st.nccl || st.nccl->comm || id.lease_start_s != st.work.lease_start_s) return;
+  if (!st.nccl || st.grouped || id.lease_start_s != st.work.lease_start_s) return;
   if (Status s = JoinNcclGang(*st.nccl, id, st.devices, kNcclJoinTimeoutS); !s.ok()) {
     return Fail(self, s.message());
   }
-  Continue(self);
+  st.grouped = true;
+  StartWhenReady(self);
 }
 
 }  // namespace
@@ -251,12 +281,17 @@ caf::behavior ComputeWorkerActor(Self* self, PartWork work, std::vector<int32_t>
   st.devices = std::move(devices);
   st.telemetry = telemetry;
   st.deadline = self->clock().now() + SecondsToTimespan(st.work.wall_budget_s);
+  st.exchanges = st.work.first_exchange;
   self->monitor(st.work.job);
   self->set_down_handler([=](const caf::down_msg&) {
     if (self->state.compute) self->state.compute->Release();
     self->quit();
   });
   if (ExchangesWithParts(st)) {
+    if (Status s = ExpectWeights(st); !s.ok()) {
+      Fail(self, s.message());
+      return {};
+    }
     if (UsesNcclGang(st.work)) {
       st.nccl = std::make_unique<NcclGangPart>();
     } else {
@@ -264,19 +299,26 @@ caf::behavior ComputeWorkerActor(Self* self, PartWork work, std::vector<int32_t>
       self->attach_functor(
           [rank = st.rank] { caf::anon_send_exit(rank, caf::exit_reason::user_shutdown); });
     }
-    st.weights = gpu::GangInitialWeights(
-        st.work.seed, gpu::StepGradientFloats(st.options.gradient_bytes, st.options.sizing.scale));
   }
   // An NCCL gang's group lists the workers themselves (nccl_gang_part.hpp).
   caf::actor rank = st.nccl ? caf::actor_cast<caf::actor>(self) : st.rank;
   Tell(self, telemetry, st.work.job, PartStarted{st.work.lease_start_s, st.work.server, rank});
-  if (!Gang(st)) Continue(self);  // a gang part waits for its group
+  if (!Gang(st)) Continue(self);  // a gang part waits for its group and weights
   return {
       [=](work_step_atom) { OnStep(self); },
       [=](AllReduceGroup& group) {
-        if (self->state.nccl) return JoinNccl(self, group);
-        Tell(self, self->state.telemetry, self->state.rank, std::move(group));
-        Continue(self);
+        ComputeWorkerState& st = self->state;
+        if (st.grouped) return;
+        if (st.nccl) return JoinNccl(self, group);
+        st.grouped = true;
+        Tell(self, st.telemetry, st.rank, std::move(group));
+        StartWhenReady(self);
+      },
+      [=](const GangWeights& chunk) {
+        ComputeWorkerState& st = self->state;
+        if (chunk.lease_start_s != st.work.lease_start_s) return;
+        if (!st.weights.Add(chunk)) return Fail(self, "a chunk of the job's weights does not fit");
+        StartWhenReady(self);
       },
       [=](const NcclGangJoin& join) { OnNcclJoin(self, join); },
       [=](const NcclGangId& id) { OnNcclId(self, id); },

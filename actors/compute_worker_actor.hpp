@@ -17,6 +17,11 @@
 // AllReduceGroup (handed to the rank) before its first step, and then all-reduces through its
 // rank. The decision to stop travels in the exchange (one more float: a part past its budget
 // votes 1), so all parts stop after the same exchange and end with the same weights.
+// Training continues across leases: a gang part starts at the job's exchange index
+// (PartWork.first_exchange) from the weights the job sends it in chunks (GangWeights; none on the
+// first lease: the seeded initial weights), and waits for both them and its group before its
+// first step; after its last exchange part 0 sends the job the weights, in chunks, before
+// PartDone.
 //
 // A backend error, or an exchange that fails or gets no answer in a minute, answers
 // PartDone{ok: false}. The worker monitors the job and quits when the job is gone; on any exit
@@ -35,6 +40,7 @@
 #include "gpu/collective_backend.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/real_progress.hpp"
+#include "messages/gang_weights.hpp"
 #include "messages/work_messages.hpp"
 #include "runtime/telemetry.hpp"
 
@@ -55,7 +61,7 @@ struct PartRecord {
   std::string host;
   std::vector<int32_t> devices;
   int64_t steps = 0;
-  int64_t exchanges = 0;
+  int64_t exchanges = 0;  // in this lease
   uint64_t weights_hash = 0;
 };
 
@@ -72,6 +78,10 @@ struct MeasuredLease {
   int64_t iterations_possible = 0;   // IterationsFromMeasurement(lease_s, ...)
   int64_t iterations_done = 0;       // min(possible, iterations left)
   std::vector<PartRecord> parts;     // the parts that answered
+  // A gang's training (gpu/gang_exchange.hpp): its exchange index when the lease began, and the
+  // held-out loss of the weights the job kept after it (-1: no weights came back).
+  int64_t first_exchange = 0;
+  double held_out_loss = -1;
 };
 
 // Thread-safe: jobs on CAF's threads append, the caller reads once the run is over.
@@ -112,11 +122,14 @@ struct ComputeWorkerState {
   std::vector<std::vector<float>> gradients;           // each device's, all-reduced in place
   std::vector<std::vector<float>> pristine;            // restored before every all-reduce
   gpu::StepSample sample;
-  // A gang over several parts: the rank beside this worker, the weights, exchanges done.
+  // A gang over several parts: the rank beside this worker, the weights (assembled from the
+  // job's chunks when it sent some), the job's exchanges done (from work.first_exchange on), and
+  // whether the group has come.
   caf::actor rank;
   std::unique_ptr<NcclGangPart> nccl;  // instead of a rank: the gang all-reduces with NCCL
-  std::vector<float> weights;
+  GangWeightsAssembly weights;
   int64_t exchanges = 0;
+  bool grouped = false;
   static inline const char* name = "troupe.compute_worker";
 };
 

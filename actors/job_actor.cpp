@@ -8,6 +8,7 @@
 #include <caf/spawn_options.hpp>
 #include <cmath>
 
+#include "gpu/gang_exchange.hpp"
 #include "messages/allreduce_messages.hpp"
 #include "messages/atoms.hpp"
 #include "runtime/counted_send.hpp"
@@ -38,6 +39,8 @@ void ResetRun(JobLease& lease) {
   lease.timer_fired = false;
   lease.seconds_per_iteration = 0;
   lease.steps = 0;
+  lease.returned = GangWeightsAssembly{};
+  lease.trained = GangState{};
 }
 
 bool Runnable(const JobActorState& st) { return st.lease.assembly.Runnable(st.spec.gpus); }
@@ -54,6 +57,32 @@ JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_
   p.lease_start_s = lease_start_s;
   p.iterations_left = st.account.iterations_left;
   return p;
+}
+
+// The record of a measured lease (MeasuredLeaseLog), before it is committed.
+MeasuredLease MeasuredOf(const JobActorState& st, const JobProgress& p, double lease_s,
+                         int64_t possible) {
+  const JobLease& lease = st.lease;
+  MeasuredLease m;
+  m.job_id = st.spec.job_id;
+  m.round = lease.assembly.round();
+  m.lease_s = lease_s;
+  m.gpus = p.gpus;
+  m.steps = lease.steps;
+  m.seconds_per_iteration = lease.seconds_per_iteration;
+  m.speedup = p.speedup;
+  m.iterations_possible = possible;
+  m.iterations_done = p.iterations_done;
+  for (const PartDone& d : lease.done) {
+    m.parts.push_back(
+        PartRecord{d.server, d.pid, d.host, d.devices, d.steps, d.exchanges, d.weights_hash});
+  }
+  m.first_exchange = st.account.gang.exchanges;
+  if (lease.trained.weights) {
+    m.held_out_loss =
+        gpu::GangHeldOutLoss(static_cast<uint64_t>(st.spec.job_id), *lease.trained.weights);
+  }
+  return m;
 }
 
 // The model's speedup at this share, read from the matrix once per distinct share.
@@ -89,18 +118,9 @@ JobProgress RunLease(JobActorState& st) {
                  : IterationsIn(lease_s, st.profile->iter_time_s, p.speedup);
   JobCheckpoint& account = st.account;
   p.iterations_done = std::min(possible, account.iterations_left);
-  if (st.compute && st.compute->log) {
-    MeasuredLease m{st.spec.job_id,    assembly.round(),
-                    lease_s,           p.gpus,
-                    lease.steps,       lease.seconds_per_iteration,
-                    p.speedup,         possible,
-                    p.iterations_done, {}};
-    for (const PartDone& d : lease.done) {
-      m.parts.push_back(
-          PartRecord{d.server, d.pid, d.host, d.devices, d.steps, d.exchanges, d.weights_hash});
-    }
-    st.compute->log->Add(std::move(m));
-  }
+  if (st.compute && st.compute->log) st.compute->log->Add(MeasuredOf(st, p, lease_s, possible));
+  // A gang's weights advance with its progress: both are committed here, or neither.
+  if (lease.trained.weights) account.gang = std::move(lease.trained);
   account.iterations_left -= p.iterations_done;
   account.at_s = assembly.end_s();
   account.finished = account.iterations_left == 0;
@@ -206,12 +226,18 @@ void StartWorkers(Self* self) {
     work.parts = static_cast<int32_t>(parts.size());
     work.part_rank = static_cast<int32_t>(i);
     work.exchange_every_steps = st.compute->options.exchange_every_steps;
+    work.first_exchange = st.account.gang.exchanges;
+    work.weights_floats = st.account.gang.floats();
     work.job = caf::actor_cast<caf::actor>(self);
     lease.part_rank[parts[i].server] = work.part_rank;
     ++lease.parts_running;
     Tell(self, st.telemetry, server->second, std::move(work));
   }
   lease.ranks.assign(parts.size(), caf::actor{});
+  const gpu::RealComputeOptions& o = st.compute->options;
+  if (parts.size() > 1 && o.exchange_every_steps > 0) {
+    lease.returned.Expect(gpu::StepGradientFloats(o.gradient_bytes, o.sizing.scale));
+  }
 }
 
 bool OfThisLease(const JobLease& lease, double lease_start_s) {
@@ -231,12 +257,48 @@ void OnPartStarted(Self* self, const PartStarted& started) {
   }
   lease.workers[started.server] = worker;
   lease.ranks[static_cast<size_t>(lease.part_rank[started.server])] = started.rank;
+  if (started.rank && st.account.gang.weights) {  // a gang part resumes from the job's weights
+    ForEachGangChunk(started.lease_start_s, *st.account.gang.weights, [&](GangWeights chunk) {
+      Tell(self, st.telemetry, worker, std::move(chunk));
+    });
+  }
   if (++lease.parts_started < static_cast<int32_t>(lease.part_rank.size())) return;
   for (const caf::actor& rank : lease.ranks) {
     if (!rank) return;  // one part: no exchange
   }
   for (const auto& [server, w] : lease.workers) {
     Tell(self, st.telemetry, w, AllReduceGroup{lease.part_rank[server], lease.ranks, 1 << 18});
+  }
+}
+
+// A gang's weights after the lease, from part 0's chunks: kept to be committed with the lease
+// when whole, after the same number of exchanges on every part, and hashing as every part's did.
+bool KeepTrainedWeights(JobActorState& st) {
+  JobLease& lease = st.lease;
+  const PartDone& first = lease.done.front();
+  bool same = lease.returned.whole() && first.exchanges > 0;
+  for (const PartDone& d : lease.done) {
+    same = same && d.exchanges == first.exchanges && d.weights_hash == first.weights_hash;
+  }
+  if (!same || gpu::WeightsHash(lease.returned.values()) != first.weights_hash) {
+    spdlog::error(
+        "job {}: the gang's weights after the lease at {} s did not come back whole or "
+        "differ between parts; the lease credits nothing",
+        st.spec.job_id, first.lease_start_s);
+    return false;
+  }
+  lease.trained.exchanges = st.account.gang.exchanges + first.exchanges;
+  lease.trained.weights =
+      std::make_shared<const std::vector<float>>(std::move(lease.returned.values()));
+  return true;
+}
+
+// Part 0's weights after the lease, one chunk.
+void OnGangWeights(Self* self, const GangWeights& chunk) {
+  JobActorState& st = self->state;
+  if (!OfThisLease(st.lease, chunk.lease_start_s)) return;
+  if (!st.lease.returned.Add(chunk)) {
+    spdlog::error("job {}: a chunk of the gang's weights does not fit", st.spec.job_id);
   }
 }
 
@@ -261,6 +323,7 @@ void OnPartDone(Self* self, PartDone& done) {
     lease.seconds_per_iteration = std::max(lease.seconds_per_iteration, d.seconds_per_iteration);
     lease.steps = std::min(lease.steps, d.steps);
   }
+  if (ok && !lease.ranks.empty() && lease.ranks.front()) ok = KeepTrainedWeights(st);
   if (!ok) lease.seconds_per_iteration = 0;
   if (lease.timer_fired) Report(self, RunLease(st));
 }
@@ -333,6 +396,7 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
       },
       [=](const PartStarted& started) { OnPartStarted(self, started); },
       [=](PartDone& done) { OnPartDone(self, done); },
+      [=](const GangWeights& chunk) { OnGangWeights(self, chunk); },
       [=](const LeaseLost& lost) { OnLeaseLost(self, lost); },
       [=](const ProgressQuery& query) { OnProgressQuery(self, query); },
   };

@@ -22,6 +22,13 @@
 // (logged). LeaseLost, a report forced by a ProgressQuery (one that finds the workers still
 // running is answered when they are done, unless they are a whole lease late) or a newer lease
 // stops the workers and discards their answers.
+//
+// A gang's training continues across leases: the job keeps the weights the last lease ended with
+// and its exchange index (JobCheckpoint.gang, so they are checkpointed with its progress and a
+// restarted job resumes from them), sends them to the next lease's workers, and takes back the
+// weights part 0 sends after its last exchange (messages/gang_weights.hpp). They are committed
+// with the lease's iterations; weights that do not come back whole (their hash differs from the
+// parts') fail the lease like a failed part.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
@@ -61,6 +68,8 @@ struct JobLease {
   std::vector<caf::actor> ranks;          // a gang's all-reduce ranks, by part rank
   int32_t parts_started = 0;
   std::vector<PartDone> done;        // the parts' answers
+  GangWeightsAssembly returned;      // a gang's weights after the lease, from part 0
+  GangState trained;                 // committed with the lease (weights none: nothing trained)
   bool timer_fired = false;          // the lease's end passed; the report waits for the workers
   double seconds_per_iteration = 0;  // measured; 0 if the work failed
   int64_t steps = 0;

@@ -95,19 +95,24 @@ void ApplyGangSum(std::span<const float> sum, int32_t ranks, std::span<float> we
 std::vector<float> ReferenceWeights(uint64_t seed, int32_t ranks, int64_t floats,
                                     int64_t exchanges) {
   std::vector<float> weights = GangInitialWeights(seed, floats);
-  std::vector<std::vector<float>> gradients(static_cast<size_t>(ranks),
-                                            std::vector<float>(static_cast<size_t>(floats)));
-  std::vector<float> sum(static_cast<size_t>(floats));
-  for (int64_t e = 0; e < exchanges; ++e) {
+  AdvanceReferenceWeights(seed, ranks, 0, exchanges, &weights);
+  return weights;
+}
+
+void AdvanceReferenceWeights(uint64_t seed, int32_t ranks, int64_t from_exchange,
+                             int64_t to_exchange, std::vector<float>* weights) {
+  const size_t floats = weights->size();
+  std::vector<std::vector<float>> gradients(static_cast<size_t>(ranks), std::vector<float>(floats));
+  std::vector<float> sum(floats);
+  for (int64_t e = from_exchange; e < to_exchange; ++e) {
     std::vector<std::span<const float>> contributions;
     for (int32_t r = 0; r < ranks; ++r) {
-      GangGradient(seed, r, e, weights, gradients[static_cast<size_t>(r)]);
+      GangGradient(seed, r, e, *weights, gradients[static_cast<size_t>(r)]);
       contributions.emplace_back(gradients[static_cast<size_t>(r)]);
     }
     AddInRankOrder(contributions, sum);
-    ApplyGangSum(sum, ranks, weights);
+    ApplyGangSum(sum, ranks, *weights);
   }
-  return weights;
 }
 
 uint64_t WeightsHash(std::span<const float> weights) {

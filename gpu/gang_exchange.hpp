@@ -15,6 +15,11 @@
 // all-reduce whose owners add in rank order gives the reference bit for bit, wherever its ranks
 // ran. The cost of an exchange is O(kGangBatchRows × floats) per part.
 //
+// Exchanges are counted over the job's whole life, not a lease: a lease resumes at the next
+// exchange index from the weights the previous one ended with (the job keeps them between
+// leases, messages/gang_weights.hpp), so a job trained over several leases ends where one
+// continuous run of as many exchanges would (AdvanceReferenceWeights).
+//
 // Plain arithmetic, no state, no actors.
 #pragma once
 
@@ -59,6 +64,12 @@ void ApplyGangSum(std::span<const float> sum, int32_t ranks, std::span<float> we
 // applied.
 std::vector<float> ReferenceWeights(uint64_t seed, int32_t ranks, int64_t floats,
                                     int64_t exchanges);
+
+// Continues the reference: applies exchanges [from_exchange, to_exchange) to `weights`, as
+// ReferenceWeights does (ReferenceWeights(.., e) continued from e to f equals ReferenceWeights(..,
+// f) bit for bit: a job that trains over several leases resumes at its next exchange index).
+void AdvanceReferenceWeights(uint64_t seed, int32_t ranks, int64_t from_exchange,
+                             int64_t to_exchange, std::vector<float>* weights);
 
 // FNV-1a over the floats' bytes: what a part reports instead of its whole weights.
 uint64_t WeightsHash(std::span<const float> weights);

@@ -5,6 +5,7 @@
 #include "messages/allreduce_messages.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/fault_messages.hpp"
+#include "messages/gang_weights.hpp"
 #include "messages/nccl_messages.hpp"
 #include "messages/oasis_messages.hpp"
 #include "messages/profiling_messages.hpp"

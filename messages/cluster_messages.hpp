@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "messages/gang_weights.hpp"
 #include "messages/job_spec.hpp"
 #include "messages/sensitivity.hpp"
 
@@ -126,11 +127,12 @@ struct JobCheckpoint {
   double gpu_seconds = 0;
   double wasted_gpu_s = 0;
   int32_t restarts = 0;
+  GangState gang;  // real compute: a gang's trained weights (messages/gang_weights.hpp)
 };
 template <class Inspector>
 auto inspect(Inspector& f, JobCheckpoint& x) {
   return f(x.job_id, x.iterations_left, x.at_s, x.finished, x.first_start_s, x.rounds_run,
-           x.gpu_seconds, x.wasted_gpu_s, x.restarts);
+           x.gpu_seconds, x.wasted_gpu_s, x.restarts, x.gang);
 }
 
 // A server tells the scheduler it refused a lease, and why.

@@ -27,7 +27,8 @@ class actor_system_config;
   X(PsFeedSpawned) X(OasisTick) X(OasisLease) X(OasisWork) X(OasisGradient) \
   X(OasisParams) X(OasisWorkerDone) X(OasisSlotReport) X(AllReduceGroup) X(AllReduceStart) \
   X(AllReducePart) X(AllReduceSum) X(AllReduceResult) X(PartWork) X(PartStarted) X(PartDone) \
-  X(NcclGangJoin) X(NcclGangId)
+  X(NcclGangJoin) X(NcclGangId) \
+  X(GangWeights)
 // clang-format on
 
 namespace troupe {

@@ -9,6 +9,9 @@
 //                                           all-reduce rank it spawned beside itself
 //   job --AllReduceGroup--> every worker    (gang only) who is who; the worker hands it to its
 //                                           rank and then starts stepping
+//   job --GangWeights--> every worker       (gang only, after PartStarted) the weights the lease
+//                                           starts from, in chunks (messages/gang_weights.hpp)
+//   part 0 --GangWeights--> job             (gang only) the weights after the lease, in chunks
 //   worker --PartDone--> job                measured seconds per iteration and steps, where the
 //                                           steps ran (process id, host), or why it failed
 //
@@ -50,6 +53,11 @@ struct PartWork {
   int32_t parts = 1;
   int32_t part_rank = 0;
   int32_t exchange_every_steps = 1;
+  // Where a gang's training resumes: the exchanges done in earlier leases (this lease's first
+  // exchange index) and the length of the weights the job sends after PartStarted (0: none, start
+  // from the seeded initial weights).
+  int64_t first_exchange = 0;
+  int64_t weights_floats = 0;
   caf::actor job;
 };
 template <class Inspector>
@@ -57,7 +65,7 @@ auto inspect(Inspector& f, PartWork& x) {
   return f(x.job_id, x.lease_start_s, x.wall_budget_s, x.server, x.gpu_ids, x.seed, x.compute,
            x.collective, x.scale, x.width, x.gemms, x.reference_flops_per_s, x.gradient_bytes,
            x.link_bytes_per_s, x.link_latency_s, x.plan_rows, x.plan_width, x.plan_gemms, x.parts,
-           x.part_rank, x.exchange_every_steps, x.job);
+           x.part_rank, x.exchange_every_steps, x.first_exchange, x.weights_floats, x.job);
 }
 
 struct PartStarted {
@@ -80,8 +88,8 @@ struct PartDone {
   int64_t pid = 0;               // the process that ran the steps
   std::string host;              // its host name
   std::vector<int32_t> devices;  // the node's devices the steps ran on
-  // A gang's exchanges: how many, and a hash of the weights after the last one (FNV-1a of their
-  // bytes; equal on every part, and to the single-process reference's).
+  // A gang's exchanges in this lease: how many, and a hash of the weights after the last one
+  // (FNV-1a of their bytes; equal on every part, and to the single-process reference's).
   int64_t exchanges = 0;
   uint64_t weights_hash = 0;
 };
