@@ -1,14 +1,23 @@
 #include "actors/metrics_actor.hpp"
 
+#include <algorithm>
+
 #include "runtime/live_feed.hpp"
 
 namespace troupe {
 
 caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
-                           std::shared_ptr<std::promise<RunRecords>> handover,
-                           Telemetry* telemetry) {
+                           std::shared_ptr<std::promise<RunRecords>> handover, Telemetry* telemetry,
+                           int64_t expected_jobs) {
   self->state.handover = std::move(handover);
   self->state.telemetry = telemetry;
+  // Filled in order, so its pages become resident only as records arrive (a hash set reserved
+  // this way would touch all of its table at once: it is left to grow). Beyond a few million
+  // jobs the address space reserved up front would be larger than the doubling it saves.
+  constexpr int64_t kMostReserved = int64_t{1} << 22;
+  if (expected_jobs > 0) {
+    self->state.records.jobs.reserve(static_cast<size_t>(std::min(expected_jobs, kMostReserved)));
+  }
   return {
       [=](JobRecord& job) {
         if (!self->state.recorded_jobs.insert(job.job_id).second) return;

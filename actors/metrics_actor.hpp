@@ -34,8 +34,11 @@ struct MetricsState {
   static inline const char* name = "troupe.metrics";
 };
 
+// `expected_jobs`: the jobs the run will release when known (0: not known). Room for their records
+// is reserved at once (memory the system hands out only as records fill it), so that a run of a
+// million jobs never holds its records twice while the vector grows.
 caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
-                           std::shared_ptr<std::promise<RunRecords>> handover,
-                           Telemetry* telemetry);
+                           std::shared_ptr<std::promise<RunRecords>> handover, Telemetry* telemetry,
+                           int64_t expected_jobs);
 
 }  // namespace troupe

@@ -108,7 +108,8 @@ ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
   ClusterHandles cluster;
   cluster.specs = plan.servers;
   cluster.servers = std::move(servers);
-  cluster.metrics = sys.spawn(MetricsActor, std::move(handover), runtime.telemetry());
+  cluster.metrics =
+      sys.spawn(MetricsActor, std::move(handover), runtime.telemetry(), plan.jobs_known);
   if (!plan.faults.empty()) cluster.checkpoints = sys.spawn(CheckpointStoreActor);
   std::shared_ptr<const JobCompute> compute;
   if (plan.compute.enabled()) {
