@@ -74,34 +74,37 @@ void QueueOrder::Head(double now_s, size_t count, std::vector<int64_t>& ids) {
   }
 }
 
-// One pass over the rows keeps the `count` smallest entries seen in a max-heap: most rows are
-// turned away by one comparison with its top, where selecting from every row's entry (nth_element)
-// wrote and moved all of them. The order is total (ids are unique), so the heap ends holding
-// exactly the first `count` jobs of a full sort.
+QueueOrder::Entry QueueOrder::RowEntry(size_t i, double now_s) const {
+  const Row& r = rows_[i];
+  const double key = policy_->clock_terms != nullptr ? policy_->clock_key(r.terms, now_s, options_)
+                                                     : policy_->key(copies_[i], now_s, options_);
+  return Entry{r.not_starving, key, r.arrival_s, r.id};
+}
+
+// The `count` smallest entries seen so far are kept in a max-heap. It is seeded with the smallest
+// of every stride-th row (a sample of ~16 heads), so that its top is a tight bound and one
+// comparison turns away most of the other rows, whichever way the keys trend along the rows
+// (rows are in filing order). The order is total (ids are unique), so the heap ends holding
+// exactly the first `count` jobs of a full sort; no row's entry is written unless it may be in.
 void QueueOrder::ClockHead(double now_s, size_t count, std::vector<int64_t>& ids) {
   const size_t n = std::min(count, rows_.size());
   scratch_.clear();
   if (n == 0) return;
-  scratch_.reserve(n);
-  const auto consider = [this, n](const Entry& e) {
-    if (scratch_.size() < n) {
-      scratch_.push_back(e);
-      std::push_heap(scratch_.begin(), scratch_.end());
-    } else if (e < scratch_.front()) {
+  const size_t stride = std::max<size_t>(1, rows_.size() / (16 * n));
+  for (size_t i = 0; i < rows_.size(); i += stride) scratch_.push_back(RowEntry(i, now_s));
+  if (scratch_.size() > n) {
+    std::nth_element(scratch_.begin(), scratch_.begin() + n, scratch_.end());
+    scratch_.resize(n);
+  }
+  std::make_heap(scratch_.begin(), scratch_.end());
+  for (size_t base = 0; stride > 1 && base < rows_.size(); base += stride) {
+    const size_t end = std::min(base + stride, rows_.size());
+    for (size_t i = base + 1; i < end; ++i) {
+      const Entry e = RowEntry(i, now_s);
+      if (!(e < scratch_.front())) continue;
       std::pop_heap(scratch_.begin(), scratch_.end());
       scratch_.back() = e;
       std::push_heap(scratch_.begin(), scratch_.end());
-    }
-  };
-  if (policy_->clock_terms != nullptr) {
-    const auto key = policy_->clock_key;
-    for (const Row& r : rows_) {
-      consider(Entry{r.not_starving, key(r.terms, now_s, options_), r.arrival_s, r.id});
-    }
-  } else {
-    for (size_t i = 0; i < rows_.size(); ++i) {
-      const Row& r = rows_[i];
-      consider(Entry{r.not_starving, policy_->key(copies_[i], now_s, options_), r.arrival_s, r.id});
     }
   }
   std::sort_heap(scratch_.begin(), scratch_.end());

@@ -9,9 +9,9 @@
 // clock (FIFO, SRTF, LAS) is kept in a B-tree: filing costs O(log n) and reading the head of h
 // jobs O(h). One that does (FTF's grows with the clock at a different rate for every job) is
 // computed each round from the jobs as filed, and the head selected from those keys in one pass
-// that keeps it in a small heap (O(n), no sort of the whole queue): from three numbers a job kept
-// in a dense array when the policy splits its key (PolicyDefinition::clock_terms), from a copy of
-// the job otherwise.
+// that keeps it in a small heap seeded from a sample (O(n), no sort of the whole queue): from three
+// numbers a job kept in a dense array when the policy splits its key
+// (PolicyDefinition::clock_terms), from a copy of the job otherwise.
 #pragma once
 
 #include <absl/container/btree_set.h>
@@ -62,6 +62,7 @@ class QueueOrder {
 
   void FileClock(const SchedJob& job, const Entry& entry);
   void ClockHead(double now_s, size_t count, std::vector<int64_t>& ids);
+  Entry RowEntry(size_t row, double now_s) const;  // a clock-reading key's entry at now_s
 
   const PolicyDefinition* policy_ = nullptr;
   OrderOptions options_;
