@@ -12,9 +12,12 @@
 //     SeededValue(seed, stream, i) and are identical on every backend, so outputs can be compared.
 //     Outputs start as NaN, so an element a step fails to write shows. A second Lease replaces
 //     the first; Release frees everything (the destructor too).
-//   - RunStep runs one step on every leased device and returns the wall time from the first launch
-//     to the last device's completion, plus each device's own time. A step overwrites the
-//     previous output; inputs are not modified, so every step does the same work.
+//   - RunStep runs one step on every leased device and returns the step's time, plus each
+//     device's own time. CUDA: the wall time from the first launch to the last device's
+//     completion. CPU: the slowest device thread's CPU time — what the step takes on devices of
+//     its own; threads that share cores with other work (other parts, other processes) do not
+//     count the time they wait for one. A step overwrites the previous output; inputs are not
+//     modified, so every step does the same work.
 //   - ReadOutput(d) copies device d's last output X_gemms (rows × width floats) to the host.
 //   - Every failure (no device, out of memory, a CUDA call) is a Status, never an abort.
 //   - Not thread-safe: one caller at a time.
