@@ -1,8 +1,9 @@
 // The workload actor: the source of jobs (a trace or Synergy's generator) as an actor. Asked for
 // the arrivals up to a virtual time, it answers with them and the time of the next arrival. In runs
 // with faults it spawns each arrival's job actor; without, the scheduler spawns it when it first
-// places the job (job_spawner.hpp), so that a waiting job is no actor. The scheduler pulls at the start of each round, so arrivals reach it
-// in the same order in emulated and real mode, whatever the wall clock does.
+// places the job (job_spawner.hpp), so that a waiting job is no actor. The scheduler pulls at the
+// start of each round, so arrivals reach it in the same order in emulated and real mode, whatever
+// the wall clock does.
 //
 // In runs with faults it is also the jobs' supervisor: it keeps every job it released (a restarted
 // scheduler asks for them: RecoverRequest), kills a job a `crash` fault hits (CrashJob) and
@@ -32,7 +33,7 @@ struct WorkloadState {
   std::shared_ptr<const ModelCatalog> catalog;
   RunClock clock;
   Telemetry* telemetry = nullptr;
-  caf::actor scheduler;                       // the latest to ask for arrivals
+  caf::actor scheduler;    // the latest to ask for arrivals
   caf::actor checkpoints;  // the checkpoint store; none without faults
   JobSpawner jobs;         // spawns the jobs' actors (with faults: on arrival and on respawn)
   // With faults: every job released, by id, with its live actor (none once a crash killed it).
