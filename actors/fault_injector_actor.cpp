@@ -78,8 +78,10 @@ void RestartServers(Self* self, const FaultEvent& e) {
   }
 }
 
-// A job set without an end stops at the number of jobs, or at 100 when that is unknown.
-int64_t JobCount(const FaultInjectorState& st) { return st.setup.jobs > 0 ? st.setup.jobs : 100; }
+// A job set without an end stops past the largest job id, or at 100 when that is unknown.
+int64_t JobCount(const FaultInjectorState& st) {
+  return st.setup.job_id_bound > 0 ? st.setup.job_id_bound : 100;
+}
 
 void CrashJobs(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;

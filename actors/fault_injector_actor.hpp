@@ -31,7 +31,7 @@ namespace troupe {
 
 struct FaultInjectorSetup {
   FaultPlan plan;
-  int64_t jobs = 0;  // jobs the workload will release (0: unknown; job:* then hits ids < 100)
+  int64_t job_id_bound = 0;  // every job id is below it (0: unknown; job:* then hits ids < 100)
   SchedulerOptions scheduler_options;       // to restart a crashed scheduler
   ClusterHandles cluster;                   // injector unset; servers as spawned
   std::vector<bool> server_is_local;        // a crashed remote server restarts in this process

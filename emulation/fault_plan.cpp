@@ -112,6 +112,15 @@ Status CheckAgainstUniverse(const FaultEvent& e, const FaultUniverse& u, const s
     return out_of_range(u.servers, "server");
   if (t.kind == EndpointKind::kPs && t.first >= u.ps_nodes)
     return out_of_range(u.ps_nodes, "ps node");
+  if (t.kind == EndpointKind::kJob && !u.job_ids.empty()) {
+    auto id = std::lower_bound(u.job_ids.begin(), u.job_ids.end(), t.first);
+    if (id == u.job_ids.end() || (t.last >= 0 && *id > t.last)) {
+      return Invalid(where + ".target",
+                     fmt::format("{} names no job of the workload (its job ids run {}..{})",
+                                 t.ToString(), u.job_ids.front(), u.job_ids.back()));
+    }
+    return Status::Ok();
+  }
   if (t.kind == EndpointKind::kJob && u.jobs > 0 && t.first >= u.jobs)
     return out_of_range(u.jobs, "job");
   return Status::Ok();
@@ -133,7 +142,8 @@ FaultEvent DrawFault(Rng& rng, const config::RandomFaults& r, const std::vector<
   e.duration_s = std::max(1.0, std::round(DrawDuration(rng, r.mean_duration_s())));
   const double pick = rng.Uniform01();
   const int64_t server = DrawIndex(rng, std::max<int64_t>(u.servers, 1));
-  const int64_t job = DrawIndex(rng, u.jobs > 0 ? u.jobs : 100);
+  const int64_t job_index = DrawIndex(rng, u.jobs > 0 ? u.jobs : 100);
+  const int64_t job = u.job_ids.empty() ? job_index : u.job_ids[static_cast<size_t>(job_index)];
   const int64_t ps = DrawIndex(rng, std::max<int64_t>(u.ps_nodes, 1));
   const double link_pick = rng.Uniform01();
   // Drawn only when asked for, so that the schedules of existing seeds do not change.

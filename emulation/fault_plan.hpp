@@ -69,6 +69,9 @@ struct FaultUniverse {
   int64_t servers = 0;
   int64_t jobs = 0;  // 0: unknown (a generator without num_jobs): job faults pick ids < 100
   int64_t ps_nodes = 0;
+  // A trace's job ids, ascending; empty: the ids are 0 .. jobs - 1 (a generator's). `job:N`
+  // names the job whose id is N.
+  std::vector<int64_t> job_ids;
 };
 
 struct FaultPlan {

@@ -20,6 +20,14 @@ std::optional<double> VectorJobSource::NextArrival() const {
 
 JobSpec VectorJobSource::Pop() { return std::move(jobs_[next_++]); }
 
+std::vector<int64_t> VectorJobSource::SortedIds() const {
+  std::vector<int64_t> ids;
+  ids.reserve(jobs_.size());
+  for (const JobSpec& job : jobs_) ids.push_back(job.job_id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 std::string VectorJobSource::Describe() const {
   return description_ + " (" + std::to_string(jobs_.size()) + " jobs)";
 }

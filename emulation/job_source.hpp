@@ -38,6 +38,8 @@ class VectorJobSource : public JobSource {
   std::string Describe() const override;
 
   size_t size() const { return jobs_.size(); }
+  // The jobs' ids, ascending.
+  std::vector<int64_t> SortedIds() const;
   size_t remaining() const { return jobs_.size() - next_; }
 
  private:

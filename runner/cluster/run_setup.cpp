@@ -204,10 +204,12 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
   universe.servers = static_cast<int64_t>(plan->servers.size());
   if (auto* trace = dynamic_cast<const VectorJobSource*>(plan->source.get())) {
     universe.jobs = static_cast<int64_t>(trace->size());
+    universe.job_ids = trace->SortedIds();
   } else if (cfg.workload().generator().num_jobs() > 0) {
     universe.jobs = cfg.workload().generator().num_jobs();
   }
   plan->jobs_known = universe.jobs;
+  plan->job_id_bound = universe.job_ids.empty() ? universe.jobs : universe.job_ids.back() + 1;
   Status s = BuildFaultPlan(cfg.faults(), cfg.run().seed(), universe, &plan->faults);
   if (!s.ok()) return Status::InvalidInput(config_name + ": " + s.message());
   for (const FaultEvent& e : plan->faults.events) {

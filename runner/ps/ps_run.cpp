@@ -284,7 +284,8 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
   const config::ParamServer& p = cfg.paramserver();
   if (Status s = CheckHbmDevice(p, config_name); !s.ok()) return s;
   if (cfg.has_faults()) {
-    const FaultUniverse universe{.ps_nodes = p.nodes()};
+    FaultUniverse universe;
+    universe.ps_nodes = p.nodes();
     if (Status s = BuildFaultPlan(cfg.faults(), plan->seed, universe, &plan->faults); !s.ok()) {
       return Status::InvalidInput(config_name + ": " + s.message());
     }

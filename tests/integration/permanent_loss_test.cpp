@@ -77,13 +77,15 @@ TEST(PermanentLoss, InvariantsRefuseAFailureThatStillFits) {
   in.servers.assign(4, ServerCapacity{4, 16, 200});
   FaultPlan plan;
   ASSERT_TRUE(
-      BuildFaultPlan(FaultBlock({"crash:server:3@100"}), 3, FaultUniverse{4, 1, 0}, &plan).ok());
+      BuildFaultPlan(FaultBlock({"crash:server:3@100"}), 3, FaultUniverse{4, 1, 0, {}}, &plan)
+          .ok());
   in.faults = &plan;
   in.end_reason = "all jobs finished";
   // 12 GPUs survive server 3's loss: an 8-GPU job still fits.
   EXPECT_FALSE(CheckRunInvariants(in).ok());
   ASSERT_TRUE(
-      BuildFaultPlan(FaultBlock({"crash:server:1-3@100"}), 3, FaultUniverse{4, 1, 0}, &plan).ok());
+      BuildFaultPlan(FaultBlock({"crash:server:1-3@100"}), 3, FaultUniverse{4, 1, 0, {}}, &plan)
+          .ok());
   EXPECT_TRUE(CheckRunInvariants(in).ok());
 }
 

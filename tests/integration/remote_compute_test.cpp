@@ -319,7 +319,8 @@ TEST(RemoteCompute, EveryPartRunsInTheProcessOfItsServerAndTheJctsAreTheEmulated
 // exchange the last committed one ended at, from the weights it ended with, so after every lease
 // both parts hold exactly the weights of one process that ran as many exchanges without a break,
 // and the held-out loss of the weights the job kept falls from lease to lease.
-void ExpectAGangTrainsOnAcrossLeases(const std::string& name, const std::string& extra) {
+void ExpectAGangTrainsOnAcrossLeases(const std::string& name, const std::string& extra,
+                                     int32_t restarts = 0) {
   const std::string dir = FreshDir(name);
   Nodes nodes = StartNodes(dir, 2);
   for (const std::string& address : nodes.addresses) ASSERT_FALSE(address.empty());
@@ -331,6 +332,11 @@ void ExpectAGangTrainsOnAcrossLeases(const std::string& name, const std::string&
                        dir + "/run", &result, log);
   ASSERT_TRUE(ran.ok()) << ran.message();
   EXPECT_EQ(result.summary.jobs_finished, 1);
+  ASSERT_EQ(result.jobs.size(), 1u);
+  EXPECT_EQ(result.jobs[0].restarts, restarts);
+  if (restarts > 0) {
+    EXPECT_GT(result.jobs[0].wasted_gpu_s, 0) << "the lease it died in";
+  }
 
   const int64_t floats = gpu::StepGradientFloats(39062.5 * 1024 * 1024, 1e-7);
   ASSERT_EQ(floats, 1024);
@@ -386,7 +392,7 @@ TEST(RemoteCompute, AGangAcrossTwoNodesTrainsOnAcrossLeasesToTheReferenceWeights
 TEST(RemoteCompute, ARestartedGangResumesFromTheWeightsOfItsCheckpoint) {
   ExpectAGangTrainsOnAcrossLeases(
       "remote-gang-restart",
-      "faults { fault { kind: crash target: 'job:0' at_s: 15000000 duration_s: 5000000 } }\n");
+      "faults { fault { kind: crash target: 'job:3' at_s: 15000000 duration_s: 5000000 } }\n", 1);
 }
 
 // Nine jobs of 2 GPUs on three 2-GPU servers, long enough for several leases each; node 1 is
