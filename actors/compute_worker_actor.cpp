@@ -144,9 +144,8 @@ void Exchange(Self* self, double compute_s, double allreduce_s) {
             if (result.values.floats() != weights.size() + 1) {
               return Fail(self, "the gang's exchange answered a buffer of another length");
             }
-            const std::vector<float> sum = result.values.ToFloats();
-            gpu::ApplyGangSum(std::span<const float>(sum).first(weights.size()), st.work.parts,
-                              weights);
+            const std::span<const float> sum = result.values.values();  // the answer's own floats
+            gpu::ApplyGangSum(sum.first(weights.size()), st.work.parts, weights);
             ++st.exchanges;
             const double exchange_s =
                 std::chrono::duration<double>(self->clock().now() - began).count();

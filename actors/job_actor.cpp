@@ -359,7 +359,9 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
       [=](LeaseGrant& grant) {
         JobActorState& st = self->state;
         const double lease_before_s = st.lease.assembly.start_s();
+        // The grant's parts move into the assembly; what is read of it after is kept here.
         const int32_t server_index = grant.server;
+        const double start_s = grant.start_s, end_s = grant.end_s;
         if (st.lease.assembly.Add(std::move(grant)) != LeaseAssembly::Outcome::kAdded) return;
         if (st.lease.assembly.start_s() != lease_before_s && st.compute) {  // a newer lease
           StopWorkers(self, st.lease);
@@ -381,8 +383,7 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
           Tell(self, st.telemetry, ReportTo(st), std::move(progress));
           return;
         }
-        TellAt(self, st.telemetry, st.clock, self, grant.end_s, lease_end_atom::value,
-               grant.start_s);
+        TellAt(self, st.telemetry, st.clock, self, end_s, lease_end_atom::value, start_s);
         if (st.compute && Runnable(st)) StartWorkers(self);
       },
       [=](lease_end_atom, double lease_start_s) {

@@ -11,8 +11,8 @@
 //
 // A chunk holds at most kGangChunkFloats floats, like a segment of the all-reduce, so no message
 // exceeds the middleman's limits whatever the model's size. Between the job, its checkpoint and the
-// store the weights are shared, never copied (GangState holds them behind a shared pointer; only
-// the wire format copies them, once, into bytes).
+// store the weights are shared, never copied (GangState holds them behind a shared pointer); a
+// chunk sent to a worker is a copy of its slice (FloatBlob::Of).
 #pragma once
 
 #include <algorithm>
