@@ -17,20 +17,13 @@ namespace fs = std::filesystem;
 
 fs::path Target(const std::string& out_dir) { return OutputTarget(out_dir); }
 
-// Writes what `next` gives, chunk after chunk, to `path` (StageFile's contract).
-Status WriteChunks(const fs::path& path, const std::function<bool(std::string*)>& next) {
+// Creates `path` and lets `write` fill it; `write` answers the errno of a failed write, else 0.
+Status WriteWith(const fs::path& path, const std::function<int(std::FILE*)>& write) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) {
     return Status::IoError(path.string() + ": cannot write: " + std::strerror(errno));
   }
-  int write_errno = 0;
-  std::string chunk;
-  while (write_errno == 0) {
-    chunk.clear();
-    const bool more = next(&chunk);
-    if (std::fwrite(chunk.data(), 1, chunk.size(), file) != chunk.size()) write_errno = errno;
-    if (!more) break;
-  }
+  int write_errno = write(file);
   // fclose flushes, so a full disk may only show up here.
   if (std::fclose(file) != 0 && write_errno == 0) write_errno = errno;
   if (write_errno != 0) {
@@ -39,19 +32,23 @@ Status WriteChunks(const fs::path& path, const std::function<bool(std::string*)>
   return Status::Ok();
 }
 
+// Writes what `next` gives, chunk after chunk, to `path` (StageFile's contract).
+Status WriteChunks(const fs::path& path, const std::function<bool(std::string*)>& next) {
+  return WriteWith(path, [&next](std::FILE* file) {
+    std::string chunk;
+    for (bool more = true; more;) {
+      chunk.clear();
+      more = next(&chunk);
+      if (std::fwrite(chunk.data(), 1, chunk.size(), file) != chunk.size()) return errno;
+    }
+    return 0;
+  });
+}
+
 Status WriteFile(const fs::path& path, const std::string& content) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) {
-    return Status::IoError(path.string() + ": cannot write: " + std::strerror(errno));
-  }
-  size_t written = std::fwrite(content.data(), 1, content.size(), file);
-  int write_errno = written == content.size() ? 0 : errno;
-  // fclose flushes, so a full disk may only show up here.
-  if (std::fclose(file) != 0 && write_errno == 0) write_errno = errno;
-  if (write_errno != 0) {
-    return Status::IoError(path.string() + ": cannot write: " + std::strerror(write_errno));
-  }
-  return Status::Ok();
+  return WriteWith(path, [&content](std::FILE* file) {
+    return std::fwrite(content.data(), 1, content.size(), file) == content.size() ? 0 : errno;
+  });
 }
 
 // Moves `staging` onto `target`, replacing a folder troupe wrote there (never anything else).
