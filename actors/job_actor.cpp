@@ -106,6 +106,7 @@ JobProgress RunLease(JobActorState& st) {
   p.cpus = assembly.cpus();
   p.memory_gb = assembly.memory_gb();
   p.parts = assembly.TakeParts();  // the lease is over: the report carries them
+  st.offer.iterations = -1;
   if (!runnable) return p;
   p.ran = true;
   p.speedup = SpeedupAt(st, p.cpus / p.gpus, p.memory_gb / p.gpus);
@@ -116,6 +117,7 @@ JobProgress RunLease(JobActorState& st) {
   const int64_t possible =
       st.compute ? gpu::IterationsFromMeasurement(lease_s, lease.seconds_per_iteration, p.speedup)
                  : IterationsIn(lease_s, st.profile->iter_time_s, p.speedup);
+  st.offer = StandingOffer{possible, p.gpus, lease_s};
   JobCheckpoint& account = st.account;
   p.iterations_done = std::min(possible, account.iterations_left);
   if (st.compute && st.compute->log) st.compute->log->Add(MeasuredOf(st, p, lease_s, possible));
@@ -130,6 +132,19 @@ JobProgress RunLease(JobActorState& st) {
   p.iterations_left = account.iterations_left;
   p.finished = account.finished;
   return p;
+}
+
+// Credits the rounds the last lease stood since its report (LeaseGrant.rounds_stood) at the rate
+// that report offered, as RunLease would have committed them one by one.
+void CreditStoodRounds(JobActorState& st, int32_t rounds) {
+  const StandingOffer& offer = st.offer;
+  if (rounds <= 0 || offer.iterations < 0) return;
+  JobCheckpoint& account = st.account;
+  account.iterations_left -= std::min(account.iterations_left, offer.iterations * rounds);
+  account.finished = account.iterations_left == 0;
+  account.rounds_run += rounds;
+  account.gpu_seconds += offer.gpus * offer.lease_s * rounds;
+  account.at_s += offer.lease_s * rounds;  // the rounds stood follow the lease directly
 }
 
 // Stops the compute workers whose answers are no longer wanted (those not started yet are
@@ -360,12 +375,15 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
         JobActorState& st = self->state;
         const double lease_before_s = st.lease.assembly.start_s();
         // The grant's parts move into the assembly; what is read of it after is kept here.
-        const int32_t server_index = grant.server;
+        const int32_t server_index = grant.server, rounds_stood = grant.rounds_stood;
         const double start_s = grant.start_s, end_s = grant.end_s;
         if (st.lease.assembly.Add(std::move(grant)) != LeaseAssembly::Outcome::kAdded) return;
-        if (st.lease.assembly.start_s() != lease_before_s && st.compute) {  // a newer lease
-          StopWorkers(self, st.lease);
-          ResetRun(st.lease);  // what real compute ran of the previous one
+        if (st.lease.assembly.start_s() != lease_before_s) {  // a newer lease
+          CreditStoodRounds(st, rounds_stood);
+          if (st.compute) {
+            StopWorkers(self, st.lease);
+            ResetRun(st.lease);  // what real compute ran of the previous one
+          }
         }
         // Only real compute sends the parts' servers their work.
         if (st.compute) {
@@ -380,6 +398,8 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
           // A plain message the scheduler files until its round's timer: the order it takes the
           // reports in is the order of a timed report each, without a timer each.
           progress.for_round_end = true;
+          // Nothing is left to do in a further round of this lease: the job offers to keep it.
+          if (!progress.finished) progress.standing_iterations = st.offer.iterations;
           Tell(self, st.telemetry, ReportTo(st), std::move(progress));
           return;
         }

@@ -75,6 +75,14 @@ struct JobLease {
   int64_t steps = 0;
 };
 
+// What a lease's report offered to keep the lease (JobProgress.standing_iterations): the
+// iterations of each further round, and what such a round holds.
+struct StandingOffer {
+  int64_t iterations = -1;  // -1: no offer
+  int32_t gpus = 0;
+  double lease_s = 0;
+};
+
 struct JobActorState {
   JobSpec spec;
   std::shared_ptr<const ModelCatalog> catalog;  // keeps `profile` alive
@@ -87,6 +95,7 @@ struct JobActorState {
   JobCheckpoint account;  // the committed state: what a checkpoint holds
   JobLease lease;
   JobProgress last_report;                    // re-sent on a ProgressQuery
+  StandingOffer offer;                        // with commit_at_grant: the last lease's
   std::shared_ptr<const JobCompute> compute;  // none: the emulated throughput
   gpu::StepPlan step_plan;                    // with compute: the model's step
   // The last speedup read from the matrix and where: a job mostly gets the same share every

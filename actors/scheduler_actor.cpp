@@ -153,24 +153,33 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   SchedulerState& st = self->state;
   std::vector<RoundLeases> by_server(st.cluster.servers.size());
   st.round_jobs.clear();
+  st.round_standing.clear();
   for (auto& jobs : st.round_on_server) jobs.clear();
-  for (const scheduling::JobPlacement& p : placements) {
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const scheduling::JobPlacement& p = placements[i];
     TrackedJob& job = st.jobs[p.job_id];
     if (!job.handle) SpawnJob(self, job);  // first placed: until now it was a record alone
     const int32_t parts = static_cast<int32_t>(p.parts.size());
+    int32_t rounds_stood = 0;
+    const bool stands = LeaseStands(st, p, i, &rounds_stood);
     st.round_jobs.push_back(p.job_id);
     for (const scheduling::PlacementPart& part : p.parts) {
       st.round_on_server[part.server].push_back(p.job_id);
-      by_server[part.server].leases.push_back(
-          LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts,
-                     job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type)});
+      RoundLeases& server = by_server[part.server];
+      if (stands) {
+        server.standing.push_back(p.job_id);
+      } else {
+        server.leases.push_back(
+            LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts,
+                       job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type), rounds_stood});
+      }
       st.current.gpus_allocated += part.gpus;
       st.current.cpus_allocated += part.cpus;
       st.current.memory_gb_allocated += part.memory_gb;
     }
   }
   for (size_t s = 0; s < by_server.size(); ++s) {
-    if (by_server[s].leases.empty()) continue;
+    if (by_server[s].leases.empty() && by_server[s].standing.empty()) continue;
     by_server[s].round = st.round;
     by_server[s].start_s = st.current.start_s;
     by_server[s].end_s = st.current.end_s;
@@ -331,6 +340,7 @@ void OnProgress(Self* self, const JobProgress& p) {
     ++job.record.rounds_run;
     if (job.record.start_s < 0) job.record.start_s = st.current.start_s;
   }
+  NoteStandingOffer(st, p);
   Touch(st, p.job_id);
   if (p.finished) RecordFinished(self, job, st.current.end_s);
   --st.awaiting_reports;
@@ -347,16 +357,10 @@ bool FileForRoundEnd(Self* self, JobProgress& p) {
 void OnRoundTimer(Self* self) {
   SchedulerState& st = self->state;
   st.round_timer_fired = true;
-  MaybeCloseRound(self);
+  const bool reports_due = st.awaiting_reports > 0;
+  MaybeCloseRound(self);  // at once when no report is due (else it arms the grace timer)
   // The filed reports, as if each had arrived now, after the timer, in the order they were sent.
-  std::vector<JobProgress> reports;
-  reports.swap(st.filed_reports);
-  for (const JobProgress& p : reports) {
-    if (self->state.ended) break;
-    OnProgress(self, p);
-  }
-  reports.clear();
-  if (self->state.filed_reports.empty()) self->state.filed_reports.swap(reports);  // its storage
+  if (reports_due) TakeRoundReports(self);
 }
 
 }  // namespace scheduler_detail

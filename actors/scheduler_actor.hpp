@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "actors/job_spawner.hpp"
@@ -64,6 +65,9 @@ struct SchedulerOptions {
   bool lease_log = false;     // forward every lease part to the metrics recorder
   double report_grace_s = 0;  // 0: wait for every report (a run without faults)
   bool recover = false;       // a restarted scheduler: rebuild state first
+  // A job whose report offers to keep its lease (JobProgress.standing_iterations) and whom the
+  // next round places the same keeps it: no grant, no report (messages/cluster_messages.hpp).
+  bool standing_leases = false;
   // GPU types (docs/heterogeneity.md): each server's type index (empty: all 0), and each model's
   // speed on every type (null: 1 everywhere, a cluster that names no type).
   std::vector<int32_t> server_gpu_types;
@@ -93,6 +97,16 @@ struct TrackedJob {
   double restart_at_s = -1;  // a crash fault will respawn it then (-1: none announced)
   std::string crash_fault;   // the fault that killed it
   int64_t reported_round = -1;
+};
+
+// A job's last lease, for standing leases (SchedulerOptions.standing_leases).
+struct LeaseHeld {
+  std::vector<scheduling::PlacementPart> parts;
+  int64_t offer_round = -1;         // the round whose report offered to keep it
+  int64_t offered_iterations = -1;  // a further round's iterations (-1: no offer)
+  double lease_s = 0;               // the length of the round offered for
+  int32_t rounds_stood = 0;         // since its last grant: the next grant tells the job
+  uint64_t report_key = 0;          // this round: where its report falls among the round's
 };
 
 struct SchedulerState {
@@ -135,6 +149,9 @@ struct SchedulerState {
   std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;
   std::vector<JobProgress> filed_reports;  // for the round's end, sent before it (in order)
+  absl::flat_hash_map<int64_t, LeaseHeld> leases_held;  // every job leased and not done yet
+  // The round's standing leases by report key (job id), and the last round's while it closes.
+  std::vector<std::pair<uint64_t, int64_t>> round_standing, standing_closing;
   bool round_timer_fired = true;
   std::vector<int64_t> round_jobs;                    // jobs leased this round
   std::vector<std::vector<int64_t>> round_on_server;  // ... per server

@@ -23,6 +23,12 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
   ServerState& st = self->state;
   if (round.start_s <= st.last_round_start_s) return;  // delivered twice
   st.last_round_start_s = round.start_s;
+  for (int64_t job_id : round.standing) {
+    if (!st.ledger->Extend(job_id, round.end_s)) {
+      spdlog::error("server {}: job {} has no lease here to stand in round {}", st.spec.name,
+                    job_id, round.round);
+    }
+  }
   st.ledger->ExpireUntil(round.start_s);
   auto scheduler = caf::actor_cast<caf::actor>(self->current_sender());
   const double speed = round.start_s < st.slow.until_s ? st.slow.factor : 1.0;
@@ -38,7 +44,8 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
                      order.parts,
                      true,
                      scheduler,
-                     speed * order.type_speed};
+                     speed * order.type_speed,
+                     order.rounds_stood};
     Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb, round.end_s,
                                 &grant.gpu_ids);
     if (!s.ok()) {

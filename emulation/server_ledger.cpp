@@ -82,6 +82,13 @@ Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double mem
   return Status::Ok();
 }
 
+bool ServerLedger::Extend(int64_t job_id, double end_s) {
+  const size_t i = Position(job_id);
+  if (i == held_ || leases_[i].job_id != job_id) return false;
+  leases_[i].end_s = end_s;
+  return true;
+}
+
 Status ServerLedger::Resize(int64_t job_id, double cpus, double memory_gb) {
   const size_t i = Position(job_id);
   if (i == held_ || leases_[i].job_id != job_id) {

@@ -7,6 +7,11 @@
 //   server --LeaseRefusal--> scheduler  (a lease that would overcommit the server)
 //   job --JobProgress--> scheduler      (at the end of the lease, virtual or wall time; emulated
 //                                        without faults, at the grant, filed until the round ends)
+// Standing leases (emulated, without faults): a job whose report offers a rate
+// (JobProgress.standing_iterations) and whom the next round places exactly as before keeps its
+// lease: the servers extend it (RoundLeases.standing), no grant and no report cross, and the
+// scheduler credits the offered rate. The job learns how many rounds its lease stood with its next
+// grant (LeaseGrant.rounds_stood).
 // When faults lose messages or actors (docs/faults.md):
 //   scheduler --ProgressQuery--> job    (a report is missing report_grace_s after the round)
 //   scheduler --LeaseLost--> job        (a server of its lease died: the lease's work is lost)
@@ -53,22 +58,25 @@ struct LeaseOrder {
   // The job's speed on this server's GPU type, relative to the reference type (1 on a cluster
   // that names no type): the server's grant carries it, so the job runs at it.
   double type_speed = 1;
+  int32_t rounds_stood = 0;  // rounds the job's previous lease stood since its last grant
 };
 template <class Inspector>
 auto inspect(Inspector& f, LeaseOrder& x) {
-  return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts, x.type_speed);
+  return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts, x.type_speed, x.rounds_stood);
 }
 
-// Every lease of one round on one server. Leases of earlier rounds have ended by start_s.
+// Every lease of one round on one server. Leases of earlier rounds have ended by start_s, but
+// for the standing ones: those jobs keep the lease they hold here, and its GPUs, until end_s.
 struct RoundLeases {
   int64_t round = 0;
   double start_s = 0;
   double end_s = 0;
   std::vector<LeaseOrder> leases;
+  std::vector<int64_t> standing;  // job ids
 };
 template <class Inspector>
 auto inspect(Inspector& f, RoundLeases& x) {
-  return f(x.round, x.start_s, x.end_s, x.leases);
+  return f(x.round, x.start_s, x.end_s, x.leases, x.standing);
 }
 
 // A server's answer to a job for one part of its lease. `granted` false: the server refused it.
@@ -84,11 +92,14 @@ struct LeaseGrant {
   bool granted = true;
   caf::actor scheduler;  // who ordered the lease: the job reports there (it may have restarted)
   double speed = 1;      // the server's throughput factor (a `slow` fault: a straggler)
+  // Rounds the job's previous lease stood (at the rate its last report offered) since its last
+  // grant: the job credits them before this lease.
+  int32_t rounds_stood = 0;
 };
 template <class Inspector>
 auto inspect(Inspector& f, LeaseGrant& x) {
   return f(x.round, x.start_s, x.end_s, x.server, x.gpu_ids, x.cpus, x.memory_gb, x.parts,
-           x.granted, x.scheduler, x.speed);
+           x.granted, x.scheduler, x.speed, x.rounds_stood);
 }
 
 // The scheduler asks a job for its report on the lease that started at lease_start_s: the job
@@ -211,12 +222,15 @@ struct JobProgress {
   // the grant): the scheduler files it and takes it when its round's timer fires, as it would
   // take a report timed to arrive then.
   bool for_round_end = false;
+  // The job's offer to keep this lease (-1: none): the iterations it makes in each further round
+  // of the same length on the same parts, with nothing to do per round (the standing leases above).
+  int64_t standing_iterations = -1;
 };
 template <class Inspector>
 auto inspect(Inspector& f, JobProgress& x) {
   return f(x.job_id, x.round, x.ran, x.iterations_done, x.iterations_left, x.finished, x.gpus,
            x.cpus, x.memory_gb, x.speedup, x.parts, x.lease_start_s, x.wasted_gpu_s,
-           x.for_round_end);
+           x.for_round_end, x.standing_iterations);
 }
 
 // The scheduler asks the workload for every job arriving up to until_s.

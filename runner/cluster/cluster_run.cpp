@@ -100,6 +100,10 @@ struct FaultMachinery {
 
 namespace {
 
+// Emulated and without faults nothing can take a lease away: a job commits a lease's work when it
+// is granted (JobStart::commit_at_grant) and may keep its lease from round to round.
+bool CommitsAtGrant(const RunPlan& plan) { return plan.runtime.emulated && plan.faults.empty(); }
+
 // The actors around the scheduler: metrics, checkpoint store, workload, profiler.
 ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
                             std::vector<caf::actor> servers,
@@ -115,7 +119,7 @@ ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
   if (plan.compute.enabled()) {
     compute = std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases});
   }
-  const bool commit_at_grant = plan.runtime.emulated && plan.faults.empty();
+  const bool commit_at_grant = CommitsAtGrant(plan);
   cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(),
                                runtime.telemetry(), cluster.checkpoints, compute, commit_at_grant);
   // Without faults the workload sends jobs without actors; the scheduler spawns them this way.
@@ -218,8 +222,12 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   }
   if (!plan.faults.empty()) cluster.injector = SpawnInjector(runtime, plan, cluster, nodes);
   caf::actor injector = cluster.injector;
-  caf::actor scheduler = runtime.system().spawn(SchedulerActor, plan.scheduler, std::move(cluster),
-                                                runtime.clock(), runtime.telemetry());
+  SchedulerOptions scheduler_options = plan.scheduler;
+  // The lease log lists every round's parts as the servers granted them: every lease is granted.
+  scheduler_options.standing_leases = CommitsAtGrant(plan) && !plan.scheduler.lease_log;
+  caf::actor scheduler =
+      runtime.system().spawn(SchedulerActor, std::move(scheduler_options), std::move(cluster),
+                             runtime.clock(), runtime.telemetry());
   if (injector) caf::anon_send(injector, caf::put_atom::value, scheduler);
 
   if (live) PublishLive(*live, runtime.WallSeconds(), false, options.live);

@@ -145,6 +145,24 @@ TEST(ServerLedgerTest, ResizeGrowsAndShrinksWithinWhatIsFree) {
   EXPECT_FALSE(ledger.Resize(1, -1, 1).ok());
 }
 
+TEST(ServerLedgerTest, AnExtendedLeaseOutlivesItsEndWithTheSameGpus) {
+  ServerLedger ledger(4, 12, 250);
+  Ids first, second;
+  ASSERT_TRUE(ledger.Grant(1, 2, 6, 100, 300, &first).ok());
+  ASSERT_TRUE(ledger.Grant(2, 2, 6, 100, 300, &second).ok());
+  EXPECT_TRUE(ledger.Extend(2, 600));
+  EXPECT_FALSE(ledger.Extend(3, 600));  // holds nothing here
+  ledger.ExpireUntil(300);
+  ASSERT_EQ(ledger.lease_count(), 1u);
+  ASSERT_NE(ledger.Find(2), nullptr);
+  EXPECT_EQ(ledger.Find(2)->gpu_ids, second);
+  EXPECT_EQ(ledger.free_gpus(), 2);
+  EXPECT_DOUBLE_EQ(ledger.free_cpus(), 6);
+  ledger.ExpireUntil(600);
+  EXPECT_EQ(ledger.lease_count(), 0u);
+  EXPECT_EQ(ledger.free_gpus(), 4);
+}
+
 TEST(ServerLedgerTest, ReleaseEndsALeaseOnce) {
   ServerLedger ledger(4, 12, 250);
   Ids ids;

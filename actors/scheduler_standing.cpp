@@ -1,0 +1,115 @@
+// Standing leases: a job keeps its lease from one round to the next without a grant or a report
+// when its last report offered to (JobProgress.standing_iterations) and the round places it
+// exactly as before. The scheduler credits each round stood at the offered rate, as the job's
+// own report would have, and takes those reports in the order the jobs would have sent them.
+#include <algorithm>
+#include <climits>
+
+#include "actors/scheduler_internal.hpp"
+
+namespace troupe::scheduler_detail {
+namespace {
+
+bool SameParts(const std::vector<scheduling::PlacementPart>& a,
+               const std::vector<scheduling::PlacementPart>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const scheduling::PlacementPart& x, const scheduling::PlacementPart& y) {
+                      return x.server == y.server && x.gpus == y.gpus && x.cpus == y.cpus &&
+                             x.memory_gb == y.memory_gb;
+                    });
+}
+
+// Where a job's report falls among the round's. The servers take their RoundLeases in server
+// order and grant in the round's order; a job runs, and reports, in the order its first grant
+// reached it: by its lowest server, then by its place in the round.
+uint64_t ReportKey(const scheduling::JobPlacement& placement, size_t index) {
+  int32_t lowest = INT32_MAX;
+  for (const scheduling::PlacementPart& part : placement.parts)
+    lowest = std::min(lowest, part.server);
+  return (static_cast<uint64_t>(lowest) << 32) | static_cast<uint64_t>(index);
+}
+
+uint64_t ReportKeyOf(const SchedulerState& st, int64_t job_id) {
+  auto held = st.leases_held.find(job_id);
+  return held == st.leases_held.end() ? UINT64_MAX : held->second.report_key;
+}
+
+// The report of a round the job's lease stood: what RunLease commits at the offered rate.
+JobProgress StandingReport(const SchedulerState& st, int64_t job_id) {
+  const LeaseHeld& held = st.leases_held.find(job_id)->second;
+  const int64_t left = st.jobs.find(job_id)->second.view.iterations_left;
+  JobProgress p;
+  p.job_id = job_id;
+  p.round = st.round;
+  p.lease_start_s = st.current.start_s;
+  p.ran = true;
+  for (const scheduling::PlacementPart& part : held.parts) {
+    p.gpus += part.gpus;
+    p.cpus += part.cpus;
+    p.memory_gb += part.memory_gb;
+  }
+  p.iterations_done = std::min(held.offered_iterations, left);
+  p.iterations_left = left - p.iterations_done;
+  p.finished = p.iterations_left == 0;
+  p.standing_iterations = held.offered_iterations;
+  p.for_round_end = true;
+  return p;
+}
+
+}  // namespace
+
+bool LeaseStands(SchedulerState& st, const scheduling::JobPlacement& placement, size_t index,
+                 int32_t* rounds_stood) {
+  *rounds_stood = 0;
+  if (!st.options.standing_leases) return false;
+  LeaseHeld& held = st.leases_held[placement.job_id];
+  held.report_key = ReportKey(placement, index);
+  const bool stands = held.offered_iterations >= 0 && held.offer_round == st.round - 1 &&
+                      held.lease_s == st.current.end_s - st.current.start_s &&
+                      SameParts(held.parts, placement.parts);
+  if (stands) {
+    ++held.rounds_stood;
+    st.round_standing.emplace_back(held.report_key, placement.job_id);
+    return true;
+  }
+  *rounds_stood = held.rounds_stood;
+  held.rounds_stood = 0;
+  held.parts = placement.parts;
+  return false;
+}
+
+void NoteStandingOffer(SchedulerState& st, const JobProgress& p) {
+  if (!st.options.standing_leases) return;
+  auto it = st.leases_held.find(p.job_id);
+  if (it == st.leases_held.end()) return;
+  LeaseHeld& held = it->second;
+  held.offered_iterations = p.ran && !p.finished ? p.standing_iterations : -1;
+  held.offer_round = p.round;
+  held.lease_s = st.current.end_s - st.current.start_s;
+}
+
+void TakeRoundReports(Self* self) {
+  SchedulerState& st = self->state;
+  std::vector<JobProgress> reports;
+  reports.swap(st.filed_reports);
+  std::sort(st.round_standing.begin(), st.round_standing.end());
+  st.standing_closing.swap(st.round_standing);  // the next round's fill the other
+  size_t next = 0;
+  const auto take_standing_before = [&](uint64_t key) {
+    while (!st.ended && next < st.standing_closing.size() &&
+           st.standing_closing[next].first < key) {
+      OnProgress(self, StandingReport(st, st.standing_closing[next++].second));
+    }
+  };
+  for (const JobProgress& p : reports) {
+    take_standing_before(ReportKeyOf(st, p.job_id));
+    if (st.ended) break;
+    OnProgress(self, p);
+  }
+  take_standing_before(UINT64_MAX);
+  st.standing_closing.clear();
+  reports.clear();
+  if (st.filed_reports.empty()) st.filed_reports.swap(reports);  // its storage
+}
+
+}  // namespace troupe::scheduler_detail
