@@ -161,13 +161,13 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
     if (!job.handle) SpawnJob(self, job);  // first placed: until now it was a record alone
     const int32_t parts = static_cast<int32_t>(p.parts.size());
     int32_t rounds_stood = 0;
-    const bool stands = LeaseStands(st, p, i, &rounds_stood);
+    const bool stands = LeaseStands(st, job, p, i, &rounds_stood);
     st.round_jobs.push_back(p.job_id);
     for (const scheduling::PlacementPart& part : p.parts) {
       st.round_on_server[part.server].push_back(p.job_id);
       RoundLeases& server = by_server[part.server];
       if (stands) {
-        server.standing.push_back(p.job_id);
+        server.standing.push_back(StandingPart{p.job_id, part.gpus, part.cpus, part.memory_gb});
       } else {
         server.leases.push_back(
             LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts,

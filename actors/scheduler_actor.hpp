@@ -99,9 +99,19 @@ struct TrackedJob {
   int64_t reported_round = -1;
 };
 
+// A part of a lease as the job's progress sees it: its size and its GPUs' speed for the job.
+struct PartShape {
+  int32_t gpus = 0;
+  double cpus = 0;
+  double memory_gb = 0;
+  double type_speed = 1;
+  bool operator==(const PartShape&) const = default;
+  auto operator<=>(const PartShape&) const = default;
+};
+
 // A job's last lease, for standing leases (SchedulerOptions.standing_leases).
 struct LeaseHeld {
-  std::vector<scheduling::PlacementPart> parts;
+  std::vector<PartShape> shapes;    // sorted: where the parts are does not matter
   int64_t offer_round = -1;         // the round whose report offered to keep it
   int64_t offered_iterations = -1;  // a further round's iterations (-1: no offer)
   double lease_s = 0;               // the length of the round offered for
@@ -150,6 +160,7 @@ struct SchedulerState {
   int32_t awaiting_reports = 0;
   std::vector<JobProgress> filed_reports;  // for the round's end, sent before it (in order)
   absl::flat_hash_map<int64_t, LeaseHeld> leases_held;  // every job leased and not done yet
+  std::vector<PartShape> placed_shapes;                 // scratch: a placement's, sorted
   // The round's standing leases by report key (job id), and the last round's while it closes.
   std::vector<std::pair<uint64_t, int64_t>> round_standing, standing_closing;
   bool round_timer_fired = true;

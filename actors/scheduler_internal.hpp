@@ -48,11 +48,11 @@ void OnRoundTimer(Self* self);
 
 // Standing leases (scheduler_standing.cpp).
 // Whether the job's lease stands this round as `placement` (the round's index-th) orders it: its
-// report of the round before offered a rate for a round of this length on exactly these parts.
-// Either way notes where its report falls among the round's. Not standing: *rounds_stood is what
-// the job's new grant tells it (rounds stood since its last).
-bool LeaseStands(SchedulerState& st, const scheduling::JobPlacement& placement, size_t index,
-                 int32_t* rounds_stood);
+// report of the round before offered a rate for a round of this length and this share. Either
+// way notes where its report falls among the round's. Not standing: *rounds_stood is what the
+// job's new grant tells it (rounds stood since its last).
+bool LeaseStands(SchedulerState& st, const TrackedJob& job,
+                 const scheduling::JobPlacement& placement, size_t index, int32_t* rounds_stood);
 // Keeps what the job's report offers for a further round of its lease.
 void NoteStandingOffer(SchedulerState& st, const JobProgress& progress);
 // Takes the round's filed reports and the reports of its standing leases, in the order the jobs

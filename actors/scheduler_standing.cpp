@@ -1,7 +1,9 @@
 // Standing leases: a job keeps its lease from one round to the next without a grant or a report
-// when its last report offered to (JobProgress.standing_iterations) and the round places it
-// exactly as before. The scheduler credits each round stood at the offered rate, as the job's
-// own report would have, and takes those reports in the order the jobs would have sent them.
+// when its last report offered to (JobProgress.standing_iterations) and the round gives it the
+// same share: parts of the same sizes on GPUs of the same speed for it, wherever they are (its
+// progress reads nothing else). The scheduler credits each round stood at the offered rate, as
+// the job's own report would have, and takes those reports in the order the jobs would have sent
+// them.
 #include <algorithm>
 #include <climits>
 
@@ -10,13 +12,15 @@
 namespace troupe::scheduler_detail {
 namespace {
 
-bool SameParts(const std::vector<scheduling::PlacementPart>& a,
-               const std::vector<scheduling::PlacementPart>& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                    [](const scheduling::PlacementPart& x, const scheduling::PlacementPart& y) {
-                      return x.server == y.server && x.gpus == y.gpus && x.cpus == y.cpus &&
-                             x.memory_gb == y.memory_gb;
-                    });
+// The placement's parts as the job's progress sees them, sorted.
+void ShapesOf(const SchedulerState& st, const TrackedJob& job,
+              const scheduling::JobPlacement& placement, std::vector<PartShape>* shapes) {
+  shapes->clear();
+  for (const scheduling::PlacementPart& part : placement.parts) {
+    shapes->push_back(PartShape{part.gpus, part.cpus, part.memory_gb,
+                                job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type)});
+  }
+  std::sort(shapes->begin(), shapes->end());
 }
 
 // Where a job's report falls among the round's. The servers take their RoundLeases in server
@@ -24,8 +28,9 @@ bool SameParts(const std::vector<scheduling::PlacementPart>& a,
 // reached it: by its lowest server, then by its place in the round.
 uint64_t ReportKey(const scheduling::JobPlacement& placement, size_t index) {
   int32_t lowest = INT32_MAX;
-  for (const scheduling::PlacementPart& part : placement.parts)
+  for (const scheduling::PlacementPart& part : placement.parts) {
     lowest = std::min(lowest, part.server);
+  }
   return (static_cast<uint64_t>(lowest) << 32) | static_cast<uint64_t>(index);
 }
 
@@ -43,7 +48,7 @@ JobProgress StandingReport(const SchedulerState& st, int64_t job_id) {
   p.round = st.round;
   p.lease_start_s = st.current.start_s;
   p.ran = true;
-  for (const scheduling::PlacementPart& part : held.parts) {
+  for (const PartShape& part : held.shapes) {
     p.gpus += part.gpus;
     p.cpus += part.cpus;
     p.memory_gb += part.memory_gb;
@@ -58,15 +63,16 @@ JobProgress StandingReport(const SchedulerState& st, int64_t job_id) {
 
 }  // namespace
 
-bool LeaseStands(SchedulerState& st, const scheduling::JobPlacement& placement, size_t index,
-                 int32_t* rounds_stood) {
+bool LeaseStands(SchedulerState& st, const TrackedJob& job,
+                 const scheduling::JobPlacement& placement, size_t index, int32_t* rounds_stood) {
   *rounds_stood = 0;
   if (!st.options.standing_leases) return false;
   LeaseHeld& held = st.leases_held[placement.job_id];
   held.report_key = ReportKey(placement, index);
+  ShapesOf(st, job, placement, &st.placed_shapes);
   const bool stands = held.offered_iterations >= 0 && held.offer_round == st.round - 1 &&
                       held.lease_s == st.current.end_s - st.current.start_s &&
-                      SameParts(held.parts, placement.parts);
+                      held.shapes == st.placed_shapes;
   if (stands) {
     ++held.rounds_stood;
     st.round_standing.emplace_back(held.report_key, placement.job_id);
@@ -74,7 +80,7 @@ bool LeaseStands(SchedulerState& st, const scheduling::JobPlacement& placement, 
   }
   *rounds_stood = held.rounds_stood;
   held.rounds_stood = 0;
-  held.parts = placement.parts;
+  held.shapes.swap(st.placed_shapes);
   return false;
 }
 

@@ -19,18 +19,48 @@ ServerFree FreeOf(const ServerState& st) {
                     st.ledger->free_memory_gb()};
 }
 
+void Refuse(caf::stateful_actor<ServerState>* self, const caf::actor& scheduler,
+            const RoundLeases& round, int64_t job_id, const Status& why) {
+  ServerState& st = self->state;
+  ++st.refusals;
+  spdlog::warn("server {}: refused job {} in round {}: {}", st.spec.name, job_id, round.round,
+               why.message());
+  if (scheduler) {
+    Tell(self, st.telemetry, scheduler,
+         LeaseRefusal{round.round, st.spec.index, job_id, why.message()});
+  }
+}
+
+// Ends the previous round's leases but the standing parts: a lease of the part's size held here
+// stands until the round's end (same GPUs); the other parts are booked, without a grant.
+void EndLeasesButStanding(caf::stateful_actor<ServerState>* self, const caf::actor& scheduler,
+                          const RoundLeases& round) {
+  ServerState& st = self->state;
+  st.standing_to_book.clear();
+  for (const StandingPart& part : round.standing) {
+    const ServerLease* held = st.ledger->Find(part.job_id);
+    if (held && static_cast<int32_t>(held->gpu_ids.size()) == part.gpus &&
+        held->cpus == part.cpus && held->memory_gb == part.memory_gb) {
+      st.ledger->Extend(part.job_id, round.end_s);
+    } else {
+      st.standing_to_book.push_back(&part);
+    }
+  }
+  st.ledger->ExpireUntil(round.start_s);
+  for (const StandingPart* part : st.standing_to_book) {
+    Status s = st.ledger->Grant(part->job_id, part->gpus, part->cpus, part->memory_gb, round.end_s,
+                                &st.booked_gpu_ids);
+    // The job runs on regardless: the scheduler, whose books disagree, says so.
+    if (!s.ok()) Refuse(self, scheduler, round, part->job_id, s);
+  }
+}
+
 void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round) {
   ServerState& st = self->state;
   if (round.start_s <= st.last_round_start_s) return;  // delivered twice
   st.last_round_start_s = round.start_s;
-  for (int64_t job_id : round.standing) {
-    if (!st.ledger->Extend(job_id, round.end_s)) {
-      spdlog::error("server {}: job {} has no lease here to stand in round {}", st.spec.name,
-                    job_id, round.round);
-    }
-  }
-  st.ledger->ExpireUntil(round.start_s);
   auto scheduler = caf::actor_cast<caf::actor>(self->current_sender());
+  EndLeasesButStanding(self, scheduler, round);
   const double speed = round.start_s < st.slow.until_s ? st.slow.factor : 1.0;
   for (const LeaseOrder& order : round.leases) {
     // A straggler's factor and the GPU type's speed for this job compose.
@@ -50,13 +80,7 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
                                 &grant.gpu_ids);
     if (!s.ok()) {
       grant.granted = false;
-      ++st.refusals;
-      spdlog::warn("server {}: refused job {} in round {}: {}", st.spec.name, order.job_id,
-                   round.round, s.message());
-      if (scheduler) {
-        Tell(self, st.telemetry, scheduler,
-             LeaseRefusal{round.round, st.spec.index, order.job_id, s.message()});
-      }
+      Refuse(self, scheduler, round, order.job_id, s);
     }
     Tell(self, st.telemetry, order.job, std::move(grant));
   }

@@ -8,10 +8,11 @@
 //   job --JobProgress--> scheduler      (at the end of the lease, virtual or wall time; emulated
 //                                        without faults, at the grant, filed until the round ends)
 // Standing leases (emulated, without faults): a job whose report offers a rate
-// (JobProgress.standing_iterations) and whom the next round places exactly as before keeps its
-// lease: the servers extend it (RoundLeases.standing), no grant and no report cross, and the
-// scheduler credits the offered rate. The job learns how many rounds its lease stood with its next
-// grant (LeaseGrant.rounds_stood).
+// (JobProgress.standing_iterations) and whom the next round gives the same share — parts of the
+// same sizes on GPUs of the same types, on whichever servers — keeps its lease: the servers keep
+// or book its parts (RoundLeases.standing), no grant and no report cross, and the scheduler
+// credits the offered rate. The job learns how many rounds its lease stood with its next grant
+// (LeaseGrant.rounds_stood).
 // When faults lose messages or actors (docs/faults.md):
 //   scheduler --ProgressQuery--> job    (a report is missing report_grace_s after the round)
 //   scheduler --LeaseLost--> job        (a server of its lease died: the lease's work is lost)
@@ -65,14 +66,27 @@ auto inspect(Inspector& f, LeaseOrder& x) {
   return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts, x.type_speed, x.rounds_stood);
 }
 
-// Every lease of one round on one server. Leases of earlier rounds have ended by start_s, but
-// for the standing ones: those jobs keep the lease they hold here, and its GPUs, until end_s.
+// A part of a standing lease on one server: the server keeps the job's lease there, with its
+// GPUs, if it is of this size, and otherwise books one; either way it tells the job nothing.
+struct StandingPart {
+  int64_t job_id = 0;
+  int32_t gpus = 0;
+  double cpus = 0;
+  double memory_gb = 0;
+};
+template <class Inspector>
+auto inspect(Inspector& f, StandingPart& x) {
+  return f(x.job_id, x.gpus, x.cpus, x.memory_gb);
+}
+
+// Every lease of one round on one server. Leases of earlier rounds have ended by start_s, but for
+// the standing parts kept here.
 struct RoundLeases {
   int64_t round = 0;
   double start_s = 0;
   double end_s = 0;
   std::vector<LeaseOrder> leases;
-  std::vector<int64_t> standing;  // job ids
+  std::vector<StandingPart> standing;
 };
 template <class Inspector>
 auto inspect(Inspector& f, RoundLeases& x) {
@@ -223,7 +237,7 @@ struct JobProgress {
   // take a report timed to arrive then.
   bool for_round_end = false;
   // The job's offer to keep this lease (-1: none): the iterations it makes in each further round
-  // of the same length on the same parts, with nothing to do per round (the standing leases above).
+  // of the same length and share, with nothing to do per round (the standing leases above).
   int64_t standing_iterations = -1;
 };
 template <class Inspector>

@@ -53,7 +53,7 @@ class ServerActorTest : public ::testing::Test {
   }
   // Sends `leases` as if from the scheduler probe.
   void SendRound(int64_t round, std::vector<LeaseOrder> leases,
-                 std::vector<int64_t> standing = {}) {
+                 std::vector<StandingPart> standing = {}) {
     caf::send_as(scheduler_, server_,
                  RoundLeases{round, round * 300.0, round * 300.0 + 300, std::move(leases),
                              std::move(standing)});
@@ -99,17 +99,30 @@ TEST_F(ServerActorTest, AStandingLeaseKeepsItsGpusWithoutAGrant) {
   SendRound(0, {Order(1, 4, 12, 250), Order(2, 4, 12, 250)});
   LeaseOrder after_standing = Order(3, 4, 12, 250);
   after_standing.rounds_stood = 2;
-  SendRound(1, {after_standing}, {1});      // job 2's lease ended; job 1's stands
-  ASSERT_EQ(job_inbox_.grants.size(), 3u);  // none for job 1 in round 1
+  SendRound(1, {after_standing}, {{1, 4, 12, 250}});  // job 2's lease ended; job 1's stands
+  ASSERT_EQ(job_inbox_.grants.size(), 3u);            // none for job 1 in round 1
   const LeaseGrant& grant = job_inbox_.grants[2];
   EXPECT_TRUE(grant.granted);
   EXPECT_EQ(grant.gpu_ids, (std::vector<int32_t>{4, 5, 6, 7}));  // job 1 still holds 0-3
   EXPECT_EQ(grant.rounds_stood, 2);
-  SendRound(2, {Order(4, 8, 24, 500)}, {1});  // job 1's lease still stands: no room for 8
+  SendRound(2, {Order(4, 8, 24, 500)}, {{1, 4, 12, 250}});  // job 1 still holds 4: no room for 8
   ASSERT_EQ(job_inbox_.grants.size(), 4u);
   EXPECT_FALSE(job_inbox_.grants[3].granted);
   ASSERT_EQ(scheduler_inbox_.refusals.size(), 1u);
   EXPECT_NE(scheduler_inbox_.refusals[0].reason.find("GPUs"), std::string::npos);
+}
+
+TEST_F(ServerActorTest, AStandingPartNewHereIsBookedWithoutAGrant) {
+  SendRound(0, {Order(1, 2, 6, 100)});
+  SendRound(1, {}, {{1, 4, 12, 200}, {2, 2, 6, 100}});  // job 1 grew here; job 2 moved here
+  EXPECT_EQ(job_inbox_.grants.size(), 1u);              // round 0's only
+  SendRound(2, {Order(3, 2, 6, 100)}, {{1, 4, 12, 200}, {2, 2, 6, 100}});
+  ASSERT_EQ(job_inbox_.grants.size(), 2u);
+  EXPECT_TRUE(job_inbox_.grants[1].granted);  // the 2 GPUs the standing parts left
+  SendRound(3, {Order(4, 1, 1, 1)}, {{1, 4, 12, 200}, {2, 2, 6, 100}, {3, 2, 6, 100}});
+  ASSERT_EQ(job_inbox_.grants.size(), 3u);
+  EXPECT_FALSE(job_inbox_.grants[2].granted);  // all 8 held by the standing parts
+  EXPECT_EQ(scheduler_inbox_.refusals.size(), 1u);
 }
 
 TEST_F(ServerActorTest, ResizesAndReleasesOnRequest) {
