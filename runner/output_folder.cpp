@@ -170,14 +170,18 @@ void RemoveStaleStaging(const std::string& path) {
   std::error_code ec;
   std::vector<fs::path> stale_tmp, stale_old;
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    // By name first: the parent may be a folder of thousands (/tmp), only a few of them ours.
     const std::string name = it->path().filename().string();
-    std::string kind;
-    std::set<std::string> entries;
-    if (!fs::is_directory(it->symlink_status(ec)) || !ReadMarker(it->path(), &kind, &entries)) {
-      continue;
-    }
     const pid_t tmp_pid = LeftoverPid(name, leaf, ".tmp-");
     const pid_t old_pid = LeftoverPid(name, leaf, ".old-");
+    if (tmp_pid == 0 && old_pid == 0) continue;
+    std::string kind;
+    std::set<std::string> entries;
+    std::error_code entry_ec;  // one entry gone meanwhile does not end the scan
+    if (!fs::is_directory(it->symlink_status(entry_ec)) ||
+        !ReadMarker(it->path(), &kind, &entries)) {
+      continue;
+    }
     if (tmp_pid != 0 && tmp_pid != ::getpid() && !ProcessAlive(tmp_pid)) {
       stale_tmp.push_back(it->path());
     }
