@@ -66,7 +66,7 @@ struct SchedulerOptions {
   double report_grace_s = 0;  // 0: wait for every report (a run without faults)
   bool recover = false;       // a restarted scheduler: rebuild state first
   // A job whose report offers to keep its lease (JobProgress.standing_iterations) and whom the
-  // next round places the same keeps it: no grant, no report (messages/cluster_messages.hpp).
+  // next round gives the same share keeps it: no grant, no report (messages/cluster_messages.hpp).
   bool standing_leases = false;
   // GPU types (docs/heterogeneity.md): each server's type index (empty: all 0), and each model's
   // speed on every type (null: 1 everywhere, a cluster that names no type).

@@ -13,7 +13,7 @@ class actor_system_config;
 // X(Type) for every message type that may cross processes.
 // clang-format off
 #define TROUPE_MESSAGE_TYPES(X) \
-  X(JobSpec) X(ServerSpec) X(LeaseOrder) X(StandingPart) X(RoundLeases) X(LeaseGrant) X(LeaseRefusal) \
+  X(JobSpec) X(ServerSpec) X(LeaseOrder) X(RoundLeases) X(LeaseGrant) X(LeaseRefusal) \
   X(ProgressQuery) X(LeaseLost) X(JobCheckpoint) X(FaultNotice) X(ServerNotice) X(ServerUp) \
   X(SlowDown) X(CrashJob) X(RespawnJob) X(JobRespawned) X(JobFailed) X(RecoverRequest) \
   X(RecoveredJobs) X(CheckpointQuery) X(CheckpointList) X(FaultRecord) X(LeaseResize) \
@@ -28,7 +28,7 @@ class actor_system_config;
   X(OasisParams) X(OasisWorkerDone) X(OasisSlotReport) X(AllReduceGroup) X(AllReduceStart) \
   X(AllReducePart) X(AllReduceSum) X(AllReduceResult) X(PartWork) X(PartStarted) X(PartDone) \
   X(NcclGangJoin) X(NcclGangId) \
-  X(GangWeights)
+  X(GangWeights) X(StandingPart)
 // clang-format on
 
 namespace troupe {
