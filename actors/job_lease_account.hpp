@@ -1,0 +1,23 @@
+// What a lease credits a job: the job actor's accounting (actors/job_actor.cpp), apart from its
+// messages. RunLease commits an assembled lease's work to the job's account — Synergy's
+// iterations for the round's length at the share's speed-up, or what real compute measured — and
+// builds the report; CreditStoodRounds commits the rounds a standing lease stood
+// (messages/cluster_messages.hpp) at the rate the last report offered, to the same figures.
+#pragma once
+
+#include <cstdint>
+
+#include "actors/job_actor.hpp"
+
+namespace troupe {
+
+// The lease is complete, refused by none, and its granted GPUs are all the job's.
+bool Runnable(const JobActorState& st);
+// A report of the lease that started at lease_start_s, with nothing run yet.
+JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_s);
+// Runs the assembled lease to its end and commits its work; sets the job's standing offer.
+JobProgress RunLease(JobActorState& st);
+// Credits `rounds` rounds stood since the last report at the rate it offered.
+void CreditStoodRounds(JobActorState& st, int32_t rounds);
+
+}  // namespace troupe
