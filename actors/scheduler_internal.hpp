@@ -1,5 +1,7 @@
-// The scheduler actor's pieces, shared by its two source files: scheduler_actor.cpp (rounds) and
-// scheduler_faults.cpp (supervision, lost reports, recovery). Not an interface of its own.
+// The scheduler actor's pieces, shared by its source files: scheduler_actor.cpp (rounds),
+// scheduler_arrivals.cpp (admitting jobs), scheduler_queue.cpp (the order between rounds),
+// scheduler_standing.cpp (standing leases), scheduler_faults.cpp and scheduler_recovery.cpp
+// (supervision, lost reports, recovery). Not an interface of its own.
 #pragma once
 
 #include <string>
