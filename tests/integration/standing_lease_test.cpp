@@ -3,8 +3,8 @@
 // those of a run that grants and reports every lease. A run with the lease log grants every
 // lease (the log lists each round's parts as granted), so it is the reference: same config, same
 // seed, jobs.csv and rounds.csv byte for byte, for policies that keep placements (FIFO) and ones
-// that preempt and reshuffle every round (LAS, SRTF, FTF), single- and multi-GPU jobs,
-// heterogeneous GPU types. The standing run must also send fewer messages (at most `share` of
+// that preempt and reshuffle every round (LAS, SRTF, FTF), single- and multi-GPU jobs, profiled
+// jobs, heterogeneous GPU types. The standing run must also send fewer messages (at most `share` of
 // the other's), or nothing stood.
 #include <gtest/gtest.h>
 
@@ -65,6 +65,9 @@ TEST(StandingLeases, PreemptingPoliciesOnMultiGpuJobsGiveTheSameRecords) {
       {{"scheduler.policy=las", "scheduler.mechanism=tune"}, 0.85},
       {{"scheduler.policy=srtf", "scheduler.mechanism=greedy"}, 0.3},
       {{"scheduler.policy=ftf", "scheduler.mechanism=proportional"}, 0.45},
+      // Profiled jobs wait for their profiles; their demands change when the profile comes.
+      {{"scheduler.policy=srtf", "scheduler.mechanism=tune", "scheduler.profiling=optimistic"},
+       0.3},
   };
   for (const Cell& cell : cells) {
     ExpectSameRecordsAsEveryLeaseGranted(cell.sets[0].substr(17), ClusterConfig(true), cell.sets,
