@@ -1,8 +1,9 @@
 #include "runtime/remote_node.hpp"
 
+#include <caf/function_view.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
 #include <caf/openssl/publish.hpp>
-#include <caf/openssl/remote_actor.hpp>
 #include <caf/sec.hpp>
 #include <chrono>
 #include <thread>
@@ -10,10 +11,27 @@
 namespace troupe {
 namespace {
 
+// CAF's remote_actor waits for the peer's handshake without end: a listener on the port that
+// never answers one (another program took the port of a node that died) would hold the caller for
+// ever. One attempt here gives up after kAttempt, and the caller tries again.
+constexpr std::chrono::seconds kAttempt{3};
+constexpr std::chrono::seconds kConnectFor{10};
+
 caf::expected<caf::actor> RemoteActor(caf::actor_system& sys, const std::string& host,
                                       uint16_t port) {
-  if (sys.has_openssl_manager()) return caf::openssl::remote_actor(sys, host, port);
-  return sys.middleman().remote_actor(host, port);
+  const caf::io::middleman_actor& manager = sys.has_openssl_manager()
+                                                ? sys.openssl_manager().actor_handle()
+                                                : sys.middleman().actor_handle();
+  auto connect = caf::make_function_view(manager, caf::duration{kAttempt});
+  auto answer = connect(caf::connect_atom::value, host, port);
+  if (!answer) return std::move(answer.error());
+  caf::strong_actor_ptr& remote = std::get<1>(*answer);
+  if (!remote) return caf::make_error(caf::sec::no_actor_published_at_port, port);
+  // As remote_actor<caf::actor>: a typed actor is not a node.
+  if (!std::get<2>(*answer).empty()) {
+    return caf::make_error(caf::sec::unexpected_actor_messaging_interface);
+  }
+  return caf::actor_cast<caf::actor>(std::move(remote));
 }
 
 }  // namespace
@@ -27,7 +45,8 @@ Status ConnectNode(caf::actor_system& sys, const std::string& address, caf::acto
   // is a refusal (one side's certificate is not from the other's deployment, or one side has
   // none): retrying cannot help.
   std::string why;
-  for (int attempt = 0; attempt < 50; ++attempt) {
+  const auto deadline = std::chrono::steady_clock::now() + kConnectFor;
+  while (std::chrono::steady_clock::now() < deadline) {
     auto remote = RemoteActor(sys, host, port);
     if (remote) {
       *node = *remote;
