@@ -241,7 +241,12 @@ void OnProgress(Self* self, const JobProgress& p) {
     spdlog::debug("scheduler: stray progress of job {} for round {}", p.job_id, p.round);
     return;
   }
-  TrackedJob& job = it->second;
+  NoteStandingOffer(st, p);
+  TakeProgress(self, it->second, p);
+}
+
+void TakeProgress(Self* self, TrackedJob& job, const JobProgress& p) {
+  SchedulerState& st = self->state;
   job.reported_round = p.round;
   if (st.options.lease_log) {
     for (const LeasePart& part : p.parts) {
@@ -258,7 +263,6 @@ void OnProgress(Self* self, const JobProgress& p) {
     ++job.record.rounds_run;
     if (job.record.start_s < 0) job.record.start_s = st.current.start_s;
   }
-  NoteStandingOffer(st, p);
   Touch(st, p.job_id);
   if (p.finished) RecordFinished(self, job, st.current.end_s);
   --st.awaiting_reports;

@@ -40,7 +40,10 @@ void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobP
 
 // Starts the round at start_s: pulls arrivals (and profiles), then plans.
 void BeginRound(Self* self, double start_s);
+// A job's report: taken once, for the round in flight (else dropped as stray).
 void OnProgress(Self* self, const JobProgress& progress);
+// Takes a report OnProgress accepted (or a standing lease's) into the job's records and the round.
+void TakeProgress(Self* self, TrackedJob& job, const JobProgress& progress);
 // Files a report sent for the round's end (JobProgress.for_round_end) that came before the
 // round's timer; false when it is to be taken now.
 bool FileForRoundEnd(Self* self, JobProgress& progress);
@@ -55,7 +58,7 @@ void OnRoundTimer(Self* self);
 // job's new grant tells it (rounds stood since its last).
 bool LeaseStands(SchedulerState& st, const TrackedJob& job,
                  const scheduling::JobPlacement& placement, size_t index, int32_t* rounds_stood);
-// Keeps what the job's report offers for a further round of its lease.
+// Keeps what the job's report offers for a further round of its lease (a report the job sent).
 void NoteStandingOffer(SchedulerState& st, const JobProgress& progress);
 // Takes the round's filed reports and the reports of its standing leases, in the order the jobs
 // would have sent them all.

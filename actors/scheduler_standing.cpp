@@ -40,11 +40,10 @@ uint64_t ReportKeyOf(const SchedulerState& st, int64_t job_id) {
 }
 
 // The report of a round the job's lease stood: what RunLease commits at the offered rate.
-JobProgress StandingReport(const SchedulerState& st, int64_t job_id) {
-  const LeaseHeld& held = st.leases_held.find(job_id)->second;
-  const int64_t left = st.jobs.find(job_id)->second.view.iterations_left;
+JobProgress StandingReport(const SchedulerState& st, const TrackedJob& job, const LeaseHeld& held) {
+  const int64_t left = job.view.iterations_left;
   JobProgress p;
-  p.job_id = job_id;
+  p.job_id = job.view.id;
   p.round = st.round;
   p.lease_start_s = st.current.start_s;
   p.ran = true;
@@ -59,6 +58,15 @@ JobProgress StandingReport(const SchedulerState& st, int64_t job_id) {
   p.standing_iterations = held.offered_iterations;
   p.for_round_end = true;
   return p;
+}
+
+// Takes the report of a round the job's lease stood: its offer stands for the next round too.
+void TakeStandingRound(Self* self, int64_t job_id) {
+  SchedulerState& st = self->state;
+  LeaseHeld& held = st.leases_held.find(job_id)->second;
+  TrackedJob& job = st.jobs.find(job_id)->second;
+  held.offer_round = st.round;
+  TakeProgress(self, job, StandingReport(st, job, held));
 }
 
 }  // namespace
@@ -104,7 +112,7 @@ void TakeRoundReports(Self* self) {
   const auto take_standing_before = [&](uint64_t key) {
     while (!st.ended && next < st.standing_closing.size() &&
            st.standing_closing[next].first < key) {
-      OnProgress(self, StandingReport(st, st.standing_closing[next++].second));
+      TakeStandingRound(self, st.standing_closing[next++].second);
     }
   };
   for (const JobProgress& p : reports) {
