@@ -1,35 +1,32 @@
 #include "agent/agent_auth.hpp"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-
 #include <fstream>
 #include <sstream>
+
+#include "network/network_plugin.hpp"
 
 namespace troupe::agent_wire {
 
 StatusOr<std::string> MakeNonce() {
-  std::string nonce(kNonceBytes, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(nonce.data()), kNonceBytes) != 1) {
-    return Status::Internal("agent auth: the random generator has no entropy for a nonce");
+  const NetworkTable* network = nullptr;
+  if (Status s = LoadNetwork(&network); !s.ok()) return s;
+  std::string nonce;
+  if (Status s = network->random_bytes(kNonceBytes, &nonce); !s.ok()) {
+    return Status::Internal("agent auth: " + s.message() + " for a nonce");
   }
   return nonce;
 }
 
-std::string AgentToken(std::string_view secret, std::string_view nonce) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
-       reinterpret_cast<const unsigned char*>(nonce.data()), nonce.size(), digest, &length);
-  return std::string(reinterpret_cast<const char*>(digest), length);
+StatusOr<std::string> AgentToken(std::string_view secret, std::string_view nonce) {
+  const NetworkTable* network = nullptr;
+  if (Status s = LoadNetwork(&network); !s.ok()) return s;
+  return network->hmac_sha256(secret, nonce);
 }
 
 bool TokenMatches(std::string_view secret, std::string_view nonce, std::string_view token) {
-  const std::string expected = AgentToken(secret, nonce);
-  if (token.size() != expected.size()) return false;
-  return CRYPTO_memcmp(expected.data(), token.data(), expected.size()) == 0;
+  const NetworkTable* network = nullptr;
+  if (!LoadNetwork(&network).ok()) return false;
+  return network->equal_in_constant_time(network->hmac_sha256(secret, nonce), token);
 }
 
 Status ReadSecretFile(const std::string& path, std::string* secret) {

@@ -28,7 +28,9 @@ Status AgentClient::Register(const agent::JobRequest& job, std::string_view secr
   hello_ = frame.hello();
   agent::Envelope reg;
   *reg.mutable_register_()->mutable_job() = job;
-  reg.mutable_register_()->set_token(AgentToken(secret, hello_.nonce()));
+  StatusOr<std::string> token = AgentToken(secret, hello_.nonce());
+  if (!token.ok()) return token.status();
+  reg.mutable_register_()->set_token(*token);
   reg.mutable_register_()->set_protocol_version(kProtocolVersion);
   if (Status s = Send(reg); !s.ok()) return s;
   if (Status s = Read(&frame, std::chrono::seconds(10)); !s.ok()) return s;

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <caf/io/middleman.hpp>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
@@ -34,6 +33,7 @@
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "emulation/fault_plan.hpp"
+#include "network/network_plugin.hpp"
 #include "runner/output_folder.hpp"
 #include "runner/progress.hpp"
 #include "runner/run_kind.hpp"
@@ -294,6 +294,9 @@ int Node(NodeArgs args) {
     return Fail(Status::InvalidInput("--listen " + listen + ": the port must be a whole number " +
                                      "in [0, 65535]"));
   }
+  // A node is all network: without the plugin there is nothing to serve.
+  const NetworkTable* network = nullptr;
+  if (Status s = LoadNetwork(&network); !s.ok()) return Fail(s);
   DeploymentCredentials credentials;
   if (Status s = NodeCredentials(listen, host, credentials_dir, &credentials); !s.ok()) {
     return Fail(s);

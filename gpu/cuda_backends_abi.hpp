@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "base/plugin_loader.hpp"
 #include "base/status.hpp"
 
 namespace troupe::paramserver {
@@ -35,12 +36,11 @@ struct HashMeasurement;
 struct NcclGangOptions;
 class NcclGangComm;
 
-inline constexpr uint32_t kCudaBackendsAbi = 2;
+inline constexpr uint32_t kCudaBackendsAbi = 3;
 inline constexpr char kCudaBackendsEntry[] = "troupe_cuda_backends";
 
 struct CudaBackendsTable {
-  uint32_t abi_version;  // first, so a table of another layout is still recognised as such
-  const char* build_id;
+  PluginHeader header;  // abi_version and build_id (base/plugin_loader.hpp)
   // The backends (each answers an error Status where no GPU is usable).
   Status (*make_compute)(std::unique_ptr<ComputeBackend>* out);
   Status (*make_nccl_collective)(std::unique_ptr<CollectiveBackend>* out);

@@ -1,11 +1,17 @@
 #include "runner/deployment.hpp"
 
+#include "network/network_plugin.hpp"
 #include "runtime/deployment_credentials.hpp"
 
 namespace troupe {
 
 Status PlanDeployment(const config::RunConfig& cfg, const std::string& config_name,
                       const std::vector<std::string>& nodes, RuntimeOptions* runtime) {
+  // The network plugin holds the middleman: a run that cannot load it is refused here, before
+  // anything runs or is written.
+  const NetworkTable* network = nullptr;
+  if (Status s = LoadNetwork(&network); !s.ok())
+    return Status::Internal(config_name + ": " + s.message());
   const std::string& dir = cfg.deployment().credentials_dir();
   if (!dir.empty()) {
     return LoadDeploymentCredentials(dir, config_name + ": deployment.credentials_dir",

@@ -11,7 +11,8 @@
 
 namespace troupe {
 
-// Loads deployment.credentials_dir into `runtime->credentials` when it is set. Without it, every
+// Loads the network plugin (network/network_plugin.hpp; its error is the run's) and
+// deployment.credentials_dir into `runtime->credentials` when it is set. Without it, every
 // node in `nodes` ("host:port") must be on a loopback address: plaintext never leaves the machine.
 Status PlanDeployment(const config::RunConfig& cfg, const std::string& config_name,
                       const std::vector<std::string>& nodes, RuntimeOptions* runtime);

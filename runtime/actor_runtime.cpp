@@ -1,11 +1,10 @@
 #include "runtime/actor_runtime.hpp"
 
 #include <caf/atom.hpp>
-#include <caf/io/middleman.hpp>
-#include <caf/openssl/manager.hpp>
 #include <thread>
 
 #include "messages/message_types.hpp"
+#include "network/network_plugin.hpp"
 #include "runtime/emulated_clock.hpp"
 
 namespace troupe {
@@ -27,8 +26,11 @@ ActorRuntime::ActorRuntime(const RuntimeOptions& options)
   } else if (options_.threads > 0) {
     config_->set("scheduler.max-threads", static_cast<size_t>(options_.threads));
   }
-  if (options_.middleman) {
-    config_->load<caf::io::middleman>();
+  const NetworkTable* network = nullptr;
+  // A network plugin that cannot be loaded leaves the system without a middleman: ConnectNode and
+  // PublishNode (runtime/remote_node.hpp) then answer the plugin's error.
+  if (options_.middleman && LoadNetwork(&network).ok()) {
+    network->load_middleman(*config_, options_.credentials.enabled());
     // CAF 0.17 closes a connection silent for connection-timeout even when the peer sends no
     // heartbeats of its own: both sides must send them (the node does, see troupe_main).
     if (options_.heartbeat_s > 0) {
@@ -40,7 +42,6 @@ ActorRuntime::ActorRuntime(const RuntimeOptions& options)
     if (options_.credentials.enabled()) {
       // CAF's OpenSSL module: publish and connect through it (runtime/remote_node.cpp) and every
       // peer must show a certificate signed by the deployment CA, as this process does.
-      config_->load<caf::openssl::manager>();
       config_->openssl_certificate = options_.credentials.certificate_file;
       config_->openssl_key = options_.credentials.key_file;
       config_->openssl_cafile = options_.credentials.ca_file;

@@ -8,8 +8,7 @@
 namespace {
 
 const troupe::gpu::CudaBackendsTable kTable{
-    .abi_version = troupe::gpu::kCudaBackendsAbi,
-    .build_id = TROUPE_BUILD_ID,
+    .header = {troupe::gpu::kCudaBackendsAbi, TROUPE_BUILD_ID},
     .make_compute = &troupe::gpu::cuda_impl::MakeComputeBackend,
     .make_nccl_collective = &troupe::gpu::cuda_impl::MakeNcclCollective,
     .make_embedding = &troupe::gpu::cuda_impl::MakeEmbedding,

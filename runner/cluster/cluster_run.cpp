@@ -1,6 +1,5 @@
 #include "runner/cluster/cluster_run.hpp"
 
-#include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
 #include <cstdio>
 #include <future>

@@ -148,8 +148,7 @@ Status MakeGangComm(const NcclGangOptions& options, std::unique_ptr<NcclGangComm
 }
 
 const CudaBackendsTable kTable{
-    .abi_version = kCudaBackendsAbi,
-    .build_id = TROUPE_BUILD_ID,
+    .header = {kCudaBackendsAbi, TROUPE_BUILD_ID},
     .make_compute = &MakeCompute,
     .make_nccl_collective = &MakeCollective,
     .make_embedding = [](std::unique_ptr<EmbeddingBackend>*) { return NoGpu(); },

@@ -8,11 +8,9 @@ namespace {
 troupe::gpu::CudaBackendsTable Foreign() {
   troupe::gpu::CudaBackendsTable table{};  // no backends: the loader must not get that far
 #ifdef FOREIGN_ABI
-  table.abi_version = troupe::gpu::kCudaBackendsAbi + 1;
-  table.build_id = "a later troupe";
+  table.header = {troupe::gpu::kCudaBackendsAbi + 1, "a later troupe"};
 #else
-  table.abi_version = troupe::gpu::kCudaBackendsAbi;
-  table.build_id = "troupe 0.0.0, another compiler";
+  table.header = {troupe::gpu::kCudaBackendsAbi, "troupe 0.0.0, another compiler"};
 #endif
   return table;
 }

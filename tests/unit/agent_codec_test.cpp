@@ -133,7 +133,7 @@ TEST(AgentCodecTest, TruncatedFrameWaitsThenIsReportedByDecodeOne) {
 
 TEST(AgentAuthTest, TokenIsHmacSha256OfTheNonce) {
   // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?".
-  const std::string token = AgentToken("Jefe", "what do ya want for nothing?");
+  const std::string token = Must(AgentToken("Jefe", "what do ya want for nothing?"));
   static const unsigned char kExpected[] = {0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60, 0x75, 0x4e,
                                             0x6a, 0x04, 0x24, 0x26, 0x08, 0x95, 0x75, 0xc7,
                                             0x5a, 0x00, 0x3f, 0x08, 0x9d, 0x27, 0x39, 0x83,
@@ -146,7 +146,7 @@ TEST(AgentAuthTest, OnlyTheRightSecretAndNonceMatch) {
   const std::string nonce = Must(MakeNonce());
   ASSERT_EQ(nonce.size(), kNonceBytes);
   EXPECT_NE(nonce, Must(MakeNonce()));
-  const std::string token = AgentToken("s3cret", nonce);
+  const std::string token = Must(AgentToken("s3cret", nonce));
   EXPECT_TRUE(TokenMatches("s3cret", nonce, token));
   EXPECT_FALSE(TokenMatches("s3cret!", nonce, token));
   EXPECT_FALSE(TokenMatches("s3cret", Must(MakeNonce()), token));  // replayed on another connection

@@ -22,6 +22,7 @@
 #include "agent/external_source.hpp"
 #include "scheduling/external_mechanism.hpp"
 #include "scheduling/proportional.hpp"
+#include "tests/unit/must.hpp"
 
 namespace troupe::agent_wire {
 namespace {
@@ -65,7 +66,7 @@ class FakeScheduler {
     const external::Envelope hello = Read();
     EXPECT_TRUE(hello.has_hello());
     external::Envelope reg;
-    reg.mutable_register_()->set_token(AgentToken(secret, hello.hello().nonce()));
+    reg.mutable_register_()->set_token(Must(AgentToken(secret, hello.hello().nonce())));
     reg.mutable_register_()->set_protocol_version(kExternalProtocolVersion);
     Send(reg);
     return Read();

@@ -100,7 +100,7 @@ TEST(GpuPlugin, ThisBuildsPluginLoads) {
   const Status s = LoadCudaBackendsFrom(CudaBackendsPath(), &table);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_NE(table, nullptr);
-  EXPECT_EQ(table->abi_version, kCudaBackendsAbi);
+  EXPECT_EQ(table->header.abi_version, kCudaBackendsAbi);
   std::unique_ptr<ComputeBackend> compute;
   const Status made = table->make_compute(&compute);
   if (made.ok()) {
