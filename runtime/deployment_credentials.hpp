@@ -3,7 +3,8 @@
 // holds ca.pem (the deployment CA), cert.pem (this process, signed by that CA) and key.pem. A peer
 // is accepted when its certificate is signed by the deployment CA; names are not compared (CAF
 // 0.17 checks the chain only), so every holder of a certificate from that CA is one of the
-// deployment. Without credentials, processes talk plaintext and only over loopback.
+// deployment. Without credentials, processes talk plaintext and only over loopback. OpenSSL
+// reads the files in the network plugin (network/network_abi.hpp), which loading them loads.
 #pragma once
 
 #include <string>
