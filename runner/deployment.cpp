@@ -10,8 +10,9 @@ Status PlanDeployment(const config::RunConfig& cfg, const std::string& config_na
   // The network plugin holds the middleman: a run that cannot load it is refused here, before
   // anything runs or is written.
   const NetworkTable* network = nullptr;
-  if (Status s = LoadNetwork(&network); !s.ok())
+  if (Status s = LoadNetwork(&network); !s.ok()) {
     return Status::Internal(config_name + ": " + s.message());
+  }
   const std::string& dir = cfg.deployment().credentials_dir();
   if (!dir.empty()) {
     return LoadDeploymentCredentials(dir, config_name + ": deployment.credentials_dir",
