@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "base/status.hpp"
 
@@ -42,5 +43,32 @@ std::string PluginPath(const PluginSpec& spec);
 // point, and the two checks. `*table` points at the table's header. No caching. Errors are
 // Internal, one line: the spec's name, then dlopen()'s words or the mismatch.
 Status LoadPluginFrom(const PluginSpec& spec, const std::string& path, const PluginHeader** table);
+
+// LoadPluginFrom for a table whose first member is its PluginHeader.
+template <class Table>
+Status LoadPluginTableFrom(const PluginSpec& spec, const std::string& path, const Table** table) {
+  static_assert(std::is_standard_layout_v<Table>, "a plugin table starts with its PluginHeader");
+  const PluginHeader* header = nullptr;
+  if (Status s = LoadPluginFrom(spec, path, &header); !s.ok()) return s;
+  *table = reinterpret_cast<const Table*>(header);  // its first member: the same address
+  return Status::Ok();
+}
+
+// The table at PluginPath(spec), loaded by the first call for this Table; later calls get that
+// call's outcome, failure included, for the life of the process.
+template <class Table>
+Status LoadPluginTableOnce(const PluginSpec& spec, const Table** table) {
+  struct Loaded {
+    Status status;
+    const Table* table = nullptr;
+  };
+  static const Loaded once = [&spec] {
+    Loaded l;
+    l.status = LoadPluginTableFrom(spec, PluginPath(spec), &l.table);
+    return l;
+  }();
+  if (once.status.ok()) *table = once.table;
+  return once.status;
+}
 
 }  // namespace troupe

@@ -26,25 +26,11 @@ PluginSpec CudaBackendsSpec() {
 std::string CudaBackendsPath() { return PluginPath(CudaBackendsSpec()); }
 
 Status LoadCudaBackendsFrom(const std::string& path, const CudaBackendsTable** table) {
-  const PluginHeader* header = nullptr;
-  if (Status s = LoadPluginFrom(CudaBackendsSpec(), path, &header); !s.ok()) return s;
-  // The header is the table's first member (cuda_backends_abi.hpp).
-  *table = reinterpret_cast<const CudaBackendsTable*>(header);
-  return Status::Ok();
+  return LoadPluginTableFrom(CudaBackendsSpec(), path, table);
 }
 
 Status LoadCudaBackends(const CudaBackendsTable** table) {
-  struct Loaded {
-    Status status;
-    const CudaBackendsTable* table = nullptr;
-  };
-  static const Loaded once = [] {
-    Loaded l;
-    l.status = LoadCudaBackendsFrom(CudaBackendsPath(), &l.table);
-    return l;
-  }();
-  if (once.status.ok()) *table = once.table;
-  return once.status;
+  return LoadPluginTableOnce(CudaBackendsSpec(), table);
 }
 
 }  // namespace troupe::gpu

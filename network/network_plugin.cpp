@@ -18,25 +18,9 @@ PluginSpec NetworkSpec() {
 std::string NetworkPluginPath() { return PluginPath(NetworkSpec()); }
 
 Status LoadNetworkFrom(const std::string& path, const NetworkTable** table) {
-  const PluginHeader* header = nullptr;
-  if (Status s = LoadPluginFrom(NetworkSpec(), path, &header); !s.ok()) return s;
-  // The header is the table's first member (network_abi.hpp).
-  *table = reinterpret_cast<const NetworkTable*>(header);
-  return Status::Ok();
+  return LoadPluginTableFrom(NetworkSpec(), path, table);
 }
 
-Status LoadNetwork(const NetworkTable** table) {
-  struct Loaded {
-    Status status;
-    const NetworkTable* table = nullptr;
-  };
-  static const Loaded once = [] {
-    Loaded l;
-    l.status = LoadNetworkFrom(NetworkPluginPath(), &l.table);
-    return l;
-  }();
-  if (once.status.ok()) *table = once.table;
-  return once.status;
-}
+Status LoadNetwork(const NetworkTable** table) { return LoadPluginTableOnce(NetworkSpec(), table); }
 
 }  // namespace troupe
