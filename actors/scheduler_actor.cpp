@@ -263,7 +263,10 @@ void TakeProgress(Self* self, TrackedJob& job, const JobProgress& p) {
     ++job.record.rounds_run;
     if (job.record.start_s < 0) job.record.start_s = st.current.start_s;
   }
-  Touch(st, p.job_id);
+  // Under a constant key (FIFO) a job that ran and goes on keeps its place in the queue's order,
+  // and the starvation guard's entry for it stays a lower bound (its wait only starts later):
+  // there is nothing to refile.
+  if (!(st.policy->constant_key && p.ran && !p.finished)) Touch(st, p.job_id);
   if (p.finished) RecordFinished(self, job, st.current.end_s);
   --st.awaiting_reports;
   MaybeCloseRound(self);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 #include "actors/scheduler_internal.hpp"
 
@@ -151,7 +152,12 @@ void MarkStarvingRunnable(SchedulerState& st, double start_s,
 void MarkStarvingIndexed(SchedulerState& st, double start_s) {
   if (!st.starvation.enabled()) return;
   std::vector<int64_t> due;
-  st.starvation.Due(start_s, due);
+  const auto waiting_since = [&st](int64_t id) {
+    auto it = st.jobs.find(id);
+    return it == st.jobs.end() ? -std::numeric_limits<double>::infinity()
+                               : scheduling::WaitingSince(it->second.view);
+  };
+  st.starvation.Due(start_s, waiting_since, due);
   for (int64_t id : due) {
     if (!st.order.Contains(id)) continue;  // not runnable this round: marked once it is
     st.jobs.find(id)->second.view.starving = true;

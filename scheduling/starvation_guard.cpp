@@ -35,8 +35,8 @@ void StarvationGuard::Track(const SchedJob& job) {
   const double since = WaitingSince(job);
   auto [it, inserted] = since_.try_emplace(job.id, since);
   if (!inserted) {
-    if (it->second == since) return;
-    it->second = since;  // the old entry is outdated now
+    if (it->second <= since) return;  // a later start: the entry stays, a lower bound (Due)
+    it->second = since;               // an earlier one: the old entry is outdated now
   }
   Push({since, job.id});
   if (heap_.size() > 3 * since_.size() + 1024) Rebuild();
@@ -44,12 +44,23 @@ void StarvationGuard::Track(const SchedJob& job) {
 
 void StarvationGuard::Forget(int64_t id) { since_.erase(id); }
 
-void StarvationGuard::Due(double now_s, std::vector<int64_t>& ids) {
+void StarvationGuard::Due(double now_s, absl::FunctionRef<double(int64_t)> waiting_since,
+                          std::vector<int64_t>& ids) {
   ids.clear();
   due_.clear();
   while (!heap_.empty()) {
     const Watch top = heap_.front();
     const bool current = Current(top);
+    if (current) {
+      // The job may have run since it was tracked: its wait then starts later.
+      const double since = waiting_since(top.second);
+      if (since > top.first) {
+        Pop();
+        since_[top.second] = since;
+        Push({since, top.second});
+        continue;
+      }
+    }
     if (current && !WaitedTooLong(now_s, starvation_s_, top.first)) break;
     Pop();
     // A job tracked twice at the same start (tracked, moved, tracked back) is due once.

@@ -6,13 +6,16 @@
 // the first ones of that order. The owner tracks every unfinished job that is not marked yet,
 // again after it ran (its wait starts anew), and forgets it once it is marked or done.
 //
-// The order is a binary min-heap whose outdated entries (a job tracked again, or forgotten) stay
-// in it until they reach the top or the heap is rebuilt: a job that ran starts the latest wait of
-// all, so tracking it again is an O(1) push and forgetting one a hash erase, where a sorted tree
-// paid an erase and an insert for every job that ran in every round.
+// The order is a binary min-heap whose outdated entries (a job tracked back to an earlier start,
+// or forgotten) stay in it until they reach the top or the heap is rebuilt. A job that ran keeps
+// its entry: its wait only starts later, so the entry's start is a lower bound, and Due, which
+// asks the owner for each job's start as it reaches the top, moves it back with the real one. A
+// job that runs round after round thus costs one hash probe a round and one push per starvation
+// bound, where a sorted tree paid an erase and an insert every round.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/functional/function_ref.h>
 
 #include <cstdint>
 #include <utility>
@@ -31,8 +34,11 @@ class StarvationGuard {
   void Track(const SchedJob& job);
   void Forget(int64_t id);
   // The ids of the tracked jobs that at now_s have waited longer than the bound, longest first
-  // (by start of wait, then id). They stay tracked until forgotten.
-  void Due(double now_s, std::vector<int64_t>& ids);
+  // (by start of wait, then id). They stay tracked until forgotten. `waiting_since(id)` is the
+  // job's WaitingSince as the owner last tracked it (anything not later than what it was tracked
+  // at for a job the owner no longer has).
+  void Due(double now_s, absl::FunctionRef<double(int64_t)> waiting_since,
+           std::vector<int64_t>& ids);
 
  private:
   using Watch = std::pair<double, int64_t>;  // (waiting since, id)

@@ -197,7 +197,8 @@ TEST(StarvationGuardTest, DueIsExactlyWhatMarkStarvingWouldMark) {
         guard.Track(job);
       }
     }
-    guard.Due(now_s, due);
+    guard.Due(
+        now_s, [&jobs](int64_t id) { return WaitingSince(jobs.at(id)); }, due);
     std::vector<int64_t> expected;
     for (auto& [id, job] : jobs) {
       SchedJob copy = job;
@@ -218,6 +219,8 @@ TEST(StarvationGuardTest, DueJobsStayDueUntilForgottenAndAreNeverListedTwice) {
   StarvationGuard guard(kBound);
   std::vector<int64_t> due;
   SchedJob a;
+  SchedJob b;
+  const auto since = [&a, &b](int64_t id) { return WaitingSince(id == 1 ? a : b); };
   a.id = 1;
   a.arrival_s = 0;
   guard.Track(a);
@@ -225,20 +228,19 @@ TEST(StarvationGuardTest, DueJobsStayDueUntilForgottenAndAreNeverListedTwice) {
   guard.Track(a);
   a.last_served_s = -1;
   guard.Track(a);
-  SchedJob b;
   b.id = 2;
   b.arrival_s = 100;
   guard.Track(b);
-  guard.Due(2000, due);  // both due; neither forgotten (not runnable this round, say)
+  guard.Due(2000, since, due);  // both due; neither forgotten (not runnable this round, say)
   EXPECT_EQ(due, (std::vector<int64_t>{1, 2}));
-  guard.Due(2000, due);
+  guard.Due(2000, since, due);
   EXPECT_EQ(due, (std::vector<int64_t>{1, 2}));
   guard.Forget(1);
   b.last_served_s = 1900;  // b ran: it waits anew
   guard.Track(b);
-  guard.Due(2000, due);
+  guard.Due(2000, since, due);
   EXPECT_TRUE(due.empty());
-  guard.Due(3000, due);
+  guard.Due(3000, since, due);
   EXPECT_EQ(due, (std::vector<int64_t>{2}));
 }
 
@@ -258,7 +260,8 @@ TEST(StarvationGuardTest, ManyRetracksOfFewJobsKeepTheAnswer) {
     j.last_served_s = 300.0 * step;
     guard.Track(j);
   }
-  guard.Due(300.0 * 5000 + 500, due);
+  guard.Due(
+      300.0 * 5000 + 500, [&jobs](int64_t id) { return WaitingSince(jobs[id]); }, due);
   EXPECT_EQ(due, (std::vector<int64_t>{4}));
 }
 
@@ -268,7 +271,8 @@ TEST(StarvationGuardTest, OffTracksNothing) {
   j.arrival_s = 0;
   guard.Track(j);
   std::vector<int64_t> due;
-  guard.Due(1e12, due);
+  guard.Due(
+      1e12, [](int64_t) { return 0.0; }, due);
   EXPECT_FALSE(guard.enabled());
   EXPECT_TRUE(due.empty());
 }
