@@ -3,13 +3,14 @@
 //
 // Jobs are kept by the start of their wait (WaitingSince); since, at a given time, every job that
 // began waiting early enough has waited too long and no other (WaitedTooLong), the due jobs are
-// the first ones of that order. The owner tracks every unfinished job that is not marked yet,
-// again after it ran (its wait starts anew), and forgets it once it is marked or done.
+// the first ones of that order. The owner tracks every unfinished job that is not marked yet
+// (tracking it again after it ran is allowed and changes nothing: see below), and forgets it once
+// it is marked or done.
 //
 // The order is a binary min-heap whose outdated entries (a job tracked back to an earlier start,
 // or forgotten) stay in it until they reach the top or the heap is rebuilt. A job that ran keeps
 // its entry: its wait only starts later, so the entry's start is a lower bound, and Due, which
-// asks the owner for each job's start as it reaches the top, moves it back with the real one. A
+// asks the owner for each job's start as it reaches the top, files it again at the real one. A
 // job that runs round after round thus costs one hash probe a round and one push per starvation
 // bound, where a sorted tree paid an erase and an insert every round.
 #pragma once
@@ -35,8 +36,8 @@ class StarvationGuard {
   void Forget(int64_t id);
   // The ids of the tracked jobs that at now_s have waited longer than the bound, longest first
   // (by start of wait, then id). They stay tracked until forgotten. `waiting_since(id)` is the
-  // job's WaitingSince as the owner last tracked it (anything not later than what it was tracked
-  // at for a job the owner no longer has).
+  // job's WaitingSince now; for a job the owner no longer has, anything not later than the start
+  // it was tracked at (it is then listed as that start says).
   void Due(double now_s, absl::FunctionRef<double(int64_t)> waiting_since,
            std::vector<int64_t>& ids);
 
