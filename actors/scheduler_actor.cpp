@@ -241,7 +241,7 @@ void OnProgress(Self* self, const JobProgress& p) {
     spdlog::debug("scheduler: stray progress of job {} for round {}", p.job_id, p.round);
     return;
   }
-  NoteStandingOffer(st, p);
+  NoteStandingOffer(st, it->second, p);
   TakeProgress(self, it->second, p);
 }
 

@@ -87,18 +87,6 @@ struct ClusterHandles {
   JobSpawner jobs;
 };
 
-struct TrackedJob {
-  scheduling::SchedJob view;
-  caf::actor handle;  // none until first placed (without faults), or while down
-  JobRecord record;
-  double ready_at_s = 0;     // its profile is ready then; it may run from the next round start
-  bool done = false;         // finished or failed: recorded
-  bool down = false;         // its actor died; not runnable until it is respawned
-  double restart_at_s = -1;  // a crash fault will respawn it then (-1: none announced)
-  std::string crash_fault;   // the fault that killed it
-  int64_t reported_round = -1;
-};
-
 // A part of a lease as the job's progress sees it: its size and its GPUs' speed for the job.
 struct PartShape {
   int32_t gpus = 0;
@@ -111,12 +99,26 @@ struct PartShape {
 
 // A job's last lease, for standing leases (SchedulerOptions.standing_leases).
 struct LeaseHeld {
+  bool held = false;                // leased at least once (and not done: it leaves with the job)
   std::vector<PartShape> shapes;    // sorted: where the parts are does not matter
   int64_t offer_round = -1;         // the round whose report offered to keep it
   int64_t offered_iterations = -1;  // a further round's iterations (-1: no offer)
   double lease_s = 0;               // the length of the round offered for
   int32_t rounds_stood = 0;         // since its last grant: the next grant tells the job
   uint64_t report_key = 0;          // this round: where its report falls among the round's
+};
+
+struct TrackedJob {
+  scheduling::SchedJob view;
+  caf::actor handle;  // none until first placed (without faults), or while down
+  JobRecord record;
+  double ready_at_s = 0;     // its profile is ready then; it may run from the next round start
+  bool done = false;         // finished or failed: recorded
+  bool down = false;         // its actor died; not runnable until it is respawned
+  double restart_at_s = -1;  // a crash fault will respawn it then (-1: none announced)
+  std::string crash_fault;   // the fault that killed it
+  int64_t reported_round = -1;
+  LeaseHeld lease;  // with standing leases
 };
 
 struct SchedulerState {
@@ -159,10 +161,14 @@ struct SchedulerState {
   std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;
   std::vector<JobProgress> filed_reports;  // for the round's end, sent before it (in order)
-  absl::flat_hash_map<int64_t, LeaseHeld> leases_held;  // every job leased and not done yet
-  std::vector<PartShape> placed_shapes;                 // scratch: a placement's, sorted
-  // The round's standing leases by report key (job id), and the last round's while it closes.
-  std::vector<std::pair<uint64_t, int64_t>> round_standing, standing_closing;
+  std::vector<PartShape> placed_shapes;    // scratch: a placement's, sorted
+  // The round's standing leases by report key, and the last round's while it closes. A job's
+  // node in `jobs` stays put until the round closes (EraseDoneJobs).
+  struct StandingTurn {
+    uint64_t report_key;
+    TrackedJob* job;
+  };
+  std::vector<StandingTurn> round_standing, standing_closing;
   bool round_timer_fired = true;
   std::vector<int64_t> round_jobs;                    // jobs leased this round
   std::vector<std::vector<int64_t>> round_on_server;  // ... per server

@@ -56,10 +56,10 @@ void OnRoundTimer(Self* self);
 // report of the round before offered a rate for a round of this length and this share. Either
 // way notes where its report falls among the round's. Not standing: *rounds_stood is what the
 // job's new grant tells it (rounds stood since its last).
-bool LeaseStands(SchedulerState& st, const TrackedJob& job,
-                 const scheduling::JobPlacement& placement, size_t index, int32_t* rounds_stood);
+bool LeaseStands(SchedulerState& st, TrackedJob& job, const scheduling::JobPlacement& placement,
+                 size_t index, int32_t* rounds_stood);
 // Keeps what the job's report offers for a further round of its lease (a report the job sent).
-void NoteStandingOffer(SchedulerState& st, const JobProgress& progress);
+void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& progress);
 // Takes the round's filed reports and the reports of its standing leases, in the order the jobs
 // would have sent them all.
 void TakeRoundReports(Self* self);

@@ -177,7 +177,6 @@ void MarkStarvingIndexed(SchedulerState& st, double start_s) {
 void EraseDoneJobs(SchedulerState& st) {
   for (int64_t id : st.done_in_queue) {
     if (st.jobs.erase(id) > 0) --st.queued;
-    st.leases_held.erase(id);
   }
   st.done_in_queue.clear();
   if (st.queue.size() > 2 * static_cast<size_t>(st.queued) + 1024) {

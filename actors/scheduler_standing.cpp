@@ -35,8 +35,8 @@ uint64_t ReportKey(const scheduling::JobPlacement& placement, size_t index) {
 }
 
 uint64_t ReportKeyOf(const SchedulerState& st, int64_t job_id) {
-  auto held = st.leases_held.find(job_id);
-  return held == st.leases_held.end() ? UINT64_MAX : held->second.report_key;
+  auto it = st.jobs.find(job_id);
+  return it == st.jobs.end() || !it->second.lease.held ? UINT64_MAX : it->second.lease.report_key;
 }
 
 // The report of a round the job's lease stood: what RunLease commits at the offered rate.
@@ -61,21 +61,20 @@ JobProgress StandingReport(const SchedulerState& st, const TrackedJob& job, cons
 }
 
 // Takes the report of a round the job's lease stood: its offer stands for the next round too.
-void TakeStandingRound(Self* self, int64_t job_id) {
+void TakeStandingRound(Self* self, TrackedJob& job) {
   SchedulerState& st = self->state;
-  LeaseHeld& held = st.leases_held.find(job_id)->second;
-  TrackedJob& job = st.jobs.find(job_id)->second;
-  held.offer_round = st.round;
-  TakeProgress(self, job, StandingReport(st, job, held));
+  job.lease.offer_round = st.round;
+  TakeProgress(self, job, StandingReport(st, job, job.lease));
 }
 
 }  // namespace
 
-bool LeaseStands(SchedulerState& st, const TrackedJob& job,
-                 const scheduling::JobPlacement& placement, size_t index, int32_t* rounds_stood) {
+bool LeaseStands(SchedulerState& st, TrackedJob& job, const scheduling::JobPlacement& placement,
+                 size_t index, int32_t* rounds_stood) {
   *rounds_stood = 0;
   if (!st.options.standing_leases) return false;
-  LeaseHeld& held = st.leases_held[placement.job_id];
+  LeaseHeld& held = job.lease;
+  held.held = true;
   held.report_key = ReportKey(placement, index);
   ShapesOf(st, job, placement, &st.placed_shapes);
   const bool stands = held.offered_iterations >= 0 && held.offer_round == st.round - 1 &&
@@ -83,7 +82,7 @@ bool LeaseStands(SchedulerState& st, const TrackedJob& job,
                       held.shapes == st.placed_shapes;
   if (stands) {
     ++held.rounds_stood;
-    st.round_standing.emplace_back(held.report_key, placement.job_id);
+    st.round_standing.push_back({held.report_key, &job});
     return true;
   }
   *rounds_stood = held.rounds_stood;
@@ -92,11 +91,9 @@ bool LeaseStands(SchedulerState& st, const TrackedJob& job,
   return false;
 }
 
-void NoteStandingOffer(SchedulerState& st, const JobProgress& p) {
-  if (!st.options.standing_leases) return;
-  auto it = st.leases_held.find(p.job_id);
-  if (it == st.leases_held.end()) return;
-  LeaseHeld& held = it->second;
+void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& p) {
+  if (!st.options.standing_leases || !job.lease.held) return;
+  LeaseHeld& held = job.lease;
   held.offered_iterations = p.ran && !p.finished ? p.standing_iterations : -1;
   held.offer_round = p.round;
   held.lease_s = st.current.end_s - st.current.start_s;
@@ -106,13 +103,17 @@ void TakeRoundReports(Self* self) {
   SchedulerState& st = self->state;
   std::vector<JobProgress> reports;
   reports.swap(st.filed_reports);
-  std::sort(st.round_standing.begin(), st.round_standing.end());
+  // Report keys are unique (each holds the job's place in the round).
+  std::sort(st.round_standing.begin(), st.round_standing.end(),
+            [](const SchedulerState::StandingTurn& a, const SchedulerState::StandingTurn& b) {
+              return a.report_key < b.report_key;
+            });
   st.standing_closing.swap(st.round_standing);  // the next round's fill the other
   size_t next = 0;
   const auto take_standing_before = [&](uint64_t key) {
     while (!st.ended && next < st.standing_closing.size() &&
-           st.standing_closing[next].first < key) {
-      TakeStandingRound(self, st.standing_closing[next++].second);
+           st.standing_closing[next].report_key < key) {
+      TakeStandingRound(self, *st.standing_closing[next++].job);
     }
   };
   for (const JobProgress& p : reports) {
