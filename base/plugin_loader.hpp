@@ -37,6 +37,7 @@ struct PluginSpec {
   const char* hint = "";   // appended to every error (e.g. how to build the plugin)
 };
 
+// The file the plugin is looked for at now, by the rules above.
 std::string PluginPath(const PluginSpec& spec);
 
 // dlopen(path) (RTLD_NOW: a library it needs and cannot find fails here, with its name), the entry
