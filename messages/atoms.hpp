@@ -17,5 +17,7 @@ using spawn_rank_atom = caf::atom_constant<caf::atom("spawn_rank")>;  // node: a
 using spawn_ps_atom = caf::atom_constant<caf::atom("spawn_ps")>;      // node: a PS shard
 using spawn_feed_atom = caf::atom_constant<caf::atom("spawn_feed")>;  // node: a PS trainer + feed
 using ask_later_atom = caf::atom_constant<caf::atom("ask_later")>;  // Ask's own timer (Tell's kin)
+using node_back_atom =
+    caf::atom_constant<caf::atom("node_back")>;  // a PS node reconnected (or not)
 
 }  // namespace troupe

@@ -50,6 +50,24 @@ void Restarted(Self* self, int32_t node, PsShardSpawned& spawned) {
   Tell(self, st.setup.telemetry, shard, PsStart{0});
 }
 
+// Reconnecting waits on the wall clock (ReconnectNode: up to about 10 s), so a helper with a
+// thread of its own does it and answers with node_back_atom. The supervisor itself stays an
+// ordinary actor: a detached actor still referenced from the middleman when a run ends (a remote
+// node it monitors, a message to one in flight) would hold the actor system's shutdown for ever.
+void Reconnect(Self* self, int32_t node, const std::string& host) {
+  const caf::actor supervisor = caf::actor_cast<caf::actor>(self);
+  Telemetry* telemetry = self->state.setup.telemetry;
+  self->spawn<caf::detached>(
+      [supervisor, telemetry, node, host](caf::event_based_actor* helper) -> caf::behavior {
+        caf::actor remote;
+        const Status s = ReconnectNode(helper->system(), host, &remote);
+        Tell(helper, telemetry, supervisor, node_back_atom::value, node, remote,
+             s.ok() ? std::string() : s.message());
+        helper->quit();
+        return {};
+      });
+}
+
 void Restart(Self* self, int32_t node, const std::string& reason) {
   PsRemoteSupervisorState& st = self->state;
   const std::string& host = st.setup.hosts[static_cast<size_t>(node)];
@@ -62,9 +80,16 @@ void Restart(Self* self, int32_t node, const std::string& reason) {
   Record(self, node, "crashed", 0, NodeName(node) + " at " + host + " went down: " + reason);
   spdlog::warn("{} at {} went down ({}): waiting for its node to come back", NodeName(node), host,
                reason);
-  caf::actor remote;
-  if (Status s = ReconnectNode(self->system(), host, &remote); !s.ok()) {
-    return Fail(self, NodeName(node) + " went down and its node did not come back: " + s.message());
+  Reconnect(self, node, host);
+}
+
+// The node is back (`remote`), or did not come back (`error`): it hosts the shard's next
+// incarnation, which recovers from the node's SSD-PS.
+void NodeBack(Self* self, int32_t node, const caf::actor& remote, const std::string& error) {
+  PsRemoteSupervisorState& st = self->state;
+  const std::string& host = st.setup.hosts[static_cast<size_t>(node)];
+  if (!error.empty()) {
+    return Fail(self, NodeName(node) + " went down and its node did not come back: " + error);
   }
   const int32_t incarnation = ++st.incarnation[static_cast<size_t>(node)];
   PsShardSpawn spec = ShardSpawnOf(st.setup.options, node, st.setup.collector, Now(self),
@@ -115,7 +140,12 @@ caf::behavior PsRemoteSupervisorActor(caf::stateful_actor<PsRemoteSupervisorStat
       }
     }
   });
-  return {[](const PsStart&) {}};
+  return {
+      [](const PsStart&) {},
+      [=](node_back_atom, int32_t node, const caf::actor& remote, const std::string& error) {
+        NodeBack(self, node, remote, error);
+      },
+  };
 }
 
 }  // namespace troupe

@@ -15,7 +15,8 @@
 // with one line naming the node and its address (PsFailure), and so does a shard whose process
 // also hosted a trainer.
 //
-// It is spawned detached: reconnecting waits on the wall clock (runtime/remote_node.hpp).
+// Reconnecting waits on the wall clock (runtime/remote_node.hpp): a short-lived helper with a
+// thread of its own does that, and the supervisor stays an ordinary actor.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
