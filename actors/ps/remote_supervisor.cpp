@@ -52,8 +52,9 @@ void Restarted(Self* self, int32_t node, PsShardSpawned& spawned) {
 
 // Reconnecting waits on the wall clock (ReconnectNode: up to about 10 s), so a helper with a
 // thread of its own does it and answers with node_back_atom. The supervisor itself stays an
-// ordinary actor: a detached actor still referenced from the middleman when a run ends (a remote
-// node it monitors, a message to one in flight) would hold the actor system's shutdown for ever.
+// ordinary actor: the actor system's shutdown waits for every detached actor to be destroyed, and
+// once a detached supervisor was still referenced after its run (by what is not known: it talks
+// to remote nodes through the middleman), so the shutdown waited for ever.
 void Reconnect(Self* self, int32_t node, const std::string& host) {
   const caf::actor supervisor = caf::actor_cast<caf::actor>(self);
   Telemetry* telemetry = self->state.setup.telemetry;
