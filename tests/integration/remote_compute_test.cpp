@@ -334,8 +334,13 @@ void ExpectAGangTrainsOnAcrossLeases(const std::string& name, const std::string&
   EXPECT_EQ(result.summary.jobs_finished, 1);
   ASSERT_EQ(result.jobs.size(), 1u);
   EXPECT_EQ(result.jobs[0].restarts, restarts);
-  if (restarts > 0) {
-    EXPECT_GT(result.jobs[0].wasted_gpu_s, 0) << "the lease it died in";
+  // At most the lease it died in is lost: 2 GPUs for one round (RealCpu's round_s). On the wall
+  // clock the crash may also land after the job reported that lease, and then nothing is.
+  if (restarts == 0) {
+    EXPECT_EQ(result.jobs[0].wasted_gpu_s, 0);
+  } else {
+    EXPECT_GE(result.jobs[0].wasted_gpu_s, 0);
+    EXPECT_LE(result.jobs[0].wasted_gpu_s, 2 * 10000000.0) << "more than the lease it died in";
   }
 
   const int64_t floats = gpu::StepGradientFloats(39062.5 * 1024 * 1024, 1e-7);
