@@ -246,27 +246,6 @@ TEST(NcclGangAcrossProcesses, WhereCudaCannotRunAnNcclGangIsABadConfig) {
   EXPECT_NE(cpu.err.find("backends.collective"), std::string::npos) << cpu.err;
 }
 
-// Sets an environment variable for the life of the object (the node and run processes this test
-// starts inherit it); restores the old state after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 // The whole protocol between processes, without a GPU: two `troupe node`s and `troupe run` load
 // a stand-in plugin (tests/support/fake_nccl_plugin.cpp: CPU compute, a communicator of files
 // named by the unique id). The gang's parts must join through part 0 (which made the id), each

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -40,19 +39,6 @@ RunResult RunConfigText(const std::string& textproto, const std::vector<std::str
 
 RunResult RunRepoConfig(const std::string& relative_path, const std::vector<std::string>& sets) {
   return RunConfigText(ReadFile(SourcePath(relative_path)), sets);
-}
-
-ScopedEnv::ScopedEnv(const char* name, const std::string& value) : name_(name) {
-  if (const char* old = std::getenv(name)) old_ = old;
-  setenv(name, value.c_str(), 1);
-}
-
-ScopedEnv::~ScopedEnv() {
-  if (old_) {
-    setenv(name_, old_->c_str(), 1);
-  } else {
-    unsetenv(name_);
-  }
 }
 
 ProcessResult RunTroupe(const std::vector<std::string>& args) {

@@ -3,11 +3,11 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/cluster/cluster_run.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace troupe::testing {
 
@@ -24,19 +24,6 @@ struct ProcessResult {
   int exit_code = -1;
   std::string out;  // stdout
   std::string err;  // stderr
-};
-
-// Sets an environment variable (seen by the children RunTroupe starts) for the life of the object.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value);
-  ~ScopedEnv();
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
 };
 
 // Runs the troupe binary with `args` (no shell interpretation of the arguments).

@@ -10,33 +10,12 @@
 
 #include "gpu/compute_backend.hpp"
 #include "gpu/cuda_backends.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace troupe::gpu {
 namespace {
 
-// Sets (or, with nullopt, unsets) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using testing::ScopedEnv;
 
 void ExpectOneLine(const Status& s) {
   EXPECT_EQ(s.code(), Status::Code::kInternal) << s.message();

@@ -4,8 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
+
+#include "tests/support/scoped_env.hpp"
 
 namespace troupe {
 namespace {
@@ -35,16 +36,15 @@ TEST(NetworkPluginLoad, ALibraryWithoutTheEntryPointIsRefused) {
 }
 
 TEST(NetworkPluginLoad, TheVariableChoosesThePlugin) {
-  const char* old = std::getenv(kNetworkVariable);
-  const std::string saved = old ? old : "";
-  setenv(kNetworkVariable, "/opt/elsewhere/net.so", 1);
-  EXPECT_EQ(NetworkPluginPath(), "/opt/elsewhere/net.so");
-  unsetenv(kNetworkVariable);
+  {
+    testing::ScopedEnv chosen(kNetworkVariable, "/opt/elsewhere/net.so");
+    EXPECT_EQ(NetworkPluginPath(), "/opt/elsewhere/net.so");
+  }
+  testing::ScopedEnv unset(kNetworkVariable, std::nullopt);
   const std::string path = NetworkPluginPath();
   EXPECT_EQ(path.substr(path.size() - std::string("/troupe_network.so").size()),
             "/troupe_network.so")
       << path;
-  if (old) setenv(kNetworkVariable, saved.c_str(), 1);
 }
 
 TEST(NetworkPluginLoad, ThisBuildsPluginLoadsAndAnswers) {
