@@ -236,13 +236,17 @@ void RecordFailed(Self* self, TrackedJob& job, const std::string& reason) {
 void OnProgress(Self* self, const JobProgress& p) {
   SchedulerState& st = self->state;
   auto it = st.jobs.find(p.job_id);
-  if (it == st.jobs.end() || p.round != st.round || it->second.reported_round == p.round ||
-      it->second.done) {
+  OnProgressOf(self, it == st.jobs.end() ? nullptr : &it->second, p);
+}
+
+void OnProgressOf(Self* self, TrackedJob* job, const JobProgress& p) {
+  SchedulerState& st = self->state;
+  if (job == nullptr || p.round != st.round || job->reported_round == p.round || job->done) {
     spdlog::debug("scheduler: stray progress of job {} for round {}", p.job_id, p.round);
     return;
   }
-  NoteStandingOffer(st, it->second, p);
-  TakeProgress(self, it->second, p);
+  NoteStandingOffer(st, *job, p);
+  TakeProgress(self, *job, p);
 }
 
 void TakeProgress(Self* self, TrackedJob& job, const JobProgress& p) {

@@ -42,6 +42,8 @@ void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobP
 void BeginRound(Self* self, double start_s);
 // A job's report: taken once, for the round in flight (else dropped as stray).
 void OnProgress(Self* self, const JobProgress& progress);
+// OnProgress for a job already looked up (nullptr: not tracked).
+void OnProgressOf(Self* self, TrackedJob* job, const JobProgress& progress);
 // Takes a report OnProgress accepted (or a standing lease's) into the job's records and the round.
 void TakeProgress(Self* self, TrackedJob& job, const JobProgress& progress);
 // Files a report sent for the round's end (JobProgress.for_round_end) that came before the

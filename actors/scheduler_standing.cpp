@@ -34,9 +34,8 @@ uint64_t ReportKey(const scheduling::JobPlacement& placement, size_t index) {
   return (static_cast<uint64_t>(lowest) << 32) | static_cast<uint64_t>(index);
 }
 
-uint64_t ReportKeyOf(const SchedulerState& st, int64_t job_id) {
-  auto it = st.jobs.find(job_id);
-  return it == st.jobs.end() || !it->second.lease.held ? UINT64_MAX : it->second.lease.report_key;
+uint64_t ReportKeyOf(const TrackedJob* job) {
+  return job == nullptr || !job->lease.held ? UINT64_MAX : job->lease.report_key;
 }
 
 // The report of a round the job's lease stood: what RunLease commits at the offered rate.
@@ -117,9 +116,17 @@ void TakeRoundReports(Self* self) {
     }
   };
   for (const JobProgress& p : reports) {
-    take_standing_before(ReportKeyOf(st, p.job_id));
+    auto it = st.jobs.find(p.job_id);  // looked up once for its place and its report
+    TrackedJob* job = it == st.jobs.end() ? nullptr : &it->second;
+    take_standing_before(ReportKeyOf(job));
     if (st.ended) break;
-    OnProgress(self, p);
+    // Jobs leave `jobs` only once the round closed (no report awaited): `job` is still theirs
+    // unless that happened, and then OnProgress looks again (and drops it as stray).
+    if (st.awaiting_reports == 0) {
+      OnProgress(self, p);
+    } else {
+      OnProgressOf(self, job, p);
+    }
   }
   take_standing_before(UINT64_MAX);
   st.standing_closing.clear();
