@@ -12,6 +12,7 @@
 #include "actors/profiler_actor.hpp"
 #include "actors/server_actor.hpp"
 #include "actors/workload_actor.hpp"
+#include "base/huge_pages.hpp"
 #include "messages/atoms.hpp"
 #include "runner/cluster/external_session.hpp"
 #include "runner/cluster/node_counters.hpp"
@@ -25,6 +26,9 @@ namespace troupe {
 namespace {
 
 constexpr auto kNodeTimeout = std::chrono::seconds(10);
+// From this many GPUs on, a run's heap is backed by huge pages (base/huge_pages.hpp): 4,096 GPUs
+// keep a few thousand jobs running, whose entries outgrow what 4 KiB pages map at once.
+constexpr int64_t kHugePagesFromGpus = 4096;
 
 Status SpawnRemoteServer(caf::actor_system& sys, const caf::actor& node, const ServerSpec& spec,
                          const std::string& address, caf::actor* server) {
@@ -182,6 +186,8 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
     Status s = ExternalSession::Start(*options.external_scheduler, &plan, &external);
     if (!s.ok()) return s;
   }
+  // A cluster this large walks more job entries a round than 4 KiB pages can map at once.
+  if (plan.capacity.gpus >= kHugePagesFromGpus) PreferHugePages();
   FaultMachinery faults;  // outlives the runtime: actors use the network until they are gone
   std::unique_ptr<LiveFeed> live;  // outlives the runtime, like the network
   ActorRuntime runtime(plan.runtime);
