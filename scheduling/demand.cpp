@@ -92,8 +92,8 @@ int32_t BestFitGpus(const ClusterLedger& ledger, int32_t gpus) {
   return -1;
 }
 
-std::vector<PlacementPart> SpreadGpus(const ClusterLedger& ledger, int32_t gpus) {
-  std::vector<PlacementPart> parts;
+PlacementParts SpreadGpus(const ClusterLedger& ledger, int32_t gpus) {
+  PlacementParts parts;
   if (gpus <= 0 || gpus > ledger.free_gpus()) return parts;
   int32_t left = gpus;
   for (int32_t free = ledger.max_server_gpus(); free >= 1 && left > 0; --free) {

@@ -52,7 +52,7 @@ double ProportionalThroughput(const SchedJob& job, const ClusterLedger& ledger,
 int32_t BestFitGpus(const ClusterLedger& ledger, int32_t gpus);
 // The fewest-servers split of `gpus` GPUs (parts with no CPUs or memory yet), or empty if the
 // cluster has fewer free.
-std::vector<PlacementPart> SpreadGpus(const ClusterLedger& ledger, int32_t gpus);
+PlacementParts SpreadGpus(const ClusterLedger& ledger, int32_t gpus);
 
 // One job's demands for one round, with the guard on its ideal precomputed once per distinct
 // server shape (so a search over many servers reads no matrix).

@@ -13,7 +13,7 @@ bool OfType(const ClusterLedger& ledger, int32_t server, int32_t gpu_type) {
   return gpu_type == kAnyGpuType || ledger.shape(server).gpu_type == gpu_type;
 }
 
-std::vector<PlacementPart> Consolidate(const ClusterLedger& ledger, int32_t gpus,
+PlacementParts Consolidate(const ClusterLedger& ledger, int32_t gpus,
                                        const AuxDemandFn& demand, int32_t gpu_type) {
   for (int32_t free = gpus; free <= ledger.max_server_gpus(); ++free) {
     for (int32_t server : ledger.ServersWithFreeGpus(free)) {
@@ -27,9 +27,9 @@ std::vector<PlacementPart> Consolidate(const ClusterLedger& ledger, int32_t gpus
   return {};
 }
 
-std::vector<PlacementPart> Spread(const ClusterLedger& ledger, int32_t gpus,
+PlacementParts Spread(const ClusterLedger& ledger, int32_t gpus,
                                   const AuxDemandFn& demand, int32_t gpu_type) {
-  std::vector<PlacementPart> parts;
+  PlacementParts parts;
   int32_t left = gpus;
   for (int32_t free = ledger.max_server_gpus(); free >= 1 && left > 0; --free) {
     for (int32_t server : ledger.ServersWithFreeGpus(free)) {
@@ -52,11 +52,11 @@ std::vector<PlacementPart> Spread(const ClusterLedger& ledger, int32_t gpus,
 
 }  // namespace
 
-std::vector<PlacementPart> PlaceGpus(const ClusterLedger& ledger, int32_t gpus,
+PlacementParts PlaceGpus(const ClusterLedger& ledger, int32_t gpus,
                                      const AuxDemandFn& demand, int32_t gpu_type) {
   if (gpus <= 0 || gpus > ledger.free_gpus()) return {};
   if (gpus <= ledger.max_server_gpus()) {
-    std::vector<PlacementPart> parts = Consolidate(ledger, gpus, demand, gpu_type);
+    PlacementParts parts = Consolidate(ledger, gpus, demand, gpu_type);
     if (!parts.empty()) return parts;
   }
   return Spread(ledger, gpus, demand, gpu_type);
@@ -72,11 +72,11 @@ std::vector<int32_t> TypesByJobSpeed(const ClusterLedger& ledger, const SchedJob
   return types;
 }
 
-std::vector<PlacementPart> PlaceGpusByType(const ClusterLedger& ledger, const SchedJob& job,
+PlacementParts PlaceGpusByType(const ClusterLedger& ledger, const SchedJob& job,
                                            const AuxDemandFn& demand) {
   if (ledger.type_count() <= 1) return PlaceGpus(ledger, job.gpus, demand);
   for (int32_t type : TypesByJobSpeed(ledger, job)) {
-    std::vector<PlacementPart> parts = PlaceGpus(ledger, job.gpus, demand, type);
+    PlacementParts parts = PlaceGpus(ledger, job.gpus, demand, type);
     if (!parts.empty()) return parts;
   }
   return PlaceGpus(ledger, job.gpus, demand);

@@ -15,7 +15,7 @@ std::vector<JobPlacement> GreedyMechanism::PlaceRound(const std::vector<const Sc
     if (ledger.free_gpus() == 0) break;
     const SchedJob& job = *queued;
     if (job.gpus <= 0 || job.gpus > ledger.free_gpus()) continue;
-    std::vector<PlacementPart> parts = Fit(demands, demands.Prepare(job), ledger);
+    PlacementParts parts = Fit(demands, demands.Prepare(job), ledger);
     if (parts.empty()) continue;  // skipped this round; a later job may still fit
     for (const PlacementPart& p : parts) {
       ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
@@ -26,7 +26,7 @@ std::vector<JobPlacement> GreedyMechanism::PlaceRound(const std::vector<const Sc
   return placements;
 }
 
-std::vector<PlacementPart> GreedyMechanism::Fit(const RoundDemands& demands,
+PlacementParts GreedyMechanism::Fit(const RoundDemands& demands,
                                                 const RoundDemands::Job& job,
                                                 const ClusterLedger& ledger) {
   const auto ideal = [&](int32_t server, int32_t gpus) { return demands.Ideal(job, server, gpus); };
@@ -47,7 +47,7 @@ std::vector<PlacementPart> GreedyMechanism::Fit(const RoundDemands& demands,
     const AuxDemand aux = ideal(server, gpus);
     return {PlacementPart{server, gpus, aux.cpus, aux.memory_gb}};
   }
-  std::vector<PlacementPart> parts = SpreadGpus(ledger, gpus);
+  PlacementParts parts = SpreadGpus(ledger, gpus);
   for (PlacementPart& p : parts) {
     const AuxDemand aux = ideal(p.server, p.gpus);
     if (!ledger.Fits(p.server, p.gpus, aux.cpus, aux.memory_gb)) return {};

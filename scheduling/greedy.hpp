@@ -20,13 +20,13 @@ class GreedyMechanism : public Mechanism {
 
  private:
   // The job's parts at its ideal demand, or none where it does not fit.
-  std::vector<PlacementPart> Fit(const RoundDemands& demands, const RoundDemands::Job& job,
+  PlacementParts Fit(const RoundDemands& demands, const RoundDemands::Job& job,
                                  const ClusterLedger& ledger);
 
   FitIndex index_;
   // Uniform clusters: consolidated demands (GPUs, CPUs, memory) that found no server. The ledger
   // only shrinks during a round, so any demand at least as large in all three fails too.
-  std::vector<PlacementPart> failed_;
+  PlacementParts failed_;
 };
 
 }  // namespace troupe::scheduling

@@ -62,7 +62,7 @@ std::vector<OptJob> SelectRunnable(const std::vector<const SchedJob*>& ordered,
   std::vector<OptJob> jobs;
   for (const SchedJob* job : ordered) {
     if (ledger.free_gpus() == 0) break;
-    std::vector<PlacementPart> parts = PlaceGpusByType(ledger, *job, gpus_only);
+    PlacementParts parts = PlaceGpusByType(ledger, *job, gpus_only);
     if (parts.empty()) continue;  // not this round; the next job may still fit
     for (const PlacementPart& p : parts) ledger.Take(p.server, p.gpus, 0, 0);
     OptJob r;

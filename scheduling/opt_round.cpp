@@ -60,7 +60,7 @@ GridPoint SpareOf(const OptJob& r, const Spare& spare) {
 // Plans `per_gpu` x the job's GPUs of one resource on its parts: each part its GPUs' share as far
 // as its server's spare allows, then the rest wherever there is spare; what rounding leaves over
 // goes to the last part (the lease cuts it to what is free).
-void Spread(double per_gpu, std::vector<PlacementPart>& parts, double PlacementPart::*amount,
+void Spread(double per_gpu, PlacementParts& parts, double PlacementPart::*amount,
             std::vector<double>& spare) {
   double left = 0;
   for (PlacementPart& p : parts) {
@@ -88,7 +88,7 @@ void Assign(OptJob& r, const GridPoint& q, Spare& spare) {
 // Moves the job to the best candidate within its own allotment, plus its servers' spare
 // capacity when `use_spare`; leaves it as it was and returns false if none is at its fair value.
 bool Repick(OptJob& r, Spare& spare, bool use_spare) {
-  const std::vector<PlacementPart> before = r.parts;
+  const PlacementParts before = r.parts;
   const GridPoint had = Release(r, spare);
   const GridPoint room = use_spare ? SpareOf(r, spare) : had;  // the spare includes what it had
   const GridPoint* best = BestWithin(r, room.cpus, room.memory_gb);
@@ -264,7 +264,7 @@ void TopUp(std::vector<OptJob>& jobs, const ClusterLedger& ledger) {
   }
   for (OptJob& r : jobs) {
     if (r.matrix == nullptr) continue;
-    const std::vector<PlacementPart> before = r.parts;
+    const PlacementParts before = r.parts;
     const double value = r.value;
     Release(r, spare);
     const GridPoint room = SpareOf(r, spare);

@@ -38,7 +38,7 @@ struct GridPoint {
 
 struct OptJob {
   const SchedJob* job = nullptr;
-  std::vector<PlacementPart> parts;  // GPUs from PlaceGpus; CPUs and memory as planned
+  PlacementParts parts;  // GPUs from PlaceGpus; CPUs and memory as planned
   int32_t gpus = 0;
   GridPoint fair;  // the proportional point and W_j there: constraint (5)
   std::shared_ptr<const std::vector<GridPoint>> points;  // undominated grid points

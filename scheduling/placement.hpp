@@ -2,6 +2,8 @@
 // memory it leases there. A gang job holds all its parts or none.
 #pragma once
 
+#include <absl/container/inlined_vector.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -14,9 +16,13 @@ struct PlacementPart {
   double memory_gb = 0;
 };
 
+// Most jobs fit one server: their one part is kept inline, not allocated (a round of a large
+// cluster places thousands of jobs, each allocation a cache miss on a cold free list).
+using PlacementParts = absl::InlinedVector<PlacementPart, 1>;
+
 struct JobPlacement {
   int64_t job_id = 0;
-  std::vector<PlacementPart> parts;
+  PlacementParts parts;
 
   int32_t gpus() const;
   double cpus() const;

@@ -14,7 +14,7 @@ std::vector<JobPlacement> ProportionalMechanism::PlaceRound(
   std::vector<JobPlacement> placements;
   for (const SchedJob* job : ordered) {
     if (ledger.free_gpus() == 0) break;
-    std::vector<PlacementPart> parts = PlaceGpusByType(ledger, *job, proportional);
+    PlacementParts parts = PlaceGpusByType(ledger, *job, proportional);
     if (parts.empty()) continue;  // not this round; the next job may still fit
     for (const PlacementPart& p : parts) ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
     placements.push_back(JobPlacement{job->id, std::move(parts)});

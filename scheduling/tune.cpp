@@ -96,10 +96,10 @@ PlacementPart TuneMechanism::Consolidate(const RoundDemands& demands, const Roun
   return PlacementPart{server, gpus, aux.cpus, aux.memory_gb};
 }
 
-std::vector<PlacementPart> TuneMechanism::Spread(const RoundDemands& demands,
+PlacementParts TuneMechanism::Spread(const RoundDemands& demands,
                                                  const RoundDemands::Job& job,
                                                  ClusterLedger& ledger) {
-  std::vector<PlacementPart> parts = SpreadGpus(ledger, job.gpus);
+  PlacementParts parts = SpreadGpus(ledger, job.gpus);
   bool ideal_fits = true;
   for (PlacementPart& p : parts) {
     const AuxDemand aux = demands.Ideal(job, p.server, p.gpus);

@@ -48,7 +48,7 @@ class TuneMechanism : public Mechanism {
   PlacementPart Consolidate(const RoundDemands& demands, const RoundDemands::Job& job,
                             ClusterLedger& ledger);
   // The parts of a job no server holds.
-  std::vector<PlacementPart> Spread(const RoundDemands& demands, const RoundDemands::Job& job,
+  PlacementParts Spread(const RoundDemands& demands, const RoundDemands::Job& job,
                                     ClusterLedger& ledger);
   // Reverts co-resident parts on `server` to their share until `need` and `gpus` fit there.
   void MakeRoom(const RoundDemands& demands, int32_t server, int32_t gpus, const AuxDemand& need,

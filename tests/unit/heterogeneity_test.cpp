@@ -84,7 +84,7 @@ TEST(TypePlacement, JobGoesToTheTypeItRunsFastestOn) {
   job.gpus = 2;
   job.type_speed = std::make_shared<const std::vector<double>>(std::vector<double>{0.2, 1.5, 1});
   const AuxDemandFn none = [](int32_t, int32_t) { return AuxDemand{}; };
-  std::vector<PlacementPart> parts = PlaceGpusByType(ledger, job, none);
+  PlacementParts parts = PlaceGpusByType(ledger, job, none);
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].server, 1);  // p100 here
   // Its fastest type full: the next fastest, never a span of types while one type holds it.
@@ -100,8 +100,8 @@ TEST(TypePlacement, OneTypeIsPlainPlaceGpus) {
   SchedJob job;
   job.gpus = 3;
   const AuxDemandFn none = [](int32_t, int32_t) { return AuxDemand{}; };
-  const std::vector<PlacementPart> by_type = PlaceGpusByType(ledger, job, none);
-  const std::vector<PlacementPart> plain = PlaceGpus(ledger, 3, none);
+  const PlacementParts by_type = PlaceGpusByType(ledger, job, none);
+  const PlacementParts plain = PlaceGpus(ledger, 3, none);
   ASSERT_EQ(by_type.size(), plain.size());
   EXPECT_EQ(by_type[0].server, plain[0].server);
 }

@@ -37,7 +37,7 @@ void LeaveFree(ClusterLedger& ledger, const std::vector<int32_t>& free) {
 }
 
 // (server, gpus) of each part, in the order PlaceGpus returned them.
-std::vector<std::pair<int32_t, int32_t>> Parts(const std::vector<PlacementPart>& parts) {
+std::vector<std::pair<int32_t, int32_t>> Parts(const PlacementParts& parts) {
   std::vector<std::pair<int32_t, int32_t>> out;
   for (const PlacementPart& p : parts) out.emplace_back(p.server, p.gpus);
   return out;
@@ -59,7 +59,7 @@ TEST(PlaceGpusTest, ConsolidatesOnTheServerWithFewestFreeGpusThatHoldsTheJob) {
 
 TEST(PlaceGpusTest, PartsCarryTheirProportionalShare) {
   ClusterLedger ledger(Synergy(2));
-  const std::vector<PlacementPart> parts = PlaceGpus(ledger, 3, Proportional(ledger));
+  const PlacementParts parts = PlaceGpus(ledger, 3, Proportional(ledger));
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].server, 0);
   EXPECT_DOUBLE_EQ(parts[0].cpus, 9);
@@ -92,7 +92,7 @@ TEST(PlaceGpusTest, SpreadsOverTheFewestServersMostFreeFirst) {
 
 TEST(PlaceGpusTest, SixteenGpusOnAnEmptyClusterTakeTwoWholeServers) {
   ClusterLedger ledger(Synergy(4));
-  const std::vector<PlacementPart> parts = PlaceGpus(ledger, 16, Proportional(ledger));
+  const PlacementParts parts = PlaceGpus(ledger, 16, Proportional(ledger));
   EXPECT_EQ(Parts(parts), (PartList{{0, 8}, {1, 8}}));
   EXPECT_DOUBLE_EQ(parts[1].cpus, 24);
   EXPECT_DOUBLE_EQ(parts[1].memory_gb, 500);

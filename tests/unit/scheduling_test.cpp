@@ -322,7 +322,7 @@ void ExpectEveryDecisionJustified(const RandomCase& c, const std::vector<JobPlac
       }
       continue;
     }
-    const std::vector<PlacementPart>& parts = placements[next++].parts;
+    const PlacementParts& parts = placements[next++].parts;
     const int32_t best = BestSingleServer(replay, job.gpus, demand);
     if (best >= 0) {
       ASSERT_EQ(parts.size(), 1u) << "job " << job.id << " not consolidated";
@@ -371,7 +371,7 @@ TEST(PlacementPropertyTest, FixedDemandRoundsOnRandomClusters) {
     const AuxDemandFn demand = fixed(ledger);
     std::vector<JobPlacement> placements;
     for (const SchedJob& job : c.jobs) {
-      std::vector<PlacementPart> parts = PlaceGpus(ledger, job.gpus, demand);
+      PlacementParts parts = PlaceGpus(ledger, job.gpus, demand);
       for (const PlacementPart& p : parts) ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
       if (!parts.empty()) placements.push_back({job.id, std::move(parts)});
     }
