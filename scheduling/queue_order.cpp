@@ -20,12 +20,15 @@ void QueueOrder::File(const SchedJob& job) {
   f.entry.not_starving = !job.starving;
   f.entry.arrival_s = job.arrival_s;
   f.entry.id = job.id;
+  f.entry.job = &job;
   if (policy_->key_reads_clock) return FileClock(job, f.entry);
   f.entry.key = policy_->key(job, 0, options_);
   auto [it, inserted] = filed_.try_emplace(job.id, f);
   if (!inserted) {
     const Entry& old = it->second.entry;
-    if (old.not_starving == f.entry.not_starving && old.key == f.entry.key) return;  // e.g. FIFO
+    if (old.not_starving == f.entry.not_starving && old.key == f.entry.key && old.job == &job) {
+      return;  // e.g. FIFO
+    }
     sorted_.erase(old);
     it->second = f;
   }
@@ -34,7 +37,7 @@ void QueueOrder::File(const SchedJob& job) {
 
 // The key is computed per round from the job as filed now.
 void QueueOrder::FileClock(const SchedJob& job, const Entry& entry) {
-  Row row{entry.not_starving, entry.arrival_s, entry.id, {}};
+  Row row{entry.not_starving, entry.arrival_s, entry.id, &job, {}};
   const bool split = policy_->clock_terms != nullptr;
   if (split) row.terms = policy_->clock_terms(job, options_);
   auto [it, inserted] = filed_.try_emplace(job.id, Filed{entry, rows_.size()});
@@ -66,11 +69,11 @@ void QueueOrder::Remove(int64_t id) {
   filed_.erase(it);
 }
 
-void QueueOrder::Head(double now_s, size_t count, std::vector<int64_t>& ids) {
-  ids.clear();
-  if (policy_->key_reads_clock) return ClockHead(now_s, count, ids);
-  for (auto it = sorted_.begin(); it != sorted_.end() && ids.size() < count; ++it) {
-    ids.push_back(it->id);
+void QueueOrder::Head(double now_s, size_t count, std::vector<const SchedJob*>& jobs) {
+  jobs.clear();
+  if (policy_->key_reads_clock) return ClockHead(now_s, count, jobs);
+  for (auto it = sorted_.begin(); it != sorted_.end() && jobs.size() < count; ++it) {
+    jobs.push_back(it->job);
   }
 }
 
@@ -78,7 +81,7 @@ QueueOrder::Entry QueueOrder::RowEntry(size_t i, double now_s) const {
   const Row& r = rows_[i];
   const double key = policy_->clock_terms != nullptr ? policy_->clock_key(r.terms, now_s, options_)
                                                      : policy_->key(copies_[i], now_s, options_);
-  return Entry{r.not_starving, key, r.arrival_s, r.id};
+  return Entry{r.not_starving, key, r.arrival_s, r.id, r.job};
 }
 
 // The `count` smallest entries seen so far are kept in a max-heap. It is seeded with the smallest
@@ -86,7 +89,7 @@ QueueOrder::Entry QueueOrder::RowEntry(size_t i, double now_s) const {
 // comparison turns away most of the other rows, whichever way the keys trend along the rows
 // (rows are in filing order). The order is total (ids are unique), so the heap ends holding
 // exactly the first `count` jobs of a full sort; no row's entry is written unless it may be in.
-void QueueOrder::ClockHead(double now_s, size_t count, std::vector<int64_t>& ids) {
+void QueueOrder::ClockHead(double now_s, size_t count, std::vector<const SchedJob*>& jobs) {
   const size_t n = std::min(count, rows_.size());
   scratch_.clear();
   if (n == 0) return;
@@ -108,7 +111,7 @@ void QueueOrder::ClockHead(double now_s, size_t count, std::vector<int64_t>& ids
     }
   }
   std::sort_heap(scratch_.begin(), scratch_.end());
-  for (const Entry& e : scratch_) ids.push_back(e.id);
+  for (const Entry& e : scratch_) jobs.push_back(e.job);
 }
 
 }  // namespace troupe::scheduling

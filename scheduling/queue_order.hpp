@@ -31,14 +31,16 @@ class QueueOrder {
   QueueOrder() = default;  // assign one with a policy before filing
   explicit QueueOrder(const PolicyDefinition& policy, const OrderOptions& options = {});
 
-  // Files `job` under what the policy reads of it now (inserting it, or moving it).
+  // Files `job` under what the policy reads of it now (inserting it, or moving it). The job stays
+  // where it is while filed: the owner files it again or removes it before moving or freeing it
+  // (Head hands out its address, so that a round reads its head without looking a job up).
   void File(const SchedJob& job);
   void Remove(int64_t id);
   bool Contains(int64_t id) const { return filed_.contains(id); }
   size_t size() const { return filed_.size(); }
 
-  // The ids of the first min(count, size()) filed jobs, in OrderJobs' order at now_s.
-  void Head(double now_s, size_t count, std::vector<int64_t>& ids);
+  // The first min(count, size()) filed jobs, in OrderJobs' order at now_s.
+  void Head(double now_s, size_t count, std::vector<const SchedJob*>& jobs);
 
  private:
   struct Entry {
@@ -46,6 +48,7 @@ class QueueOrder {
     double key = 0;
     double arrival_s = 0;
     int64_t id = 0;
+    const SchedJob* job = nullptr;  // not compared: ids are unique
     bool operator<(const Entry& o) const;
   };
   struct Filed {
@@ -57,11 +60,12 @@ class QueueOrder {
     bool not_starving = true;
     double arrival_s = 0;
     int64_t id = 0;
+    const SchedJob* job = nullptr;
     ClockTerms terms;  // with PolicyDefinition::clock_terms
   };
 
   void FileClock(const SchedJob& job, const Entry& entry);
-  void ClockHead(double now_s, size_t count, std::vector<int64_t>& ids);
+  void ClockHead(double now_s, size_t count, std::vector<const SchedJob*>& jobs);
   Entry RowEntry(size_t row, double now_s) const;  // a clock-reading key's entry at now_s
 
   const PolicyDefinition* policy_ = nullptr;
