@@ -73,9 +73,19 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   st.round_jobs.clear();
   st.round_standing.clear();
   for (auto& jobs : st.round_on_server) jobs.clear();
+  // Every placed job's entry first, each probe's slot asked for a few placements ahead.
+  std::vector<TrackedJob*>& placed = st.placed_jobs;
+  placed.resize(placements.size());
+  for (size_t i = 0; i < placements.size(); ++i) {
+    if (i + 4 * kPrefetchAhead < placements.size()) {
+      st.jobs.prefetch(placements[i + 4 * kPrefetchAhead].job_id);
+    }
+    placed[i] = &st.jobs.find(placements[i].job_id)->second;
+  }
   for (size_t i = 0; i < placements.size(); ++i) {
     const scheduling::JobPlacement& p = placements[i];
-    TrackedJob& job = st.jobs[p.job_id];
+    if (i + kPrefetchAhead < placed.size()) PrefetchJob(placed[i + kPrefetchAhead]);
+    TrackedJob& job = *placed[i];
     if (!job.handle) SpawnJob(self, job);  // first placed: until now it was a record alone
     const int32_t parts = static_cast<int32_t>(p.parts.size());
     int32_t rounds_stood = 0;

@@ -162,6 +162,7 @@ struct SchedulerState {
   int32_t awaiting_reports = 0;
   std::vector<JobProgress> filed_reports;  // for the round's end, sent before it (in order)
   std::vector<PartShape> placed_shapes;    // scratch: a placement's, sorted
+  std::vector<TrackedJob*> placed_jobs;    // scratch: the round's placed jobs, in its order
   // The round's standing leases by report key, and the last round's while it closes. A job's
   // node in `jobs` stays put until the round closes (EraseDoneJobs).
   struct StandingTurn {

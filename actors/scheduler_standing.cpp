@@ -112,6 +112,9 @@ void TakeRoundReports(Self* self) {
   const auto take_standing_before = [&](uint64_t key) {
     while (!st.ended && next < st.standing_closing.size() &&
            st.standing_closing[next].report_key < key) {
+      if (next + kPrefetchAhead < st.standing_closing.size()) {
+        PrefetchJob(st.standing_closing[next + kPrefetchAhead].job);
+      }
       TakeStandingRound(self, *st.standing_closing[next++].job);
     }
   };
