@@ -21,15 +21,15 @@ ClusterLedger::ClusterLedger(std::vector<ServerShape> servers) : shapes_(std::mo
     gpus_of_type_[s.gpu_type] += s.gpus;
   }
   if (gpus_of_type_.empty()) gpus_of_type_.push_back(0);
-  by_free_gpus_.resize(max_gpus + 1);
+  by_free_gpus_.assign(max_gpus + 1, ServerSet(server_count()));
   free_ = shapes_;
   free_gpus_ = total_gpus_;
   is_touched_.assign(shapes_.size(), false);
   for (int32_t s = 0; s < server_count(); ++s) by_free_gpus_[shapes_[s].gpus].insert(s);
 }
 
-// Only the servers planned on since the last reset change back; their set nodes are moved, not
-// reallocated (a round used to clear and refill every bucket).
+// Only the servers planned on since the last reset change back (a round used to clear and refill
+// every bucket).
 void ClusterLedger::Reset() {
   for (int32_t s : touched_) {
     if (free_[s].gpus != shapes_[s].gpus) Move(s, shapes_[s].gpus);
@@ -41,8 +41,8 @@ void ClusterLedger::Reset() {
 }
 
 void ClusterLedger::Move(int32_t server, int32_t free_gpus) {
-  auto node = by_free_gpus_[free_[server].gpus].extract(server);
-  by_free_gpus_[free_gpus].insert(std::move(node));
+  by_free_gpus_[free_[server].gpus].erase(server);
+  by_free_gpus_[free_gpus].insert(server);
   free_[server].gpus = free_gpus;
 }
 

@@ -4,8 +4,9 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <vector>
+
+#include "scheduling/server_set.hpp"
 
 namespace troupe::scheduling {
 
@@ -39,9 +40,7 @@ class ClusterLedger {
   int32_t max_server_gpus() const { return static_cast<int32_t>(by_free_gpus_.size()) - 1; }
   // Servers with exactly `free_gpus` GPUs free, in index order: best-fit searches walk these
   // buckets instead of every server.
-  const std::set<int32_t>& ServersWithFreeGpus(int32_t free_gpus) const {
-    return by_free_gpus_[free_gpus];
-  }
+  const ServerSet& ServersWithFreeGpus(int32_t free_gpus) const { return by_free_gpus_[free_gpus]; }
 
   bool Fits(int32_t server, int32_t gpus, double cpus, double memory_gb) const;
   void Take(int32_t server, int32_t gpus, double cpus, double memory_gb);
@@ -53,7 +52,7 @@ class ClusterLedger {
   void Move(int32_t server, int32_t free_gpus);  // to another bucket; sets free_[server].gpus
   void Touch(int32_t server);                    // Reset restores it
 
-  std::vector<std::set<int32_t>> by_free_gpus_;
+  std::vector<ServerSet> by_free_gpus_;
   std::vector<int32_t> touched_;  // servers taken from or given to since the last Reset
   std::vector<bool> is_touched_;
   std::vector<int32_t> gpus_of_type_;

@@ -86,7 +86,7 @@ double ProportionalThroughput(const SchedJob& job, const ClusterLedger& ledger,
 int32_t BestFitGpus(const ClusterLedger& ledger, int32_t gpus) {
   if (gpus <= 0) return -1;
   for (int32_t free = gpus; free <= ledger.max_server_gpus(); ++free) {
-    const std::set<int32_t>& bucket = ledger.ServersWithFreeGpus(free);
+    const ServerSet& bucket = ledger.ServersWithFreeGpus(free);
     if (!bucket.empty()) return *bucket.begin();
   }
   return -1;

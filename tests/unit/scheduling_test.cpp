@@ -34,6 +34,10 @@ std::vector<ServerShape> Synergy(int servers) {
   return std::vector<ServerShape>(servers, ServerShape{8, 24, 500});
 }
 
+std::set<int32_t> Servers(const ServerSet& set) {
+  return std::set<int32_t>(set.begin(), set.end());
+}
+
 // What the buckets should hold, recounted from every server's free GPUs.
 void ExpectBucketsMatchRecount(const ClusterLedger& ledger) {
   int32_t free_sum = 0;
@@ -42,7 +46,7 @@ void ExpectBucketsMatchRecount(const ClusterLedger& ledger) {
     for (int32_t s = 0; s < ledger.server_count(); ++s) {
       if (ledger.free(s).gpus == k) expected.insert(s);
     }
-    ASSERT_EQ(ledger.ServersWithFreeGpus(k), expected) << "bucket " << k;
+    ASSERT_EQ(Servers(ledger.ServersWithFreeGpus(k)), expected) << "bucket " << k;
   }
   for (int32_t s = 0; s < ledger.server_count(); ++s) free_sum += ledger.free(s).gpus;
   ASSERT_EQ(ledger.free_gpus(), free_sum);
@@ -68,9 +72,9 @@ TEST(ClusterLedgerTest, ProportionalShareFollowsEachServersShape) {
   EXPECT_DOUBLE_EQ(ledger.ProportionalMemoryGb(2, 1), 50);
   EXPECT_EQ(ledger.total_gpus(), 14);
   EXPECT_EQ(ledger.max_server_gpus(), 8);
-  EXPECT_EQ(ledger.ServersWithFreeGpus(8), (std::set<int32_t>{0}));
-  EXPECT_EQ(ledger.ServersWithFreeGpus(4), (std::set<int32_t>{1}));
-  EXPECT_EQ(ledger.ServersWithFreeGpus(2), (std::set<int32_t>{2}));
+  EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(8)), (std::set<int32_t>{0}));
+  EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(4)), (std::set<int32_t>{1}));
+  EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(2)), (std::set<int32_t>{2}));
   EXPECT_TRUE(ledger.ServersWithFreeGpus(3).empty());
 }
 
@@ -110,14 +114,14 @@ TEST(ClusterLedgerTest, TakeAndGiveMoveResourcesAndBuckets) {
   EXPECT_DOUBLE_EQ(ledger.free(1).cpus, 15);
   EXPECT_DOUBLE_EQ(ledger.free(1).memory_gb, 312.5);
   EXPECT_EQ(ledger.free_gpus(), 21);
-  EXPECT_EQ(ledger.ServersWithFreeGpus(8), (std::set<int32_t>{0, 2}));
-  EXPECT_EQ(ledger.ServersWithFreeGpus(5), (std::set<int32_t>{1}));
+  EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(8)), (std::set<int32_t>{0, 2}));
+  EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(5)), (std::set<int32_t>{1}));
   ledger.Take(2, 8, 24, 500);
-  EXPECT_EQ(ledger.ServersWithFreeGpus(0), (std::set<int32_t>{2}));
+  EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(0)), (std::set<int32_t>{2}));
   ledger.Give(1, 3, 9, 187.5);
   EXPECT_EQ(ledger.free(1).gpus, 8);
   EXPECT_DOUBLE_EQ(ledger.free(1).cpus, 24);
-  EXPECT_EQ(ledger.ServersWithFreeGpus(8), (std::set<int32_t>{0, 1}));
+  EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(8)), (std::set<int32_t>{0, 1}));
   EXPECT_TRUE(ledger.ServersWithFreeGpus(5).empty());
   EXPECT_EQ(ledger.free_gpus(), 16);
   // The shape never changes: only what is free does.
@@ -138,7 +142,7 @@ TEST(ClusterLedgerTest, ResetRestoresEveryServerPlannedOnSinceTheLastReset) {
       EXPECT_DOUBLE_EQ(ledger.free(s).cpus, 24) << "server " << s;
       EXPECT_DOUBLE_EQ(ledger.free(s).memory_gb, 500) << "server " << s;
     }
-    EXPECT_EQ(ledger.ServersWithFreeGpus(8), (std::set<int32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(8)), (std::set<int32_t>{0, 1, 2, 3}));
     ExpectBucketsMatchRecount(ledger);
   }
 }
@@ -152,8 +156,8 @@ TEST(ClusterLedgerTest, ResetFreesEverything) {
   EXPECT_EQ(ledger.free(0).gpus, 8);
   EXPECT_DOUBLE_EQ(ledger.free(1).cpus, 16);
   EXPECT_DOUBLE_EQ(ledger.free(1).memory_gb, 128);
-  EXPECT_EQ(ledger.ServersWithFreeGpus(8), (std::set<int32_t>{0}));
-  EXPECT_EQ(ledger.ServersWithFreeGpus(4), (std::set<int32_t>{1}));
+  EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(8)), (std::set<int32_t>{0}));
+  EXPECT_EQ(Servers(ledger.ServersWithFreeGpus(4)), (std::set<int32_t>{1}));
   EXPECT_TRUE(ledger.ServersWithFreeGpus(0).empty());
   ExpectBucketsMatchRecount(ledger);
 }
