@@ -24,6 +24,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
+#include <absl/container/inlined_vector.h>
 #include <absl/container/node_hash_map.h>
 
 #include <caf/actor_addr.hpp>
@@ -97,10 +98,13 @@ struct PartShape {
   auto operator<=>(const PartShape&) const = default;
 };
 
+// A lease's parts as the job sees them, sorted; one part (a job on one server) kept inline.
+using PartShapes = absl::InlinedVector<PartShape, 1>;
+
 // A job's last lease, for standing leases (SchedulerOptions.standing_leases).
 struct LeaseHeld {
   bool held = false;                // leased at least once (and not done: it leaves with the job)
-  std::vector<PartShape> shapes;    // sorted: where the parts are does not matter
+  PartShapes shapes;                // sorted: where the parts are does not matter
   int64_t offer_round = -1;         // the round whose report offered to keep it
   int64_t offered_iterations = -1;  // a further round's iterations (-1: no offer)
   double lease_s = 0;               // the length of the round offered for
@@ -161,7 +165,7 @@ struct SchedulerState {
   std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;
   std::vector<JobProgress> filed_reports;  // for the round's end, sent before it (in order)
-  std::vector<PartShape> placed_shapes;    // scratch: a placement's, sorted
+  PartShapes placed_shapes;                // scratch: a placement's, sorted
   std::vector<TrackedJob*> placed_jobs;    // scratch: the round's placed jobs, in its order
   // The round's standing leases by report key, and the last round's while it closes. A job's
   // node in `jobs` stays put until the round closes (EraseDoneJobs).

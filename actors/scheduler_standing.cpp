@@ -14,7 +14,7 @@ namespace {
 
 // The placement's parts as the job's progress sees them, sorted.
 void ShapesOf(const SchedulerState& st, const TrackedJob& job,
-              const scheduling::JobPlacement& placement, std::vector<PartShape>* shapes) {
+              const scheduling::JobPlacement& placement, PartShapes* shapes) {
   shapes->clear();
   for (const scheduling::PlacementPart& part : placement.parts) {
     shapes->push_back(PartShape{part.gpus, part.cpus, part.memory_gb,

@@ -62,7 +62,12 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
     runnable.push_back(RankOf(job, i, ledger, demands));
   }
   if (sort_by_demand_) std::sort(runnable.begin(), runnable.end(), PlacedBefore);
-  for (const Rank& r : runnable) PlaceJob(demands, r.prepared, ledger);
+  for (size_t k = 0; k < runnable.size(); ++k) {
+    if (k + kPrefetchAhead < runnable.size()) {
+      __builtin_prefetch(runnable[k + kPrefetchAhead].prepared.job);  // the order left behind
+    }
+    PlaceJob(demands, runnable[k].prepared, ledger);
+  }
   return std::move(placements_);
 }
 
