@@ -87,6 +87,32 @@ int WaitForExit(int pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+namespace {
+
+// Removes the folders FreshDir made once the test program ends with every test passed (ctest runs
+// one test a process); a failed test's are kept to be looked at.
+class FreshDirCleanup : public ::testing::Environment {
+ public:
+  void Add(const fs::path& dir) { dirs_.push_back(dir); }
+  void TearDown() override {
+    if (!::testing::UnitTest::GetInstance()->Passed()) return;
+    std::error_code ignored;
+    for (const fs::path& dir : dirs_) fs::remove_all(dir, ignored);
+  }
+
+ private:
+  std::vector<fs::path> dirs_;
+};
+
+FreshDirCleanup& Cleanup() {
+  // Owned by GoogleTest once registered.
+  static FreshDirCleanup* cleanup =
+      static_cast<FreshDirCleanup*>(::testing::AddGlobalTestEnvironment(new FreshDirCleanup));
+  return *cleanup;
+}
+
+}  // namespace
+
 std::string FreshDir(const std::string& name) {
   static int counter = 0;
   const fs::path dir =
@@ -94,6 +120,7 @@ std::string FreshDir(const std::string& name) {
       ("troupe-" + std::to_string(getpid()) + "-" + name + "-" + std::to_string(++counter));
   fs::remove_all(dir);
   fs::create_directories(dir);
+  Cleanup().Add(dir);
   return dir.string();
 }
 

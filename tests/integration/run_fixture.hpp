@@ -35,7 +35,8 @@ int SpawnWithLogs(std::vector<std::string> argv, const std::string& out_path,
 // Waits for child `pid`: its exit status, 128 + the signal that ended it, or -1.
 int WaitForExit(int pid);
 
-// A fresh, empty folder under the test's temporary directory.
+// A fresh, empty folder under the test's temporary directory, removed when the test program ends
+// with every test passed.
 std::string FreshDir(const std::string& name);
 std::string ReadFile(const std::string& path);
 void WriteFile(const std::string& path, const std::string& content);
