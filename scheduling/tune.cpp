@@ -63,8 +63,10 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
   }
   if (sort_by_demand_) std::sort(runnable.begin(), runnable.end(), PlacedBefore);
   for (size_t k = 0; k < runnable.size(); ++k) {
-    if (k + kPrefetchAhead < runnable.size()) {
-      __builtin_prefetch(runnable[k + kPrefetchAhead].prepared.job);  // the order left behind
+    if (k + kPrefetchAhead < runnable.size()) {  // the order left behind
+      const char* ahead = reinterpret_cast<const char*>(runnable[k + kPrefetchAhead].prepared.job);
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + 64);
     }
     PlaceJob(demands, runnable[k].prepared, ledger);
   }
