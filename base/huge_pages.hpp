@@ -1,9 +1,10 @@
 // Asks the allocator to back the heap with 2 MiB pages from now on.
 //
 // A round of a large cluster reads thousands of job entries spread over hundreds of megabytes of
-// heap: on 4 KiB pages nearly every one costs a page walk, a quarter of the million-job stream's
-// time (docs/performance.md, "Huge pages"). With 2 MiB pages the same entries fit the TLB. Small
-// runs keep 4 KiB pages: a 2 MiB page is resident whole, which a run of a few megabytes would feel.
+// heap: on 4 KiB pages many of them cost a page walk too, up to a quarter of the million-job
+// stream's time (docs/performance.md, "Huge pages, prefetches, no lookups"). With 2 MiB pages the
+// same entries fit the TLB. Small runs keep 4 KiB pages: a 2 MiB page is resident whole, which a
+// run of a few megabytes would feel.
 //
 // Only mimalloc (linked into the troupe program, not the tests or the sanitizer builds) offers
 // this; elsewhere PreferHugePages does nothing and says so.
