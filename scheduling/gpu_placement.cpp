@@ -13,8 +13,8 @@ bool OfType(const ClusterLedger& ledger, int32_t server, int32_t gpu_type) {
   return gpu_type == kAnyGpuType || ledger.shape(server).gpu_type == gpu_type;
 }
 
-PlacementParts Consolidate(const ClusterLedger& ledger, int32_t gpus,
-                                       const AuxDemandFn& demand, int32_t gpu_type) {
+PlacementParts Consolidate(const ClusterLedger& ledger, int32_t gpus, const AuxDemandFn& demand,
+                           int32_t gpu_type) {
   for (int32_t free = gpus; free <= ledger.max_server_gpus(); ++free) {
     for (int32_t server : ledger.ServersWithFreeGpus(free)) {
       if (!OfType(ledger, server, gpu_type)) continue;
@@ -27,8 +27,8 @@ PlacementParts Consolidate(const ClusterLedger& ledger, int32_t gpus,
   return {};
 }
 
-PlacementParts Spread(const ClusterLedger& ledger, int32_t gpus,
-                                  const AuxDemandFn& demand, int32_t gpu_type) {
+PlacementParts Spread(const ClusterLedger& ledger, int32_t gpus, const AuxDemandFn& demand,
+                      int32_t gpu_type) {
   PlacementParts parts;
   int32_t left = gpus;
   for (int32_t free = ledger.max_server_gpus(); free >= 1 && left > 0; --free) {
@@ -52,8 +52,8 @@ PlacementParts Spread(const ClusterLedger& ledger, int32_t gpus,
 
 }  // namespace
 
-PlacementParts PlaceGpus(const ClusterLedger& ledger, int32_t gpus,
-                                     const AuxDemandFn& demand, int32_t gpu_type) {
+PlacementParts PlaceGpus(const ClusterLedger& ledger, int32_t gpus, const AuxDemandFn& demand,
+                         int32_t gpu_type) {
   if (gpus <= 0 || gpus > ledger.free_gpus()) return {};
   if (gpus <= ledger.max_server_gpus()) {
     PlacementParts parts = Consolidate(ledger, gpus, demand, gpu_type);
@@ -73,7 +73,7 @@ std::vector<int32_t> TypesByJobSpeed(const ClusterLedger& ledger, const SchedJob
 }
 
 PlacementParts PlaceGpusByType(const ClusterLedger& ledger, const SchedJob& job,
-                                           const AuxDemandFn& demand) {
+                               const AuxDemandFn& demand) {
   if (ledger.type_count() <= 1) return PlaceGpus(ledger, job.gpus, demand);
   for (int32_t type : TypesByJobSpeed(ledger, job)) {
     PlacementParts parts = PlaceGpus(ledger, job.gpus, demand, type);

@@ -29,14 +29,14 @@ using AuxDemandFn = std::function<AuxDemand(int32_t server, int32_t gpus)>;
 
 inline constexpr int32_t kAnyGpuType = -1;
 
-PlacementParts PlaceGpus(const ClusterLedger& ledger, int32_t gpus,
-                                     const AuxDemandFn& demand, int32_t gpu_type = kAnyGpuType);
+PlacementParts PlaceGpus(const ClusterLedger& ledger, int32_t gpus, const AuxDemandFn& demand,
+                         int32_t gpu_type = kAnyGpuType);
 
 // The cluster's GPU types in the order `job` prefers them: fastest for it first (ties: lower
 // index, so jobs of equal speed everywhere fill the types in index order).
 std::vector<int32_t> TypesByJobSpeed(const ClusterLedger& ledger, const SchedJob& job);
 
 PlacementParts PlaceGpusByType(const ClusterLedger& ledger, const SchedJob& job,
-                                           const AuxDemandFn& demand);
+                               const AuxDemandFn& demand);
 
 }  // namespace troupe::scheduling

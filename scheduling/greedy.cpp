@@ -26,9 +26,8 @@ std::vector<JobPlacement> GreedyMechanism::PlaceRound(const std::vector<const Sc
   return placements;
 }
 
-PlacementParts GreedyMechanism::Fit(const RoundDemands& demands,
-                                                const RoundDemands::Job& job,
-                                                const ClusterLedger& ledger) {
+PlacementParts GreedyMechanism::Fit(const RoundDemands& demands, const RoundDemands::Job& job,
+                                    const ClusterLedger& ledger) {
   const auto ideal = [&](int32_t server, int32_t gpus) { return demands.Ideal(job, server, gpus); };
   // Several GPU types: first fit at the ideal on the job's fastest type that holds it
   // (docs/heterogeneity.md); one type keeps the search below exactly.

@@ -21,7 +21,7 @@ class GreedyMechanism : public Mechanism {
  private:
   // The job's parts at its ideal demand, or none where it does not fit.
   PlacementParts Fit(const RoundDemands& demands, const RoundDemands::Job& job,
-                                 const ClusterLedger& ledger);
+                     const ClusterLedger& ledger);
 
   FitIndex index_;
   // Uniform clusters: consolidated demands (GPUs, CPUs, memory) that found no server. The ledger

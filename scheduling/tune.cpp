@@ -29,8 +29,14 @@ Rank RankOf(const SchedJob& j, size_t order, const ClusterLedger& ledger,
   return Rank{j.gpus, cpus, memory, order, demands.Prepare(j)};
 }
 
-// A few jobs ahead of the one read: the policy's order is scattered over the heap.
+// Jobs are read a few ahead of their turn (their entries are scattered over the owner's heap):
+// the lines of their size and of their ideal demands.
 constexpr size_t kPrefetchAhead = 8;
+void Prefetch(const SchedJob* job) {
+  const char* bytes = reinterpret_cast<const char*>(job);
+  __builtin_prefetch(bytes);
+  __builtin_prefetch(bytes + 64);
+}
 
 bool PlacedBefore(const Rank& a, const Rank& b) {
   return std::tie(b.gpus, b.cpus, b.memory_gb, a.order) <
@@ -51,11 +57,7 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
   std::vector<Rank> runnable;
   int32_t gpus_left = ledger.free_gpus();
   for (size_t i = 0; i < ordered.size() && gpus_left > 0; ++i) {
-    if (i + kPrefetchAhead < ordered.size()) {
-      const char* ahead = reinterpret_cast<const char*>(ordered[i + kPrefetchAhead]);
-      __builtin_prefetch(ahead);
-      __builtin_prefetch(ahead + 64);  // the ideal demands
-    }
+    if (i + kPrefetchAhead < ordered.size()) Prefetch(ordered[i + kPrefetchAhead]);
     const SchedJob& job = *ordered[i];
     if (job.gpus <= 0 || job.gpus > gpus_left) continue;
     gpus_left -= job.gpus;
@@ -63,11 +65,8 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
   }
   if (sort_by_demand_) std::sort(runnable.begin(), runnable.end(), PlacedBefore);
   for (size_t k = 0; k < runnable.size(); ++k) {
-    if (k + kPrefetchAhead < runnable.size()) {  // the order left behind
-      const char* ahead = reinterpret_cast<const char*>(runnable[k + kPrefetchAhead].prepared.job);
-      __builtin_prefetch(ahead);
-      __builtin_prefetch(ahead + 64);
-    }
+    // The demand order leaves the policy's behind.
+    if (k + kPrefetchAhead < runnable.size()) Prefetch(runnable[k + kPrefetchAhead].prepared.job);
     PlaceJob(demands, runnable[k].prepared, ledger);
   }
   return std::move(placements_);

@@ -49,7 +49,7 @@ class TuneMechanism : public Mechanism {
                             ClusterLedger& ledger);
   // The parts of a job no server holds.
   PlacementParts Spread(const RoundDemands& demands, const RoundDemands::Job& job,
-                                    ClusterLedger& ledger);
+                        ClusterLedger& ledger);
   // Reverts co-resident parts on `server` to their share until `need` and `gpus` fit there.
   void MakeRoom(const RoundDemands& demands, int32_t server, int32_t gpus, const AuxDemand& need,
                 ClusterLedger& ledger);
