@@ -73,23 +73,21 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   st.round_jobs.clear();
   st.round_standing.clear();
   for (auto& jobs : st.round_on_server) jobs.clear();
-  // Every placed job's entry first, each probe's slot asked for a few placements ahead.
+  // Every placed job's entry first, each probe's slot asked for a few placements ahead, and the
+  // parts on each server counted.
   std::vector<TrackedJob*>& placed = st.placed_jobs;
   placed.resize(placements.size());
+  std::vector<size_t> parts_on_server(by_server.size(), 0);
   for (size_t i = 0; i < placements.size(); ++i) {
     if (i + 4 * kPrefetchAhead < placements.size()) {
       st.jobs.prefetch(placements[i + 4 * kPrefetchAhead].job_id);
     }
     placed[i] = &st.jobs.find(placements[i].job_id)->second;
-    for (const scheduling::PlacementPart& part : placements[i].parts) {
-      ++st.parts_on_server[part.server];
-    }
+    for (const scheduling::PlacementPart& part : placements[i].parts)
+      ++parts_on_server[part.server];
   }
   // Most parts stand round after round: one allocation a server, not one per doubling.
-  for (size_t s = 0; s < by_server.size(); ++s) {
-    by_server[s].standing.reserve(static_cast<size_t>(st.parts_on_server[s]));
-    st.parts_on_server[s] = 0;
-  }
+  for (size_t s = 0; s < by_server.size(); ++s) by_server[s].standing.reserve(parts_on_server[s]);
   for (size_t i = 0; i < placements.size(); ++i) {
     const scheduling::JobPlacement& p = placements[i];
     if (i + kPrefetchAhead < placed.size()) PrefetchJob(placed[i + kPrefetchAhead]);
@@ -335,7 +333,6 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
   st.server_up.assign(st.cluster.servers.size(), true);
   st.server_back_at_s.assign(st.cluster.servers.size(), -1);
   st.round_on_server.resize(st.cluster.servers.size());
-  st.parts_on_server.assign(st.cluster.servers.size(), 0);
   st.order = scheduling::QueueOrder(*st.policy, options.order);
   st.starvation = scheduling::StarvationGuard(options.order.starvation_s);
   if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kScheduler, 0);

@@ -167,7 +167,6 @@ struct SchedulerState {
   std::vector<JobProgress> filed_reports;  // for the round's end, sent before it (in order)
   PartShapes placed_shapes;                // scratch: a placement's, sorted
   std::vector<TrackedJob*> placed_jobs;    // scratch: the round's placed jobs, in its order
-  std::vector<int32_t> parts_on_server;    // scratch: the round's parts on each server
   // The round's standing leases by report key, and the last round's while it closes. A job's
   // node in `jobs` stays put until the round closes (EraseDoneJobs).
   struct StandingTurn {

@@ -26,7 +26,7 @@ class GreedyMechanism : public Mechanism {
   FitIndex index_;
   // Uniform clusters: consolidated demands (GPUs, CPUs, memory) that found no server. The ledger
   // only shrinks during a round, so any demand at least as large in all three fails too.
-  PlacementParts failed_;
+  std::vector<PlacementPart> failed_;
 };
 
 }  // namespace troupe::scheduling
