@@ -78,6 +78,7 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   std::vector<TrackedJob*>& placed = st.placed_jobs;
   placed.resize(placements.size());
   std::vector<size_t> parts_on_server(by_server.size(), 0);
+  std::vector<char> books(by_server.size(), 0);  // a standing part it does not hold yet
   for (size_t i = 0; i < placements.size(); ++i) {
     if (i + 4 * kPrefetchAhead < placements.size()) {
       st.jobs.prefetch(placements[i + 4 * kPrefetchAhead].job_id);
@@ -95,13 +96,14 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
     if (!job.handle) SpawnJob(self, job);  // first placed: until now it was a record alone
     const int32_t parts = static_cast<int32_t>(p.parts.size());
     int32_t rounds_stood = 0;
-    const bool stands = LeaseStands(st, job, p, i, &rounds_stood);
+    const LeaseFate fate = LeaseStands(st, job, p, i, &rounds_stood);
     st.round_jobs.push_back(p.job_id);
     for (const scheduling::PlacementPart& part : p.parts) {
       st.round_on_server[part.server].push_back(p.job_id);
       RoundLeases& server = by_server[part.server];
-      if (stands) {
+      if (fate != LeaseFate::kGranted) {
         server.standing.push_back(StandingPart{p.job_id, part.gpus, part.cpus, part.memory_gb});
+        if (fate == LeaseFate::kStandsElsewhere) books[part.server] = 1;
       } else {
         server.leases.push_back(
             LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts,
@@ -112,8 +114,14 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
       st.current.memory_gb_allocated += part.memory_gb;
     }
   }
+  // A server whose parts all stand where they stood has nothing to book: it hears nothing, and
+  // extends them when it next hears (ServerActor). The live view shows every server every round.
+  const bool quiet_servers_hear = st.telemetry->live != nullptr;
   for (size_t s = 0; s < by_server.size(); ++s) {
-    if (by_server[s].leases.empty() && by_server[s].standing.empty()) continue;
+    if (by_server[s].leases.empty() &&
+        (by_server[s].standing.empty() || (books[s] == 0 && !quiet_servers_hear))) {
+      continue;
+    }
     by_server[s].round = st.round;
     by_server[s].start_s = st.current.start_s;
     by_server[s].end_s = st.current.end_s;

@@ -103,13 +103,14 @@ using PartShapes = absl::InlinedVector<PartShape, 1>;
 
 // A job's last lease, for standing leases (SchedulerOptions.standing_leases).
 struct LeaseHeld {
-  bool held = false;                // leased at least once (and not done: it leaves with the job)
-  PartShapes shapes;                // sorted: where the parts are does not matter
-  int64_t offer_round = -1;         // the round whose report offered to keep it
-  int64_t offered_iterations = -1;  // a further round's iterations (-1: no offer)
-  double lease_s = 0;               // the length of the round offered for
-  int32_t rounds_stood = 0;         // since its last grant: the next grant tells the job
-  uint64_t report_key = 0;          // this round: where its report falls among the round's
+  bool held = false;                 // leased at least once (and not done: it leaves with the job)
+  PartShapes shapes;                 // sorted: where the parts are does not matter
+  scheduling::PlacementParts parts;  // the last round's, where they were (servers hold them)
+  int64_t offer_round = -1;          // the round whose report offered to keep it
+  int64_t offered_iterations = -1;   // a further round's iterations (-1: no offer)
+  double lease_s = 0;                // the length of the round offered for
+  int32_t rounds_stood = 0;          // since its last grant: the next grant tells the job
+  uint64_t report_key = 0;           // this round: where its report falls among the round's
 };
 
 struct TrackedJob {

@@ -65,12 +65,18 @@ bool FileForRoundEnd(Self* self, JobProgress& progress);
 void OnRoundTimer(Self* self);
 
 // Standing leases (scheduler_standing.cpp).
+enum class LeaseFate {
+  kGranted,          // granted anew: the job hears of it
+  kStandsInPlace,    // stands, every part on the server that held it last round at its size
+  kStandsElsewhere,  // stands, but some part is on a server that must book it
+};
 // Whether the job's lease stands this round as `placement` (the round's index-th) orders it: its
 // report of the round before offered a rate for a round of this length and this share. Either
-// way notes where its report falls among the round's. Not standing: *rounds_stood is what the
-// job's new grant tells it (rounds stood since its last).
-bool LeaseStands(SchedulerState& st, TrackedJob& job, const scheduling::JobPlacement& placement,
-                 size_t index, int32_t* rounds_stood);
+// way notes where its report falls among the round's and where its parts are. Granted:
+// *rounds_stood is what the job's new grant tells it (rounds stood since its last).
+LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
+                      const scheduling::JobPlacement& placement, size_t index,
+                      int32_t* rounds_stood);
 // Keeps what the job's report offers for a further round of its lease (a report the job sent).
 void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& progress);
 // Takes the round's filed reports and the reports of its standing leases, in the order the jobs

@@ -66,12 +66,28 @@ void TakeStandingRound(Self* self, TrackedJob& job) {
   TakeProgress(self, job, StandingReport(st, job, job.lease));
 }
 
+// `turns` came in the round's order (report keys ascending within each lowest server): a
+// stable counting sort by lowest server orders them by report key, in time linear in the turns.
+// (A placement without parts, lowest server INT32_MAX, sorts last.)
+void SortByReportKey(const std::vector<SchedulerState::StandingTurn>& turns, size_t servers,
+                     std::vector<SchedulerState::StandingTurn>* sorted) {
+  const auto bucket = [servers](const SchedulerState::StandingTurn& turn) {
+    return std::min<size_t>(turn.report_key >> 32, servers);
+  };
+  std::vector<size_t> first(servers + 2, 0);
+  for (const SchedulerState::StandingTurn& turn : turns) ++first[bucket(turn) + 1];
+  for (size_t s = 1; s < first.size(); ++s) first[s] += first[s - 1];
+  sorted->resize(turns.size());
+  for (const SchedulerState::StandingTurn& turn : turns) (*sorted)[first[bucket(turn)]++] = turn;
+}
+
 }  // namespace
 
-bool LeaseStands(SchedulerState& st, TrackedJob& job, const scheduling::JobPlacement& placement,
-                 size_t index, int32_t* rounds_stood) {
+LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
+                      const scheduling::JobPlacement& placement, size_t index,
+                      int32_t* rounds_stood) {
   *rounds_stood = 0;
-  if (!st.options.standing_leases) return false;
+  if (!st.options.standing_leases) return LeaseFate::kGranted;
   LeaseHeld& held = job.lease;
   held.held = true;
   held.report_key = ReportKey(placement, index);
@@ -79,15 +95,18 @@ bool LeaseStands(SchedulerState& st, TrackedJob& job, const scheduling::JobPlace
   const bool stands = held.offered_iterations >= 0 && held.offer_round == st.round - 1 &&
                       held.lease_s == st.current.end_s - st.current.start_s &&
                       held.shapes == st.placed_shapes;
-  if (stands) {
-    ++held.rounds_stood;
-    st.round_standing.push_back({held.report_key, &job});
-    return true;
+  if (!stands) {
+    *rounds_stood = held.rounds_stood;
+    held.rounds_stood = 0;
+    held.shapes.swap(st.placed_shapes);
+    held.parts = placement.parts;
+    return LeaseFate::kGranted;
   }
-  *rounds_stood = held.rounds_stood;
-  held.rounds_stood = 0;
-  held.shapes.swap(st.placed_shapes);
-  return false;
+  ++held.rounds_stood;
+  st.round_standing.push_back({held.report_key, &job});
+  const bool in_place = held.parts == placement.parts;
+  if (!in_place) held.parts = placement.parts;
+  return in_place ? LeaseFate::kStandsInPlace : LeaseFate::kStandsElsewhere;
 }
 
 void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& p) {
@@ -102,12 +121,8 @@ void TakeRoundReports(Self* self) {
   SchedulerState& st = self->state;
   std::vector<JobProgress> reports;
   reports.swap(st.filed_reports);
-  // Report keys are unique (each holds the job's place in the round).
-  std::sort(st.round_standing.begin(), st.round_standing.end(),
-            [](const SchedulerState::StandingTurn& a, const SchedulerState::StandingTurn& b) {
-              return a.report_key < b.report_key;
-            });
-  st.standing_closing.swap(st.round_standing);  // the next round's fill the other
+  SortByReportKey(st.round_standing, st.cluster.servers.size(), &st.standing_closing);
+  st.round_standing.clear();  // the next round's fill it
   size_t next = 0;
   const auto take_standing_before = [&](uint64_t key) {
     while (!st.ended && next < st.standing_closing.size() &&

@@ -32,7 +32,9 @@ void Refuse(caf::stateful_actor<ServerState>* self, const caf::actor& scheduler,
 }
 
 // Ends the previous round's leases but the standing parts: a lease of the part's size held here
-// stands until the round's end (same GPUs); the other parts are booked, without a grant.
+// stands until the round's end (same GPUs); the other parts are booked, without a grant. Rounds in
+// which every part here stood where it stood bring no message (SendLeases): a standing lease is
+// extended from whichever round it ended, before the leases that ended are dropped.
 void EndLeasesButStanding(caf::stateful_actor<ServerState>* self, const caf::actor& scheduler,
                           const RoundLeases& round) {
   ServerState& st = self->state;

@@ -13,6 +13,7 @@ constexpr double kSlack = 1e-9;
 ClusterLedger::ClusterLedger(std::vector<ServerShape> servers) : shapes_(std::move(servers)) {
   int32_t max_gpus = 0;
   for (const ServerShape& s : shapes_) {
+    per_gpu_.push_back(PerGpu{s.cpus / s.gpus, s.memory_gb / s.gpus});
     total_gpus_ += s.gpus;
     max_gpus = std::max(max_gpus, s.gpus);
     if (s.gpu_type >= static_cast<int32_t>(gpus_of_type_.size())) {
@@ -50,16 +51,6 @@ void ClusterLedger::Touch(int32_t server) {
   if (is_touched_[server]) return;
   is_touched_[server] = true;
   touched_.push_back(server);
-}
-
-double ClusterLedger::ProportionalCpus(int32_t server, int32_t gpus) const {
-  const ServerShape& s = shapes_[server];
-  return s.cpus / s.gpus * gpus;
-}
-
-double ClusterLedger::ProportionalMemoryGb(int32_t server, int32_t gpus) const {
-  const ServerShape& s = shapes_[server];
-  return s.memory_gb / s.gpus * gpus;
 }
 
 bool ClusterLedger::Fits(int32_t server, int32_t gpus, double cpus, double memory_gb) const {

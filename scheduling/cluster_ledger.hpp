@@ -33,9 +33,14 @@ class ClusterLedger {
   int32_t type_count() const { return static_cast<int32_t>(gpus_of_type_.size()); }
   int32_t gpus_of_type(int32_t type) const { return gpus_of_type_[type]; }
 
-  // CPUs and memory in proportion to `gpus` on this server (capacity / GPUs per GPU).
-  double ProportionalCpus(int32_t server, int32_t gpus) const;
-  double ProportionalMemoryGb(int32_t server, int32_t gpus) const;
+  // CPUs and memory in proportion to `gpus` on this server (capacity / GPUs per GPU). Asked for
+  // every job of every round: the per-GPU quotients are kept, so each is one multiplication.
+  double ProportionalCpus(int32_t server, int32_t gpus) const {
+    return per_gpu_[server].cpus * gpus;
+  }
+  double ProportionalMemoryGb(int32_t server, int32_t gpus) const {
+    return per_gpu_[server].memory_gb * gpus;
+  }
 
   int32_t max_server_gpus() const { return static_cast<int32_t>(by_free_gpus_.size()) - 1; }
   // Servers with exactly `free_gpus` GPUs free, in index order: best-fit searches walk these
@@ -49,6 +54,10 @@ class ClusterLedger {
  private:
   std::vector<ServerShape> shapes_;
   std::vector<ServerShape> free_;
+  struct PerGpu {
+    double cpus = 0, memory_gb = 0;
+  };
+  std::vector<PerGpu> per_gpu_;                  // capacity / GPUs, per server
   void Move(int32_t server, int32_t free_gpus);  // to another bucket; sets free_[server].gpus
   void Touch(int32_t server);                    // Reset restores it
 

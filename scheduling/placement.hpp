@@ -14,6 +14,7 @@ struct PlacementPart {
   int32_t gpus = 0;
   double cpus = 0;
   double memory_gb = 0;
+  friend bool operator==(const PlacementPart&, const PlacementPart&) = default;
 };
 
 // Most jobs fit one server: their one part is kept inline, not allocated (a round of a large
