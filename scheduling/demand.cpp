@@ -174,41 +174,4 @@ AuxDemand RoundDemands::FallbackBound(const Job& job) const {
   return bound;
 }
 
-void FitIndex::Reset(const ClusterLedger& ledger) {
-  stride_ = 1;
-  while (stride_ < static_cast<size_t>(ledger.server_count())) stride_ *= 2;
-  leaves_ = 1;
-  while (leaves_ < static_cast<size_t>(std::max(1, ledger.max_server_gpus())) * stride_) {
-    leaves_ *= 2;
-  }
-  tree_.assign(2 * leaves_, Free{});
-  placed_.assign(ledger.server_count(), -1);
-  for (int32_t s = 0; s < ledger.server_count(); ++s) {
-    const ServerShape& f = ledger.free(s);
-    if (f.gpus <= 0) continue;
-    placed_[s] = static_cast<int64_t>((f.gpus - 1) * stride_ + s);
-    tree_[leaves_ + placed_[s]] = Free{f.cpus, f.memory_gb};
-  }
-  for (size_t i = leaves_ - 1; i >= 1; --i) {
-    tree_[i] = Free{std::max(tree_[2 * i].cpus, tree_[2 * i + 1].cpus),
-                    std::max(tree_[2 * i].memory_gb, tree_[2 * i + 1].memory_gb)};
-  }
-}
-
-void FitIndex::Update(const ClusterLedger& ledger, int32_t server) {
-  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), Free{});
-  const ServerShape& f = ledger.free(server);
-  placed_[server] = f.gpus > 0 ? static_cast<int64_t>((f.gpus - 1) * stride_ + server) : -1;
-  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), Free{f.cpus, f.memory_gb});
-}
-
-void FitIndex::Set(size_t position, Free value) {
-  size_t i = leaves_ + position;
-  tree_[i] = value;
-  for (i /= 2; i >= 1; i /= 2) {
-    tree_[i] = Free{std::max(tree_[2 * i].cpus, tree_[2 * i + 1].cpus),
-                    std::max(tree_[2 * i].memory_gb, tree_[2 * i + 1].memory_gb)};
-  }
-}
-
 }  // namespace troupe::scheduling

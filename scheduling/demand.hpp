@@ -16,8 +16,8 @@
 //
 // Placement searches: the best fit for a consolidated part is the server with the fewest free
 // GPUs that holds the part (ties: lowest index); a job no server holds is spread over the fewest
-// servers, most free GPUs first (ties: lowest index), by GPUs alone. FitIndex answers best-fit
-// searches without rescanning full servers for every job of a full queue.
+// servers, most free GPUs first (ties: lowest index), by GPUs alone. FitIndex (fit_index.hpp)
+// answers best-fit searches without rescanning full servers for every job of a full queue.
 #pragma once
 
 #include <cstdint>
@@ -85,62 +85,5 @@ class RoundDemands {
   std::vector<int32_t> class_model_;  // one server of each shape class
   bool overflow_ = false;             // some server is in no class
 };
-
-// Best-fit search for a consolidated part: the first server in (free GPUs, index) order with
-// enough free GPUs whose part at `demand` fits. A max-tree over (free GPUs, index) positions
-// holding each server's free CPUs and memory skips every run of servers that cannot hold a
-// lower bound of the demand, so a round does not rescan full servers for every job. The caller
-// calls Update after every Take or Give on a server.
-class FitIndex {
- public:
-  void Reset(const ClusterLedger& ledger);
-  void Update(const ClusterLedger& ledger, int32_t server);
-
-  // `bound` must be at most demand(s, gpus) on every server s.
-  template <class DemandFn>
-  int32_t Find(const ClusterLedger& ledger, int32_t gpus, const AuxDemand& bound,
-               const DemandFn& demand) const;
-
- private:
-  struct Free {
-    double cpus = -1, memory_gb = -1;  // -1: no server at this position
-  };
-  void Set(size_t position, Free value);
-  template <class DemandFn>
-  int32_t Descend(const ClusterLedger& ledger, size_t node, size_t begin, size_t end, size_t from,
-                  int32_t gpus, const AuxDemand& bound, const DemandFn& demand) const;
-
-  size_t stride_ = 1;            // positions per free-GPU count: servers, rounded up to 2^k
-  size_t leaves_ = 1;            // 2^k >= max_server_gpus * stride_
-  std::vector<Free> tree_;       // heap order: node i has children 2i, 2i+1; leaves from leaves_
-  std::vector<int64_t> placed_;  // per server: its position, or -1 with no GPU free
-};
-
-template <class DemandFn>
-int32_t FitIndex::Find(const ClusterLedger& ledger, int32_t gpus, const AuxDemand& bound,
-                       const DemandFn& demand) const {
-  if (gpus <= 0 || gpus > ledger.max_server_gpus()) return -1;
-  return Descend(ledger, 1, 0, leaves_, (gpus - 1) * stride_, gpus, bound, demand);
-}
-
-template <class DemandFn>
-int32_t FitIndex::Descend(const ClusterLedger& ledger, size_t node, size_t begin, size_t end,
-                          size_t from, int32_t gpus, const AuxDemand& bound,
-                          const DemandFn& demand) const {
-  const Free& f = tree_[node];
-  if (end <= from || f.cpus < bound.cpus - kDemandSlack ||
-      f.memory_gb < bound.memory_gb - kDemandSlack) {
-    return -1;
-  }
-  if (end - begin == 1) {
-    const auto server = static_cast<int32_t>(begin % stride_);
-    const AuxDemand aux = demand(server, gpus);
-    return ledger.Fits(server, gpus, aux.cpus, aux.memory_gb) ? server : -1;
-  }
-  const size_t mid = begin + (end - begin) / 2;
-  const int32_t left = Descend(ledger, 2 * node, begin, mid, from, gpus, bound, demand);
-  if (left >= 0) return left;
-  return Descend(ledger, 2 * node + 1, mid, end, from, gpus, bound, demand);
-}
 
 }  // namespace troupe::scheduling

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "scheduling/demand.hpp"
+#include "scheduling/fit_index.hpp"
 #include "scheduling/mechanism.hpp"
 
 namespace troupe::scheduling {

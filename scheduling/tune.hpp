@@ -25,6 +25,7 @@
 #pragma once
 
 #include "scheduling/demand.hpp"
+#include "scheduling/fit_index.hpp"
 #include "scheduling/mechanism.hpp"
 
 namespace troupe::scheduling {

@@ -1,0 +1,69 @@
+#include "scheduling/fit_index.hpp"
+
+#include <algorithm>
+
+namespace troupe::scheduling {
+namespace {
+
+size_t WholeGroups(size_t nodes, size_t fanout) { return (nodes + fanout - 1) / fanout * fanout; }
+
+}  // namespace
+
+void FitIndex::Reset(const ClusterLedger& ledger) {
+  stride_ = static_cast<size_t>(std::max(1, ledger.server_count()));
+  const size_t positions = static_cast<size_t>(std::max(1, ledger.max_server_gpus())) * stride_;
+  levels_.clear();
+  for (size_t nodes = positions;; nodes = WholeGroups(nodes, kFanout) / kFanout) {
+    const size_t padded = WholeGroups(nodes, kFanout);
+    levels_.push_back(Level{std::vector<double>(padded, -1), std::vector<double>(padded, -1)});
+    if (nodes == 1) break;
+  }
+  placed_.assign(ledger.server_count(), -1);
+  for (int32_t s = 0; s < ledger.server_count(); ++s) {
+    const ServerShape& f = ledger.free(s);
+    if (f.gpus <= 0) continue;
+    placed_[s] = static_cast<int64_t>((f.gpus - 1) * stride_ + s);
+    levels_[0].cpus[placed_[s]] = f.cpus;
+    levels_[0].memory_gb[placed_[s]] = f.memory_gb;
+  }
+  for (size_t level = 1; level < levels_.size(); ++level) {
+    const Level& below = levels_[level - 1];
+    Level& here = levels_[level];
+    for (size_t node = 0; node * kFanout < below.cpus.size(); ++node) {
+      const size_t first = node * kFanout;
+      here.cpus[node] = *std::max_element(&below.cpus[first], &below.cpus[first] + kFanout);
+      here.memory_gb[node] =
+          *std::max_element(&below.memory_gb[first], &below.memory_gb[first] + kFanout);
+    }
+  }
+}
+
+void FitIndex::Update(const ClusterLedger& ledger, int32_t server) {
+  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), -1, -1);
+  const ServerShape& f = ledger.free(server);
+  placed_[server] = f.gpus > 0 ? static_cast<int64_t>((f.gpus - 1) * stride_ + server) : -1;
+  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), f.cpus, f.memory_gb);
+}
+
+void FitIndex::Set(size_t position, double cpus, double memory_gb) {
+  levels_[0].cpus[position] = cpus;
+  levels_[0].memory_gb[position] = memory_gb;
+  size_t node = position;
+  for (size_t level = 1; level < levels_.size(); ++level) {
+    const size_t first = node / kFanout * kFanout;
+    node /= kFanout;
+    const Level& below = levels_[level - 1];
+    double most_cpus = below.cpus[first], most_memory = below.memory_gb[first];
+    for (size_t k = 1; k < kFanout; ++k) {
+      most_cpus = std::max(most_cpus, below.cpus[first + k]);
+      most_memory = std::max(most_memory, below.memory_gb[first + k]);
+    }
+    Level& here = levels_[level];
+    // Unchanged here: unchanged above.
+    if (here.cpus[node] == most_cpus && here.memory_gb[node] == most_memory) return;
+    here.cpus[node] = most_cpus;
+    here.memory_gb[node] = most_memory;
+  }
+}
+
+}  // namespace troupe::scheduling

@@ -1,0 +1,101 @@
+// FitIndex: the best-fit search for a consolidated part — the first server in (free GPUs, index)
+// order with enough free GPUs whose part at `demand` fits.
+//
+// Every server sits at one position of (free GPUs, index) order; a tree of fan-out 8 above the
+// positions holds, per node, the most free CPUs and the most free memory below it. A search
+// starts at the first position with enough free GPUs, walks up, and descends only into nodes
+// that could hold a lower bound of the demand, so a round does not rescan full servers for every
+// job. Eight children side by side are compared in one pass (and share cache lines): a tree of
+// 16,384 positions is five levels deep, where a binary one is fourteen.
+//
+// The caller calls Update after every Take or Give on a server; Reset after the ledger's Reset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "scheduling/cluster_ledger.hpp"
+#include "scheduling/demand.hpp"
+
+namespace troupe::scheduling {
+
+class FitIndex {
+ public:
+  void Reset(const ClusterLedger& ledger);
+  void Update(const ClusterLedger& ledger, int32_t server);
+
+  // The best-fit server for a part of `gpus` GPUs at demand(server, gpus), or -1. `bound` must
+  // be at most demand(s, gpus) on every server s.
+  template <class DemandFn>
+  int32_t Find(const ClusterLedger& ledger, int32_t gpus, const AuxDemand& bound,
+               const DemandFn& demand) const;
+
+ private:
+  static constexpr size_t kFanout = 8;
+  // One level's nodes, padded to whole groups of kFanout; -1: no server below.
+  struct Level {
+    std::vector<double> cpus, memory_gb;
+  };
+  // Bit k: node first + k of `level` could hold `bound`.
+  static uint32_t Reaching(const Level& level, size_t first, const AuxDemand& bound);
+  void Set(size_t position, double cpus, double memory_gb);
+  template <class DemandFn>
+  int32_t Descend(const ClusterLedger& ledger, size_t level, size_t node, int32_t gpus,
+                  const AuxDemand& bound, const DemandFn& demand) const;
+
+  size_t stride_ = 1;            // positions per free-GPU count: the servers
+  std::vector<Level> levels_;    // [0]: a position per (free GPUs, server); back(): the root
+  std::vector<int64_t> placed_;  // per server: its position, or -1 with no GPU free
+};
+
+inline uint32_t FitIndex::Reaching(const Level& level, size_t first, const AuxDemand& bound) {
+  const double* cpus = level.cpus.data() + first;
+  const double* memory = level.memory_gb.data() + first;
+  const double need_cpus = bound.cpus - kDemandSlack;
+  const double need_memory = bound.memory_gb - kDemandSlack;
+  uint32_t mask = 0;
+  for (size_t k = 0; k < kFanout; ++k) {
+    mask |= static_cast<uint32_t>(cpus[k] >= need_cpus && memory[k] >= need_memory) << k;
+  }
+  return mask;
+}
+
+template <class DemandFn>
+int32_t FitIndex::Find(const ClusterLedger& ledger, int32_t gpus, const AuxDemand& bound,
+                       const DemandFn& demand) const {
+  if (gpus <= 0 || gpus > ledger.max_server_gpus()) return -1;
+  // Up from the first position with `gpus` free: at each level, the nodes right of the path.
+  size_t node = static_cast<size_t>(gpus - 1) * stride_;
+  for (size_t level = 0; level < levels_.size(); ++level) {
+    const size_t first = node / kFanout * kFanout;
+    if (first >= levels_[level].cpus.size()) break;
+    uint32_t mask = Reaching(levels_[level], first, bound) & (~0u << (node - first));
+    for (; mask != 0; mask &= mask - 1) {
+      const int32_t found =
+          Descend(ledger, level, first + __builtin_ctz(mask), gpus, bound, demand);
+      if (found >= 0) return found;
+    }
+    node = node / kFanout + 1;
+  }
+  return -1;
+}
+
+template <class DemandFn>
+int32_t FitIndex::Descend(const ClusterLedger& ledger, size_t level, size_t node, int32_t gpus,
+                          const AuxDemand& bound, const DemandFn& demand) const {
+  if (level == 0) {
+    const auto server = static_cast<int32_t>(node % stride_);
+    const AuxDemand aux = demand(server, gpus);
+    return ledger.Fits(server, gpus, aux.cpus, aux.memory_gb) ? server : -1;
+  }
+  const size_t first = node * kFanout;
+  for (uint32_t mask = Reaching(levels_[level - 1], first, bound); mask != 0; mask &= mask - 1) {
+    const int32_t found =
+        Descend(ledger, level - 1, first + __builtin_ctz(mask), gpus, bound, demand);
+    if (found >= 0) return found;
+  }
+  return -1;
+}
+
+}  // namespace troupe::scheduling

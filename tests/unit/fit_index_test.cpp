@@ -1,0 +1,101 @@
+// FitIndex (scheduling/fit_index.hpp): the same server as a scan of every server in (free GPUs,
+// index) order, under random takes and gives on clusters of mixed shapes — sizes that fill no
+// whole group of eight, one server, and thousands — and demands that differ per server.
+#include "scheduling/fit_index.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace troupe::scheduling {
+namespace {
+
+// What FitIndex::Find promises, server by server.
+template <class DemandFn>
+int32_t ScanForBestFit(const ClusterLedger& ledger, int32_t gpus, const DemandFn& demand) {
+  if (gpus <= 0) return -1;
+  for (int32_t free = gpus; free <= ledger.max_server_gpus(); ++free) {
+    for (int32_t s = 0; s < ledger.server_count(); ++s) {
+      if (ledger.free(s).gpus != free) continue;
+      const AuxDemand aux = demand(s, gpus);
+      if (ledger.Fits(s, gpus, aux.cpus, aux.memory_gb)) return s;
+    }
+  }
+  return -1;
+}
+
+std::vector<ServerShape> MixedShapes(int32_t servers, std::mt19937& rng) {
+  std::vector<ServerShape> shapes;
+  for (int32_t s = 0; s < servers; ++s) {
+    const int32_t gpus = 1 << (rng() % 4);  // 1, 2, 4 or 8
+    shapes.push_back({gpus, 3.0 * gpus * (1 + rng() % 3), 62.5 * gpus, 0});
+  }
+  return shapes;
+}
+
+// Takes a random part from a random server (or gives one back), as a mechanism would.
+void Churn(ClusterLedger& ledger, FitIndex& index, std::mt19937& rng) {
+  const auto s = static_cast<int32_t>(rng() % static_cast<uint32_t>(ledger.server_count()));
+  const ServerShape& free = ledger.free(s);
+  const ServerShape& shape = ledger.shape(s);
+  if (rng() % 4 == 0) {
+    const int32_t gpus = shape.gpus - free.gpus;
+    const double cpus = (shape.cpus - free.cpus) * (rng() % 2);
+    if (gpus > 0) ledger.Give(s, rng() % 2 ? gpus : 1, cpus, 0);
+  } else if (free.gpus > 0) {
+    const int32_t gpus = 1 + static_cast<int32_t>(rng() % static_cast<uint32_t>(free.gpus));
+    const double cpus = free.cpus * (rng() % 5) / 4.0;
+    const double memory = free.memory_gb * (rng() % 3) / 2.0;
+    ledger.Take(s, gpus, cpus, memory);
+  }
+  index.Update(ledger, s);
+}
+
+TEST(FitIndex, FindsWhatAScanOfEveryServerFinds) {
+  for (int32_t servers : {1, 7, 8, 9, 63, 300, 2048}) {
+    std::mt19937 rng(static_cast<uint32_t>(servers));
+    ClusterLedger ledger(MixedShapes(servers, rng));
+    FitIndex index;
+    index.Reset(ledger);
+    int found = 0;
+    for (int step = 0; step < 3000; ++step) {
+      Churn(ledger, index, rng);
+      const int32_t gpus = 1 + static_cast<int32_t>(rng() % 9);  // 9: more than any server
+      const double per_gpu_cpus = static_cast<double>(rng() % 8);
+      const double per_gpu_memory = 10.0 * static_cast<double>(rng() % 8);
+      // A demand that depends on the server; the bound is at most it everywhere.
+      const auto demand = [&](int32_t s, int32_t g) {
+        return AuxDemand{g * per_gpu_cpus + (s % 3), g * per_gpu_memory};
+      };
+      const AuxDemand bound{gpus * per_gpu_cpus, gpus * per_gpu_memory};
+      const int32_t expected = ScanForBestFit(ledger, gpus, demand);
+      ASSERT_EQ(index.Find(ledger, gpus, bound, demand), expected)
+          << servers << " servers, step " << step << ", " << gpus << " GPUs";
+      found += expected >= 0;
+    }
+    EXPECT_GT(found, servers < 10 ? 5 : 100) << servers << " servers: the searches found too little to test";
+  }
+}
+
+TEST(FitIndex, ResetAfterTheLedgerResetFindsTheEmptyCluster) {
+  std::mt19937 rng(5);
+  ClusterLedger ledger(MixedShapes(100, rng));
+  FitIndex index;
+  index.Reset(ledger);
+  for (int step = 0; step < 500; ++step) Churn(ledger, index, rng);
+  ledger.Reset();
+  index.Reset(ledger);
+  const auto share = [&](int32_t s, int32_t g) {
+    return AuxDemand{ledger.ProportionalCpus(s, g), ledger.ProportionalMemoryGb(s, g)};
+  };
+  for (int32_t gpus = 1; gpus <= 8; ++gpus) {
+    EXPECT_EQ(index.Find(ledger, gpus, AuxDemand{0, 0}, share),
+              ScanForBestFit(ledger, gpus, share));
+  }
+  EXPECT_EQ(index.Find(ledger, 9, AuxDemand{0, 0}, share), -1);
+  EXPECT_EQ(index.Find(ledger, 0, AuxDemand{0, 0}, share), -1);
+}
+
+}  // namespace
+}  // namespace troupe::scheduling
