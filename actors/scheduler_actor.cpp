@@ -69,7 +69,8 @@ void SpawnJob(Self* self, TrackedJob& job) {
 // Sends every server its share of the round's placements.
 void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
   SchedulerState& st = self->state;
-  std::vector<RoundLeases> by_server(st.cluster.servers.size());
+  std::vector<RoundLeases>& by_server = st.leases_by_server;  // each emptied as it was sent
+  by_server.resize(st.cluster.servers.size());
   st.round_jobs.clear();
   st.round_standing.clear();
   for (auto& jobs : st.round_on_server) jobs.clear();
@@ -120,12 +121,14 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   for (size_t s = 0; s < by_server.size(); ++s) {
     if (by_server[s].leases.empty() &&
         (by_server[s].standing.empty() || (books[s] == 0 && !quiet_servers_hear))) {
+      by_server[s].standing.clear();
       continue;
     }
     by_server[s].round = st.round;
     by_server[s].start_s = st.current.start_s;
     by_server[s].end_s = st.current.end_s;
     Tell(self, st.telemetry, st.cluster.servers[s], std::move(by_server[s]));
+    by_server[s] = RoundLeases{};
   }
 }
 
@@ -159,6 +162,7 @@ void PlanRound(Self* self, double start_s) {
       static_cast<int32_t>(st.queued - static_cast<int64_t>(placements.size()));
   SendLeases(self, placements);
   st.awaiting_reports = static_cast<int32_t>(placements.size());
+  st.mechanism->Recycle(std::move(placements));
   st.round_timer_fired = false;
   st.grace_pending = false;
   st.telemetry->virtual_s.store(start_s, std::memory_order_relaxed);

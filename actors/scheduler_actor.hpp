@@ -165,9 +165,11 @@ struct SchedulerState {
   RoundRecord current;
   std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;
-  std::vector<JobProgress> filed_reports;  // for the round's end, sent before it (in order)
-  PartShapes placed_shapes;                // scratch: a placement's, sorted
-  std::vector<TrackedJob*> placed_jobs;    // scratch: the round's placed jobs, in its order
+  std::vector<JobProgress> filed_reports;     // for the round's end, sent before it (in order)
+  PartShapes placed_shapes;                   // scratch: a placement's, sorted
+  std::vector<TrackedJob*> placed_jobs;       // scratch: the round's placed jobs, in its order
+  std::vector<RoundLeases> leases_by_server;  // scratch: the round's, per server
+  std::vector<const scheduling::SchedJob*> head_jobs;  // scratch: the order's head
   // The round's standing leases by report key, and the last round's while it closes. A job's
   // node in `jobs` stays put until the round closes (EraseDoneJobs).
   struct StandingTurn {

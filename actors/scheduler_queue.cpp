@@ -50,12 +50,11 @@ void RefileTouched(SchedulerState& st, double start_s) {
   for (int64_t id : ids) Refile(st, id, start_s);
 }
 
-std::vector<const scheduling::SchedJob*> OrderedHead(SchedulerState& st, double start_s,
-                                                     size_t count) {
+const std::vector<const scheduling::SchedJob*>& OrderedHead(SchedulerState& st, double start_s,
+                                                            size_t count) {
   // Filed views are jobs' entries in st.jobs, refiled (RefileTouched) before they go.
-  std::vector<const scheduling::SchedJob*> head;
-  st.order.Head(start_s, count, head);
-  return head;
+  st.order.Head(start_s, count, st.head_jobs);
+  return st.head_jobs;
 }
 
 std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(SchedulerState& st,
@@ -210,7 +209,7 @@ std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, doubl
   const size_t first_head = std::min<size_t>(head, st.ledger->total_gpus());
   for (size_t size : {first_head, head}) {
     if (st.head_fell_short) break;
-    std::vector<const scheduling::SchedJob*> runnable = OrderedHead(st, start_s, size);
+    const std::vector<const scheduling::SchedJob*>& runnable = OrderedHead(st, start_s, size);
     assert(HeadIsWholeOrder(st, start_s, runnable));
     ResetLedger(st);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);

@@ -51,7 +51,7 @@ void EndLeasesButStanding(caf::stateful_actor<ServerState>* self, const caf::act
   st.ledger->ExpireUntil(round.start_s);
   for (const StandingPart* part : st.standing_to_book) {
     Status s = st.ledger->Grant(part->job_id, part->gpus, part->cpus, part->memory_gb, round.end_s,
-                                &st.booked_gpu_ids);
+                                nullptr);
     // The job runs on regardless: the scheduler, whose books disagree, says so.
     if (!s.ok()) Refuse(self, scheduler, round, part->job_id, s);
   }

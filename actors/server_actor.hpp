@@ -28,10 +28,9 @@ struct ServerState {
   int64_t refusals = 0;
   double last_round_start_s = -1;  // the latest round applied
   SlowDown slow;
-  // A round's standing parts not held here at their size, booked after the round's expiries, and
-  // the GPU ids they got (kept between rounds for their storage).
+  // A round's standing parts not held here at their size, booked after the round's expiries
+  // (kept between rounds for its storage).
   std::vector<const StandingPart*> standing_to_book;
-  std::vector<int32_t> booked_gpu_ids;
   static inline const char* name = "troupe.server";
 };
 

@@ -78,7 +78,7 @@ Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double mem
   free_gpus_ -= gpus;
   used_cpus_ += cpus;
   used_memory_gb_ += memory_gb;
-  gpu_ids->assign(lease.gpu_ids.begin(), lease.gpu_ids.end());
+  if (gpu_ids != nullptr) gpu_ids->assign(lease.gpu_ids.begin(), lease.gpu_ids.end());
   return Status::Ok();
 }
 

@@ -30,9 +30,9 @@ class ServerLedger {
 
   // Drops every lease that has ended by now_s.
   void ExpireUntil(double now_s);
-  // Grants `gpus` GPUs (lowest free indices) and the CPUs and memory until end_s. Refuses with
-  // InvalidInput naming the short resource when it would overcommit, or when the job already
-  // holds a lease here.
+  // Grants `gpus` GPUs (lowest free indices) and the CPUs and memory until end_s, and says which
+  // in *gpu_ids unless it is null. Refuses with InvalidInput naming the short resource when it
+  // would overcommit, or when the job already holds a lease here.
   Status Grant(int64_t job_id, int32_t gpus, double cpus, double memory_gb, double end_s,
                std::vector<int32_t>* gpu_ids);
   // A held lease now ends at end_s instead (a standing lease: same GPUs, CPUs and memory); false

@@ -27,6 +27,9 @@ class Mechanism {
   virtual void StartRound(int64_t /*round*/, double /*now_s*/) {}
   virtual std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                                ClusterLedger& ledger) = 0;
+  // The caller is done with a round's placements: a mechanism may keep the list's storage for
+  // its next round (a large cluster's list is hundreds of kilobytes, fresh pages each round).
+  virtual void Recycle(std::vector<JobPlacement>&& /*placements*/) {}
 };
 
 // What a config says about mechanisms beyond the name; each mechanism reads what concerns it.

@@ -9,17 +9,11 @@
 namespace troupe::scheduling {
 namespace {
 
-// Place in order: GPUs, then CPUs, then memory per GPU, largest first; then the policy's order.
+using tune_detail::Rank;
+
 // A job without an ideal in a dimension ranks by the proportional share of server 0.
 // Each job's demands are prepared as the policy's order is read (they depend on the job and the
 // servers' shapes, not on what is placed before it): a large round reads each job's entry once.
-struct Rank {
-  int32_t gpus = 0;
-  double cpus = 0, memory_gb = 0;
-  size_t order = 0;
-  RoundDemands::Job prepared;
-};
-
 Rank RankOf(const SchedJob& j, size_t order, const ClusterLedger& ledger,
             const RoundDemands& demands) {
   const double cpus =
@@ -54,7 +48,8 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
   if (ledger.server_count() == 0) return {};
   const RoundDemands demands(ledger);
   // The runnable set: GPUs only, skip-and-continue, in the policy's order.
-  std::vector<Rank> runnable;
+  std::vector<Rank>& runnable = runnable_;
+  runnable.clear();
   int32_t gpus_left = ledger.free_gpus();
   for (size_t i = 0; i < ordered.size() && gpus_left > 0; ++i) {
     if (i + kPrefetchAhead < ordered.size()) Prefetch(ordered[i + kPrefetchAhead]);
@@ -64,12 +59,18 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
     runnable.push_back(RankOf(job, i, ledger, demands));
   }
   if (sort_by_demand_) std::sort(runnable.begin(), runnable.end(), PlacedBefore);
+  placements_.reserve(runnable.size());  // storage Recycle gave back, or one allocation
   for (size_t k = 0; k < runnable.size(); ++k) {
     // The demand order leaves the policy's behind.
     if (k + kPrefetchAhead < runnable.size()) Prefetch(runnable[k + kPrefetchAhead].prepared.job);
     PlaceJob(demands, runnable[k].prepared, ledger);
   }
   return std::move(placements_);
+}
+
+void TuneMechanism::Recycle(std::vector<JobPlacement>&& placements) {
+  placements_ = std::move(placements);
+  placements_.clear();
 }
 
 void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job,

@@ -30,11 +30,23 @@
 
 namespace troupe::scheduling {
 
+namespace tune_detail {
+// A runnable job as TUNE ranks it: placed in order of GPUs, then CPUs, then memory per GPU,
+// largest first, then the policy's order; with its demands for the round.
+struct Rank {
+  int32_t gpus = 0;
+  double cpus = 0, memory_gb = 0;
+  size_t order = 0;
+  RoundDemands::Job prepared;
+};
+}  // namespace tune_detail
+
 class TuneMechanism : public Mechanism {
  public:
   explicit TuneMechanism(bool sort_by_demand = false) : sort_by_demand_(sort_by_demand) {}
   std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                        ClusterLedger& ledger) override;
+  void Recycle(std::vector<JobPlacement>&& placements) override;
 
  private:
   // One placed part in the per-server list: placements_[placement].parts[part].
@@ -59,6 +71,7 @@ class TuneMechanism : public Mechanism {
 
   bool sort_by_demand_;
   FitIndex index_;
+  std::vector<tune_detail::Rank> runnable_;  // this round's, kept for the storage
   std::vector<JobPlacement> placements_;
   std::vector<int32_t> head_;  // per server: its first PartRef, or -1
   std::vector<PartRef> refs_;
