@@ -12,13 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "base/status.hpp"
 
 namespace troupe {
 
 struct ServerLease {
   int64_t job_id = 0;
-  std::vector<int32_t> gpu_ids;
+  // Inline up to 8 (most servers have no more): a round books every server's leases, and ids
+  // held apart from the lease were one more cold read each.
+  absl::InlinedVector<int32_t, 8> gpu_ids;
   double cpus = 0;
   double memory_gb = 0;
   double end_s = 0;

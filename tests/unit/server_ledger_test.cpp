@@ -21,6 +21,12 @@ namespace {
 
 using Ids = std::vector<int32_t>;
 
+// The GPU ids the job's lease holds (none when it holds no lease).
+Ids HeldIds(const ServerLedger& ledger, int64_t job_id) {
+  const ServerLease* lease = ledger.Find(job_id);
+  return lease == nullptr ? Ids{} : Ids(lease->gpu_ids.begin(), lease->gpu_ids.end());
+}
+
 TEST(ServerLedgerTest, GrantsTheLowestFreeGpuIndices) {
   ServerLedger ledger(8, 24, 500);
   Ids a, b, c;
@@ -37,7 +43,7 @@ TEST(ServerLedgerTest, GrantsTheLowestFreeGpuIndices) {
   EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 125);
   ASSERT_EQ(ledger.lease_count(), 2u);
   ASSERT_NE(ledger.Find(3), nullptr);
-  EXPECT_EQ(ledger.Find(3)->gpu_ids, c);
+  EXPECT_EQ(HeldIds(ledger, 3), c);
   EXPECT_DOUBLE_EQ(ledger.Find(3)->end_s, 600);
 }
 
@@ -130,7 +136,7 @@ TEST(ServerLedgerTest, ResizeGrowsAndShrinksWithinWhatIsFree) {
   EXPECT_DOUBLE_EQ(ledger.free_cpus(), 2);
   EXPECT_DOUBLE_EQ(ledger.free_memory_gb(), 75);
   EXPECT_DOUBLE_EQ(ledger.Find(1)->cpus, 16);
-  EXPECT_EQ(ledger.Find(1)->gpu_ids, (Ids{0, 1}));  // GPUs are not touched
+  EXPECT_EQ(HeldIds(ledger, 1), (Ids{0, 1}));  // GPUs are not touched
   const Status cpus = ledger.Resize(2, 8.5, 125);
   EXPECT_EQ(cpus.code(), Status::Code::kInvalidInput);
   EXPECT_NE(cpus.message().find("CPUs"), std::string::npos) << cpus.message();
@@ -155,7 +161,7 @@ TEST(ServerLedgerTest, AnExtendedLeaseOutlivesItsEndWithTheSameGpus) {
   ledger.ExpireUntil(300);
   ASSERT_EQ(ledger.lease_count(), 1u);
   ASSERT_NE(ledger.Find(2), nullptr);
-  EXPECT_EQ(ledger.Find(2)->gpu_ids, second);
+  EXPECT_EQ(HeldIds(ledger, 2), second);
   EXPECT_EQ(ledger.free_gpus(), 2);
   EXPECT_DOUBLE_EQ(ledger.free_cpus(), 6);
   ledger.ExpireUntil(600);
