@@ -12,12 +12,17 @@ size_t WholeGroups(size_t nodes, size_t fanout) { return (nodes + fanout - 1) / 
 void FitIndex::Reset(const ClusterLedger& ledger) {
   stride_ = static_cast<size_t>(std::max(1, ledger.server_count()));
   const size_t positions = static_cast<size_t>(std::max(1, ledger.max_server_gpus())) * stride_;
-  levels_.clear();
+  // Called every round: the levels keep their storage.
+  size_t count = 0;
   for (size_t nodes = positions;; nodes = WholeGroups(nodes, kFanout) / kFanout) {
     const size_t padded = WholeGroups(nodes, kFanout);
-    levels_.push_back(Level{std::vector<double>(padded, -1), std::vector<double>(padded, -1)});
+    if (count == levels_.size()) levels_.emplace_back();
+    levels_[count].cpus.assign(padded, -1);
+    levels_[count].memory_gb.assign(padded, -1);
+    ++count;
     if (nodes == 1) break;
   }
+  levels_.resize(count);
   placed_.assign(ledger.server_count(), -1);
   for (int32_t s = 0; s < ledger.server_count(); ++s) {
     const ServerShape& f = ledger.free(s);

@@ -74,7 +74,8 @@ TEST(FitIndex, FindsWhatAScanOfEveryServerFinds) {
           << servers << " servers, step " << step << ", " << gpus << " GPUs";
       found += expected >= 0;
     }
-    EXPECT_GT(found, servers < 10 ? 5 : 100) << servers << " servers: the searches found too little to test";
+    EXPECT_GT(found, servers < 10 ? 5 : 100)
+        << servers << " servers: the searches found too little to test";
   }
 }
 
