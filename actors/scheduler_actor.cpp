@@ -74,19 +74,24 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   st.round_jobs.clear();
   st.round_standing.clear();
   for (auto& jobs : st.round_on_server) jobs.clear();
-  // Every placed job's entry first, each probe's slot asked for a few placements ahead, and the
-  // parts on each server counted.
+  // Every placed job's entry first (the line that leads to it asked for a few placements ahead),
+  // and the parts on each server counted.
   std::vector<TrackedJob*>& placed = st.placed_jobs;
   placed.resize(placements.size());
   std::vector<size_t> parts_on_server(by_server.size(), 0);
   std::vector<char> books(by_server.size(), 0);  // a standing part it does not hold yet
   for (size_t i = 0; i < placements.size(); ++i) {
+    const scheduling::JobPlacement& p = placements[i];
     if (i + 4 * kPrefetchAhead < placements.size()) {
-      st.jobs.prefetch(placements[i + 4 * kPrefetchAhead].job_id);
+      const scheduling::JobPlacement& ahead = placements[i + 4 * kPrefetchAhead];
+      if (ahead.job != nullptr) {
+        __builtin_prefetch(ahead.job);
+      } else {
+        st.jobs.prefetch(ahead.job_id);
+      }
     }
-    placed[i] = &st.jobs.find(placements[i].job_id)->second;
-    for (const scheduling::PlacementPart& part : placements[i].parts)
-      ++parts_on_server[part.server];
+    placed[i] = &PlacedJob(st, p);
+    for (const scheduling::PlacementPart& part : p.parts) ++parts_on_server[part.server];
   }
   // Most parts stand round after round: one allocation a server, not one per doubling.
   for (size_t s = 0; s < by_server.size(); ++s) by_server[s].standing.reserve(parts_on_server[s]);
@@ -279,7 +284,7 @@ void OnProgressOf(Self* self, TrackedJob* job, const JobProgress& p) {
 
 void TakeProgress(Self* self, TrackedJob& job, const JobProgress& p) {
   SchedulerState& st = self->state;
-  job.reported_round = p.round;
+  job.reported_round = static_cast<int32_t>(p.round);
   if (st.options.lease_log) {
     for (const LeasePart& part : p.parts) {
       st.round_leases.push_back(

@@ -101,30 +101,34 @@ struct PartShape {
 // A lease's parts as the job sees them, sorted; one part (a job on one server) kept inline.
 using PartShapes = absl::InlinedVector<PartShape, 1>;
 
-// A job's last lease, for standing leases (SchedulerOptions.standing_leases).
+// A job's last lease, for standing leases (SchedulerOptions.standing_leases). Its shapes (what
+// the job's progress reads) are its parts' (PartShapes): kept as parts alone, an entry stays
+// within seven cache lines.
 struct LeaseHeld {
-  bool held = false;                 // leased at least once (and not done: it leaves with the job)
-  PartShapes shapes;                 // sorted: where the parts are does not matter
   scheduling::PlacementParts parts;  // the last round's, where they were (servers hold them)
   int64_t offer_round = -1;          // the round whose report offered to keep it
   int64_t offered_iterations = -1;   // a further round's iterations (-1: no offer)
   double lease_s = 0;                // the length of the round offered for
-  int32_t rounds_stood = 0;          // since its last grant: the next grant tells the job
   uint64_t report_key = 0;           // this round: where its report falls among the round's
+  int32_t rounds_stood = 0;          // since its last grant: the next grant tells the job
+  bool held = false;                 // leased at least once (and not done: it leaves with the job)
 };
 
+// A job the scheduler knows of. Every running job's entry is read several times a round, so it
+// is kept to 440 bytes: with the table's key, one 448-byte block of seven cache lines.
 struct TrackedJob {
-  scheduling::SchedJob view;
-  caf::actor handle;  // none until first placed (without faults), or while down
+  scheduling::SchedJob view;  // view.owner is this entry
+  caf::actor handle;          // none until first placed (without faults), or while down
   JobRecord record;
-  double ready_at_s = 0;     // its profile is ready then; it may run from the next round start
+  double ready_at_s = 0;  // its profile is ready then; it may run from the next round start
+  int32_t reported_round = -1;
   bool done = false;         // finished or failed: recorded
   bool down = false;         // its actor died; not runnable until it is respawned
   double restart_at_s = -1;  // a crash fault will respawn it then (-1: none announced)
   std::string crash_fault;   // the fault that killed it
-  int64_t reported_round = -1;
-  LeaseHeld lease;  // with standing leases
+  LeaseHeld lease;           // with standing leases
 };
+static_assert(sizeof(TrackedJob) <= 440, "a job's entry outgrows its 448-byte block");
 
 struct SchedulerState {
   SchedulerOptions options;
@@ -166,7 +170,7 @@ struct SchedulerState {
   std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;
   std::vector<JobProgress> filed_reports;     // for the round's end, sent before it (in order)
-  PartShapes placed_shapes;                   // scratch: a placement's, sorted
+  PartShapes placed_shapes, held_shapes;      // scratch: a placement's, sorted
   std::vector<TrackedJob*> placed_jobs;       // scratch: the round's placed jobs, in its order
   std::vector<RoundLeases> leases_by_server;  // scratch: the round's, per server
   std::vector<const scheduling::SchedJob*> head_jobs;  // scratch: the order's head

@@ -66,7 +66,9 @@ std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
     st.queue.push_back(s.job_id);
     ++st.queued;
     Touch(st, s.job_id);
-    WatchJob(self, st.jobs.emplace(s.job_id, std::move(t)).first->second);
+    TrackedJob& admitted = st.jobs.emplace(s.job_id, std::move(t)).first->second;
+    admitted.view.owner = &admitted;  // a node's place is stable: placements lead back here
+    WatchJob(self, admitted);
   }
   return asks;
 }

@@ -49,7 +49,7 @@ void OnJobDown(Self* self, TrackedJob& job, const caf::error& reason) {
     if (InFlight(st)) {
       job.record.wasted_gpu_s += job.view.gpus * std::max(0.0, now_s - st.current.start_s);
     }
-    job.reported_round = st.round;
+    job.reported_round = static_cast<int32_t>(st.round);
     --st.awaiting_reports;
   }
   if (job.restart_at_s >= 0) {

@@ -36,6 +36,13 @@ inline void PrefetchJob(const TrackedJob* job) {
 }
 inline constexpr size_t kPrefetchAhead = 4;  // jobs
 
+// The entry of the job a placement places: through the view the mechanism was handed (jobs'
+// views are their entries', SchedJob::owner), else by its id.
+inline TrackedJob& PlacedJob(SchedulerState& st, const scheduling::JobPlacement& placement) {
+  if (placement.job != nullptr) return *static_cast<TrackedJob*>(placement.job->owner);
+  return st.jobs.find(placement.job_id)->second;
+}
+
 // Drops the jobs done since the last call from `jobs` and the queue's count.
 void EraseDoneJobs(SchedulerState& st);
 

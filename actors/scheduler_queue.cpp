@@ -242,7 +242,7 @@ void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobP
   }
   st.placed_last_round.clear();
   for (const scheduling::JobPlacement& p : placed) {
-    scheduling::SchedJob& view = st.jobs.find(p.job_id)->second.view;
+    scheduling::SchedJob& view = PlacedJob(st, p).view;
     view.expected_speedup = scheduling::ExpectedSpeedup(share_only, view, &p);
     Touch(st, p.job_id);
     st.placed_last_round.push_back(p.job_id);

@@ -12,15 +12,28 @@
 namespace troupe::scheduler_detail {
 namespace {
 
-// The placement's parts as the job's progress sees them, sorted.
+PartShape ShapeOf(const SchedulerState& st, const TrackedJob& job,
+                  const scheduling::PlacementPart& part) {
+  return PartShape{part.gpus, part.cpus, part.memory_gb,
+                   job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type)};
+}
+
+// The parts as the job's progress sees them, sorted.
 void ShapesOf(const SchedulerState& st, const TrackedJob& job,
-              const scheduling::JobPlacement& placement, PartShapes* shapes) {
+              const scheduling::PlacementParts& parts, PartShapes* shapes) {
   shapes->clear();
-  for (const scheduling::PlacementPart& part : placement.parts) {
-    shapes->push_back(PartShape{part.gpus, part.cpus, part.memory_gb,
-                                job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type)});
-  }
+  for (const scheduling::PlacementPart& part : parts) shapes->push_back(ShapeOf(st, job, part));
   std::sort(shapes->begin(), shapes->end());
+}
+
+// Whether two sets of parts give the job the same share (where they are does not matter).
+bool SameShapes(SchedulerState& st, const TrackedJob& job, const scheduling::PlacementParts& a,
+                const scheduling::PlacementParts& b) {
+  if (a.size() != b.size()) return false;
+  if (a.size() == 1) return ShapeOf(st, job, a[0]) == ShapeOf(st, job, b[0]);
+  ShapesOf(st, job, a, &st.held_shapes);
+  ShapesOf(st, job, b, &st.placed_shapes);
+  return st.held_shapes == st.placed_shapes;
 }
 
 // Where a job's report falls among the round's. The servers take their RoundLeases in server
@@ -39,14 +52,15 @@ uint64_t ReportKeyOf(const TrackedJob* job) {
 }
 
 // The report of a round the job's lease stood: what RunLease commits at the offered rate.
-JobProgress StandingReport(const SchedulerState& st, const TrackedJob& job, const LeaseHeld& held) {
+JobProgress StandingReport(SchedulerState& st, const TrackedJob& job, const LeaseHeld& held) {
   const int64_t left = job.view.iterations_left;
   JobProgress p;
   p.job_id = job.view.id;
   p.round = st.round;
   p.lease_start_s = st.current.start_s;
   p.ran = true;
-  for (const PartShape& part : held.shapes) {
+  ShapesOf(st, job, held.parts, &st.held_shapes);  // summed in their sorted order
+  for (const PartShape& part : st.held_shapes) {
     p.gpus += part.gpus;
     p.cpus += part.cpus;
     p.memory_gb += part.memory_gb;
@@ -91,14 +105,12 @@ LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
   LeaseHeld& held = job.lease;
   held.held = true;
   held.report_key = ReportKey(placement, index);
-  ShapesOf(st, job, placement, &st.placed_shapes);
   const bool stands = held.offered_iterations >= 0 && held.offer_round == st.round - 1 &&
                       held.lease_s == st.current.end_s - st.current.start_s &&
-                      held.shapes == st.placed_shapes;
+                      SameShapes(st, job, held.parts, placement.parts);
   if (!stands) {
     *rounds_stood = held.rounds_stood;
     held.rounds_stood = 0;
-    held.shapes.swap(st.placed_shapes);
     held.parts = placement.parts;
     return LeaseFate::kGranted;
   }

@@ -13,6 +13,7 @@ struct JobRecord {
   int64_t job_id = 0;
   std::string model;
   int32_t gpus = 0;
+  int32_t restarts = 0;  // of the job's actor, after faults (below)
   int64_t iterations = 0;
   double arrival_s = 0;
   double start_s = -1;  // start of the first round the job ran in; -1 if it never ran
@@ -27,10 +28,9 @@ struct JobRecord {
   int32_t profiling_points = 0;  // points the profiler measured (0 with oracle profiling)
   double profiling_s = 0;        // virtual time profiling took
   // Faults (docs/faults.md): GPU-seconds of leases lost to dead servers or a crash of the job
-  // itself (work not checkpointed), restarts of the job's actor, and why it failed ("" unless
-  // it did: then end_s and jct_s are -1).
+  // itself (work not checkpointed), and why it failed ("" unless it did: then end_s and jct_s
+  // are -1).
   double wasted_gpu_s = 0;
-  int32_t restarts = 0;
   std::string failure;
 };
 template <class Inspector>

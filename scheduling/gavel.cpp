@@ -131,7 +131,7 @@ std::vector<JobPlacement> GavelMechanism::PlaceRound(const std::vector<const Sch
     if (parts.empty()) continue;
     for (const PlacementPart& p : parts) ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
     type_of[c.job] = c.type;
-    placements.push_back(JobPlacement{job.id, std::move(parts)});
+    placements.push_back(JobPlacement{job.id, std::move(parts), &job});
   }
   Remember(ordered, type_of, types);
   return placements;

@@ -21,7 +21,7 @@ std::vector<JobPlacement> GreedyMechanism::PlaceRound(const std::vector<const Sc
       ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
       index_.Update(ledger, p.server);
     }
-    placements.push_back(JobPlacement{job.id, std::move(parts)});
+    placements.push_back(JobPlacement{job.id, std::move(parts), &job});
   }
   return placements;
 }

@@ -277,7 +277,7 @@ std::vector<JobPlacement> OptMechanism::PlaceRound(const std::vector<const Sched
   last_fragmented_jobs_ = last_fractional_jobs_ = 0;
   for (size_t j = 0; j < jobs.size(); ++j) {
     for (PlacementPart& p : jobs[j].parts) Lease(ledger, p);
-    placements.push_back(JobPlacement{jobs[j].job->id, std::move(jobs[j].parts)});
+    placements.push_back(JobPlacement{jobs[j].job->id, std::move(jobs[j].parts), jobs[j].job});
     OptJobOutcome& out = last_jobs_[j];
     out.placed_value = jobs[j].value;
     out.cpus = placements.back().cpus();

@@ -9,6 +9,8 @@
 
 namespace troupe::scheduling {
 
+struct SchedJob;
+
 struct PlacementPart {
   int32_t server = 0;
   int32_t gpus = 0;
@@ -24,6 +26,8 @@ using PlacementParts = absl::InlinedVector<PlacementPart, 1>;
 struct JobPlacement {
   int64_t job_id = 0;
   PlacementParts parts;
+  // The job as the mechanism was handed it (null where a placement comes from elsewhere).
+  const SchedJob* job = nullptr;
 
   int32_t gpus() const;
   double cpus() const;

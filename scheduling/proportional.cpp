@@ -17,7 +17,7 @@ std::vector<JobPlacement> ProportionalMechanism::PlaceRound(
     PlacementParts parts = PlaceGpusByType(ledger, *job, proportional);
     if (parts.empty()) continue;  // not this round; the next job may still fit
     for (const PlacementPart& p : parts) ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
-    placements.push_back(JobPlacement{job->id, std::move(parts)});
+    placements.push_back(JobPlacement{job->id, std::move(parts), job});
   }
   return placements;
 }

@@ -12,14 +12,18 @@ namespace troupe::scheduling {
 
 struct SchedJob {
   int64_t id = 0;
+  // Whoever keeps the job (the scheduler: its entry for it). Never read here: a placement names
+  // the job it places (JobPlacement::job), and through this its keeper finds its own entry
+  // without a lookup by id.
+  void* owner = nullptr;
   double arrival_s = 0;
   int32_t gpus = 1;
+  bool starving = false;   // marked by the starvation guard (policy.hpp), for good
   double iter_time_s = 0;  // seconds per iteration at the GPU-proportional share
   int64_t iterations_total = 0;
   int64_t iterations_left = 0;
   double attained_gpu_s = 0;  // service received so far, GPU-seconds (LAS)
   double last_served_s = -1;  // end of the last round it ran in; -1: never ran
-  bool starving = false;      // marked by the starvation guard (policy.hpp), for good
   // The job's ideal auxiliary demand per GPU and its speedup there, and its sensitivity matrix
   // W_j: as profiling estimated them (the job advances by its true matrix, which the scheduler
   // never sees). A null matrix means throughput 1 everywhere.

@@ -75,7 +75,7 @@ void TuneMechanism::Recycle(std::vector<JobPlacement>&& placements) {
 
 void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job,
                              ClusterLedger& ledger) {
-  JobPlacement placement{job.job->id, {}};
+  JobPlacement placement{job.job->id, {}, job.job};
   if (ledger.type_count() > 1) {
     // Several GPU types: the ideal, else the fallback share, on the job's fastest type that
     // holds it (docs/heterogeneity.md); one type keeps the search below exactly.
