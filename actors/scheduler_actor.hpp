@@ -155,6 +155,7 @@ struct SchedulerState {
   // queue is cheaper to sort each round, as it always was.
   bool indexed = false;
   bool head_fell_short = false;  // last round, the head of the order did not fill the GPUs
+  size_t head_placed = 0;        // last round, the jobs placed from the head
   scheduling::QueueOrder order;
   scheduling::StarvationGuard starvation;
   std::vector<int64_t> touched;

@@ -7,6 +7,7 @@
 #include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <limits>
 
@@ -204,11 +205,18 @@ std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, doubl
   }
   RefileTouched(st, start_s);
   std::vector<scheduling::JobPlacement> placements;
-  // A head of one job a GPU usually fills the GPUs; when it does not, the head of 4 a GPU is
-  // tried, then the whole queue.
-  const size_t first_head = std::min<size_t>(head, st.ledger->total_gpus());
-  for (size_t size : {first_head, head}) {
-    if (st.head_fell_short) break;
+  // A head of one job a GPU usually fills the GPUs. For a mechanism that reads only until they
+  // are full, so does a head a little longer than the last round's placements (jobs come and go
+  // a few at a time): about half as long when jobs span several GPUs. When a head does not fill
+  // them, the next is tried: one job a GPU, 4 a GPU, then the whole queue.
+  const size_t per_gpu = std::min<size_t>(head, st.ledger->total_gpus());
+  const size_t guess = st.mechanism_definition->reads_until_full
+                           ? std::min(per_gpu, st.head_placed + st.head_placed / 16 + 64)
+                           : per_gpu;
+  const std::array<size_t, 3> sizes = {guess, per_gpu, head};
+  for (size_t k = 0; k < sizes.size() && !st.head_fell_short; ++k) {
+    const size_t size = sizes[k];
+    if (k > 0 && size == sizes[k - 1]) continue;  // tried already
     const std::vector<const scheduling::SchedJob*>& runnable = OrderedHead(st, start_s, size);
     assert(HeadIsWholeOrder(st, start_s, runnable));
     ResetLedger(st);
@@ -217,6 +225,7 @@ std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, doubl
     if (full) break;
     st.head_fell_short = size == head;
   }
+  st.head_placed = placements.size();
   if (st.head_fell_short) {
     // The mechanism reads on past the head (GREEDY with CPUs or memory gone, say): the round is
     // planned over the whole queue, so results never depend on the head. While this lasts the

@@ -66,6 +66,7 @@ const MechanismRegistrar kRegistrar({
     .name = "greedy",
     .summary = "first fit at each job's ideal CPUs and memory (Synergy-GREEDY)",
     .make = Make,
+    .reads_until_full = true,
 });
 
 }  // namespace

@@ -53,6 +53,10 @@ struct MechanismDefinition {
   // It never gives a job more CPUs or memory than its GPU-proportional share, so a job's
   // expected speed-up under it is 1 (ExpectedSpeedup, policy.hpp).
   bool proportional_share_only = false;
+  // It reads the policy's order only until the GPUs are full, and a PlaceRound call leaves
+  // nothing behind for the next (storage aside): the scheduler may plan a long queue's round over
+  // a short head of the order first, and again over a longer one when that did not fill them.
+  bool reads_until_full = false;
 };
 
 }  // namespace troupe::scheduling

@@ -33,6 +33,7 @@ const MechanismRegistrar kRegistrar({
     .summary = "CPUs and memory in proportion to the GPUs (the baseline)",
     .make = Make,
     .proportional_share_only = true,
+    .reads_until_full = true,
 });
 
 }  // namespace

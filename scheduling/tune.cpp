@@ -232,6 +232,7 @@ const MechanismRegistrar kRegistrar({
     .name = "tune",
     .summary = "ideal demand where it fits, else the share (Synergy-TUNE)",
     .make = Make,
+    .reads_until_full = true,
 });
 
 }  // namespace
