@@ -73,7 +73,6 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   by_server.resize(st.cluster.servers.size());
   st.round_jobs.clear();
   st.round_standing.clear();
-  for (auto& jobs : st.round_on_server) jobs.clear();
   // Every placed job's entry first (the line that leads to it asked for a few placements ahead),
   // and the parts on each server counted.
   std::vector<TrackedJob*>& placed = st.placed_jobs;
@@ -105,7 +104,6 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
     const LeaseFate fate = LeaseStands(st, job, p, i, &rounds_stood);
     st.round_jobs.push_back(p.job_id);
     for (const scheduling::PlacementPart& part : p.parts) {
-      st.round_on_server[part.server].push_back(p.job_id);
       RoundLeases& server = by_server[part.server];
       if (fate != LeaseFate::kGranted) {
         server.standing.push_back(StandingPart{p.job_id, part.gpus, part.cpus, part.memory_gb});
@@ -152,6 +150,8 @@ void Idle(Self* self, double start_s) {
 void PlanRound(Self* self, double start_s) {
   SchedulerState& st = self->state;
   FailJobsThatNoLongerFit(self);
+  st.mechanism->Recycle(std::move(st.round_placements));  // the last round's storage
+  st.round_placements.clear();
   st.mechanism->StartRound(st.round + 1, start_s);
   std::vector<scheduling::JobPlacement> placements = PlacePolicyOrder(st, start_s);
   NoteExpectedSpeedups(st, placements);
@@ -167,7 +167,7 @@ void PlanRound(Self* self, double start_s) {
       static_cast<int32_t>(st.queued - static_cast<int64_t>(placements.size()));
   SendLeases(self, placements);
   st.awaiting_reports = static_cast<int32_t>(placements.size());
-  st.mechanism->Recycle(std::move(placements));
+  st.round_placements = std::move(placements);
   st.round_timer_fired = false;
   st.grace_pending = false;
   st.telemetry->virtual_s.store(start_s, std::memory_order_relaxed);
@@ -349,7 +349,6 @@ caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandle
   st.telemetry = telemetry;
   st.server_up.assign(st.cluster.servers.size(), true);
   st.server_back_at_s.assign(st.cluster.servers.size(), -1);
-  st.round_on_server.resize(st.cluster.servers.size());
   st.order = scheduling::QueueOrder(*st.policy, options.order);
   st.starvation = scheduling::StarvationGuard(options.order.starvation_s);
   if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kScheduler, 0);

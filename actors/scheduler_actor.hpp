@@ -183,8 +183,9 @@ struct SchedulerState {
   };
   std::vector<StandingTurn> round_standing, standing_closing;
   bool round_timer_fired = true;
-  std::vector<int64_t> round_jobs;                    // jobs leased this round
-  std::vector<std::vector<int64_t>> round_on_server;  // ... per server
+  std::vector<int64_t> round_jobs;  // jobs leased this round
+  // The round's placements, until the next round is planned: whose parts a lost server held.
+  std::vector<scheduling::JobPlacement> round_placements;
   bool grace_pending = false;
   // Supervision.
   std::unordered_map<caf::actor_addr, int64_t> job_of_actor;

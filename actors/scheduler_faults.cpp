@@ -1,6 +1,7 @@
 // The scheduler's supervision and recovery (scheduler_actor.hpp, docs/faults.md).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <caf/exit_reason.hpp>
 #include <cmath>
 
@@ -29,8 +30,13 @@ void OnServerDown(Self* self, int32_t server, const caf::error& reason) {
                self->system().render(reason), Now(self));
   // Its leases end now; a gang job loses every part (the job reports at once). After the round's
   // timer, the jobs still awaited on it may be waiting for a grant it never sent: they report too.
-  for (int64_t id : st.round_on_server[server]) {
-    auto it = st.jobs.find(id);
+  for (const scheduling::JobPlacement& placement : st.round_placements) {
+    const auto& parts = placement.parts;
+    const auto on_server = [server](const scheduling::PlacementPart& p) {
+      return p.server == server;
+    };
+    if (std::none_of(parts.begin(), parts.end(), on_server)) continue;
+    auto it = st.jobs.find(placement.job_id);
     if (it == st.jobs.end() || it->second.done || !it->second.handle) continue;
     if (!AwaitedThisRound(st, it->second)) continue;
     Tell(self, st.telemetry, it->second.handle, LeaseLost{st.round, st.current.start_s, server});

@@ -59,11 +59,17 @@ JobProgress StandingReport(SchedulerState& st, const TrackedJob& job, const Leas
   p.round = st.round;
   p.lease_start_s = st.current.start_s;
   p.ran = true;
-  ShapesOf(st, job, held.parts, &st.held_shapes);  // summed in their sorted order
-  for (const PartShape& part : st.held_shapes) {
-    p.gpus += part.gpus;
-    p.cpus += part.cpus;
-    p.memory_gb += part.memory_gb;
+  if (held.parts.size() == 1) {  // most jobs
+    p.gpus = held.parts[0].gpus;
+    p.cpus = held.parts[0].cpus;
+    p.memory_gb = held.parts[0].memory_gb;
+  } else {
+    ShapesOf(st, job, held.parts, &st.held_shapes);  // summed in their sorted order
+    for (const PartShape& part : st.held_shapes) {
+      p.gpus += part.gpus;
+      p.cpus += part.cpus;
+      p.memory_gb += part.memory_gb;
+    }
   }
   p.iterations_done = std::min(held.offered_iterations, left);
   p.iterations_left = left - p.iterations_done;

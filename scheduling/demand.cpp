@@ -1,6 +1,7 @@
 #include "scheduling/demand.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace troupe::scheduling {
@@ -122,6 +123,31 @@ RoundDemands::RoundDemands(const ClusterLedger& ledger) : ledger_(ledger) {
     }
     if (class_of_[s] < 0) overflow_ = true;
   }
+  uniform_ = class_model_.size() == 1 && !overflow_;
+  pays_.resize(kPaysSlots);
+}
+
+bool RoundDemands::IdealPaysOn(const SchedJob& job, size_t c, const AuxDemand& ideal,
+                               const AuxDemand& share) const {
+  const SensitivityMatrix* matrix = job.sensitivity.get();
+  if (matrix == nullptr || matrix->empty()) return true;
+  uint64_t hash = reinterpret_cast<uintptr_t>(matrix) >> 4;
+  hash = (hash ^ std::bit_cast<uint64_t>(job.ideal_cpus_per_gpu)) * 0x9E3779B97F4A7C15u;
+  hash = (hash ^ std::bit_cast<uint64_t>(job.ideal_memory_gb_per_gpu)) * 0x9E3779B97F4A7C15u;
+  hash = (hash ^ (static_cast<uint64_t>(job.gpus) << 8 | c)) * 0x9E3779B97F4A7C15u;
+  PaysAnswer& slot = pays_[hash >> 58];  // kPaysSlots: the top 6 bits
+  const auto shape_class = static_cast<int32_t>(c);
+  if (slot.matrix != matrix || slot.cpus_per_gpu != job.ideal_cpus_per_gpu ||
+      slot.memory_gb_per_gpu != job.ideal_memory_gb_per_gpu || slot.gpus != job.gpus ||
+      slot.shape_class != shape_class) {
+    slot = PaysAnswer{matrix,
+                      job.ideal_cpus_per_gpu,
+                      job.ideal_memory_gb_per_gpu,
+                      job.gpus,
+                      shape_class,
+                      IdealPays(job, ideal, share, job.gpus)};
+  }
+  return slot.pays;
 }
 
 RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
@@ -132,15 +158,21 @@ RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
     const int32_t model = class_model_[c];
     const AuxDemand share = ProportionalDemand(ledger_, model, job.gpus);
     const AuxDemand capped = CappedIdeal(job, ledger_.shape(model), share, job.gpus);
-    const bool pays = IdealPays(job, capped, share, job.gpus);
+    const bool pays = IdealPaysOn(job, c, capped, share);
     if (pays) out.ideal_ok |= uint64_t{1} << c;
     if (pays && AboveShare(capped, share)) out.above = true;
   }
   if (overflow_) out.above = true;  // servers beyond the classes: not known, so try
+  if (uniform_) {
+    const int32_t model = class_model_[0];
+    out.ideal = IdealOn(out, model, job.gpus);
+    const AuxDemand share = Proportional(model, job.gpus);
+    out.fallback = AboveShare(out.ideal, share) ? share : out.ideal;
+  }
   return out;
 }
 
-AuxDemand RoundDemands::Ideal(const Job& job, int32_t server, int32_t gpus) const {
+AuxDemand RoundDemands::IdealOn(const Job& job, int32_t server, int32_t gpus) const {
   const int32_t c = class_of_[server];
   if (gpus != job.gpus || c < 0) return IdealDemand(*job.job, ledger_, server, gpus);
   const AuxDemand share = Proportional(server, gpus);
@@ -148,7 +180,13 @@ AuxDemand RoundDemands::Ideal(const Job& job, int32_t server, int32_t gpus) cons
   return CappedIdeal(*job.job, ledger_.shape(server), share, gpus);
 }
 
+AuxDemand RoundDemands::Ideal(const Job& job, int32_t server, int32_t gpus) const {
+  if (uniform_ && gpus == job.gpus) return job.ideal;
+  return IdealOn(job, server, gpus);
+}
+
 AuxDemand RoundDemands::Fallback(const Job& job, int32_t server, int32_t gpus) const {
+  if (uniform_ && gpus == job.gpus) return job.fallback;
   const AuxDemand ideal = Ideal(job, server, gpus);
   const AuxDemand share = Proportional(server, gpus);
   return AboveShare(ideal, share) ? share : ideal;

@@ -61,8 +61,10 @@ class RoundDemands {
   struct Job {
     const SchedJob* job = nullptr;
     int32_t gpus = 0;
-    uint64_t ideal_ok = 0;  // bit per shape class: the ideal buys at least the share there
     bool above = false;     // the ideal exceeds the proportional share on some shape
+    uint64_t ideal_ok = 0;  // bit per shape class: the ideal buys at least the share there
+    // Every server of one shape (uniform()): the demands of the job's GPUs on any server.
+    AuxDemand ideal, fallback;
   };
 
   explicit RoundDemands(const ClusterLedger& ledger);
@@ -77,13 +79,30 @@ class RoundDemands {
   AuxDemand IdealBound(const Job& job) const;
   AuxDemand FallbackBound(const Job& job) const;
   // Every server has the same shape: the bounds are the demands on every server.
-  bool uniform() const { return class_model_.size() == 1 && !overflow_; }
+  bool uniform() const { return uniform_; }
 
  private:
+  // Whether the ideal pays on shape class c, as IdealPays says; jobs of one model share their
+  // matrix and ideal, so a round looks each answer up a handful of times, not once a job.
+  bool IdealPaysOn(const SchedJob& job, size_t c, const AuxDemand& ideal,
+                   const AuxDemand& share) const;
+  AuxDemand IdealOn(const Job& job, int32_t server, int32_t gpus) const;  // no shortcut
+
+  struct PaysAnswer {
+    const SensitivityMatrix* matrix = nullptr;  // null: empty slot
+    double cpus_per_gpu = 0, memory_gb_per_gpu = 0;
+    int32_t gpus = 0;
+    int32_t shape_class = 0;
+    bool pays = false;
+  };
+  static constexpr size_t kPaysSlots = 64;  // RoundDemands::IdealPaysOn reads 6 bits of a hash
+
   const ClusterLedger& ledger_;
   std::vector<int32_t> class_of_;     // per server
   std::vector<int32_t> class_model_;  // one server of each shape class
   bool overflow_ = false;             // some server is in no class
+  bool uniform_ = false;
+  mutable std::vector<PaysAnswer> pays_;  // kPaysSlots, by a hash of the question
 };
 
 }  // namespace troupe::scheduling
