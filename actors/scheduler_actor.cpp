@@ -96,7 +96,7 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   for (size_t s = 0; s < by_server.size(); ++s) by_server[s].standing.reserve(parts_on_server[s]);
   for (size_t i = 0; i < placements.size(); ++i) {
     const scheduling::JobPlacement& p = placements[i];
-    if (i + kPrefetchAhead < placed.size()) PrefetchJob(placed[i + kPrefetchAhead]);
+    if (i + kPrefetchAhead < placed.size()) PrefetchForLease(placed[i + kPrefetchAhead]);
     TrackedJob& job = *placed[i];
     if (!job.handle) SpawnJob(self, job);  // first placed: until now it was a record alone
     const int32_t parts = static_cast<int32_t>(p.parts.size());

@@ -146,7 +146,7 @@ void TakeRoundReports(Self* self) {
     while (!st.ended && next < st.standing_closing.size() &&
            st.standing_closing[next].report_key < key) {
       if (next + kPrefetchAhead < st.standing_closing.size()) {
-        PrefetchJob(st.standing_closing[next + kPrefetchAhead].job);
+        PrefetchForStandingReport(st.standing_closing[next + kPrefetchAhead].job);
       }
       TakeStandingRound(self, *st.standing_closing[next++].job);
     }

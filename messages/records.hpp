@@ -11,27 +11,28 @@ namespace troupe {
 
 struct JobRecord {
   int64_t job_id = 0;
+  // What each round the job runs in adds to, side by side (a scheduler reads them for thousands
+  // of jobs a round): the start of the first round it ran in (-1 if it never ran), the rounds in
+  // which it held a lease, its attained service, and the GPU-seconds of its leases lost to faults
+  // (dead servers, a crash of the job itself: work not checkpointed; docs/faults.md).
+  double start_s = -1;
+  int64_t rounds_run = 0;
+  double gpu_seconds = 0;
+  double wasted_gpu_s = 0;
   std::string model;
   int32_t gpus = 0;
-  int32_t restarts = 0;  // of the job's actor, after faults (below)
+  int32_t restarts = 0;  // of the job's actor, after faults
   int64_t iterations = 0;
   double arrival_s = 0;
-  double start_s = -1;  // start of the first round the job ran in; -1 if it never ran
-  double end_s = -1;    // end of the round in which it finished; -1 if unfinished
-  double jct_s = -1;    // end_s - arrival_s
+  double end_s = -1;  // end of the round in which it finished; -1 if unfinished
+  double jct_s = -1;  // end_s - arrival_s
   // Seconds the job would take at its GPU-proportional share, run without queueing
   // (iterations x iteration time): the lower bound JCT is checked against.
   double ideal_duration_s = 0;
-  int64_t rounds_run = 0;        // rounds in which it held a lease
-  double gpu_seconds = 0;        // attained service
   bool measured = false;         // inside the metrics window
   int32_t profiling_points = 0;  // points the profiler measured (0 with oracle profiling)
   double profiling_s = 0;        // virtual time profiling took
-  // Faults (docs/faults.md): GPU-seconds of leases lost to dead servers or a crash of the job
-  // itself (work not checkpointed), and why it failed ("" unless it did: then end_s and jct_s
-  // are -1).
-  double wasted_gpu_s = 0;
-  std::string failure;
+  std::string failure;           // why it failed ("" unless it did: then end_s and jct_s are -1)
 };
 template <class Inspector>
 auto inspect(Inspector& f, JobRecord& x) {
