@@ -110,7 +110,7 @@ void RunPart(caf::stateful_actor<ServerState>* self, PartWork& work) {
 
 caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spec,
                           Telemetry* telemetry) {
-  self->state.ledger = std::make_unique<ServerLedger>(spec.gpus, spec.cpus, spec.memory_gb);
+  self->state.ledger.emplace(spec.gpus, spec.cpus, spec.memory_gb);
   self->state.spec = std::move(spec);
   self->state.telemetry = telemetry;
   if (telemetry->network) {

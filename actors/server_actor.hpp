@@ -10,9 +10,12 @@
 // process (actors/compute_worker_actor.hpp): the steps run where the leased devices are.
 #pragma once
 
+#include <absl/container/inlined_vector.h>
+
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
+#include <optional>
 
 #include "emulation/server_ledger.hpp"
 #include "messages/cluster_messages.hpp"
@@ -23,14 +26,14 @@ namespace troupe {
 
 struct ServerState {
   ServerSpec spec;
-  std::unique_ptr<ServerLedger> ledger;
+  std::optional<ServerLedger> ledger;  // in the actor's own block
   Telemetry* telemetry = nullptr;
   int64_t refusals = 0;
   double last_round_start_s = -1;  // the latest round applied
   SlowDown slow;
   // A round's standing parts not held here at their size, booked after the round's expiries
   // (kept between rounds for its storage).
-  std::vector<const StandingPart*> standing_to_book;
+  absl::InlinedVector<const StandingPart*, 8> standing_to_book;
   static inline const char* name = "troupe.server";
 };
 

@@ -5,7 +5,9 @@
 //
 // A server grants and ends a handful of leases every round, so the books are a short vector
 // ordered by job id whose ended entries keep their storage for the next leases: no allocation
-// per lease once a server has held its most leases at once.
+// per lease once a server has held its most leases at once. A server of up to 8 GPUs keeps its
+// books inside the ledger itself (a round of a large cluster reads thousands of servers' books:
+// one block each, not three).
 #pragma once
 
 #include <cstdint>
@@ -66,13 +68,13 @@ class ServerLedger {
   const int32_t gpus_;
   const double cpus_;
   const double memory_gb_;
-  std::vector<int64_t> gpu_owner_;  // job id per GPU index, -1 when free
+  absl::InlinedVector<int64_t, 8> gpu_owner_;  // job id per GPU index, -1 when free
   int32_t free_gpus_ = 0;
   double used_cpus_ = 0;
   double used_memory_gb_ = 0;
   // The first held_ entries are the leases held, by job id; the rest are ended entries kept for
   // their storage.
-  std::vector<ServerLease> leases_;
+  absl::InlinedVector<ServerLease, 8> leases_;
   size_t held_ = 0;
 };
 
