@@ -27,6 +27,7 @@
 #include "scheduling/mechanism_registry.hpp"
 #include "scheduling/proportional.hpp"
 #include "scheduling/tune.hpp"
+#include "tests/support/random_sensitivity.hpp"
 
 namespace troupe::scheduling {
 namespace {
@@ -57,13 +58,7 @@ SchedJob Model(int64_t id, int32_t gpus, const char* name) {
 
 // A job with a random ideal (possibly below the share) and a random monotone matrix.
 SchedJob RandomSensitive(int64_t id, int32_t gpus, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> step(0, 0.5);
-  SensitivityMatrix w{{1, 3, 6, 12, 24}, {20, 62.5, 125, 250}, {}};
-  double a = 0;
-  for (size_t c = 0; c < w.cpu_grid.size(); ++c, a += step(rng)) {
-    double b = 0.2;
-    for (size_t m = 0; m < w.memory_grid.size(); ++m, b += step(rng)) w.values.push_back(a + b);
-  }
+  SensitivityMatrix w = testing::RandomMonotoneMatrix(rng);
   const double memory[] = {20, 40, 62.5, 125, 187.5};
   SchedJob j = Job(id, gpus, 1 + static_cast<double>(rng() % 12), memory[rng() % 5]);
   j.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(w));
