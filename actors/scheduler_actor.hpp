@@ -120,13 +120,13 @@ struct TrackedJob {
   scheduling::SchedJob view;  // view.owner is this entry
   caf::actor handle;          // none until first placed (without faults), or while down
   JobRecord record;
-  double ready_at_s = 0;  // its profile is ready then; it may run from the next round start
-  int32_t reported_round = -1;
-  bool done = false;         // finished or failed: recorded
-  bool down = false;         // its actor died; not runnable until it is respawned
-  double restart_at_s = -1;  // a crash fault will respawn it then (-1: none announced)
-  std::string crash_fault;   // the fault that killed it
-  LeaseHeld lease;           // with standing leases
+  double ready_at_s = 0;        // its profile is ready then; it may run from the next round start
+  int32_t reported_round = -1;  // the last round it reported for (2^31 rounds: 68 years of 1 s)
+  bool done = false;            // finished or failed: recorded
+  bool down = false;            // its actor died; not runnable until it is respawned
+  double restart_at_s = -1;     // a crash fault will respawn it then (-1: none announced)
+  std::string crash_fault;      // the fault that killed it
+  LeaseHeld lease;              // with standing leases
 };
 static_assert(sizeof(TrackedJob) <= 440, "a job's entry outgrows its 448-byte block");
 

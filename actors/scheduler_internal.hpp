@@ -46,10 +46,12 @@ inline void PrefetchForStandingReport(const TrackedJob* job) {
   __builtin_prefetch(&job->lease.offered_iterations);
 }
 
-// The entry of the job a placement places: through the view the mechanism was handed (jobs'
-// views are their entries', SchedJob::owner), else by its id.
+// The entry of the job a placement places: through the view the mechanism was handed (an
+// admitted job's view names its entry, SchedJob::owner), else by its id.
 inline TrackedJob& PlacedJob(SchedulerState& st, const scheduling::JobPlacement& placement) {
-  if (placement.job != nullptr) return *static_cast<TrackedJob*>(placement.job->owner);
+  if (placement.job != nullptr && placement.job->owner != nullptr) {
+    return *static_cast<TrackedJob*>(placement.job->owner);
+  }
   return st.jobs.find(placement.job_id)->second;
 }
 
