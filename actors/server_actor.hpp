@@ -14,7 +14,6 @@
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
-#include <memory>
 #include <optional>
 
 #include "emulation/server_ledger.hpp"

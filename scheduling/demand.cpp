@@ -1,8 +1,10 @@
 #include "scheduling/demand.hpp"
 
+#include <absl/hash/hash.h>
+
 #include <algorithm>
-#include <bit>
 #include <limits>
+#include <tuple>
 
 namespace troupe::scheduling {
 namespace {
@@ -29,6 +31,12 @@ double Throughput(const SchedJob& job, const AuxDemand& aux, int32_t gpus) {
   return job.sensitivity->At(aux.cpus / gpus, aux.memory_gb / gpus);
 }
 
+// The fallback: the ideal where it frees resources for others (at or below the share in both
+// dimensions), else the share.
+AuxDemand FallbackOf(const AuxDemand& ideal, const AuxDemand& share) {
+  return AboveShare(ideal, share) ? share : ideal;
+}
+
 // Whether the ideal buys at least the throughput of the proportional share.
 bool IdealPays(const SchedJob& job, const AuxDemand& ideal, const AuxDemand& share, int32_t gpus) {
   if (!job.sensitivity || job.sensitivity->empty()) return true;
@@ -52,8 +60,7 @@ AuxDemand IdealDemand(const SchedJob& job, const ClusterLedger& ledger, int32_t 
 AuxDemand FallbackDemand(const SchedJob& job, const ClusterLedger& ledger, int32_t server,
                          int32_t gpus) {
   const AuxDemand share = ProportionalDemand(ledger, server, gpus);
-  const AuxDemand ideal = IdealDemand(job, ledger, server, gpus);
-  return AboveShare(ideal, share) ? share : ideal;
+  return FallbackOf(IdealDemand(job, ledger, server, gpus), share);
 }
 
 bool AboveShare(const AuxDemand& demand, const AuxDemand& share) {
@@ -124,19 +131,16 @@ RoundDemands::RoundDemands(const ClusterLedger& ledger) : ledger_(ledger) {
     if (class_of_[s] < 0) overflow_ = true;
   }
   uniform_ = class_model_.size() == 1 && !overflow_;
-  pays_.resize(kPaysSlots);
 }
 
 bool RoundDemands::IdealPaysOn(const SchedJob& job, size_t c, const AuxDemand& ideal,
                                const AuxDemand& share) const {
   const SensitivityMatrix* matrix = job.sensitivity.get();
   if (matrix == nullptr || matrix->empty()) return true;
-  uint64_t hash = reinterpret_cast<uintptr_t>(matrix) >> 4;
-  hash = (hash ^ std::bit_cast<uint64_t>(job.ideal_cpus_per_gpu)) * 0x9E3779B97F4A7C15u;
-  hash = (hash ^ std::bit_cast<uint64_t>(job.ideal_memory_gb_per_gpu)) * 0x9E3779B97F4A7C15u;
-  hash = (hash ^ (static_cast<uint64_t>(job.gpus) << 8 | c)) * 0x9E3779B97F4A7C15u;
-  PaysAnswer& slot = pays_[hash >> 58];  // kPaysSlots: the top 6 bits
   const auto shape_class = static_cast<int32_t>(c);
+  const size_t hash = absl::Hash<std::tuple<const void*, double, double, int32_t, int32_t>>{}(
+      {matrix, job.ideal_cpus_per_gpu, job.ideal_memory_gb_per_gpu, job.gpus, shape_class});
+  PaysAnswer& slot = pays_[hash % kPaysSlots];
   if (slot.matrix != matrix || slot.cpus_per_gpu != job.ideal_cpus_per_gpu ||
       slot.memory_gb_per_gpu != job.ideal_memory_gb_per_gpu || slot.gpus != job.gpus ||
       slot.shape_class != shape_class) {
@@ -166,8 +170,7 @@ RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
   if (uniform_) {
     const int32_t model = class_model_[0];
     out.ideal = IdealOn(out, model, job.gpus);
-    const AuxDemand share = Proportional(model, job.gpus);
-    out.fallback = AboveShare(out.ideal, share) ? share : out.ideal;
+    out.fallback = FallbackOf(out.ideal, Proportional(model, job.gpus));
   }
   return out;
 }
@@ -187,9 +190,7 @@ AuxDemand RoundDemands::Ideal(const Job& job, int32_t server, int32_t gpus) cons
 
 AuxDemand RoundDemands::Fallback(const Job& job, int32_t server, int32_t gpus) const {
   if (uniform_ && gpus == job.gpus) return job.fallback;
-  const AuxDemand ideal = Ideal(job, server, gpus);
-  const AuxDemand share = Proportional(server, gpus);
-  return AboveShare(ideal, share) ? share : ideal;
+  return FallbackOf(Ideal(job, server, gpus), Proportional(server, gpus));
 }
 
 AuxDemand RoundDemands::IdealBound(const Job& job) const {

@@ -20,6 +20,7 @@
 // answers best-fit searches without rescanning full servers for every job of a full queue.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -95,14 +96,14 @@ class RoundDemands {
     int32_t shape_class = 0;
     bool pays = false;
   };
-  static constexpr size_t kPaysSlots = 64;  // RoundDemands::IdealPaysOn reads 6 bits of a hash
+  static constexpr size_t kPaysSlots = 64;
 
   const ClusterLedger& ledger_;
   std::vector<int32_t> class_of_;     // per server
   std::vector<int32_t> class_model_;  // one server of each shape class
   bool overflow_ = false;             // some server is in no class
   bool uniform_ = false;
-  mutable std::vector<PaysAnswer> pays_;  // kPaysSlots, by a hash of the question
+  mutable std::array<PaysAnswer, kPaysSlots> pays_{};  // by a hash of the question
 };
 
 }  // namespace troupe::scheduling
