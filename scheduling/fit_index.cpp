@@ -51,24 +51,31 @@ void FitIndex::Update(const ClusterLedger& ledger, int32_t server) {
 }
 
 void FitIndex::Set(size_t position, double cpus, double memory_gb) {
-  levels_[0].cpus[position] = cpus;
-  levels_[0].memory_gb[position] = memory_gb;
   size_t node = position;
-  for (size_t level = 1; level < levels_.size(); ++level) {
-    const size_t first = node / kFanout * kFanout;
-    node /= kFanout;
-    const Level& below = levels_[level - 1];
-    double most_cpus = below.cpus[first], most_memory = below.memory_gb[first];
-    for (size_t k = 1; k < kFanout; ++k) {
-      most_cpus = std::max(most_cpus, below.cpus[first + k]);
-      most_memory = std::max(most_memory, below.memory_gb[first + k]);
-    }
+  for (size_t level = 0;; ++level) {
     Level& here = levels_[level];
+    const double was_cpus = here.cpus[node], was_memory = here.memory_gb[node];
+    here.cpus[node] = cpus;
+    here.memory_gb[node] = memory_gb;
+    if (level + 1 == levels_.size()) return;
+    const size_t parent = node / kFanout;
+    const Level& above = levels_[level + 1];
+    const double before_cpus = above.cpus[parent], before_memory = above.memory_gb[parent];
+    cpus = MostAfter(here.cpus, node, was_cpus, cpus, before_cpus);
+    memory_gb = MostAfter(here.memory_gb, node, was_memory, memory_gb, before_memory);
     // Unchanged here: unchanged above.
-    if (here.cpus[node] == most_cpus && here.memory_gb[node] == most_memory) return;
-    here.cpus[node] = most_cpus;
-    here.memory_gb[node] = most_memory;
+    if (cpus == before_cpus && memory_gb == before_memory) return;
+    node = parent;
   }
+}
+
+double FitIndex::MostAfter(const std::vector<double>& values, size_t node, double was, double now,
+                           double before) {
+  if (now >= before) return now;
+  // The most is another node's, which did not change.
+  if (was < before) return before;
+  const size_t first = node / kFanout * kFanout;
+  return *std::max_element(&values[first], &values[first] + kFanout);
 }
 
 }  // namespace troupe::scheduling
