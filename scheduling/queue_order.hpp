@@ -71,10 +71,16 @@ class QueueOrder {
   const PolicyDefinition* policy_ = nullptr;
   OrderOptions options_;
   absl::flat_hash_map<int64_t, Filed> filed_;
-  absl::btree_set<Entry> sorted_;  // a key that does not read the clock
-  std::vector<Row> rows_;          // a clock-reading key: every filed job, densely
-  std::vector<SchedJob> copies_;   // ... and, without clock_terms, a copy of each, row by row
-  std::vector<Entry> scratch_;     // a clock-reading key: the head being selected (a max-heap)
+  // A key that does not read the clock. Nodes of ~1 KB rather than absl's 256 B: a round reads
+  // thousands of heads in order, a node (and a likely cache miss) every 25 rather than every 6.
+  using SortedEntries = absl::container_internal::btree_set_container<
+      absl::container_internal::btree<absl::container_internal::set_params<
+          Entry, std::less<Entry>, std::allocator<Entry>, /*TargetNodeSize=*/1024,
+          /*IsMulti=*/false>>>;
+  SortedEntries sorted_;
+  std::vector<Row> rows_;         // a clock-reading key: every filed job, densely
+  std::vector<SchedJob> copies_;  // ... and, without clock_terms, a copy of each, row by row
+  std::vector<Entry> scratch_;    // a clock-reading key: the head being selected (a max-heap)
 };
 
 }  // namespace troupe::scheduling
