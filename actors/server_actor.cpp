@@ -40,11 +40,7 @@ void EndLeasesButStanding(caf::stateful_actor<ServerState>* self, const caf::act
   ServerState& st = self->state;
   st.standing_to_book.clear();
   for (const StandingPart& part : round.standing) {
-    const ServerLease* held = st.ledger->Find(part.job_id);
-    if (held && static_cast<int32_t>(held->gpu_ids.size()) == part.gpus &&
-        held->cpus == part.cpus && held->memory_gb == part.memory_gb) {
-      st.ledger->Extend(part.job_id, round.end_s);
-    } else {
+    if (!st.ledger->Extend(part.job_id, part.gpus, part.cpus, part.memory_gb, round.end_s)) {
       st.standing_to_book.push_back(&part);
     }
   }

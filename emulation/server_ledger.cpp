@@ -82,10 +82,16 @@ Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double mem
   return Status::Ok();
 }
 
-bool ServerLedger::Extend(int64_t job_id, double end_s) {
+bool ServerLedger::Extend(int64_t job_id, int32_t gpus, double cpus, double memory_gb,
+                          double end_s) {
   const size_t i = Position(job_id);
   if (i == held_ || leases_[i].job_id != job_id) return false;
-  leases_[i].end_s = end_s;
+  ServerLease& held = leases_[i];
+  if (static_cast<int32_t>(held.gpu_ids.size()) != gpus || held.cpus != cpus ||
+      held.memory_gb != memory_gb) {
+    return false;
+  }
+  held.end_s = end_s;
   return true;
 }
 

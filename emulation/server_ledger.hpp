@@ -40,9 +40,9 @@ class ServerLedger {
   // would overcommit, or when the job already holds a lease here.
   Status Grant(int64_t job_id, int32_t gpus, double cpus, double memory_gb, double end_s,
                std::vector<int32_t>* gpu_ids);
-  // A held lease now ends at end_s instead (a standing lease: same GPUs, CPUs and memory); false
-  // when the job holds none here.
-  bool Extend(int64_t job_id, double end_s);
+  // A held lease of `gpus` GPUs, `cpus` CPUs and `memory_gb` now ends at end_s instead (a standing
+  // lease: the same GPUs); false when the job holds none here, or one of another size.
+  bool Extend(int64_t job_id, int32_t gpus, double cpus, double memory_gb, double end_s);
   // Changes the CPUs and memory of a held lease; refuses when that would overcommit.
   Status Resize(int64_t job_id, double cpus, double memory_gb);
   // Ends a lease now; false when the job holds none here.

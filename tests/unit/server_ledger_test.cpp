@@ -156,8 +156,11 @@ TEST(ServerLedgerTest, AnExtendedLeaseOutlivesItsEndWithTheSameGpus) {
   Ids first, second;
   ASSERT_TRUE(ledger.Grant(1, 2, 6, 100, 300, &first).ok());
   ASSERT_TRUE(ledger.Grant(2, 2, 6, 100, 300, &second).ok());
-  EXPECT_TRUE(ledger.Extend(2, 600));
-  EXPECT_FALSE(ledger.Extend(3, 600));  // holds nothing here
+  EXPECT_TRUE(ledger.Extend(2, 2, 6, 100, 600));
+  EXPECT_FALSE(ledger.Extend(3, 2, 6, 100, 600));  // holds nothing here
+  EXPECT_FALSE(ledger.Extend(1, 2, 5, 100, 600));  // holds a lease of another size
+  EXPECT_FALSE(ledger.Extend(1, 1, 6, 100, 600));
+  EXPECT_FALSE(ledger.Extend(1, 2, 6, 90, 600));
   ledger.ExpireUntil(300);
   ASSERT_EQ(ledger.lease_count(), 1u);
   ASSERT_NE(ledger.Find(2), nullptr);
