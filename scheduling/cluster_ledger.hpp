@@ -46,6 +46,14 @@ class ClusterLedger {
   // Servers with exactly `free_gpus` GPUs free, in index order: best-fit searches walk these
   // buckets instead of every server.
   const ServerSet& ServersWithFreeGpus(int32_t free_gpus) const { return by_free_gpus_[free_gpus]; }
+  // Whether some server has at least `gpus` (> 0) GPUs free: a count a bucket, no server sought.
+  bool SomeServerHasFreeGpus(int32_t gpus) const {
+    if (gpus <= 0) return false;
+    for (int32_t free = gpus; free <= max_server_gpus(); ++free) {
+      if (!by_free_gpus_[free].empty()) return true;
+    }
+    return false;
+  }
 
   bool Fits(int32_t server, int32_t gpus, double cpus, double memory_gb) const;
   void Take(int32_t server, int32_t gpus, double cpus, double memory_gb);

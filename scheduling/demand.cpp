@@ -165,13 +165,12 @@ RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
     const bool pays = IdealPaysOn(job, c, capped, share);
     if (pays) out.ideal_ok |= uint64_t{1} << c;
     if (pays && AboveShare(capped, share)) out.above = true;
+    if (uniform_) {  // IdealOn and Fallback on the one shape, from what is at hand
+      out.ideal = pays ? capped : share;
+      out.fallback = FallbackOf(out.ideal, share);
+    }
   }
   if (overflow_) out.above = true;  // servers beyond the classes: not known, so try
-  if (uniform_) {
-    const int32_t model = class_model_[0];
-    out.ideal = IdealOn(out, model, job.gpus);
-    out.fallback = FallbackOf(out.ideal, Proportional(model, job.gpus));
-  }
   return out;
 }
 

@@ -33,7 +33,7 @@ PlacementParts GreedyMechanism::Fit(const RoundDemands& demands, const RoundDema
   // (docs/heterogeneity.md); one type keeps the search below exactly.
   if (ledger.type_count() > 1) return PlaceGpusByType(ledger, *job.job, ideal);
   const int32_t gpus = job.gpus;
-  if (BestFitGpus(ledger, gpus) >= 0) {
+  if (ledger.SomeServerHasFreeGpus(gpus)) {
     const AuxDemand bound = demands.IdealBound(job);
     for (const PlacementPart& f : failed_) {
       if (f.gpus <= gpus && f.cpus <= bound.cpus && f.memory_gb <= bound.memory_gb) return {};

@@ -88,7 +88,7 @@ void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Jo
     Record(std::move(placement), ledger);
     return;
   }
-  if (BestFitGpus(ledger, job.gpus) >= 0) {
+  if (ledger.SomeServerHasFreeGpus(job.gpus)) {
     placement.parts.push_back(Consolidate(demands, job, ledger));
   } else {
     placement.parts = Spread(demands, job, ledger);
