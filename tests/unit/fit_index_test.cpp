@@ -1,6 +1,7 @@
 // FitIndex (scheduling/fit_index.hpp): the same server as a scan of every server in (free GPUs,
 // index) order, under random takes and gives on clusters of mixed shapes — sizes that fill no
-// whole group of eight, one server, and thousands — and demands that differ per server.
+// whole group of eight, one server, and thousands — and demands that differ per server. And the
+// ledger's bucket counts answer whether a best-fit server exists exactly when one does.
 #include "scheduling/fit_index.hpp"
 
 #include <gtest/gtest.h>
@@ -96,6 +97,27 @@ TEST(FitIndex, ResetAfterTheLedgerResetFindsTheEmptyCluster) {
   }
   EXPECT_EQ(index.Find(ledger, 9, AuxDemand{0, 0}, share), -1);
   EXPECT_EQ(index.Find(ledger, 0, AuxDemand{0, 0}, share), -1);
+}
+
+TEST(ClusterLedger, SomeServerHasFreeGpusExactlyWhenABestFitServerExists) {
+  for (int32_t servers : {1, 9, 300}) {
+    std::mt19937 rng(static_cast<uint32_t>(servers) + 11);
+    ClusterLedger ledger(MixedShapes(servers, rng));
+    FitIndex index;
+    index.Reset(ledger);
+    int yes = 0, no = 0;
+    for (int step = 0; step < 2000; ++step) {
+      Churn(ledger, index, rng);
+      for (int32_t gpus = -1; gpus <= 9; ++gpus) {
+        const bool some = ledger.SomeServerHasFreeGpus(gpus);
+        ASSERT_EQ(some, BestFitGpus(ledger, gpus) >= 0)
+            << servers << " servers, step " << step << ", " << gpus << " GPUs";
+        (some ? yes : no) += 1;
+      }
+    }
+    EXPECT_GT(yes, 100) << servers << " servers";
+    EXPECT_GT(no, 100) << servers << " servers";
+  }
 }
 
 }  // namespace
