@@ -1,6 +1,7 @@
 #include "emulation/server_ledger.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 
 namespace troupe {
@@ -15,40 +16,48 @@ std::string Short(const char* what, double want, double free) {
 }  // namespace
 
 ServerLedger::ServerLedger(int32_t gpus, double cpus, double memory_gb)
-    : gpus_(gpus), cpus_(cpus), memory_gb_(memory_gb), gpu_owner_(gpus, -1), free_gpus_(gpus) {}
+    : cpus_(cpus), memory_gb_(memory_gb), free_gpus_(gpus) {
+  assert(gpus >= 0 && gpus <= kMaxGpus);
+  free_mask_ = gpus >= kMaxGpus ? ~uint64_t{0} : (uint64_t{1} << gpus) - 1;
+}
+
+std::vector<int32_t> ServerLease::GpuIds() const {
+  std::vector<int32_t> ids;
+  for (uint64_t m = gpu_mask; m != 0; m &= m - 1) ids.push_back(__builtin_ctzll(m));
+  return ids;
+}
 
 size_t ServerLedger::Position(int64_t job_id) const {
-  const auto held_end = leases_.begin() + static_cast<std::ptrdiff_t>(held_);
   const auto it =
-      std::lower_bound(leases_.begin(), held_end, job_id,
+      std::lower_bound(leases_.begin(), leases_.end(), job_id,
                        [](const ServerLease& lease, int64_t id) { return lease.job_id < id; });
   return static_cast<size_t>(it - leases_.begin());
 }
 
 const ServerLease* ServerLedger::Find(int64_t job_id) const {
   const size_t i = Position(job_id);
-  return i < held_ && leases_[i].job_id == job_id ? &leases_[i] : nullptr;
+  return i < leases_.size() && leases_[i].job_id == job_id ? &leases_[i] : nullptr;
 }
 
 // In job id order, as Release would end them one by one (the sums subtract in that order); the
-// leases kept close up in order, the ended ones go behind them.
+// leases kept close up in order.
 void ServerLedger::ExpireUntil(double now_s) {
-  const size_t held = held_;
   size_t kept = 0;
-  for (size_t i = 0; i < held; ++i) {
+  for (size_t i = 0; i < leases_.size(); ++i) {
     if (leases_[i].end_s <= now_s) {
       Free(leases_[i]);
+      if (kept == 0 && i + 1 == leases_.size()) used_cpus_ = used_memory_gb_ = 0;  // no drift
     } else {
-      if (i != kept) std::swap(leases_[kept], leases_[i]);
-      ++kept;
+      leases_[kept++] = leases_[i];
     }
   }
+  leases_.resize(kept);
 }
 
 Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double memory_gb,
                            double end_s, std::vector<int32_t>* gpu_ids) {
   const size_t at = Position(job_id);
-  if (at < held_ && leases_[at].job_id == job_id) {
+  if (at < leases_.size() && leases_[at].job_id == job_id) {
     return Status::InvalidInput("job already holds a lease here");
   }
   if (gpus < 0 || cpus < 0 || memory_gb < 0) return Status::InvalidInput("negative demand");
@@ -57,47 +66,36 @@ Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double mem
   if (memory_gb > free_memory_gb() + kSlack) {
     return Status::InvalidInput(Short("memory GB", memory_gb, free_memory_gb()));
   }
-  if (held_ == leases_.size()) leases_.emplace_back();
-  // The first ended entry becomes the new lease, moved into its place by job id.
-  std::rotate(leases_.begin() + static_cast<std::ptrdiff_t>(at),
-              leases_.begin() + static_cast<std::ptrdiff_t>(held_),
-              leases_.begin() + static_cast<std::ptrdiff_t>(held_ + 1));
-  ++held_;
-  ServerLease& lease = leases_[at];
-  lease.job_id = job_id;
-  lease.gpu_ids.clear();
-  lease.cpus = cpus;
-  lease.memory_gb = memory_gb;
-  lease.end_s = end_s;
-  for (int32_t g = 0; g < gpus_ && static_cast<int32_t>(lease.gpu_ids.size()) < gpus; ++g) {
-    if (gpu_owner_[g] == -1) {
-      gpu_owner_[g] = job_id;
-      lease.gpu_ids.push_back(g);
-    }
+  ServerLease lease{job_id, 0, gpus, cpus, memory_gb, end_s};
+  // The lowest free indices: the lowest set bits of the free mask, one at a time.
+  for (int32_t g = 0; g < gpus; ++g) {
+    const uint64_t lowest = free_mask_ & (~free_mask_ + 1);
+    lease.gpu_mask |= lowest;
+    free_mask_ ^= lowest;
   }
+  leases_.insert(leases_.begin() + static_cast<std::ptrdiff_t>(at), lease);
   free_gpus_ -= gpus;
   used_cpus_ += cpus;
   used_memory_gb_ += memory_gb;
-  if (gpu_ids != nullptr) gpu_ids->assign(lease.gpu_ids.begin(), lease.gpu_ids.end());
+  if (gpu_ids != nullptr) *gpu_ids = lease.GpuIds();
   return Status::Ok();
 }
 
 bool ServerLedger::Extend(int64_t job_id, int32_t gpus, double cpus, double memory_gb,
                           double end_s) {
-  const size_t i = Position(job_id);
-  if (i == held_ || leases_[i].job_id != job_id) return false;
+  size_t i = next_extended_;
+  if (i >= leases_.size() || leases_[i].job_id != job_id) i = Position(job_id);
+  if (i == leases_.size() || leases_[i].job_id != job_id) return false;
   ServerLease& held = leases_[i];
-  if (static_cast<int32_t>(held.gpu_ids.size()) != gpus || held.cpus != cpus ||
-      held.memory_gb != memory_gb) {
-    return false;
-  }
+  if (held.gpu_count != gpus || held.cpus != cpus || held.memory_gb != memory_gb) return false;
   held.end_s = end_s;
+  next_extended_ = i + 1;
   return true;
 }
 
 Status ServerLedger::Resize(int64_t job_id, double cpus, double memory_gb) {
   const size_t i = Position(job_id);
-  if (i == held_ || leases_[i].job_id != job_id) {
+  if (i == leases_.size() || leases_[i].job_id != job_id) {
     return Status::InvalidInput("job holds no lease here");
   }
   ServerLease& held = leases_[i];
@@ -119,26 +117,18 @@ Status ServerLedger::Resize(int64_t job_id, double cpus, double memory_gb) {
 
 bool ServerLedger::Release(int64_t job_id) {
   const size_t i = Position(job_id);
-  if (i == held_ || leases_[i].job_id != job_id) return false;
-  ReleaseAt(i);
+  if (i == leases_.size() || leases_[i].job_id != job_id) return false;
+  Free(leases_[i]);
+  if (leases_.size() == 1) used_cpus_ = used_memory_gb_ = 0;  // no drift from rounding
+  leases_.erase(leases_.begin() + static_cast<std::ptrdiff_t>(i));
   return true;
 }
 
 void ServerLedger::Free(const ServerLease& lease) {
-  for (int32_t g : lease.gpu_ids) gpu_owner_[g] = -1;
-  free_gpus_ += static_cast<int32_t>(lease.gpu_ids.size());
+  free_mask_ |= lease.gpu_mask;
+  free_gpus_ += lease.gpu_count;
   used_cpus_ -= lease.cpus;
   used_memory_gb_ -= lease.memory_gb;
-  if (held_ == 1) used_cpus_ = used_memory_gb_ = 0;  // no drift from rounding
-  --held_;
-}
-
-void ServerLedger::ReleaseAt(size_t i) {
-  Free(leases_[i]);
-  // The ended entry goes behind the held ones, its storage kept.
-  std::rotate(leases_.begin() + static_cast<std::ptrdiff_t>(i),
-              leases_.begin() + static_cast<std::ptrdiff_t>(i + 1),
-              leases_.begin() + static_cast<std::ptrdiff_t>(held_ + 1));
 }
 
 }  // namespace troupe

@@ -24,7 +24,7 @@ using Ids = std::vector<int32_t>;
 // The GPU ids the job's lease holds (none when it holds no lease).
 Ids HeldIds(const ServerLedger& ledger, int64_t job_id) {
   const ServerLease* lease = ledger.Find(job_id);
-  return lease == nullptr ? Ids{} : Ids(lease->gpu_ids.begin(), lease->gpu_ids.end());
+  return lease == nullptr ? Ids{} : lease->GpuIds();
 }
 
 TEST(ServerLedgerTest, GrantsTheLowestFreeGpuIndices) {
@@ -172,6 +172,39 @@ TEST(ServerLedgerTest, AnExtendedLeaseOutlivesItsEndWithTheSameGpus) {
   EXPECT_EQ(ledger.free_gpus(), 4);
 }
 
+// A round's standing parts come in job id order; out of order, or with parts not held here among
+// them, each is still found (or not) exactly. The largest server, 64 GPUs, is leased whole.
+TEST(ServerLedgerTest, ExtendsStandingLeasesInAnyOrderOnTheLargestServer) {
+  ServerLedger ledger(ServerLedger::kMaxGpus, 128, 1024);
+  for (int64_t job = 0; job < 8; ++job) {
+    Ids ids;
+    ASSERT_TRUE(ledger.Grant(10 * job, 8, 16, 128, 300, &ids).ok());
+    ASSERT_EQ(ids.size(), 8u);
+    EXPECT_EQ(ids.front(), 8 * job);
+    EXPECT_EQ(ids.back(), 8 * job + 7);
+  }
+  EXPECT_EQ(ledger.free_gpus(), 0);
+  const std::vector<int64_t> order = {0, 5, 10, 30, 20, 70, 71, 60, 40};
+  std::set<int64_t> extended;
+  for (int64_t job : order) {
+    const bool held = job % 10 == 0;
+    EXPECT_EQ(ledger.Extend(job, 8, 16, 128, 600), held) << "job " << job;
+    if (held) extended.insert(job);
+  }
+  ledger.ExpireUntil(300);
+  ASSERT_EQ(ledger.lease_count(), extended.size());
+  for (int64_t job : extended) {
+    ASSERT_NE(ledger.Find(job), nullptr) << "job " << job;
+    EXPECT_DOUBLE_EQ(ledger.Find(job)->end_s, 600);
+  }
+  EXPECT_EQ(ledger.free_gpus(), 8 * (8 - static_cast<int32_t>(extended.size())));
+  // Job 50's GPUs, the only ones free, go to the next lease.
+  Ids ids;
+  ASSERT_TRUE(ledger.Grant(99, 8, 0, 0, 600, &ids).ok());
+  EXPECT_EQ(ids, (Ids{40, 41, 42, 43, 44, 45, 46, 47}));
+  EXPECT_EQ(ledger.free_gpus(), 0);
+}
+
 TEST(ServerLedgerTest, ReleaseEndsALeaseOnce) {
   ServerLedger ledger(4, 12, 250);
   Ids ids;
@@ -196,7 +229,7 @@ void ExpectConsistent(const ServerLedger& ledger, int32_t gpus, double cpus, dou
       ASSERT_LT(ledger.lease(i - 1).job_id, lease.job_id) << "not in job id order";
     }
     ASSERT_EQ(ledger.Find(lease.job_id), &lease);
-    for (int32_t g : lease.gpu_ids) {
+    for (int32_t g : lease.GpuIds()) {
       ASSERT_TRUE(g >= 0 && g < gpus) << "GPU " << g;
       ASSERT_TRUE(taken.insert(g).second) << "GPU " << g << " leased twice";
     }
