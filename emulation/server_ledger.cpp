@@ -52,6 +52,7 @@ void ServerLedger::ExpireUntil(double now_s) {
     }
   }
   leases_.resize(kept);
+  next_extended_ = 0;  // the next round's standing parts start from the lowest job id
 }
 
 Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double memory_gb,
@@ -83,9 +84,16 @@ Status ServerLedger::Grant(int64_t job_id, int32_t gpus, double cpus, double mem
 
 bool ServerLedger::Extend(int64_t job_id, int32_t gpus, double cpus, double memory_gb,
                           double end_s) {
-  size_t i = next_extended_;
-  if (i >= leases_.size() || leases_[i].job_id != job_id) i = Position(job_id);
-  if (i == leases_.size() || leases_[i].job_id != job_id) return false;
+  // Ahead of the last extended lease: a few steps forward (parts not standing here lie between);
+  // behind it, a search.
+  const size_t n = leases_.size();
+  size_t i = std::min(next_extended_, n);
+  if (i > 0 && leases_[i - 1].job_id >= job_id) {
+    i = Position(job_id);
+  } else {
+    while (i < n && leases_[i].job_id < job_id) ++i;
+  }
+  if (i == n || leases_[i].job_id != job_id) return false;
   ServerLease& held = leases_[i];
   if (held.gpu_count != gpus || held.cpus != cpus || held.memory_gb != memory_gb) return false;
   held.end_s = end_s;
