@@ -78,7 +78,6 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
   std::vector<TrackedJob*>& placed = st.placed_jobs;
   placed.resize(placements.size());
   std::vector<size_t> parts_on_server(by_server.size(), 0);
-  std::vector<char> books(by_server.size(), 0);  // a standing part it does not hold yet
   for (size_t i = 0; i < placements.size(); ++i) {
     const scheduling::JobPlacement& p = placements[i];
     if (i + 4 * kPrefetchAhead < placements.size()) {
@@ -107,7 +106,6 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
       RoundLeases& server = by_server[part.server];
       if (fate != LeaseFate::kGranted) {
         server.standing.push_back(StandingPart{p.job_id, part.gpus, part.cpus, part.memory_gb});
-        if (fate == LeaseFate::kStandsElsewhere) books[part.server] = 1;
       } else {
         server.leases.push_back(
             LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts,
@@ -118,12 +116,12 @@ void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placeme
       st.current.memory_gb_allocated += part.memory_gb;
     }
   }
-  // A server whose parts all stand where they stood has nothing to book: it hears nothing, and
-  // extends them when it next hears (ServerActor). The live view shows every server every round.
+  // A server with nothing to grant hears nothing: its books catch up with the standing parts on
+  // it (extended, booked where they moved to it) in the round that next brings it a grant, before
+  // the grant (ServerActor). The live view shows every server every round.
   const bool quiet_servers_hear = st.telemetry->live != nullptr;
   for (size_t s = 0; s < by_server.size(); ++s) {
-    if (by_server[s].leases.empty() &&
-        (by_server[s].standing.empty() || (books[s] == 0 && !quiet_servers_hear))) {
+    if (by_server[s].leases.empty() && (by_server[s].standing.empty() || !quiet_servers_hear)) {
       by_server[s].standing.clear();
       continue;
     }

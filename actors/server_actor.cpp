@@ -32,9 +32,10 @@ void Refuse(caf::stateful_actor<ServerState>* self, const caf::actor& scheduler,
 }
 
 // Ends the previous round's leases but the standing parts: a lease of the part's size held here
-// stands until the round's end (same GPUs); the other parts are booked, without a grant. Rounds in
-// which every part here stood where it stood bring no message (SendLeases): a standing lease is
-// extended from whichever round it ended, before the leases that ended are dropped.
+// stands until the round's end (same GPUs); the other parts are booked, without a grant. Rounds
+// that bring this server no grant bring it no message (SendLeases), so the books catch up here:
+// a standing lease is extended from whichever round it ended, before the leases that ended (or
+// whose jobs moved on since) are dropped, and a part that moved here since is booked after.
 void EndLeasesButStanding(caf::stateful_actor<ServerState>* self, const caf::actor& scheduler,
                           const RoundLeases& round) {
   ServerState& st = self->state;
