@@ -1,10 +1,8 @@
 #include "scheduling/demand.hpp"
 
-#include <absl/hash/hash.h>
-
 #include <algorithm>
+#include <bit>
 #include <limits>
-#include <tuple>
 
 namespace troupe::scheduling {
 namespace {
@@ -41,6 +39,21 @@ AuxDemand FallbackOf(const AuxDemand& ideal, const AuxDemand& share) {
 bool IdealPays(const SchedJob& job, const AuxDemand& ideal, const AuxDemand& share, int32_t gpus) {
   if (!job.sensitivity || job.sensitivity->empty()) return true;
   return Throughput(job, ideal, gpus) >= Throughput(job, share, gpus) - 1e-12;
+}
+
+// A hash of the question RoundDemands answers: a multiplicative mix of its words, asked for every
+// job of a round (a collision only costs a lookup).
+uint64_t PaysQuestionHash(const SensitivityMatrix* matrix, const SchedJob& job,
+                          int32_t shape_class) {
+  constexpr uint64_t kMix = 0x9e3779b97f4a7c15ull;
+  uint64_t h = reinterpret_cast<uintptr_t>(matrix);
+  for (const uint64_t word :
+       {std::bit_cast<uint64_t>(job.ideal_cpus_per_gpu),
+        std::bit_cast<uint64_t>(job.ideal_memory_gb_per_gpu),
+        static_cast<uint64_t>(job.gpus) << 8 | static_cast<uint32_t>(shape_class)}) {
+    h = (h ^ word) * kMix;
+  }
+  return h ^ (h >> 32);  // the high bits mixed into the low
 }
 
 }  // namespace
@@ -138,9 +151,7 @@ bool RoundDemands::IdealPaysOn(const SchedJob& job, size_t c, const AuxDemand& i
   const SensitivityMatrix* matrix = job.sensitivity.get();
   if (matrix == nullptr || matrix->empty()) return true;
   const auto shape_class = static_cast<int32_t>(c);
-  const size_t hash = absl::Hash<std::tuple<const void*, double, double, int32_t, int32_t>>{}(
-      {matrix, job.ideal_cpus_per_gpu, job.ideal_memory_gb_per_gpu, job.gpus, shape_class});
-  PaysAnswer& slot = pays_[hash % kPaysSlots];
+  PaysAnswer& slot = pays_[PaysQuestionHash(matrix, job, shape_class) % kPaysSlots];
   if (slot.matrix != matrix || slot.cpus_per_gpu != job.ideal_cpus_per_gpu ||
       slot.memory_gb_per_gpu != job.ideal_memory_gb_per_gpu || slot.gpus != job.gpus ||
       slot.shape_class != shape_class) {

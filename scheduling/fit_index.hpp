@@ -44,6 +44,8 @@ class FitIndex {
   // Bit k: node first + k of `level` could hold `bound`.
   static uint32_t Reaching(const Level& level, size_t first, const AuxDemand& bound);
   void Set(size_t position, double cpus, double memory_gb);
+  // The most of a group's kFanout values.
+  static double MostOfGroup(const double* group);
   // The most of `values`' group of kFanout around `node`, which just went from `was` to `now`;
   // `before` was the group's most.
   static double MostAfter(const std::vector<double>& values, size_t node, double was, double now,

@@ -140,13 +140,8 @@ PlacementParts TuneMechanism::Spread(const RoundDemands& demands, const RoundDem
 
 void TuneMechanism::MakeRoom(const RoundDemands& demands, int32_t server, int32_t gpus,
                              const AuxDemand& need, ClusterLedger& ledger) {
-  struct Candidate {
-    PlacementPart* part;
-    AuxDemand share;
-    size_t spans;
-    int32_t placement;
-  };
-  std::vector<Candidate> candidates;
+  std::vector<Candidate>& candidates = candidates_;
+  candidates.clear();
   for (int32_t r = head_[server]; r >= 0; r = refs_[r].next) {
     JobPlacement& holder = placements_[refs_[r].placement];
     PlacementPart& part = holder.parts[refs_[r].part];
@@ -167,7 +162,8 @@ void TuneMechanism::MakeRoom(const RoundDemands& demands, int32_t server, int32_
   double free_memory = ledger.free(server).memory_gb;
   const auto short_cpus = [&] { return need.cpus > free_cpus + kDemandSlack; };
   const auto short_memory = [&] { return need.memory_gb > free_memory + kDemandSlack; };
-  std::vector<char> chosen(candidates.size(), 0);
+  std::vector<char>& chosen = chosen_;
+  chosen.assign(candidates.size(), 0);
   for (bool progress = true; (short_cpus() || short_memory()) && progress;) {
     progress = false;
     for (size_t i = 0; i < candidates.size() && (short_cpus() || short_memory()); ++i) {

@@ -49,6 +49,13 @@ class TuneMechanism : public Mechanism {
   void Recycle(std::vector<JobPlacement>&& placements) override;
 
  private:
+  // A co-resident part MakeRoom may revert to its share.
+  struct Candidate {
+    PlacementPart* part;
+    AuxDemand share;
+    size_t spans;  // the servers its job is on
+    int32_t placement;
+  };
   // One placed part in the per-server list: placements_[placement].parts[part].
   struct PartRef {
     int32_t placement = 0;
@@ -75,6 +82,8 @@ class TuneMechanism : public Mechanism {
   std::vector<JobPlacement> placements_;
   std::vector<int32_t> head_;  // per server: its first PartRef, or -1
   std::vector<PartRef> refs_;
+  std::vector<Candidate> candidates_;  // MakeRoom's, kept for the storage
+  std::vector<char> chosen_;
 };
 
 }  // namespace troupe::scheduling
