@@ -85,9 +85,8 @@ void OnRoundTimer(Self* self);
 
 // Standing leases (scheduler_standing.cpp).
 enum class LeaseFate {
-  kGranted,          // granted anew: the job hears of it
-  kStandsInPlace,    // stands, every part on the server that held it last round at its size
-  kStandsElsewhere,  // stands, but some part is on a server that must book it
+  kGranted,  // granted anew: the job hears of it
+  kStands,   // stands: listed to its servers, which extend or book it when they next hear
 };
 // Whether the job's lease stands this round as `placement` (the round's index-th) orders it: its
 // report of the round before offered a rate for a round of this length and this share. Either

@@ -122,9 +122,8 @@ LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
   }
   ++held.rounds_stood;
   st.round_standing.push_back({held.report_key, &job});
-  const bool in_place = held.parts == placement.parts;
-  if (!in_place) held.parts = placement.parts;
-  return in_place ? LeaseFate::kStandsInPlace : LeaseFate::kStandsElsewhere;
+  if (held.parts != placement.parts) held.parts = placement.parts;  // it moved
+  return LeaseFate::kStands;
 }
 
 void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& p) {
