@@ -168,6 +168,7 @@ bool RoundDemands::IdealPaysOn(const SchedJob& job, size_t c, const AuxDemand& i
 RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
   Job out;
   out.job = &job;
+  out.id = job.id;
   out.gpus = job.gpus;
   for (size_t c = 0; c < class_model_.size(); ++c) {
     const int32_t model = class_model_[c];

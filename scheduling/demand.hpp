@@ -61,6 +61,7 @@ class RoundDemands {
  public:
   struct Job {
     const SchedJob* job = nullptr;
+    int64_t id = 0;  // job->id: a placement need not read the job again
     int32_t gpus = 0;
     bool above = false;     // the ideal exceeds the proportional share on some shape
     uint64_t ideal_ok = 0;  // bit per shape class: the ideal buys at least the share there

@@ -60,11 +60,8 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
   }
   if (sort_by_demand_) std::sort(runnable.begin(), runnable.end(), PlacedBefore);
   placements_.reserve(runnable.size());  // storage Recycle gave back, or one allocation
-  for (size_t k = 0; k < runnable.size(); ++k) {
-    // The demand order leaves the policy's behind.
-    if (k + kPrefetchAhead < runnable.size()) Prefetch(runnable[k + kPrefetchAhead].prepared.job);
-    PlaceJob(demands, runnable[k].prepared, ledger);
-  }
+  // Each job's rank holds what its placement reads (one GPU type): its entry is not read again.
+  for (const Rank& rank : runnable) PlaceJob(demands, rank.prepared, ledger);
   return std::move(placements_);
 }
 
@@ -75,7 +72,7 @@ void TuneMechanism::Recycle(std::vector<JobPlacement>&& placements) {
 
 void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job,
                              ClusterLedger& ledger) {
-  JobPlacement placement{job.job->id, {}, job.job};
+  JobPlacement placement{job.id, {}, job.job};
   if (ledger.type_count() > 1) {
     // Several GPU types: the ideal, else the fallback share, on the job's fastest type that
     // holds it (docs/heterogeneity.md); one type keeps the search below exactly.
