@@ -46,12 +46,12 @@ void ServerLedger::ExpireUntil(double now_s) {
   for (size_t i = 0; i < leases_.size(); ++i) {
     if (leases_[i].end_s <= now_s) {
       Free(leases_[i]);
-      if (kept == 0 && i + 1 == leases_.size()) used_cpus_ = used_memory_gb_ = 0;  // no drift
     } else {
       leases_[kept++] = leases_[i];
     }
   }
   leases_.resize(kept);
+  if (leases_.empty()) used_cpus_ = used_memory_gb_ = 0;  // no drift from rounding
   next_extended_ = 0;  // the next round's standing parts start from the lowest job id
 }
 
@@ -127,8 +127,8 @@ bool ServerLedger::Release(int64_t job_id) {
   const size_t i = Position(job_id);
   if (i == leases_.size() || leases_[i].job_id != job_id) return false;
   Free(leases_[i]);
-  if (leases_.size() == 1) used_cpus_ = used_memory_gb_ = 0;  // no drift from rounding
   leases_.erase(leases_.begin() + static_cast<std::ptrdiff_t>(i));
+  if (leases_.empty()) used_cpus_ = used_memory_gb_ = 0;  // no drift from rounding
   return true;
 }
 

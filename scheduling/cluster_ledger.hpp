@@ -46,14 +46,16 @@ class ClusterLedger {
   // Servers with exactly `free_gpus` GPUs free, in index order: best-fit searches walk these
   // buckets instead of every server.
   const ServerSet& ServersWithFreeGpus(int32_t free_gpus) const { return by_free_gpus_[free_gpus]; }
-  // Whether some server has at least `gpus` (> 0) GPUs free: a count a bucket, no server sought.
-  bool SomeServerHasFreeGpus(int32_t gpus) const {
-    if (gpus <= 0) return false;
+  // The fewest free GPUs, at least `gpus` (> 0), that some server has, or -1: a count a bucket,
+  // no server sought (BestFitGpus takes the bucket's first server).
+  int32_t FewestFreeGpusAtLeast(int32_t gpus) const {
+    if (gpus <= 0) return -1;
     for (int32_t free = gpus; free <= max_server_gpus(); ++free) {
-      if (!by_free_gpus_[free].empty()) return true;
+      if (!by_free_gpus_[free].empty()) return free;
     }
-    return false;
+    return -1;
   }
+  bool SomeServerHasFreeGpus(int32_t gpus) const { return FewestFreeGpusAtLeast(gpus) >= 0; }
 
   bool Fits(int32_t server, int32_t gpus, double cpus, double memory_gb) const;
   void Take(int32_t server, int32_t gpus, double cpus, double memory_gb);

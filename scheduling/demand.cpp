@@ -105,12 +105,8 @@ double ProportionalThroughput(const SchedJob& job, const ClusterLedger& ledger,
 }
 
 int32_t BestFitGpus(const ClusterLedger& ledger, int32_t gpus) {
-  if (gpus <= 0) return -1;
-  for (int32_t free = gpus; free <= ledger.max_server_gpus(); ++free) {
-    const ServerSet& bucket = ledger.ServersWithFreeGpus(free);
-    if (!bucket.empty()) return *bucket.begin();
-  }
-  return -1;
+  const int32_t free = ledger.FewestFreeGpusAtLeast(gpus);
+  return free < 0 ? -1 : *ledger.ServersWithFreeGpus(free).begin();
 }
 
 PlacementParts SpreadGpus(const ClusterLedger& ledger, int32_t gpus) {
