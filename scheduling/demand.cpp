@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <initializer_list>
 #include <limits>
 
 namespace troupe::scheduling {
@@ -41,18 +42,11 @@ bool IdealPays(const SchedJob& job, const AuxDemand& ideal, const AuxDemand& sha
   return Throughput(job, ideal, gpus) >= Throughput(job, share, gpus) - 1e-12;
 }
 
-// A hash of the question RoundDemands answers: a multiplicative mix of its words, asked for every
-// job of a round (a collision only costs a lookup).
-uint64_t PaysQuestionHash(const SensitivityMatrix* matrix, const SchedJob& job,
-                          int32_t shape_class) {
+// A multiplicative mix of what decides a job's demands, asked for every job of a round.
+uint64_t MixHash(std::initializer_list<uint64_t> words) {
   constexpr uint64_t kMix = 0x9e3779b97f4a7c15ull;
-  uint64_t h = reinterpret_cast<uintptr_t>(matrix);
-  for (const uint64_t word :
-       {std::bit_cast<uint64_t>(job.ideal_cpus_per_gpu),
-        std::bit_cast<uint64_t>(job.ideal_memory_gb_per_gpu),
-        static_cast<uint64_t>(job.gpus) << 8 | static_cast<uint32_t>(shape_class)}) {
-    h = (h ^ word) * kMix;
-  }
+  uint64_t h = 0;
+  for (const uint64_t word : words) h = (h ^ word) * kMix;
   return h ^ (h >> 32);  // the high bits mixed into the low
 }
 
@@ -142,35 +136,84 @@ RoundDemands::RoundDemands(const ClusterLedger& ledger) : ledger_(ledger) {
   uniform_ = class_model_.size() == 1 && !overflow_;
 }
 
-bool RoundDemands::IdealPaysOn(const SchedJob& job, size_t c, const AuxDemand& ideal,
-                               const AuxDemand& share) const {
+RoundDemands::DemandClass* RoundDemands::ClassSlot(const SchedJob& job) const {
   const SensitivityMatrix* matrix = job.sensitivity.get();
-  if (matrix == nullptr || matrix->empty()) return true;
-  const auto shape_class = static_cast<int32_t>(c);
-  PaysAnswer& slot = pays_[PaysQuestionHash(matrix, job, shape_class) % kPaysSlots];
-  if (slot.matrix != matrix || slot.cpus_per_gpu != job.ideal_cpus_per_gpu ||
-      slot.memory_gb_per_gpu != job.ideal_memory_gb_per_gpu || slot.gpus != job.gpus ||
-      slot.shape_class != shape_class) {
-    slot = PaysAnswer{matrix,
-                      job.ideal_cpus_per_gpu,
-                      job.ideal_memory_gb_per_gpu,
-                      job.gpus,
-                      shape_class,
-                      IdealPays(job, ideal, share, job.gpus)};
+  const auto cpus_bits = std::bit_cast<uint64_t>(job.ideal_cpus_per_gpu);
+  const auto memory_bits = std::bit_cast<uint64_t>(job.ideal_memory_gb_per_gpu);
+  size_t slot = MixHash({reinterpret_cast<uintptr_t>(matrix), cpus_bits, memory_bits,
+                         static_cast<uint64_t>(job.gpus)}) %
+                kClassSlots;
+  for (;; slot = (slot + 1) % kClassSlots) {
+    DemandClass& c = classes_[slot];
+    if (!c.used) return classes_met_ < kClassSlots / 2 ? &c : nullptr;
+    if (c.matrix == matrix && c.cpus_per_gpu == cpus_bits && c.memory_gb_per_gpu == memory_bits &&
+        c.gpus == job.gpus) {
+      return &c;
+    }
   }
-  return slot.pays;
 }
 
 RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
+  DemandClass* slot = ClassSlot(job);
   Job out;
+  if (slot != nullptr && slot->used) {
+    out = slot->demands;
+  } else {
+    out = Work(job);
+    if (slot != nullptr) {
+      ++classes_met_;
+      AskQuestions(job, out);
+      *slot = DemandClass{true,
+                          job.sensitivity.get(),
+                          std::bit_cast<uint64_t>(job.ideal_cpus_per_gpu),
+                          std::bit_cast<uint64_t>(job.ideal_memory_gb_per_gpu),
+                          job.gpus,
+                          out};
+    }
+  }
   out.job = &job;
   out.id = job.id;
+  return out;
+}
+
+uint32_t RoundDemands::QuestionId(const QuestionKey& key) const {
+  size_t slot = MixHash({key[0], key[1], key[2], key[3]}) % kClassSlots;
+  for (;; slot = (slot + 1) % kClassSlots) {
+    Question& q = questions_[slot];
+    if (q.used && q.key == key) return static_cast<uint32_t>(slot) + 1;
+    if (q.used) continue;
+    if (questions_met_ >= kClassSlots / 2) return 0;
+    ++questions_met_;
+    q = Question{true, key};
+    return static_cast<uint32_t>(slot) + 1;
+  }
+}
+
+void RoundDemands::AskQuestions(const SchedJob& job, Job& demands) const {
+  if (overflow_) return;  // a server of no class: its demands read the matrix
+  for (const bool fallback : {false, true}) {
+    QuestionKey key{static_cast<uint64_t>(job.gpus) << 1 | (fallback ? 1 : 0), 0, 0, 0};
+    if (uniform_) {
+      const AuxDemand& d = fallback ? demands.fallback : demands.ideal;
+      key[1] = std::bit_cast<uint64_t>(d.cpus);
+      key[2] = std::bit_cast<uint64_t>(d.memory_gb);
+    } else {
+      key[1] = std::bit_cast<uint64_t>(job.ideal_cpus_per_gpu);
+      key[2] = std::bit_cast<uint64_t>(job.ideal_memory_gb_per_gpu);
+      key[3] = demands.ideal_ok;
+    }
+    (fallback ? demands.fallback_question : demands.ideal_question) = QuestionId(key);
+  }
+}
+
+RoundDemands::Job RoundDemands::Work(const SchedJob& job) const {
+  Job out;
   out.gpus = job.gpus;
   for (size_t c = 0; c < class_model_.size(); ++c) {
     const int32_t model = class_model_[c];
     const AuxDemand share = ProportionalDemand(ledger_, model, job.gpus);
     const AuxDemand capped = CappedIdeal(job, ledger_.shape(model), share, job.gpus);
-    const bool pays = IdealPaysOn(job, c, capped, share);
+    const bool pays = IdealPays(job, capped, share, job.gpus);
     if (pays) out.ideal_ok |= uint64_t{1} << c;
     if (pays && AboveShare(capped, share)) out.above = true;
     if (uniform_) {  // IdealOn and Fallback on the one shape, from what is at hand

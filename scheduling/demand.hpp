@@ -56,13 +56,18 @@ int32_t BestFitGpus(const ClusterLedger& ledger, int32_t gpus);
 PlacementParts SpreadGpus(const ClusterLedger& ledger, int32_t gpus);
 
 // One job's demands for one round, with the guard on its ideal precomputed once per distinct
-// server shape (so a search over many servers reads no matrix).
+// server shape (so a search over many servers reads no matrix). Jobs that share their matrix,
+// ideal and GPU count share their demands: a round works each such class out once.
 class RoundDemands {
  public:
   struct Job {
     const SchedJob* job = nullptr;
     int64_t id = 0;  // job->id: a placement need not read the job again
     int32_t gpus = 0;
+    // Jobs with equal questions (> 0) have equal ideal (fallback) demands on every server this
+    // round: a best-fit search may take up where the last one for them stopped (FitIndex). 0: not
+    // known.
+    uint32_t ideal_question = 0, fallback_question = 0;
     bool above = false;     // the ideal exceeds the proportional share on some shape
     uint64_t ideal_ok = 0;  // bit per shape class: the ideal buys at least the share there
     // Every server of one shape (uniform()): the demands of the job's GPUs on any server.
@@ -84,27 +89,39 @@ class RoundDemands {
   bool uniform() const { return uniform_; }
 
  private:
-  // Whether the ideal pays on shape class c, as IdealPays says; jobs of one model share their
-  // matrix and ideal, so a round looks each answer up a handful of times, not once a job.
-  bool IdealPaysOn(const SchedJob& job, size_t c, const AuxDemand& ideal,
-                   const AuxDemand& share) const;
-  AuxDemand IdealOn(const Job& job, int32_t server, int32_t gpus) const;  // no shortcut
-
-  struct PaysAnswer {
-    const SensitivityMatrix* matrix = nullptr;  // null: empty slot
-    double cpus_per_gpu = 0, memory_gb_per_gpu = 0;
+  // What decides a job's demands, and what they are.
+  struct DemandClass {
+    bool used = false;
+    const SensitivityMatrix* matrix = nullptr;
+    uint64_t cpus_per_gpu = 0, memory_gb_per_gpu = 0;  // the ideal's bits
     int32_t gpus = 0;
-    int32_t shape_class = 0;
-    bool pays = false;
+    Job demands;  // without job and id
   };
-  static constexpr size_t kPaysSlots = 64;
+  static constexpr size_t kClassSlots = 256;  // open addressing, at most half of them used
+  // What decides a job's demands on every server, at its ideal or at its fallback: on servers of
+  // one shape, the demands themselves; else the GPUs, the ideal per GPU and where it pays.
+  using QuestionKey = std::array<uint64_t, 4>;
+  struct Question {
+    bool used = false;
+    QuestionKey key{};
+  };
+
+  Job Work(const SchedJob& job) const;  // the demands, from the matrix
+  void AskQuestions(const SchedJob& job, Job& demands) const;
+  uint32_t QuestionId(const QuestionKey& key) const;  // 0: the round keeps no more
+  // The job's class's slot (unused: not met yet), or nullptr where the round keeps no more.
+  DemandClass* ClassSlot(const SchedJob& job) const;
+  AuxDemand IdealOn(const Job& job, int32_t server, int32_t gpus) const;  // no shortcut
 
   const ClusterLedger& ledger_;
   std::vector<int32_t> class_of_;     // per server
   std::vector<int32_t> class_model_;  // one server of each shape class
   bool overflow_ = false;             // some server is in no class
   bool uniform_ = false;
-  mutable std::array<PaysAnswer, kPaysSlots> pays_{};  // by a hash of the question
+  mutable std::array<DemandClass, kClassSlots> classes_{};
+  mutable uint32_t classes_met_ = 0;
+  mutable std::array<Question, kClassSlots> questions_{};  // slot index + 1: the question's id
+  mutable uint32_t questions_met_ = 0;
 };
 
 }  // namespace troupe::scheduling

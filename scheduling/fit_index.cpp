@@ -38,6 +38,8 @@ void FitIndex::Reset(const ClusterLedger& ledger) {
   }
   levels_.resize(count);
   placed_.assign(ledger.server_count(), -1);
+  fingers_ = {};
+  updates_.clear();
   for (int32_t s = 0; s < ledger.server_count(); ++s) {
     const ServerShape& f = ledger.free(s);
     if (f.gpus <= 0) continue;
@@ -60,7 +62,24 @@ void FitIndex::Update(const ClusterLedger& ledger, int32_t server) {
   if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), -1, -1);
   const ServerShape& f = ledger.free(server);
   placed_[server] = f.gpus > 0 ? static_cast<int64_t>((f.gpus - 1) * stride_ + server) : -1;
-  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), f.cpus, f.memory_gb);
+  if (placed_[server] < 0) return;
+  const auto position = static_cast<size_t>(placed_[server]);
+  Set(position, f.cpus, f.memory_gb);
+  updates_.push_back(position);
+}
+
+FitIndex::Finger& FitIndex::FingerFor(uint32_t question, size_t first_position) {
+  for (Finger& finger : fingers_) {
+    // A position below the question's first has too few GPUs free for it.
+    if (finger.question == question) {
+      finger.from = std::max(finger.from, first_position);
+      return finger;
+    }
+  }
+  Finger& finger = fingers_[next_finger_];
+  next_finger_ = (next_finger_ + 1) % kFingers;
+  finger = Finger{question, first_position, updates_.size()};
+  return finger;
 }
 
 void FitIndex::Set(size_t position, double cpus, double memory_gb) {

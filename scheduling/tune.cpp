@@ -98,12 +98,14 @@ PlacementPart TuneMechanism::Consolidate(const RoundDemands& demands, const Roun
   const int32_t gpus = job.gpus;
   const auto ideal = [&](int32_t s, int32_t g) { return demands.Ideal(job, s, g); };
   const auto fallback = [&](int32_t s, int32_t g) { return demands.Fallback(job, s, g); };
-  int32_t server = index_.Find(ledger, gpus, demands.IdealBound(job), ideal);
+  int32_t server = index_.Find(ledger, gpus, demands.IdealBound(job), ideal, job.ideal_question);
   if (server >= 0) {
     const AuxDemand aux = ideal(server, gpus);
     return PlacementPart{server, gpus, aux.cpus, aux.memory_gb};
   }
-  if (job.above) server = index_.Find(ledger, gpus, demands.FallbackBound(job), fallback);
+  if (job.above) {
+    server = index_.Find(ledger, gpus, demands.FallbackBound(job), fallback, job.fallback_question);
+  }
   if (server < 0) {
     server = BestFitGpus(ledger, gpus);
     MakeRoom(demands, server, gpus, fallback(server, gpus), ledger);

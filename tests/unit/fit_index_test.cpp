@@ -1,6 +1,8 @@
 // FitIndex (scheduling/fit_index.hpp): the same server as a scan of every server in (free GPUs,
 // index) order, under random takes and gives on clusters of mixed shapes — sizes that fill no
-// whole group of eight, one server, and thousands — and demands that differ per server. And the
+// whole group of eight, one server, and thousands — and demands that differ per server; so too
+// searches that name their question and pick up where the last one for it stopped, asked as a
+// round asks them (runs of one question, placing on what they find) and at random. And the
 // ledger's bucket counts answer whether a best-fit server exists exactly when one does.
 #include "scheduling/fit_index.hpp"
 
@@ -77,6 +79,52 @@ TEST(FitIndex, FindsWhatAScanOfEveryServerFinds) {
     }
     EXPECT_GT(found, servers < 10 ? 5 : 100)
         << servers << " servers: the searches found too little to test";
+  }
+}
+
+// A question: a part of `gpus` GPUs at a per-GPU demand that differs per server.
+struct Question {
+  int32_t gpus;
+  double per_gpu_cpus, per_gpu_memory;
+  AuxDemand Demand(int32_t s, int32_t g) const {
+    return AuxDemand{g * per_gpu_cpus + (s % 3), g * per_gpu_memory};
+  }
+  AuxDemand Bound() const { return AuxDemand{gpus * per_gpu_cpus, gpus * per_gpu_memory}; }
+};
+
+TEST(FitIndex, NamedQuestionsFindWhatAScanFinds) {
+  for (int32_t servers : {1, 9, 300, 2048}) {
+    std::mt19937 rng(static_cast<uint32_t>(servers) + 3);
+    std::vector<Question> questions;
+    for (int k = 0; k < 7; ++k) {  // more than the index keeps fingers for
+      questions.push_back({1 + static_cast<int32_t>(rng() % 8), static_cast<double>(rng() % 4),
+                           10.0 * static_cast<double>(rng() % 6)});
+    }
+    ClusterLedger ledger(MixedShapes(servers, rng));
+    FitIndex index;
+    index.Reset(ledger);
+    int found = 0;
+    for (int step = 0; step < 4000; ++step) {
+      if (step % 200 == 0) {  // a new round
+        ledger.Reset();
+        index.Reset(ledger);
+      }
+      // Runs of one question, as a round's sorted jobs ask; now and then churn in between.
+      const size_t q = step % 50 < 40 ? (step / 10) % questions.size() : rng() % questions.size();
+      if (rng() % 8 == 0) Churn(ledger, index, rng);
+      const Question& question = questions[q];
+      const auto demand = [&](int32_t s, int32_t g) { return question.Demand(s, g); };
+      const int32_t expected = ScanForBestFit(ledger, question.gpus, demand);
+      const int32_t got =
+          index.Find(ledger, question.gpus, question.Bound(), demand, static_cast<uint32_t>(q) + 1);
+      ASSERT_EQ(got, expected) << servers << " servers, step " << step << ", question " << q;
+      if (got < 0) continue;
+      ++found;
+      const AuxDemand aux = demand(got, question.gpus);
+      ledger.Take(got, question.gpus, aux.cpus, aux.memory_gb);  // the job placed there
+      index.Update(ledger, got);
+    }
+    EXPECT_GT(found, servers < 10 ? 3 : 500) << servers << " servers: too few found to test";
   }
 }
 

@@ -2,10 +2,12 @@
 // a job's ideal pays, a job's demands on a cluster of one server shape — is exactly what the
 // demands computed from scratch say (IdealDemand, FallbackDemand): for jobs of models that share
 // a matrix and an ideal, jobs with a matrix of their own or none, on clusters of one shape and of
-// several, whatever order the jobs are asked in.
+// several, whatever order the jobs are asked in. And jobs it gives one question (what a best-fit
+// search may pick up on) have the same demands on every server.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <random>
 #include <vector>
@@ -108,6 +110,44 @@ TEST(RoundDemands, SeveralServerShapesGiveTheDemandsComputedFromScratch) {
   ExpectDemandsFromScratchInAnyOrder(shapes, 2);
   const ClusterLedger ledger(shapes);
   EXPECT_FALSE(RoundDemands(ledger).uniform());
+}
+
+// Jobs with one question have equal demands (and bounds) on every server; some share one.
+void ExpectQuestionsShareDemands(const std::vector<ServerShape>& shapes, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const ClusterLedger ledger(shapes);
+  const std::vector<SchedJob> jobs = Jobs(300, rng);
+  const RoundDemands demands(ledger);
+  std::map<uint32_t, RoundDemands::Job> first;  // by question: ideal ones even, fallback odd
+  int shared = 0;
+  for (const SchedJob& job : jobs) {
+    const RoundDemands::Job prepared = demands.Prepare(job);
+    for (const bool fallback : {false, true}) {
+      const uint32_t question = fallback ? prepared.fallback_question : prepared.ideal_question;
+      if (question == 0) continue;
+      const auto [it, fresh] = first.emplace(question * 2 + (fallback ? 1 : 0), prepared);
+      if (fresh) continue;
+      ++shared;
+      const RoundDemands::Job& other = it->second;
+      ASSERT_EQ(other.gpus, prepared.gpus) << "job " << job.id;
+      const auto demand = [&](const RoundDemands::Job& j, int32_t s) {
+        return fallback ? demands.Fallback(j, s, j.gpus) : demands.Ideal(j, s, j.gpus);
+      };
+      for (int32_t s = 0; s < ledger.server_count(); ++s) {
+        ExpectSame(demand(prepared, s), demand(other, s), "question", job.id, s, job.gpus);
+      }
+      ExpectSame(fallback ? demands.FallbackBound(prepared) : demands.IdealBound(prepared),
+                 fallback ? demands.FallbackBound(other) : demands.IdealBound(other), "bound",
+                 job.id, -1, job.gpus);
+    }
+  }
+  EXPECT_GT(shared, 100) << "too few jobs share a question to test";
+}
+
+TEST(RoundDemands, JobsThatShareAQuestionShareTheirDemandsOnEveryServer) {
+  ExpectQuestionsShareDemands(std::vector<ServerShape>(6, ServerShape{8, 24, 500, 0}), 3);
+  ExpectQuestionsShareDemands(
+      {{8, 24, 500, 0}, {8, 48, 1000, 0}, {4, 12, 250, 1}, {8, 24, 500, 0}, {2, 32, 128, 1}}, 4);
 }
 
 }  // namespace
