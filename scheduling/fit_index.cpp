@@ -1,25 +1,62 @@
 #include "scheduling/fit_index.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 
 namespace troupe::scheduling {
 namespace {
 
 size_t WholeGroups(size_t nodes, size_t fanout) { return (nodes + fanout - 1) / fanout * fanout; }
 
+// A float on the side of `value` that keeps the tree's answers safe: a free amount no lower, a
+// need no higher. A float is within 2^-24 of the double it rounds; a step of 2^-20 of it (and a
+// tiny one for zero) clears that without a call into libm.
+float FloatAtLeast(double value) {
+  const auto f = static_cast<float>(value);
+  return f + (std::fabs(f) * 0x1p-20f + 0x1p-100f);
+}
+float FloatAtMost(double value) {
+  const auto f = static_cast<float>(value);
+  return f - (std::fabs(f) * 0x1p-20f + 0x1p-100f);
+}
+
 }  // namespace
 
-// With SSE2 a tree of four two-wide maxima rather than a chain of eight dependent compares (a
+FitIndex::Need FitIndex::NeedOf(const AuxDemand& bound) {
+  return Need{FloatAtMost(bound.cpus - kDemandSlack), FloatAtMost(bound.memory_gb - kDemandSlack)};
+}
+
+// With SSE a tree of maxima over four lanes rather than a chain of eight dependent compares (a
 // changed node recomputes its group's most often).
-double FitIndex::MostOfGroup(const double* values) {
-  static_assert(kFanout == 8, "a group is four pairs");
+float FitIndex::MostOfGroup(const float* values) {
+  static_assert(kFanout == 8, "a group is two quadruples");
 #if defined(__SSE2__)
-  const __m128d low = _mm_max_pd(_mm_loadu_pd(values), _mm_loadu_pd(values + 2));
-  const __m128d high = _mm_max_pd(_mm_loadu_pd(values + 4), _mm_loadu_pd(values + 6));
-  const __m128d both = _mm_max_pd(low, high);
-  return _mm_cvtsd_f64(_mm_max_sd(both, _mm_unpackhi_pd(both, both)));
+  return MostOfPair(_mm_load_ps(values), _mm_load_ps(values + 4));
 #else
   return *std::max_element(values, values + kFanout);
+#endif
+}
+
+float FitIndex::MostWith(const float* values, size_t lane, float now) {
+#if defined(__SSE2__)
+  const __m128i lanes = _mm_setr_epi32(0, 1, 2, 3);
+  const __m128i at = _mm_set1_epi32(static_cast<int>(lane));
+  const __m128 in_low = _mm_castsi128_ps(_mm_cmpeq_epi32(lanes, at));
+  const __m128 in_high =
+      _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_add_epi32(lanes, _mm_set1_epi32(4)), at));
+  const __m128 value = _mm_set1_ps(now);
+  const __m128 low =
+      _mm_or_ps(_mm_andnot_ps(in_low, _mm_load_ps(values)), _mm_and_ps(in_low, value));
+  const __m128 high =
+      _mm_or_ps(_mm_andnot_ps(in_high, _mm_load_ps(values + 4)), _mm_and_ps(in_high, value));
+  return MostOfPair(low, high);
+#else
+  float most = now;
+  for (size_t k = 0; k < kFanout; ++k) {
+    if (k != lane) most = std::max(most, values[k]);
+  }
+  return most;
 #endif
 }
 
@@ -31,82 +68,91 @@ void FitIndex::Reset(const ClusterLedger& ledger) {
   for (size_t nodes = positions;; nodes = WholeGroups(nodes, kFanout) / kFanout) {
     const size_t padded = WholeGroups(nodes, kFanout);
     if (count == levels_.size()) levels_.emplace_back();
-    levels_[count].cpus.assign(padded, -1);
-    levels_[count].memory_gb.assign(padded, -1);
+    Group empty;
+    std::fill(std::begin(empty.cpus), std::end(empty.cpus), -1.0f);
+    std::fill(std::begin(empty.memory_gb), std::end(empty.memory_gb), -1.0f);
+    levels_[count].groups.assign(padded / kFanout, empty);
     ++count;
     if (nodes == 1) break;
   }
   levels_.resize(count);
   placed_.assign(ledger.server_count(), -1);
-  fingers_ = {};
+  fingers_.clear();
   updates_.clear();
   for (int32_t s = 0; s < ledger.server_count(); ++s) {
     const ServerShape& f = ledger.free(s);
     if (f.gpus <= 0) continue;
     placed_[s] = static_cast<int64_t>((f.gpus - 1) * stride_ + s);
-    levels_[0].cpus[placed_[s]] = f.cpus;
-    levels_[0].memory_gb[placed_[s]] = f.memory_gb;
+    Group& group = levels_[0].groups[placed_[s] / kFanout];
+    group.cpus[placed_[s] % kFanout] = FloatAtLeast(f.cpus);
+    group.memory_gb[placed_[s] % kFanout] = FloatAtLeast(f.memory_gb);
   }
   for (size_t level = 1; level < levels_.size(); ++level) {
     const Level& below = levels_[level - 1];
     Level& here = levels_[level];
-    for (size_t node = 0; node * kFanout < below.cpus.size(); ++node) {
-      const size_t first = node * kFanout;
-      here.cpus[node] = MostOfGroup(&below.cpus[first]);
-      here.memory_gb[node] = MostOfGroup(&below.memory_gb[first]);
+    for (size_t node = 0; node < below.groups.size(); ++node) {
+      Group& group = here.groups[node / kFanout];
+      group.cpus[node % kFanout] = MostOfGroup(below.groups[node].cpus);
+      group.memory_gb[node % kFanout] = MostOfGroup(below.groups[node].memory_gb);
     }
   }
 }
 
 void FitIndex::Update(const ClusterLedger& ledger, int32_t server) {
-  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), -1, -1);
+  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), -1.0f, -1.0f);
   const ServerShape& f = ledger.free(server);
   placed_[server] = f.gpus > 0 ? static_cast<int64_t>((f.gpus - 1) * stride_ + server) : -1;
   if (placed_[server] < 0) return;
   const auto position = static_cast<size_t>(placed_[server]);
-  Set(position, f.cpus, f.memory_gb);
+  Set(position, FloatAtLeast(f.cpus), FloatAtLeast(f.memory_gb));
   updates_.push_back(position);
 }
 
-FitIndex::Finger& FitIndex::FingerFor(uint32_t question, size_t first_position) {
-  for (Finger& finger : fingers_) {
+FitIndex::Finger& FitIndex::FingerFor(uint32_t question, size_t first_position,
+                                      const AuxDemand& bound) {
+  if (question >= fingers_.size()) fingers_.resize(question + 1);
+  Finger& finger = fingers_[question];
+  if (!finger.asked) {
+    finger = Finger{true, first_position, updates_.size(), NeedOf(bound)};
+  } else {
     // A position below the question's first has too few GPUs free for it.
-    if (finger.question == question) {
-      finger.from = std::max(finger.from, first_position);
-      return finger;
-    }
+    finger.from = std::max(finger.from, first_position);
   }
-  Finger& finger = fingers_[next_finger_];
-  next_finger_ = (next_finger_ + 1) % kFingers;
-  finger = Finger{question, first_position, updates_.size()};
   return finger;
 }
 
-void FitIndex::Set(size_t position, double cpus, double memory_gb) {
+void FitIndex::Set(size_t position, float cpus, float memory_gb) {
   size_t node = position;
   for (size_t level = 0;; ++level) {
-    Level& here = levels_[level];
-    const double was_cpus = here.cpus[node], was_memory = here.memory_gb[node];
-    here.cpus[node] = cpus;
-    here.memory_gb[node] = memory_gb;
-    if (level + 1 == levels_.size()) return;
+    Group& here = levels_[level].groups[node / kFanout];
+    const size_t lane = node % kFanout;
+    if (level + 1 == levels_.size()) {
+      here.cpus[lane] = cpus;
+      here.memory_gb[lane] = memory_gb;
+      return;
+    }
     const size_t parent = node / kFanout;
-    const Level& above = levels_[level + 1];
-    const double before_cpus = above.cpus[parent], before_memory = above.memory_gb[parent];
-    cpus = MostAfter(here.cpus, node, was_cpus, cpus, before_cpus);
-    memory_gb = MostAfter(here.memory_gb, node, was_memory, memory_gb, before_memory);
+    const Group& above = levels_[level + 1].groups[parent / kFanout];
+    const float before_cpus = above.cpus[parent % kFanout];
+    const float before_memory = above.memory_gb[parent % kFanout];
+    const float most_cpus = MostAfter(here.cpus, lane, cpus, before_cpus);
+    const float most_memory = MostAfter(here.memory_gb, lane, memory_gb, before_memory);
+    // Stored once the group was read: a wide read of a line just written in part waits.
+    here.cpus[lane] = cpus;
+    here.memory_gb[lane] = memory_gb;
     // Unchanged here: unchanged above.
-    if (cpus == before_cpus && memory_gb == before_memory) return;
+    if (most_cpus == before_cpus && most_memory == before_memory) return;
+    cpus = most_cpus;
+    memory_gb = most_memory;
     node = parent;
   }
 }
 
-double FitIndex::MostAfter(const std::vector<double>& values, size_t node, double was, double now,
-                           double before) {
+float FitIndex::MostAfter(const float* group, size_t lane, float now, float before) {
   if (now >= before) return now;
   // The most is another node's, which did not change.
-  if (was < before) return before;
-  return MostOfGroup(&values[node / kFanout * kFanout]);
+  if (group[lane] < before) return before;
+  return MostWith(group, lane, now);
 }
 
 }  // namespace troupe::scheduling

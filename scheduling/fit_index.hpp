@@ -5,8 +5,10 @@
 // positions holds, per node, the most free CPUs and the most free memory below it. A search
 // starts at the first position with enough free GPUs, walks up, and descends only into nodes
 // that could hold a lower bound of the demand, so a round does not rescan full servers for every
-// job. Eight children side by side are compared in one pass (and share cache lines): a tree of
-// 16,384 positions is five levels deep, where a binary one is fourteen.
+// job. Eight children side by side are compared in one pass and share one cache line: a tree of
+// 16,384 positions is five levels deep, where a binary one is fourteen. The tree holds floats no
+// lower than the free amounts they stand for (a search only skips what cannot fit; whether a
+// server fits is the ledger's word), so a group of eight is 64 bytes.
 //
 // Jobs of one kind come one after another in a round: a search may name its question, and the
 // next search for it picks up where that one stopped. The positions a search passed over hold no
@@ -46,70 +48,89 @@ class FitIndex {
 
  private:
   static constexpr size_t kFanout = 8;
-  static constexpr size_t kFingers = 4;           // recent questions
-  static constexpr size_t kMostUpdatesRead = 64;  // since a question's last search; else afresh
+  static constexpr uint32_t kMostQuestions = 4096;  // a question past it asks afresh
+  static constexpr size_t kMostUpdatesRead = 64;    // since a question's last search; else afresh
+  // A search's bound as the tree compares it: floats no higher than the bound less the slack.
+  struct Need {
+    float cpus, memory_gb;
+  };
   // Where a question's searches stand: no position below `from` holds a fit for it, but those in
   // updates_ from `seen` on.
   struct Finger {
-    uint32_t question = 0;  // 0: none
+    bool asked = false;
     size_t from = 0;
     size_t seen = 0;
+    Need need{};  // of its bound, the same every time
   };
-  // One level's nodes, padded to whole groups of kFanout; -1: no server below.
+  // kFanout sibling nodes: the most free CPUs and memory below each; -1: no server below.
+  struct alignas(64) Group {
+    float cpus[kFanout];
+    float memory_gb[kFanout];
+  };
+  // One level's nodes: node n is lane n % kFanout of group n / kFanout.
   struct Level {
-    std::vector<double> cpus, memory_gb;
+    std::vector<Group> groups;
+    size_t nodes() const { return groups.size() * kFanout; }
   };
-  // Bit k: node first + k of `level` could hold `bound`.
-  static uint32_t Reaching(const Level& level, size_t first, const AuxDemand& bound);
-  void Set(size_t position, double cpus, double memory_gb);
-  // The most of a group's kFanout values.
-  static double MostOfGroup(const double* group);
-  // The most of `values`' group of kFanout around `node`, which just went from `was` to `now`;
-  // `before` was the group's most.
-  static double MostAfter(const std::vector<double>& values, size_t node, double was, double now,
-                          double before);
-  Finger& FingerFor(uint32_t question, size_t first_position);
+  static Need NeedOf(const AuxDemand& bound);
+  // Bit k: node first + k of `level` (first a multiple of kFanout) could hold `need`.
+  static uint32_t Reaching(const Level& level, size_t first, const Need& need);
+  void Set(size_t position, float cpus, float memory_gb);
+  // The most of a group's kFanout values; of them with `lane`'s replaced by `now`.
+  static float MostOfGroup(const float* group);
+  static float MostWith(const float* group, size_t lane, float now);
+#if defined(__SSE2__)
+  static float MostOfPair(__m128 low, __m128 high) {
+    __m128 most = _mm_max_ps(low, high);
+    most = _mm_max_ps(most, _mm_movehl_ps(most, most));
+    return _mm_cvtss_f32(_mm_max_ss(most, _mm_shuffle_ps(most, most, 1)));
+  }
+#endif
+  // The most of a group once `lane` goes to `now` (it still holds what it was); `before` was
+  // its most.
+  static float MostAfter(const float* group, size_t lane, float now, float before);
+  Finger& FingerFor(uint32_t question, size_t first_position, const AuxDemand& bound);
   // The server at the lowest position updated since the finger's last search that fits, or -1;
   // brings the finger up to date.
   template <class DemandFn>
   int32_t FitSinceLastSearch(Finger& finger, const ClusterLedger& ledger, int32_t gpus,
                              size_t first_position, const DemandFn& demand) const;
   template <class DemandFn>
-  int32_t FindFrom(const ClusterLedger& ledger, size_t position, int32_t gpus,
-                   const AuxDemand& bound, const DemandFn& demand) const;
+  int32_t FindFrom(const ClusterLedger& ledger, size_t position, int32_t gpus, const Need& need,
+                   const DemandFn& demand) const;
   template <class DemandFn>
   int32_t Descend(const ClusterLedger& ledger, size_t level, size_t node, int32_t gpus,
-                  const AuxDemand& bound, const DemandFn& demand) const;
+                  const Need& need, const DemandFn& demand) const;
 
   size_t stride_ = 1;            // positions per free-GPU count: the servers
   std::vector<Level> levels_;    // [0]: a position per (free GPUs, server); back(): the root
   std::vector<int64_t> placed_;  // per server: its position, or -1 with no GPU free
   std::vector<size_t> updates_;  // the positions servers were updated into, in order
-  std::array<Finger, kFingers> fingers_{};
-  size_t next_finger_ = 0;  // the one a new question takes
+  std::vector<Finger> fingers_;  // by question, up to the greatest asked since Reset
 };
 
-inline uint32_t FitIndex::Reaching(const Level& level, size_t first, const AuxDemand& bound) {
-  const double* cpus = level.cpus.data() + first;
-  const double* memory = level.memory_gb.data() + first;
-  const double need_cpus = bound.cpus - kDemandSlack;
-  const double need_memory = bound.memory_gb - kDemandSlack;
-  uint32_t mask = 0;
+inline uint32_t FitIndex::Reaching(const Level& level, size_t first, const Need& need) {
+  const Group& group = level.groups[first / kFanout];
 #if defined(__SSE2__)
-  // Two nodes a compare and no branch: which nodes reach is data the predictor cannot learn.
-  const __m128d want_cpus = _mm_set1_pd(need_cpus);
-  const __m128d want_memory = _mm_set1_pd(need_memory);
-  for (size_t k = 0; k < kFanout; k += 2) {
-    const __m128d both = _mm_and_pd(_mm_cmpge_pd(_mm_loadu_pd(cpus + k), want_cpus),
-                                    _mm_cmpge_pd(_mm_loadu_pd(memory + k), want_memory));
-    mask |= static_cast<uint32_t>(_mm_movemask_pd(both)) << k;
-  }
+  // Four nodes a compare and no branch: which nodes reach is data the predictor cannot learn.
+  static_assert(kFanout == 8, "a group is two quadruples");
+  const __m128 want_cpus = _mm_set1_ps(need.cpus);
+  const __m128 want_memory = _mm_set1_ps(need.memory_gb);
+  const __m128 low = _mm_and_ps(_mm_cmpge_ps(_mm_load_ps(group.cpus), want_cpus),
+                                _mm_cmpge_ps(_mm_load_ps(group.memory_gb), want_memory));
+  const __m128 high = _mm_and_ps(_mm_cmpge_ps(_mm_load_ps(group.cpus + 4), want_cpus),
+                                 _mm_cmpge_ps(_mm_load_ps(group.memory_gb + 4), want_memory));
+  return static_cast<uint32_t>(_mm_movemask_ps(low)) | static_cast<uint32_t>(_mm_movemask_ps(high))
+                                                           << 4;
 #else
+  uint32_t mask = 0;
   for (size_t k = 0; k < kFanout; ++k) {
-    mask |= static_cast<uint32_t>((cpus[k] >= need_cpus) & (memory[k] >= need_memory)) << k;
+    mask |=
+        static_cast<uint32_t>((group.cpus[k] >= need.cpus) & (group.memory_gb[k] >= need.memory_gb))
+        << k;
   }
-#endif
   return mask;
+#endif
 }
 
 template <class DemandFn>
@@ -117,12 +138,14 @@ int32_t FitIndex::Find(const ClusterLedger& ledger, int32_t gpus, const AuxDeman
                        const DemandFn& demand, uint32_t question) {
   if (gpus <= 0 || gpus > ledger.max_server_gpus()) return -1;
   const size_t first_position = static_cast<size_t>(gpus - 1) * stride_;
-  if (question == 0) return FindFrom(ledger, first_position, gpus, bound, demand);
-  Finger& finger = FingerFor(question, first_position);
+  if (question == 0 || question > kMostQuestions) {
+    return FindFrom(ledger, first_position, gpus, NeedOf(bound), demand);
+  }
+  Finger& finger = FingerFor(question, first_position, bound);
   const int32_t updated_fit = FitSinceLastSearch(finger, ledger, gpus, first_position, demand);
   if (updated_fit >= 0) return updated_fit;  // it beats any at or past `from`
-  const int32_t found = FindFrom(ledger, finger.from, gpus, bound, demand);
-  finger.from = found >= 0 ? static_cast<size_t>(placed_[found]) : levels_[0].cpus.size();
+  const int32_t found = FindFrom(ledger, finger.from, gpus, finger.need, demand);
+  finger.from = found >= 0 ? static_cast<size_t>(placed_[found]) : levels_[0].nodes();
   return found;
 }
 
@@ -160,16 +183,15 @@ int32_t FitIndex::FitSinceLastSearch(Finger& finger, const ClusterLedger& ledger
 
 template <class DemandFn>
 int32_t FitIndex::FindFrom(const ClusterLedger& ledger, size_t position, int32_t gpus,
-                           const AuxDemand& bound, const DemandFn& demand) const {
+                           const Need& need, const DemandFn& demand) const {
   // Up from `position`: at each level, the nodes right of the path.
   size_t node = position;
   for (size_t level = 0; level < levels_.size(); ++level) {
     const size_t first = node / kFanout * kFanout;
-    if (first >= levels_[level].cpus.size()) break;
-    uint32_t mask = Reaching(levels_[level], first, bound) & (~0u << (node - first));
+    if (first >= levels_[level].nodes()) break;
+    uint32_t mask = Reaching(levels_[level], first, need) & (~0u << (node - first));
     for (; mask != 0; mask &= mask - 1) {
-      const int32_t found =
-          Descend(ledger, level, first + __builtin_ctz(mask), gpus, bound, demand);
+      const int32_t found = Descend(ledger, level, first + __builtin_ctz(mask), gpus, need, demand);
       if (found >= 0) return found;
     }
     node = node / kFanout + 1;
@@ -179,16 +201,16 @@ int32_t FitIndex::FindFrom(const ClusterLedger& ledger, size_t position, int32_t
 
 template <class DemandFn>
 int32_t FitIndex::Descend(const ClusterLedger& ledger, size_t level, size_t node, int32_t gpus,
-                          const AuxDemand& bound, const DemandFn& demand) const {
+                          const Need& need, const DemandFn& demand) const {
   if (level == 0) {
     const auto server = static_cast<int32_t>(node % stride_);
     const AuxDemand aux = demand(server, gpus);
     return ledger.Fits(server, gpus, aux.cpus, aux.memory_gb) ? server : -1;
   }
   const size_t first = node * kFanout;
-  for (uint32_t mask = Reaching(levels_[level - 1], first, bound); mask != 0; mask &= mask - 1) {
+  for (uint32_t mask = Reaching(levels_[level - 1], first, need); mask != 0; mask &= mask - 1) {
     const int32_t found =
-        Descend(ledger, level - 1, first + __builtin_ctz(mask), gpus, bound, demand);
+        Descend(ledger, level - 1, first + __builtin_ctz(mask), gpus, need, demand);
     if (found >= 0) return found;
   }
   return -1;

@@ -96,7 +96,7 @@ TEST(FitIndex, NamedQuestionsFindWhatAScanFinds) {
   for (int32_t servers : {1, 9, 300, 2048}) {
     std::mt19937 rng(static_cast<uint32_t>(servers) + 3);
     std::vector<Question> questions;
-    for (int k = 0; k < 7; ++k) {  // more than the index keeps fingers for
+    for (int k = 0; k < 7; ++k) {  // some asked again only after many updates
       questions.push_back({1 + static_cast<int32_t>(rng() % 8), static_cast<double>(rng() % 4),
                            10.0 * static_cast<double>(rng() % 6)});
     }
