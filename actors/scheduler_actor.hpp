@@ -102,31 +102,39 @@ struct PartShape {
 using PartShapes = absl::InlinedVector<PartShape, 1>;
 
 // A job's last lease, for standing leases (SchedulerOptions.standing_leases). Its shapes (what
-// the job's progress reads) are its parts' (PartShapes): kept as parts alone, an entry stays
-// within seven cache lines.
+// the job's progress reads) are its parts' (PartShapes): kept as parts alone, it fills one cache
+// line.
 struct LeaseHeld {
+  static constexpr uint64_t kNever = UINT64_MAX;  // report_key of a job never leased
+
   scheduling::PlacementParts parts;  // the last round's, where they were (servers hold them)
-  int64_t offer_round = -1;          // the round whose report offered to keep it
   int64_t offered_iterations = -1;   // a further round's iterations (-1: no offer)
   double lease_s = 0;                // the length of the round offered for
-  uint64_t report_key = 0;           // this round: where its report falls among the round's
+  uint64_t report_key = kNever;      // this round: where its report falls among the round's
+  int32_t offer_round = -1;          // the round whose report offered to keep it
   int32_t rounds_stood = 0;          // since its last grant: the next grant tells the job
-  bool held = false;                 // leased at least once (and not done: it leaves with the job)
+
+  // Leased at least once (and not done: it leaves with the job).
+  bool held() const { return report_key != kNever; }
 };
+static_assert(sizeof(LeaseHeld) == 64, "a job's last lease fills one cache line");
 
 // A job the scheduler knows of. Every running job's entry is read several times a round, so it
 // is kept to 440 bytes: with the table's key, one 448-byte block of seven cache lines.
+// Its fields are in the order a round reads them, so that a round reads four of its lines: the
+// view (a placement reads its first line alone), the handle and the last lease (a round's lease),
+// then what a report writes (the record's first fields).
 struct TrackedJob {
-  scheduling::SchedJob view;  // view.owner is this entry
-  caf::actor handle;          // none until first placed (without faults), or while down
-  JobRecord record;
-  double ready_at_s = 0;        // its profile is ready then; it may run from the next round start
+  scheduling::SchedJob view;    // view.owner is this entry
+  caf::actor handle;            // none until first placed (without faults), or while down
   int32_t reported_round = -1;  // the last round it reported for (2^31 rounds: 68 years of 1 s)
   bool done = false;            // finished or failed: recorded
   bool down = false;            // its actor died; not runnable until it is respawned
-  double restart_at_s = -1;     // a crash fault will respawn it then (-1: none announced)
-  std::string crash_fault;      // the fault that killed it
   LeaseHeld lease;              // with standing leases
+  JobRecord record;
+  double ready_at_s = 0;     // its profile is ready then; it may run from the next round start
+  double restart_at_s = -1;  // a crash fault will respawn it then (-1: none announced)
+  std::string crash_fault;   // the fault that killed it
 };
 static_assert(sizeof(TrackedJob) <= 440, "a job's entry outgrows its 448-byte block");
 

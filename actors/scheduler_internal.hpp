@@ -29,21 +29,17 @@ inline void NoteDone(SchedulerState& st, int64_t job_id) {
 // time, each waits for memory. So each step asks for the lines it reads of an entry a few jobs
 // before it reads them, and only those: asking for all seven crowds the ones that matter.
 inline constexpr size_t kPrefetchAhead = 4;  // jobs
-// A round's lease (SendLeases, LeaseStands): the job's handle and GPU speeds, its last lease.
+// A round's lease (SendLeases, LeaseStands): the job's handle and its last lease.
 inline void PrefetchForLease(const TrackedJob* job) {
   __builtin_prefetch(&job->handle);
-  __builtin_prefetch(&job->view.type_speed);
-  __builtin_prefetch(&job->lease.parts);
   __builtin_prefetch(&job->lease.offered_iterations);
 }
-// The report of a round the job's lease stood (TakeProgress): five lines of the seven.
+// The report of a round the job's lease stood (TakeProgress): four lines of the seven.
 inline void PrefetchForStandingReport(const TrackedJob* job) {
   __builtin_prefetch(&job->view.id);
   __builtin_prefetch(&job->view.last_served_s);
-  __builtin_prefetch(&job->record.start_s);
-  __builtin_prefetch(&job->record.wasted_gpu_s);
   __builtin_prefetch(&job->reported_round);
-  __builtin_prefetch(&job->lease.offered_iterations);
+  __builtin_prefetch(&job->record.wasted_gpu_s);
 }
 
 // The entry of the job a placement places: through the view the mechanism was handed (an

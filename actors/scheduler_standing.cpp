@@ -30,7 +30,13 @@ void ShapesOf(const SchedulerState& st, const TrackedJob& job,
 bool SameShapes(SchedulerState& st, const TrackedJob& job, const scheduling::PlacementParts& a,
                 const scheduling::PlacementParts& b) {
   if (a.size() != b.size()) return false;
-  if (a.size() == 1) return ShapeOf(st, job, a[0]) == ShapeOf(st, job, b[0]);
+  if (a.size() == 1) {  // most jobs: the job's GPU speeds are read only across GPU types
+    const scheduling::PlacementPart& x = a[0];
+    const scheduling::PlacementPart& y = b[0];
+    return x.gpus == y.gpus && x.cpus == y.cpus && x.memory_gb == y.memory_gb &&
+           (st.ledger->shape(x.server).gpu_type == st.ledger->shape(y.server).gpu_type ||
+            ShapeOf(st, job, x) == ShapeOf(st, job, y));
+  }
   ShapesOf(st, job, a, &st.held_shapes);
   ShapesOf(st, job, b, &st.placed_shapes);
   return st.held_shapes == st.placed_shapes;
@@ -48,7 +54,7 @@ uint64_t ReportKey(const scheduling::JobPlacement& placement, size_t index) {
 }
 
 uint64_t ReportKeyOf(const TrackedJob* job) {
-  return job == nullptr || !job->lease.held ? UINT64_MAX : job->lease.report_key;
+  return job == nullptr ? LeaseHeld::kNever : job->lease.report_key;
 }
 
 // The report of a round the job's lease stood: what RunLease commits at the offered rate.
@@ -82,7 +88,7 @@ JobProgress StandingReport(SchedulerState& st, const TrackedJob& job, const Leas
 // Takes the report of a round the job's lease stood: its offer stands for the next round too.
 void TakeStandingRound(Self* self, TrackedJob& job) {
   SchedulerState& st = self->state;
-  job.lease.offer_round = st.round;
+  job.lease.offer_round = static_cast<int32_t>(st.round);
   TakeProgress(self, job, StandingReport(st, job, job.lease));
 }
 
@@ -109,7 +115,6 @@ LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
   *rounds_stood = 0;
   if (!st.options.standing_leases) return LeaseFate::kGranted;
   LeaseHeld& held = job.lease;
-  held.held = true;
   held.report_key = ReportKey(placement, index);
   const bool stands = held.offered_iterations >= 0 && held.offer_round == st.round - 1 &&
                       held.lease_s == st.current.end_s - st.current.start_s &&
@@ -127,10 +132,10 @@ LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
 }
 
 void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& p) {
-  if (!st.options.standing_leases || !job.lease.held) return;
+  if (!st.options.standing_leases || !job.lease.held()) return;
   LeaseHeld& held = job.lease;
   held.offered_iterations = p.ran && !p.finished ? p.standing_iterations : -1;
-  held.offer_round = p.round;
+  held.offer_round = static_cast<int32_t>(p.round);
   held.lease_s = st.current.end_s - st.current.start_s;
 }
 

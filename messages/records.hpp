@@ -10,15 +10,15 @@
 namespace troupe {
 
 struct JobRecord {
-  int64_t job_id = 0;
-  // What each round the job runs in adds to, side by side (a scheduler reads them for thousands
-  // of jobs a round): the start of the first round it ran in (-1 if it never ran), the rounds in
-  // which it held a lease, its attained service, and the GPU-seconds of its leases lost to faults
-  // (dead servers, a crash of the job itself: work not checkpointed; docs/faults.md).
+  // What each round the job runs in adds to, side by side and first (a scheduler writes them for
+  // thousands of jobs a round): the start of the first round it ran in (-1 if it never ran), the
+  // rounds in which it held a lease, its attained service, and the GPU-seconds of its leases lost
+  // to faults (dead servers, a crash of the job itself: work not checkpointed; docs/faults.md).
   double start_s = -1;
   int64_t rounds_run = 0;
   double gpu_seconds = 0;
   double wasted_gpu_s = 0;
+  int64_t job_id = 0;
   std::string model;
   int32_t gpus = 0;
   int32_t restarts = 0;  // of the job's actor, after faults

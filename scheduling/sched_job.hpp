@@ -10,35 +10,38 @@
 
 namespace troupe::scheduling {
 
+// The fields are in the order a round reads them: what a placement reads of thousands of jobs
+// (id, size, ideal, matrix) first, so that one cache line holds it; then what a round's reports
+// write; the rest after.
 struct SchedJob {
   int64_t id = 0;
   // Whoever keeps the job (the scheduler: its entry for it). Never read here: a placement names
   // the job it places (JobPlacement::job), and through this its keeper finds its own entry
   // without a lookup by id.
   void* owner = nullptr;
-  double arrival_s = 0;
   int32_t gpus = 1;
-  bool starving = false;   // marked by the starvation guard (policy.hpp), for good
-  double iter_time_s = 0;  // seconds per iteration at the GPU-proportional share
-  int64_t iterations_total = 0;
-  int64_t iterations_left = 0;
-  double attained_gpu_s = 0;  // service received so far, GPU-seconds (LAS)
-  double last_served_s = -1;  // end of the last round it ran in; -1: never ran
+  bool starving = false;  // marked by the starvation guard (policy.hpp), for good
   // The job's ideal auxiliary demand per GPU and its speedup there, and its sensitivity matrix
   // W_j: as profiling estimated them (the job advances by its true matrix, which the scheduler
   // never sees). A null matrix means throughput 1 everywhere.
   double ideal_cpus_per_gpu = 0;
   double ideal_memory_gb_per_gpu = 0;
-  double speedup_at_ideal = 1;
   std::shared_ptr<const SensitivityMatrix> sensitivity;
-  // The speed-up (against the proportional share) the job is expected to run at: what SRTF and
-  // FTF divide its remaining work by; the scheduler sets it each round (ExpectedSpeedup,
-  // policy.hpp).
-  double expected_speedup = 1;
+  int64_t iterations_left = 0;
+  double attained_gpu_s = 0;  // service received so far, GPU-seconds (LAS)
+  double last_served_s = -1;  // end of the last round it ran in; -1: never ran
   // Its throughput on each GPU type of the run (by ServerShape::gpu_type) relative to the
   // reference type the catalogue's iteration times were measured on. Null: 1 on every type (a
   // cluster that names no GPU type).
   std::shared_ptr<const std::vector<double>> type_speed;
+  double arrival_s = 0;
+  double iter_time_s = 0;  // seconds per iteration at the GPU-proportional share
+  int64_t iterations_total = 0;
+  double speedup_at_ideal = 1;
+  // The speed-up (against the proportional share) the job is expected to run at: what SRTF and
+  // FTF divide its remaining work by; the scheduler sets it each round (ExpectedSpeedup,
+  // policy.hpp).
+  double expected_speedup = 1;
 
   double TypeSpeed(int32_t type) const {
     return type_speed && type < static_cast<int32_t>(type_speed->size()) ? (*type_speed)[type] : 1;
