@@ -105,7 +105,7 @@ void FitIndex::Update(const ClusterLedger& ledger, int32_t server) {
   if (placed_[server] < 0) return;
   const auto position = static_cast<size_t>(placed_[server]);
   Set(position, FloatAtLeast(f.cpus), FloatAtLeast(f.memory_gb));
-  updates_.push_back(position);
+  updates_.push_back({position, server});
 }
 
 FitIndex::Finger& FitIndex::FingerFor(uint32_t question, size_t first_position,

@@ -49,7 +49,7 @@ class FitIndex {
  private:
   static constexpr size_t kFanout = 8;
   static constexpr uint32_t kMostQuestions = 4096;  // a question past it asks afresh
-  static constexpr size_t kMostUpdatesRead = 64;    // since a question's last search; else afresh
+  static constexpr size_t kMostUpdatesRead = 4;     // since a question's last search; else afresh
   // A search's bound as the tree compares it: floats no higher than the bound less the slack.
   struct Need {
     float cpus, memory_gb;
@@ -105,7 +105,12 @@ class FitIndex {
   size_t stride_ = 1;            // positions per free-GPU count: the servers
   std::vector<Level> levels_;    // [0]: a position per (free GPUs, server); back(): the root
   std::vector<int64_t> placed_;  // per server: its position, or -1 with no GPU free
-  std::vector<size_t> updates_;  // the positions servers were updated into, in order
+  // The positions servers were updated into, in order.
+  struct Moved {
+    size_t position;
+    int32_t server;
+  };
+  std::vector<Moved> updates_;
   std::vector<Finger> fingers_;  // by question, up to the greatest asked since Reset
 };
 
@@ -161,14 +166,11 @@ int32_t FitIndex::FitSinceLastSearch(Finger& finger, const ClusterLedger& ledger
   int32_t best = -1;
   size_t best_position = finger.from;
   for (size_t k = finger.seen; k < last; ++k) {
-    const size_t position = updates_[k];
-    const auto server = static_cast<int32_t>(position % stride_);
+    const auto [position, server] = updates_[k];
     // Skipped: too few GPUs free, read by the walk from `from` (or past a better fit), or no
     // longer the server's (where it went is a later update).
-    if (position < first_position || position >= best_position ||
-        placed_[server] != static_cast<int64_t>(position)) {
-      continue;
-    }
+    if (position < first_position || position >= best_position) continue;
+    if (placed_[server] != static_cast<int64_t>(position)) continue;
     const AuxDemand aux = demand(server, gpus);
     if (ledger.Fits(server, gpus, aux.cpus, aux.memory_gb)) {
       best = server;
