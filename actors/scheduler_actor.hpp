@@ -182,6 +182,12 @@ struct SchedulerState {
   PartShapes placed_shapes, held_shapes;      // scratch: a placement's, sorted
   std::vector<TrackedJob*> placed_jobs;       // scratch: the round's placed jobs, in its order
   std::vector<RoundLeases> leases_by_server;  // scratch: the round's, per server
+  // Scratch: the round's standing parts, in its order; listed to their servers once it is known
+  // which servers hear of the round.
+  struct StandingRef {
+    int32_t server, placement, part;
+  };
+  std::vector<StandingRef> standing_parts;
   std::vector<const scheduling::SchedJob*> head_jobs;  // scratch: the order's head
   // The round's standing leases by report key, and the last round's while it closes. A job's
   // node in `jobs` stays put until the round closes (EraseDoneJobs).

@@ -42,9 +42,10 @@ inline void PrefetchForStandingReport(const TrackedJob* job) {
   __builtin_prefetch(&job->record.wasted_gpu_s);
 }
 
-// The entry of the job a placement places: through the view the mechanism was handed (an
-// admitted job's view names its entry, SchedJob::owner), else by its id.
+// The entry of the job a placement places: as the mechanism noted it, or through the view it was
+// handed (an admitted job's view names its entry, SchedJob::owner), else by its id.
 inline TrackedJob& PlacedJob(SchedulerState& st, const scheduling::JobPlacement& placement) {
+  if (placement.owner != nullptr) return *static_cast<TrackedJob*>(placement.owner);
   if (placement.job != nullptr && placement.job->owner != nullptr) {
     return *static_cast<TrackedJob*>(placement.job->owner);
   }
@@ -96,6 +97,10 @@ void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& p
 // Takes the round's filed reports and the reports of its standing leases, in the order the jobs
 // would have sent them all.
 void TakeRoundReports(Self* self);
+
+// Sends every server that hears of the round its share of the round's placements: grants, and
+// the parts that stand (scheduler_leases.cpp).
+void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements);
 
 // Tracks and watches arrived jobs; returns what the profiler must measure of them.
 std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived);

@@ -28,6 +28,9 @@ struct JobPlacement {
   PlacementParts parts;
   // The job as the mechanism was handed it (null where a placement comes from elsewhere).
   const SchedJob* job = nullptr;
+  // job->owner, where the mechanism read it while it read the job: its keeper then finds its
+  // entry without reading the job again (null: not read; through `job` then).
+  void* owner = nullptr;
 
   int32_t gpus() const;
   double cpus() const;

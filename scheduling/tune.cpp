@@ -47,10 +47,22 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
   head_.assign(ledger.server_count(), -1);
   if (ledger.server_count() == 0) return {};
   const RoundDemands demands(ledger);
-  // The runnable set: GPUs only, skip-and-continue, in the policy's order.
+  // The runnable set: GPUs only, skip-and-continue, in the policy's order. Placing a job leaves
+  // the free-GPU count as the set's selection has it (every runnable job is placed), so in the
+  // policy's order each job is placed as it is selected.
+  int32_t gpus_left = ledger.free_gpus();
+  if (!sort_by_demand_) {
+    for (size_t i = 0; i < ordered.size() && gpus_left > 0; ++i) {
+      if (i + kPrefetchAhead < ordered.size()) Prefetch(ordered[i + kPrefetchAhead]);
+      const SchedJob& job = *ordered[i];
+      if (job.gpus <= 0 || job.gpus > gpus_left) continue;
+      gpus_left -= job.gpus;
+      PlaceJob(demands, demands.Prepare(job), ledger);
+    }
+    return std::move(placements_);
+  }
   std::vector<Rank>& runnable = runnable_;
   runnable.clear();
-  int32_t gpus_left = ledger.free_gpus();
   for (size_t i = 0; i < ordered.size() && gpus_left > 0; ++i) {
     if (i + kPrefetchAhead < ordered.size()) Prefetch(ordered[i + kPrefetchAhead]);
     const SchedJob& job = *ordered[i];
@@ -58,7 +70,7 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
     gpus_left -= job.gpus;
     runnable.push_back(RankOf(job, i, ledger, demands));
   }
-  if (sort_by_demand_) std::sort(runnable.begin(), runnable.end(), PlacedBefore);
+  std::sort(runnable.begin(), runnable.end(), PlacedBefore);
   placements_.reserve(runnable.size());  // storage Recycle gave back, or one allocation
   // Each job's rank holds what its placement reads (one GPU type): its entry is not read again.
   for (const Rank& rank : runnable) PlaceJob(demands, rank.prepared, ledger);
@@ -72,7 +84,7 @@ void TuneMechanism::Recycle(std::vector<JobPlacement>&& placements) {
 
 void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job,
                              ClusterLedger& ledger) {
-  JobPlacement placement{job.id, {}, job.job};
+  JobPlacement placement{job.id, {}, job.job, job.job->owner};  // its line was just read
   if (ledger.type_count() > 1) {
     // Several GPU types: the ideal, else the fallback share, on the job's fastest type that
     // holds it (docs/heterogeneity.md); one type keeps the search below exactly.
