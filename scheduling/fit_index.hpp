@@ -10,16 +10,17 @@
 // lower than the free amounts they stand for (a search only skips what cannot fit; whether a
 // server fits is the ledger's word), so a group of eight is 64 bytes.
 //
-// Jobs of one kind come one after another in a round: a search may name its question, and the
-// next search for it picks up where that one stopped. The positions a search passed over hold no
-// fit for the question and still hold none unless a server was updated into them since: so the
-// next search reads the positions servers were updated into since (a job's server moves to fewer
-// free GPUs, often where the next job fits), and walks the tree only when none of them fits.
+// A round asks the same questions over and over (jobs of one model and size): a search may name
+// its question, and the next search for it picks up where that one stopped. The positions a
+// search passed over hold no fit for the question and still hold none unless a server was updated
+// into them since: so when few servers were updated since (jobs sorted by demand come one kind
+// after another), the next search reads those (a job's server moves to fewer free GPUs, often
+// where the next job fits) and walks on from where the last one stopped only when none of them
+// fits; after more updates it walks afresh.
 //
 // The caller calls Update after every Take or Give on a server; Reset after the ledger's Reset.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -72,7 +72,8 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
   }
   std::sort(runnable.begin(), runnable.end(), PlacedBefore);
   placements_.reserve(runnable.size());  // storage Recycle gave back, or one allocation
-  // Each job's rank holds what its placement reads (one GPU type): its entry is not read again.
+  // Each job's rank holds what its placement reads (one GPU type) but its keeper's entry, which
+  // PlaceJob reads from the job's first line once more.
   for (const Rank& rank : runnable) PlaceJob(demands, rank.prepared, ledger);
   return std::move(placements_);
 }
@@ -84,7 +85,8 @@ void TuneMechanism::Recycle(std::vector<JobPlacement>&& placements) {
 
 void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job,
                              ClusterLedger& ledger) {
-  JobPlacement placement{job.id, {}, job.job, job.job->owner};  // its line was just read
+  // The keeper's entry, from the job's first line: in the policy's order, just read.
+  JobPlacement placement{job.id, {}, job.job, job.job->owner};
   if (ledger.type_count() > 1) {
     // Several GPU types: the ideal, else the fallback share, on the job's fastest type that
     // holds it (docs/heterogeneity.md); one type keeps the search below exactly.
