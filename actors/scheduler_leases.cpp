@@ -25,11 +25,9 @@ void FindPlacedJobs(SchedulerState& st, const std::vector<scheduling::JobPlaceme
     const scheduling::JobPlacement& p = placements[i];
     if (i + 4 * kPrefetchAhead < placements.size()) {
       const scheduling::JobPlacement& ahead = placements[i + 4 * kPrefetchAhead];
-      if (ahead.owner != nullptr) {
-        // named: nothing to read
-      } else if (ahead.job != nullptr) {
+      if (ahead.owner == nullptr && ahead.job != nullptr) {
         __builtin_prefetch(ahead.job);
-      } else {
+      } else if (ahead.owner == nullptr) {
         st.jobs.prefetch(ahead.job_id);
       }
     }

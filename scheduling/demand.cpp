@@ -50,6 +50,17 @@ uint64_t MixHash(std::initializer_list<uint64_t> words) {
   return h ^ (h >> 32);  // the high bits mixed into the low
 }
 
+// Open addressing in `table`: the slot holding what `same` matches, else the unused slot that ends
+// its probe, or nullptr where that would take the table past half full (`used` slots so far).
+template <class Slot, size_t N, class Same>
+Slot* Probe(std::array<Slot, N>& table, uint64_t hash, uint32_t used, const Same& same) {
+  for (size_t slot = hash % N;; slot = (slot + 1) % N) {
+    Slot& s = table[slot];
+    if (!s.used) return used < N / 2 ? &s : nullptr;
+    if (same(s)) return &s;
+  }
+}
+
 }  // namespace
 
 AuxDemand ProportionalDemand(const ClusterLedger& ledger, int32_t server, int32_t gpus) {
@@ -140,17 +151,12 @@ RoundDemands::DemandClass* RoundDemands::ClassSlot(const SchedJob& job) const {
   const SensitivityMatrix* matrix = job.sensitivity.get();
   const auto cpus_bits = std::bit_cast<uint64_t>(job.ideal_cpus_per_gpu);
   const auto memory_bits = std::bit_cast<uint64_t>(job.ideal_memory_gb_per_gpu);
-  size_t slot = MixHash({reinterpret_cast<uintptr_t>(matrix), cpus_bits, memory_bits,
-                         static_cast<uint64_t>(job.gpus)}) %
-                kClassSlots;
-  for (;; slot = (slot + 1) % kClassSlots) {
-    DemandClass& c = classes_[slot];
-    if (!c.used) return classes_met_ < kClassSlots / 2 ? &c : nullptr;
-    if (c.matrix == matrix && c.cpus_per_gpu == cpus_bits && c.memory_gb_per_gpu == memory_bits &&
-        c.gpus == job.gpus) {
-      return &c;
-    }
-  }
+  const uint64_t hash = MixHash({reinterpret_cast<uintptr_t>(matrix), cpus_bits, memory_bits,
+                                 static_cast<uint64_t>(job.gpus)});
+  return Probe(classes_, hash, classes_met_, [&](const DemandClass& c) {
+    return c.matrix == matrix && c.cpus_per_gpu == cpus_bits &&
+           c.memory_gb_per_gpu == memory_bits && c.gpus == job.gpus;
+  });
 }
 
 RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
@@ -177,16 +183,14 @@ RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
 }
 
 uint32_t RoundDemands::QuestionId(const QuestionKey& key) const {
-  size_t slot = MixHash({key[0], key[1], key[2], key[3]}) % kClassSlots;
-  for (;; slot = (slot + 1) % kClassSlots) {
-    Question& q = questions_[slot];
-    if (q.used && q.key == key) return static_cast<uint32_t>(slot) + 1;
-    if (q.used) continue;
-    if (questions_met_ >= kClassSlots / 2) return 0;
+  Question* q = Probe(questions_, MixHash({key[0], key[1], key[2], key[3]}), questions_met_,
+                      [&](const Question& asked) { return asked.key == key; });
+  if (q == nullptr) return 0;
+  if (!q->used) {
     ++questions_met_;
-    q = Question{true, key};
-    return static_cast<uint32_t>(slot) + 1;
+    *q = Question{true, key};
   }
+  return static_cast<uint32_t>(q - questions_.data()) + 1;
 }
 
 void RoundDemands::AskQuestions(const SchedJob& job, Job& demands) const {

@@ -20,7 +20,7 @@ Rank RankOf(const SchedJob& j, size_t order, const ClusterLedger& ledger,
       j.ideal_cpus_per_gpu > 0 ? j.ideal_cpus_per_gpu : ledger.ProportionalCpus(0, 1);
   const double memory =
       j.ideal_memory_gb_per_gpu > 0 ? j.ideal_memory_gb_per_gpu : ledger.ProportionalMemoryGb(0, 1);
-  return Rank{j.gpus, cpus, memory, order, demands.Prepare(j)};
+  return Rank{j.gpus, cpus, memory, order, demands.Prepare(j), j.owner};
 }
 
 // Jobs are read a few ahead of their turn (their entries are scattered over the owner's heap):
@@ -50,31 +50,25 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
   // The runnable set: GPUs only, skip-and-continue, in the policy's order. Placing a job leaves
   // the free-GPU count as the set's selection has it (every runnable job is placed), so in the
   // policy's order each job is placed as it is selected.
-  int32_t gpus_left = ledger.free_gpus();
-  if (!sort_by_demand_) {
-    for (size_t i = 0; i < ordered.size() && gpus_left > 0; ++i) {
-      if (i + kPrefetchAhead < ordered.size()) Prefetch(ordered[i + kPrefetchAhead]);
-      const SchedJob& job = *ordered[i];
-      if (job.gpus <= 0 || job.gpus > gpus_left) continue;
-      gpus_left -= job.gpus;
-      PlaceJob(demands, demands.Prepare(job), ledger);
-    }
-    return std::move(placements_);
-  }
   std::vector<Rank>& runnable = runnable_;
   runnable.clear();
+  int32_t gpus_left = ledger.free_gpus();
   for (size_t i = 0; i < ordered.size() && gpus_left > 0; ++i) {
     if (i + kPrefetchAhead < ordered.size()) Prefetch(ordered[i + kPrefetchAhead]);
     const SchedJob& job = *ordered[i];
     if (job.gpus <= 0 || job.gpus > gpus_left) continue;
     gpus_left -= job.gpus;
-    runnable.push_back(RankOf(job, i, ledger, demands));
+    if (sort_by_demand_) {
+      runnable.push_back(RankOf(job, i, ledger, demands));
+    } else {
+      PlaceJob(demands, demands.Prepare(job), job.owner, ledger);
+    }
   }
+  if (!sort_by_demand_) return std::move(placements_);
   std::sort(runnable.begin(), runnable.end(), PlacedBefore);
   placements_.reserve(runnable.size());  // storage Recycle gave back, or one allocation
-  // Each job's rank holds what its placement reads (one GPU type) but its keeper's entry, which
-  // PlaceJob reads from the job's first line once more.
-  for (const Rank& rank : runnable) PlaceJob(demands, rank.prepared, ledger);
+  // Each job's rank holds what its placement reads (one GPU type): its entry is not read again.
+  for (const Rank& rank : runnable) PlaceJob(demands, rank.prepared, rank.owner, ledger);
   return std::move(placements_);
 }
 
@@ -83,10 +77,9 @@ void TuneMechanism::Recycle(std::vector<JobPlacement>&& placements) {
   placements_.clear();
 }
 
-void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job,
+void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, void* owner,
                              ClusterLedger& ledger) {
-  // The keeper's entry, from the job's first line: in the policy's order, just read.
-  JobPlacement placement{job.id, {}, job.job, job.job->owner};
+  JobPlacement placement{job.id, {}, job.job, owner};
   if (ledger.type_count() > 1) {
     // Several GPU types: the ideal, else the fallback share, on the job's fastest type that
     // holds it (docs/heterogeneity.md); one type keeps the search below exactly.

@@ -38,6 +38,7 @@ struct Rank {
   double cpus = 0, memory_gb = 0;
   size_t order = 0;
   RoundDemands::Job prepared;
+  void* owner = nullptr;  // the job's keeper's entry (SchedJob::owner)
 };
 }  // namespace tune_detail
 
@@ -63,7 +64,9 @@ class TuneMechanism : public Mechanism {
     int32_t next = -1;  // next part on the same server, or -1
   };
 
-  void PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, ClusterLedger& ledger);
+  // Places the job; `owner` is job->owner, read with the job's demands (JobPlacement::owner).
+  void PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, void* owner,
+                ClusterLedger& ledger);
   // The consolidated part of steps 1-3.
   PlacementPart Consolidate(const RoundDemands& demands, const RoundDemands::Job& job,
                             ClusterLedger& ledger);
