@@ -27,36 +27,15 @@ FitIndex::Need FitIndex::NeedOf(const AuxDemand& bound) {
   return Need{FloatAtMost(bound.cpus - kDemandSlack), FloatAtMost(bound.memory_gb - kDemandSlack)};
 }
 
-// With SSE a tree of maxima over four lanes rather than a chain of eight dependent compares (a
-// changed node recomputes its group's most often).
+// With SSE a tree of maxima over four lanes rather than a chain of eight dependent compares.
 float FitIndex::MostOfGroup(const float* values) {
   static_assert(kFanout == 8, "a group is two quadruples");
 #if defined(__SSE2__)
-  return MostOfPair(_mm_load_ps(values), _mm_load_ps(values + 4));
+  __m128 most = _mm_max_ps(_mm_load_ps(values), _mm_load_ps(values + 4));
+  most = _mm_max_ps(most, _mm_movehl_ps(most, most));
+  return _mm_cvtss_f32(_mm_max_ss(most, _mm_shuffle_ps(most, most, 1)));
 #else
   return *std::max_element(values, values + kFanout);
-#endif
-}
-
-float FitIndex::MostWith(const float* values, size_t lane, float now) {
-#if defined(__SSE2__)
-  const __m128i lanes = _mm_setr_epi32(0, 1, 2, 3);
-  const __m128i at = _mm_set1_epi32(static_cast<int>(lane));
-  const __m128 in_low = _mm_castsi128_ps(_mm_cmpeq_epi32(lanes, at));
-  const __m128 in_high =
-      _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_add_epi32(lanes, _mm_set1_epi32(4)), at));
-  const __m128 value = _mm_set1_ps(now);
-  const __m128 low =
-      _mm_or_ps(_mm_andnot_ps(in_low, _mm_load_ps(values)), _mm_and_ps(in_low, value));
-  const __m128 high =
-      _mm_or_ps(_mm_andnot_ps(in_high, _mm_load_ps(values + 4)), _mm_and_ps(in_high, value));
-  return MostOfPair(low, high);
-#else
-  float most = now;
-  for (size_t k = 0; k < kFanout; ++k) {
-    if (k != lane) most = std::max(most, values[k]);
-  }
-  return most;
 #endif
 }
 
@@ -99,12 +78,12 @@ void FitIndex::Reset(const ClusterLedger& ledger) {
 }
 
 void FitIndex::Update(const ClusterLedger& ledger, int32_t server) {
-  if (placed_[server] >= 0) Set(static_cast<size_t>(placed_[server]), -1.0f, -1.0f);
+  if (placed_[server] >= 0) Clear(static_cast<size_t>(placed_[server]));
   const ServerShape& f = ledger.free(server);
   placed_[server] = f.gpus > 0 ? static_cast<int64_t>((f.gpus - 1) * stride_ + server) : -1;
   if (placed_[server] < 0) return;
   const auto position = static_cast<size_t>(placed_[server]);
-  Set(position, FloatAtLeast(f.cpus), FloatAtLeast(f.memory_gb));
+  Raise(position, FloatAtLeast(f.cpus), FloatAtLeast(f.memory_gb));
   updates_.push_back({position, server});
 }
 
@@ -121,38 +100,43 @@ FitIndex::Finger& FitIndex::FingerFor(uint32_t question, size_t first_position,
   return finger;
 }
 
-void FitIndex::Set(size_t position, float cpus, float memory_gb) {
-  size_t node = position;
-  for (size_t level = 0;; ++level) {
+void FitIndex::Raise(size_t position, float cpus, float memory_gb) {
+  Group& leaf = levels_[0].groups[position / kFanout];
+  leaf.cpus[position % kFanout] = cpus;
+  leaf.memory_gb[position % kFanout] = memory_gb;
+  size_t node = position / kFanout;
+  for (size_t level = 1; level < levels_.size(); ++level, node /= kFanout) {
     Group& here = levels_[level].groups[node / kFanout];
-    const size_t lane = node % kFanout;
-    if (level + 1 == levels_.size()) {
-      here.cpus[lane] = cpus;
-      here.memory_gb[lane] = memory_gb;
-      return;
-    }
-    const size_t parent = node / kFanout;
-    const Group& above = levels_[level + 1].groups[parent / kFanout];
-    const float before_cpus = above.cpus[parent % kFanout];
-    const float before_memory = above.memory_gb[parent % kFanout];
-    const float most_cpus = MostAfter(here.cpus, lane, cpus, before_cpus);
-    const float most_memory = MostAfter(here.memory_gb, lane, memory_gb, before_memory);
-    // Stored once the group was read: a wide read of a line just written in part waits.
-    here.cpus[lane] = cpus;
-    here.memory_gb[lane] = memory_gb;
-    // Unchanged here: unchanged above.
-    if (most_cpus == before_cpus && most_memory == before_memory) return;
-    cpus = most_cpus;
-    memory_gb = most_memory;
-    node = parent;
+    float& most_cpus = here.cpus[node % kFanout];
+    float& most_memory = here.memory_gb[node % kFanout];
+    if (cpus <= most_cpus && memory_gb <= most_memory) return;  // and so every node above
+    most_cpus = std::max(most_cpus, cpus);
+    most_memory = std::max(most_memory, memory_gb);
   }
 }
 
-float FitIndex::MostAfter(const float* group, size_t lane, float now, float before) {
-  if (now >= before) return now;
-  // The most is another node's, which did not change.
-  if (group[lane] < before) return before;
-  return MostWith(group, lane, now);
+void FitIndex::Clear(size_t position) {
+  Group& leaf = levels_[0].groups[position / kFanout];
+  leaf.cpus[position % kFanout] = -1.0f;
+  leaf.memory_gb[position % kFanout] = -1.0f;
+  size_t node = position / kFanout;
+  for (size_t level = 1; level <= kLevelsLoweredAtOnce && level < levels_.size(); ++level) {
+    if (!Tighten(level, node)) return;  // the nodes above hold what they held
+    node /= kFanout;
+  }
+}
+
+bool FitIndex::Tighten(size_t level, size_t node) {
+  const Group& children = levels_[level - 1].groups[node];
+  Group& here = levels_[level].groups[node / kFanout];
+  const float most_cpus = MostOfGroup(children.cpus);
+  const float most_memory = MostOfGroup(children.memory_gb);
+  if (here.cpus[node % kFanout] == most_cpus && here.memory_gb[node % kFanout] == most_memory) {
+    return false;
+  }
+  here.cpus[node % kFanout] = most_cpus;
+  here.memory_gb[node % kFanout] = most_memory;
+  return true;
 }
 
 }  // namespace troupe::scheduling

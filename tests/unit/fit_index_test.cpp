@@ -2,7 +2,8 @@
 // index) order, under random takes and gives on clusters of mixed shapes — sizes that fill no
 // whole group of eight, one server, and thousands — and demands that differ per server; so too
 // searches that name their question and pick up where the last one for it stopped, asked as a
-// round asks them (runs of one question, placing on what they find) and at random. And the
+// round asks them (runs of one question, placing on what they find) and at random, up to a large
+// cluster filled round after round. And the
 // ledger's bucket counts answer whether a best-fit server exists exactly when one does.
 #include "scheduling/fit_index.hpp"
 
@@ -19,8 +20,7 @@ template <class DemandFn>
 int32_t ScanForBestFit(const ClusterLedger& ledger, int32_t gpus, const DemandFn& demand) {
   if (gpus <= 0) return -1;
   for (int32_t free = gpus; free <= ledger.max_server_gpus(); ++free) {
-    for (int32_t s = 0; s < ledger.server_count(); ++s) {
-      if (ledger.free(s).gpus != free) continue;
+    for (int32_t s : ledger.ServersWithFreeGpus(free)) {  // in index order
       const AuxDemand aux = demand(s, gpus);
       if (ledger.Fits(s, gpus, aux.cpus, aux.memory_gb)) return s;
     }
@@ -126,6 +126,44 @@ TEST(FitIndex, NamedQuestionsFindWhatAScanFinds) {
     }
     EXPECT_GT(found, servers < 10 ? 3 : 500) << servers << " servers: too few found to test";
   }
+}
+
+// Rounds that fill a cluster of 32,768 positions (six levels; a node four levels up holds the
+// servers with one count of free GPUs): the nodes high up that a server left keep what it had
+// until a search finds nothing below them, and no search may miss a fit for that, nor for a node
+// lowered or raised too little.
+TEST(FitIndex, FillingALargeClusterFindsWhatAScanFinds) {
+  std::mt19937 rng(17);
+  std::vector<ServerShape> shapes;
+  for (int32_t s = 0; s < 4096; ++s) shapes.push_back({8, 12.0 * (1 + rng() % 4), 500.0, 0});
+  ClusterLedger ledger(std::move(shapes));
+  FitIndex index;
+  int found = 0, missed = 0;
+  for (int round = 0; round < 3; ++round) {
+    ledger.Reset();
+    index.Reset(ledger);
+    for (int step = 0, failures = 0; failures < 40 && ledger.free_gpus() > 0; ++step) {
+      const Question question{1 << (rng() % 4), static_cast<double>(1 + rng() % 6), 8.0};
+      const auto demand = [&](int32_t s, int32_t g) { return question.Demand(s, g); };
+      const int32_t expected = ScanForBestFit(ledger, question.gpus, demand);
+      const auto named = static_cast<uint32_t>(question.gpus * 8 + question.per_gpu_cpus);
+      const int32_t got =
+          index.Find(ledger, question.gpus, question.Bound(), demand, step % 3 == 0 ? 0 : named);
+      ASSERT_EQ(got, expected) << "round " << round << ", step " << step;
+      if (got < 0) {
+        ++failures;
+        ++missed;
+        continue;
+      }
+      ++found;
+      const AuxDemand aux = demand(got, question.gpus);
+      ledger.Take(got, question.gpus, aux.cpus, aux.memory_gb);
+      index.Update(ledger, got);
+      if (rng() % 16 == 0) Churn(ledger, index, rng);
+    }
+  }
+  EXPECT_GT(found, 3000) << "the rounds placed too little to test";
+  EXPECT_GT(missed, 50) << "the rounds never filled the cluster";
 }
 
 TEST(FitIndex, ResetAfterTheLedgerResetFindsTheEmptyCluster) {
