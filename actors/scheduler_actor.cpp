@@ -193,6 +193,20 @@ void OnProgress(Self* self, const JobProgress& p) {
   OnProgressOf(self, it == st.jobs.end() ? nullptr : &it->second, p);
 }
 
+namespace {
+
+// A round the job ran, in its entry.
+void CreditRun(const SchedulerState& st, TrackedJob& job, int32_t gpus, int64_t iterations_left) {
+  job.view.iterations_left = iterations_left;
+  job.view.attained_gpu_s += gpus * st.options.round_s;
+  job.view.last_served_s = st.current.end_s;
+  job.record.gpu_seconds += gpus * st.options.round_s;
+  ++job.record.rounds_run;
+  if (job.record.start_s < 0) job.record.start_s = st.current.start_s;
+}
+
+}  // namespace
+
 void OnProgressOf(Self* self, TrackedJob* job, const JobProgress& p) {
   SchedulerState& st = self->state;
   if (job == nullptr || p.round != st.round || job->reported_round == p.round || job->done) {
@@ -201,6 +215,14 @@ void OnProgressOf(Self* self, TrackedJob* job, const JobProgress& p) {
   }
   NoteStandingOffer(st, *job, p);
   TakeProgress(self, *job, p);
+}
+
+void TakeRunGoingOn(Self* self, TrackedJob& job, int32_t gpus, int64_t iterations_left) {
+  SchedulerState& st = self->state;
+  job.reported_round = static_cast<int32_t>(st.round);
+  CreditRun(st, job, gpus, iterations_left);
+  --st.awaiting_reports;
+  MaybeCloseRound(self);
 }
 
 void TakeProgress(Self* self, TrackedJob& job, const JobProgress& p) {
@@ -213,14 +235,7 @@ void TakeProgress(Self* self, TrackedJob& job, const JobProgress& p) {
     }
   }
   job.record.wasted_gpu_s += p.wasted_gpu_s;
-  if (p.ran) {
-    job.view.iterations_left = p.iterations_left;
-    job.view.attained_gpu_s += p.gpus * st.options.round_s;
-    job.view.last_served_s = st.current.end_s;
-    job.record.gpu_seconds += p.gpus * st.options.round_s;
-    ++job.record.rounds_run;
-    if (job.record.start_s < 0) job.record.start_s = st.current.start_s;
-  }
+  if (p.ran) CreditRun(st, job, p.gpus, p.iterations_left);
   // Under a constant key (FIFO) a job that ran and goes on keeps its place in the queue's order,
   // and the starvation guard's entry for it stays a lower bound (its wait only starts later):
   // there is nothing to refile.

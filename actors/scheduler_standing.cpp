@@ -88,8 +88,17 @@ JobProgress StandingReport(SchedulerState& st, const TrackedJob& job, const Leas
 // Takes the report of a round the job's lease stood: its offer stands for the next round too.
 void TakeStandingRound(Self* self, TrackedJob& job) {
   SchedulerState& st = self->state;
-  job.lease.offer_round = static_cast<int32_t>(st.round);
-  TakeProgress(self, job, StandingReport(st, job, job.lease));
+  LeaseHeld& held = job.lease;
+  held.offer_round = static_cast<int32_t>(st.round);
+  const int64_t left = job.view.iterations_left;
+  if (st.policy->constant_key && held.offered_iterations < left) {
+    // Most rounds of most jobs: the report would add nothing but the run (it lists no parts and
+    // wastes nothing), so it is not built.
+    int32_t gpus = 0;
+    for (const scheduling::PlacementPart& part : held.parts) gpus += part.gpus;
+    return TakeRunGoingOn(self, job, gpus, left - held.offered_iterations);
+  }
+  TakeProgress(self, job, StandingReport(st, job, held));
 }
 
 // `turns` came in the round's order (report keys ascending within each lowest server): a
