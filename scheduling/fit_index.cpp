@@ -28,14 +28,44 @@ FitIndex::Need FitIndex::NeedOf(const AuxDemand& bound) {
 }
 
 // With SSE a tree of maxima over four lanes rather than a chain of eight dependent compares.
+#if defined(__SSE2__)
+namespace {
+float MostOfPair(__m128 low, __m128 high) {
+  __m128 most = _mm_max_ps(low, high);
+  most = _mm_max_ps(most, _mm_movehl_ps(most, most));
+  return _mm_cvtss_f32(_mm_max_ss(most, _mm_shuffle_ps(most, most, 1)));
+}
+}  // namespace
+#endif
+
 float FitIndex::MostOfGroup(const float* values) {
   static_assert(kFanout == 8, "a group is two quadruples");
 #if defined(__SSE2__)
-  __m128 most = _mm_max_ps(_mm_load_ps(values), _mm_load_ps(values + 4));
-  most = _mm_max_ps(most, _mm_movehl_ps(most, most));
-  return _mm_cvtss_f32(_mm_max_ss(most, _mm_shuffle_ps(most, most, 1)));
+  return MostOfPair(_mm_load_ps(values), _mm_load_ps(values + 4));
 #else
   return *std::max_element(values, values + kFanout);
+#endif
+}
+
+float FitIndex::MostWith(const float* values, size_t lane, float now) {
+#if defined(__SSE2__)
+  const __m128i lanes = _mm_setr_epi32(0, 1, 2, 3);
+  const __m128i at = _mm_set1_epi32(static_cast<int>(lane));
+  const __m128 in_low = _mm_castsi128_ps(_mm_cmpeq_epi32(lanes, at));
+  const __m128 in_high =
+      _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_add_epi32(lanes, _mm_set1_epi32(4)), at));
+  const __m128 value = _mm_set1_ps(now);
+  const __m128 low =
+      _mm_or_ps(_mm_andnot_ps(in_low, _mm_load_ps(values)), _mm_and_ps(in_low, value));
+  const __m128 high =
+      _mm_or_ps(_mm_andnot_ps(in_high, _mm_load_ps(values + 4)), _mm_and_ps(in_high, value));
+  return MostOfPair(low, high);
+#else
+  float most = now;
+  for (size_t k = 0; k < kFanout; ++k) {
+    if (k != lane) most = std::max(most, values[k]);
+  }
+  return most;
 #endif
 }
 
@@ -116,13 +146,31 @@ void FitIndex::Raise(size_t position, float cpus, float memory_gb) {
 }
 
 void FitIndex::Clear(size_t position) {
-  Group& leaf = levels_[0].groups[position / kFanout];
-  leaf.cpus[position % kFanout] = -1.0f;
-  leaf.memory_gb[position % kFanout] = -1.0f;
-  size_t node = position / kFanout;
-  for (size_t level = 1; level <= kLevelsLoweredAtOnce && level < levels_.size(); ++level) {
-    if (!Tighten(level, node)) return;  // the nodes above hold what they held
-    node /= kFanout;
+  float cpus = -1.0f, memory_gb = -1.0f;  // what `node` of `level` now holds
+  size_t node = position;
+  for (size_t level = 0;; ++level) {
+    Group& here = levels_[level].groups[node / kFanout];
+    const size_t lane = node % kFanout;
+    if (level == kLevelsLoweredAtOnce || level + 1 == levels_.size()) {
+      here.cpus[lane] = cpus;
+      here.memory_gb[lane] = memory_gb;
+      return;
+    }
+    // The group is read whole before `lane` is stored: a wide read of a line just written in
+    // part waits for the write.
+    const float most_cpus = MostWith(here.cpus, lane, cpus);
+    const float most_memory = MostWith(here.memory_gb, lane, memory_gb);
+    here.cpus[lane] = cpus;
+    here.memory_gb[lane] = memory_gb;
+    const size_t parent = node / kFanout;
+    const Group& above = levels_[level + 1].groups[parent / kFanout];
+    if (above.cpus[parent % kFanout] == most_cpus &&
+        above.memory_gb[parent % kFanout] == most_memory) {
+      return;  // the nodes above hold what they held
+    }
+    cpus = most_cpus;
+    memory_gb = most_memory;
+    node = parent;
   }
 }
 

@@ -90,8 +90,9 @@ class FitIndex {
   void Clear(size_t position);
   // Lowers a node to the most of its children; false if it held that already.
   bool Tighten(size_t level, size_t node);
-  // The most of a group's kFanout values.
+  // The most of a group's kFanout values; of them with `lane`'s replaced by `now`.
   static float MostOfGroup(const float* group);
+  static float MostWith(const float* group, size_t lane, float now);
   Finger& FingerFor(uint32_t question, size_t first_position, const AuxDemand& bound);
   // The server at the lowest position updated since the finger's last search that fits, or -1;
   // brings the finger up to date.

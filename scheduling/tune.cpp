@@ -212,7 +212,7 @@ void TuneMechanism::MakeRoom(const RoundDemands& demands, int32_t server, int32_
   index_.Update(ledger, server);
 }
 
-void TuneMechanism::Record(JobPlacement placement, ClusterLedger& ledger) {
+void TuneMechanism::Record(JobPlacement&& placement, ClusterLedger& ledger) {
   const auto index = static_cast<int32_t>(placements_.size());
   for (size_t k = 0; k < placement.parts.size(); ++k) {
     const PlacementPart& p = placement.parts[k];

@@ -77,7 +77,7 @@ class TuneMechanism : public Mechanism {
   void MakeRoom(const RoundDemands& demands, int32_t server, int32_t gpus, const AuxDemand& need,
                 ClusterLedger& ledger);
   // Takes the parts from the ledger and files them under their servers.
-  void Record(JobPlacement placement, ClusterLedger& ledger);
+  void Record(JobPlacement&& placement, ClusterLedger& ledger);
 
   bool sort_by_demand_;
   FitIndex index_;
