@@ -86,8 +86,7 @@ void PlanRound(Self* self, double start_s) {
   st.current.jobs_running = static_cast<int32_t>(placements.size());
   st.current.jobs_queued =
       static_cast<int32_t>(st.queued - static_cast<int64_t>(placements.size()));
-  SendLeases(self, placements);
-  st.awaiting_reports = static_cast<int32_t>(placements.size());
+  st.awaiting_reports = static_cast<int32_t>(SendLeases(self, placements));
   st.round_placements = std::move(placements);
   st.round_timer_fired = false;
   st.grace_pending = false;
@@ -217,12 +216,9 @@ void OnProgressOf(Self* self, TrackedJob* job, const JobProgress& p) {
   TakeProgress(self, *job, p);
 }
 
-void TakeRunGoingOn(Self* self, TrackedJob& job, int32_t gpus, int64_t iterations_left) {
-  SchedulerState& st = self->state;
+void TakeRunGoingOn(SchedulerState& st, TrackedJob& job, int32_t gpus, int64_t iterations_left) {
   job.reported_round = static_cast<int32_t>(st.round);
   CreditRun(st, job, gpus, iterations_left);
-  --st.awaiting_reports;
-  MaybeCloseRound(self);
 }
 
 void TakeProgress(Self* self, TrackedJob& job, const JobProgress& p) {

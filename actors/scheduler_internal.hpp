@@ -29,14 +29,16 @@ inline void NoteDone(SchedulerState& st, int64_t job_id) {
 // time, each waits for memory. So each step asks for the lines it reads of an entry a few jobs
 // before it reads them, and only those: asking for all seven crowds the ones that matter.
 inline constexpr size_t kPrefetchAhead = 4;  // jobs
-// A round's lease (SendLeases, LeaseStands): the job's handle and its last lease.
+// A round's lease (SendLeases, LeaseStands): the job's handle, its last lease, and its progress
+// (a standing round taken as it stands).
 inline void PrefetchForLease(const TrackedJob* job) {
+  __builtin_prefetch(&job->view.iterations_left);
   __builtin_prefetch(&job->handle);
   __builtin_prefetch(&job->lease.offered_iterations);
 }
-// The report of a round the job's lease stood (TakeRunGoingOn): three lines of the seven (the
-// view's first only for a report built, ~1 in 200).
+// The report of a round the job's lease stood (TakeProgress): four lines of the seven.
 inline void PrefetchForStandingReport(const TrackedJob* job) {
+  __builtin_prefetch(&job->view.id);
   __builtin_prefetch(&job->view.last_served_s);
   __builtin_prefetch(&job->reported_round);
   __builtin_prefetch(&job->record.wasted_gpu_s);
@@ -73,9 +75,10 @@ void OnProgress(Self* self, const JobProgress& progress);
 void OnProgressOf(Self* self, TrackedJob* job, const JobProgress& progress);
 // Takes a report OnProgress accepted (or a standing lease's) into the job's records and the round.
 void TakeProgress(Self* self, TrackedJob& job, const JobProgress& progress);
-// TakeProgress of a report that the job ran on `gpus` GPUs and goes on with `iterations_left`,
-// under a policy whose key is constant (and so nothing to refile), without the report.
-void TakeRunGoingOn(Self* self, TrackedJob& job, int32_t gpus, int64_t iterations_left);
+// TakeProgress of a report that the job ran this round on `gpus` GPUs and goes on with
+// `iterations_left`, under a policy whose key is constant (nothing to refile), without the report
+// and as its lease stands (scheduler_standing.cpp): the round does not await it.
+void TakeRunGoingOn(SchedulerState& st, TrackedJob& job, int32_t gpus, int64_t iterations_left);
 // Files a report sent for the round's end (JobProgress.for_round_end) that came before the
 // round's timer; false when it is to be taken now.
 bool FileForRoundEnd(Self* self, JobProgress& progress);
@@ -85,8 +88,9 @@ void OnRoundTimer(Self* self);
 
 // Standing leases (scheduler_standing.cpp).
 enum class LeaseFate {
-  kGranted,  // granted anew: the job hears of it
-  kStands,   // stands: listed to its servers, which extend or book it when they next hear
+  kGranted,      // granted anew: the job hears of it
+  kStands,       // stands: listed to its servers, which extend or book it when they next hear
+  kStandsTaken,  // stands, and its report of the round is taken already (TakeRunGoingOn)
 };
 // Whether the job's lease stands this round as `placement` (the round's index-th) orders it: its
 // report of the round before offered a rate for a round of this length and this share. Either
@@ -102,8 +106,9 @@ void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& p
 void TakeRoundReports(Self* self);
 
 // Sends every server that hears of the round its share of the round's placements: grants, and
-// the parts that stand (scheduler_leases.cpp).
-void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements);
+// the parts that stand (scheduler_leases.cpp). Returns the reports the round awaits: one a placed
+// job, less those taken as their lease stands.
+size_t SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements);
 
 // Tracks and watches arrived jobs; returns what the profiler must measure of them.
 std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived);

@@ -37,11 +37,12 @@ void FindPlacedJobs(SchedulerState& st, const std::vector<scheduling::JobPlaceme
 }
 
 // Lists each job's parts to their servers where its lease is granted anew; notes them in
-// standing_parts where it stands.
-void GrantOrStand(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
+// standing_parts where it stands. Returns how many standing rounds were taken as they stood.
+size_t GrantOrStand(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
   SchedulerState& st = self->state;
   const std::vector<TrackedJob*>& placed = st.placed_jobs;
   st.standing_parts.clear();
+  size_t taken = 0;
   for (size_t i = 0; i < placements.size(); ++i) {
     const scheduling::JobPlacement& p = placements[i];
     if (i + kPrefetchAhead < placed.size()) PrefetchForLease(placed[i + kPrefetchAhead]);
@@ -50,6 +51,7 @@ void GrantOrStand(Self* self, const std::vector<scheduling::JobPlacement>& place
     const int32_t parts = static_cast<int32_t>(p.parts.size());
     int32_t rounds_stood = 0;
     const LeaseFate fate = LeaseStands(st, job, p, i, &rounds_stood);
+    taken += fate == LeaseFate::kStandsTaken;
     st.round_jobs.push_back(p.job_id);
     for (int32_t k = 0; k < parts; ++k) {
       const scheduling::PlacementPart& part = p.parts[k];
@@ -65,6 +67,7 @@ void GrantOrStand(Self* self, const std::vector<scheduling::JobPlacement>& place
       st.current.memory_gb_allocated += part.memory_gb;
     }
   }
+  return taken;
 }
 
 // A server with nothing to grant hears nothing: its books catch up with the standing parts on it
@@ -100,16 +103,16 @@ void TellServers(Self* self, const std::vector<scheduling::JobPlacement>& placem
 
 }  // namespace
 
-// Sends every server that hears of the round its share of the round's placements.
-void SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
+size_t SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
   SchedulerState& st = self->state;
   st.leases_by_server.resize(st.cluster.servers.size());
   st.round_jobs.clear();
   st.round_standing.clear();
   std::vector<size_t> parts_on_server(st.leases_by_server.size(), 0);
   FindPlacedJobs(st, placements, parts_on_server);
-  GrantOrStand(self, placements);
+  const size_t taken = GrantOrStand(self, placements);
   TellServers(self, placements, parts_on_server);
+  return placements.size() - taken;
 }
 
 }  // namespace troupe::scheduler_detail

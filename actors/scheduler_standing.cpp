@@ -3,7 +3,9 @@
 // same share: parts of the same sizes on GPUs of the same speed for it, wherever they are (its
 // progress reads nothing else). The scheduler credits each round stood at the offered rate, as
 // the job's own report would have, and takes those reports in the order the jobs would have sent
-// them.
+// them; a report after which the job goes on under a constant key (FIFO) it takes as the lease
+// stands: nothing that report changes is read before the round closes (a run with standing
+// leases has no faults), and a round's lease reads the job's entry anyway.
 #include <algorithm>
 #include <climits>
 
@@ -90,14 +92,6 @@ void TakeStandingRound(Self* self, TrackedJob& job) {
   SchedulerState& st = self->state;
   LeaseHeld& held = job.lease;
   held.offer_round = static_cast<int32_t>(st.round);
-  const int64_t left = job.view.iterations_left;
-  if (st.policy->constant_key && held.offered_iterations < left) {
-    // Most rounds of most jobs: the report would add nothing but the run (it lists no parts and
-    // wastes nothing), so it is not built.
-    int32_t gpus = 0;
-    for (const scheduling::PlacementPart& part : held.parts) gpus += part.gpus;
-    return TakeRunGoingOn(self, job, gpus, left - held.offered_iterations);
-  }
   TakeProgress(self, job, StandingReport(st, job, held));
 }
 
@@ -135,8 +129,18 @@ LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
     return LeaseFate::kGranted;
   }
   ++held.rounds_stood;
-  st.round_standing.push_back({held.report_key, &job});
   if (held.parts != placement.parts) held.parts = placement.parts;  // it moved
+  const int64_t left = job.view.iterations_left;
+  if (st.policy->constant_key && held.offered_iterations < left) {
+    // Most rounds of most jobs: the report would add nothing but the run (it lists no parts and
+    // wastes nothing), so it is not built.
+    held.offer_round = static_cast<int32_t>(st.round);
+    int32_t gpus = 0;
+    for (const scheduling::PlacementPart& part : held.parts) gpus += part.gpus;
+    TakeRunGoingOn(st, job, gpus, left - held.offered_iterations);
+    return LeaseFate::kStandsTaken;
+  }
+  st.round_standing.push_back({held.report_key, &job});
   return LeaseFate::kStands;
 }
 
