@@ -3,8 +3,8 @@
 // whole group of eight, one server, and thousands — and demands that differ per server; so too
 // searches that name their question and pick up where the last one for it stopped, asked as a
 // round asks them (runs of one question, placing on what they find) and at random, up to a large
-// cluster filled round after round. And the
-// ledger's bucket counts answer whether a best-fit server exists exactly when one does.
+// cluster filled round after round. And the ledger's bucket counts answer whether a best-fit
+// server exists exactly when one does.
 #include "scheduling/fit_index.hpp"
 
 #include <gtest/gtest.h>
