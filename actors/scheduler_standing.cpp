@@ -129,7 +129,12 @@ LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
     return LeaseFate::kGranted;
   }
   ++held.rounds_stood;
-  if (held.parts != placement.parts) held.parts = placement.parts;  // it moved
+  // Where its parts are now (it may have moved); SameShapes said the counts agree.
+  if (held.parts.size() == 1) {
+    held.parts[0] = placement.parts[0];  // most jobs: one part, no vector's assignment
+  } else if (held.parts != placement.parts) {
+    held.parts = placement.parts;
+  }
   const int64_t left = job.view.iterations_left;
   if (st.policy->constant_key && held.offered_iterations < left) {
     // Most rounds of most jobs: the report would add nothing but the run (it lists no parts and
