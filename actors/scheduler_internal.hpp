@@ -95,7 +95,8 @@ enum class LeaseFate {
 // Whether the job's lease stands this round as `placement` (the round's index-th) orders it: its
 // report of the round before offered a rate for a round of this length and this share. Either
 // way notes where its report falls among the round's and where its parts are. Granted:
-// *rounds_stood is what the job's new grant tells it (rounds stood since its last).
+// *rounds_stood is what the job's new grant tells it (rounds stood since its last). Stands and
+// the job goes on under a constant key: its report of the round is taken now (kStandsTaken).
 LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
                       const scheduling::JobPlacement& placement, size_t index,
                       int32_t* rounds_stood);
