@@ -90,9 +90,8 @@ JobProgress StandingReport(SchedulerState& st, const TrackedJob& job, const Leas
 // Takes the report of a round the job's lease stood: its offer stands for the next round too.
 void TakeStandingRound(Self* self, TrackedJob& job) {
   SchedulerState& st = self->state;
-  LeaseHeld& held = job.lease;
-  held.offer_round = static_cast<int32_t>(st.round);
-  TakeProgress(self, job, StandingReport(st, job, held));
+  job.lease.offer_round = static_cast<int32_t>(st.round);
+  TakeProgress(self, job, StandingReport(st, job, job.lease));
 }
 
 // `turns` came in the round's order (report keys ascending within each lowest server): a

@@ -174,17 +174,11 @@ void FitIndex::Clear(size_t position) {
   }
 }
 
-bool FitIndex::Tighten(size_t level, size_t node) {
+void FitIndex::Tighten(size_t level, size_t node) {
   const Group& children = levels_[level - 1].groups[node];
   Group& here = levels_[level].groups[node / kFanout];
-  const float most_cpus = MostOfGroup(children.cpus);
-  const float most_memory = MostOfGroup(children.memory_gb);
-  if (here.cpus[node % kFanout] == most_cpus && here.memory_gb[node % kFanout] == most_memory) {
-    return false;
-  }
-  here.cpus[node % kFanout] = most_cpus;
-  here.memory_gb[node % kFanout] = most_memory;
-  return true;
+  here.cpus[node % kFanout] = MostOfGroup(children.cpus);
+  here.memory_gb[node % kFanout] = MostOfGroup(children.memory_gb);
 }
 
 }  // namespace troupe::scheduling

@@ -88,8 +88,9 @@ class FitIndex {
   void Raise(size_t position, float cpus, float memory_gb);
   // Empties `position` and lowers the nodes above it up to kLevelsLoweredAtOnce.
   void Clear(size_t position);
-  // Lowers a node to the most of its children; false if it held that already.
-  bool Tighten(size_t level, size_t node);
+  // Lowers a node above kLevelsLoweredAtOnce to the most of its children (those below it are
+  // kept exact by Clear and Raise).
+  void Tighten(size_t level, size_t node);
   // The most of a group's kFanout values; of them with `lane`'s replaced by `now`.
   static float MostOfGroup(const float* group);
   static float MostWith(const float* group, size_t lane, float now);
@@ -219,7 +220,7 @@ int32_t FitIndex::Descend(const ClusterLedger& ledger, size_t level, size_t node
         Descend(ledger, level - 1, first + __builtin_ctz(mask), gpus, need, demand);
     if (found >= 0) return found;
   }
-  Tighten(level, node);
+  if (level > kLevelsLoweredAtOnce) Tighten(level, node);
   return -1;
 }
 
