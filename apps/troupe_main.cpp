@@ -182,6 +182,7 @@ int Run(const RunArgs& args) {
     options.live = view.get();
   }
   if (Status s = run->Execute(options); !s.ok()) return Fail(s);
+  if (view) view->EndRun();  // a Ctrl-C after the lines below ends the linger, cleanly
   if (!args.quiet) std::cout << run->SummaryTable();
   std::cout << "run directory: " << out_dir << std::endl;
   if (view) LingerLiveView(*view, args.serve_linger_s);
@@ -229,6 +230,7 @@ int Sweep(const SweepArgs& args) {
   }
   std::vector<SweepRow> rows;
   if (Status s = RunSweep(spec, &rows); !s.ok()) return Fail(s);
+  if (view) view->EndRun();
   std::cout << FormatSweepTable(spec.axes, rows);
   if (!spec.out_dir.empty()) std::cout << "sweep: " << spec.out_dir << "/sweep.csv\n";
   if (view) LingerLiveView(*view, args.serve_linger_s);

@@ -86,21 +86,28 @@ void LiveViewProcess::Publish(LiveSnapshot snapshot) {
   }
 }
 
-void LiveViewProcess::Finish() {
+void LiveViewProcess::EndRun() {
   if (socket_ >= 0) close(socket_);
   socket_ = -1;
-  if (child_ <= 0) return;
+  if (child_ <= 0 || forwarding_) return;
   g_forward_to.store(child_);
-  struct sigaction forward = {}, old_int = {}, old_term = {};
+  struct sigaction forward = {};
   forward.sa_handler = ForwardStop;
   sigemptyset(&forward.sa_mask);
-  sigaction(SIGINT, &forward, &old_int);
-  sigaction(SIGTERM, &forward, &old_term);
+  sigaction(SIGINT, &forward, &old_int_);
+  sigaction(SIGTERM, &forward, &old_term_);
+  forwarding_ = true;
+}
+
+void LiveViewProcess::Finish() {
+  EndRun();
+  if (child_ <= 0) return;
   int status = 0;
   while (waitpid(child_, &status, 0) < 0 && errno == EINTR) {
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+  forwarding_ = false;
   g_forward_to.store(-1);
   child_ = -1;
 }

@@ -8,9 +8,10 @@
 // and never loads the HTTP library.
 //
 // After the run the parent closes the socket; the server serves the final state for the linger
-// time, or until SIGINT/SIGTERM (the parent forwards them while it waits), then exits.
+// time, or until SIGINT/SIGTERM (the parent forwards them from the run's end on), then exits.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -36,7 +37,13 @@ class LiveViewProcess : public LiveSink {
   // Called on the run's driving thread: the snapshot goes to the server as JSON.
   void Publish(LiveSnapshot snapshot) override;
 
-  // The run has ended: waits while the server lingers (Ctrl-C ends the wait).
+  // The run has ended: the server hears so, and from here on SIGINT and SIGTERM end its linger
+  // rather than this process. Call before saying the run has ended, so that a Ctrl-C right after
+  // that line finds the forwarding in place.
+  void EndRun();
+
+  // Waits while the server lingers (Ctrl-C ends the wait); ends the run first where EndRun was
+  // not called.
   void Finish();
 
  private:
@@ -44,6 +51,9 @@ class LiveViewProcess : public LiveSink {
   int socket_ = -1;  // the parent's end
   uint16_t port_ = 0;
   int64_t version_ = 0;
+  bool forwarding_ = false;  // between EndRun and the end of Finish
+  struct sigaction old_int_ = {};
+  struct sigaction old_term_ = {};
 };
 
 }  // namespace troupe
