@@ -4,12 +4,6 @@
 #include <cassert>
 
 namespace troupe::scheduling {
-namespace {
-// Shares like 62.5 GB x 3 are summed and subtracted in floating point; a tolerance keeps an
-// exact fit from being refused for a rounding error.
-constexpr double kSlack = 1e-9;
-}  // namespace
-
 ClusterLedger::ClusterLedger(std::vector<ServerShape> servers) : shapes_(std::move(servers)) {
   int32_t max_gpus = 0;
   for (const ServerShape& s : shapes_) {
@@ -51,11 +45,6 @@ void ClusterLedger::Touch(int32_t server) {
   if (is_touched_[server]) return;
   is_touched_[server] = true;
   touched_.push_back(server);
-}
-
-bool ClusterLedger::Fits(int32_t server, int32_t gpus, double cpus, double memory_gb) const {
-  const ServerShape& f = free_[server];
-  return gpus <= f.gpus && cpus <= f.cpus + kSlack && memory_gb <= f.memory_gb + kSlack;
 }
 
 void ClusterLedger::Take(int32_t server, int32_t gpus, double cpus, double memory_gb) {

@@ -57,11 +57,18 @@ class ClusterLedger {
   }
   bool SomeServerHasFreeGpus(int32_t gpus) const { return FewestFreeGpusAtLeast(gpus) >= 0; }
 
-  bool Fits(int32_t server, int32_t gpus, double cpus, double memory_gb) const;
+  // Inline: a best-fit search asks at every server it tries.
+  bool Fits(int32_t server, int32_t gpus, double cpus, double memory_gb) const {
+    const ServerShape& f = free_[server];
+    return gpus <= f.gpus && cpus <= f.cpus + kFitSlack && memory_gb <= f.memory_gb + kFitSlack;
+  }
   void Take(int32_t server, int32_t gpus, double cpus, double memory_gb);
   void Give(int32_t server, int32_t gpus, double cpus, double memory_gb);
 
  private:
+  // Shares like 62.5 GB x 3 are summed and subtracted in floating point; a tolerance keeps an
+  // exact fit from being refused for a rounding error.
+  static constexpr double kFitSlack = 1e-9;
   std::vector<ServerShape> shapes_;
   std::vector<ServerShape> free_;
   struct PerGpu {

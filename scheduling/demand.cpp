@@ -237,17 +237,11 @@ AuxDemand RoundDemands::IdealOn(const Job& job, int32_t server, int32_t gpus) co
   return CappedIdeal(*job.job, ledger_.shape(server), share, gpus);
 }
 
-AuxDemand RoundDemands::Ideal(const Job& job, int32_t server, int32_t gpus) const {
-  if (uniform_ && gpus == job.gpus) return job.ideal;
-  return IdealOn(job, server, gpus);
-}
-
-AuxDemand RoundDemands::Fallback(const Job& job, int32_t server, int32_t gpus) const {
-  if (uniform_ && gpus == job.gpus) return job.fallback;
+AuxDemand RoundDemands::FallbackOn(const Job& job, int32_t server, int32_t gpus) const {
   return FallbackOf(Ideal(job, server, gpus), Proportional(server, gpus));
 }
 
-AuxDemand RoundDemands::IdealBound(const Job& job) const {
+AuxDemand RoundDemands::IdealBoundOverShapes(const Job& job) const {
   if (overflow_ || class_model_.empty()) return AuxDemand{0, 0};
   AuxDemand bound = Ideal(job, class_model_[0], job.gpus);
   for (size_t c = 1; c < class_model_.size(); ++c) {
@@ -257,7 +251,7 @@ AuxDemand RoundDemands::IdealBound(const Job& job) const {
   return bound;
 }
 
-AuxDemand RoundDemands::FallbackBound(const Job& job) const {
+AuxDemand RoundDemands::FallbackBoundOverShapes(const Job& job) const {
   if (overflow_ || class_model_.empty()) return AuxDemand{0, 0};
   AuxDemand bound = Fallback(job, class_model_[0], job.gpus);
   for (size_t c = 1; c < class_model_.size(); ++c) {

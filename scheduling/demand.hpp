@@ -76,15 +76,26 @@ class RoundDemands {
 
   explicit RoundDemands(const ClusterLedger& ledger);
   Job Prepare(const SchedJob& job) const;
-  // Demands of a part of `gpus` GPUs on `server` (cheap for the job's own GPU count).
-  AuxDemand Ideal(const Job& job, int32_t server, int32_t gpus) const;
-  AuxDemand Fallback(const Job& job, int32_t server, int32_t gpus) const;
+  // Demands of a part of `gpus` GPUs on `server` (cheap for the job's own GPU count, and inline:
+  // a best-fit search asks at every server it tries).
+  AuxDemand Ideal(const Job& job, int32_t server, int32_t gpus) const {
+    if (uniform_ && gpus == job.gpus) return job.ideal;
+    return IdealOn(job, server, gpus);
+  }
+  AuxDemand Fallback(const Job& job, int32_t server, int32_t gpus) const {
+    if (uniform_ && gpus == job.gpus) return job.fallback;
+    return FallbackOn(job, server, gpus);
+  }
   AuxDemand Proportional(int32_t server, int32_t gpus) const {
     return ProportionalDemand(ledger_, server, gpus);
   }
   // At most the ideal (or fallback) demand of the job's whole GPUs on any server.
-  AuxDemand IdealBound(const Job& job) const;
-  AuxDemand FallbackBound(const Job& job) const;
+  AuxDemand IdealBound(const Job& job) const {
+    return uniform_ ? job.ideal : IdealBoundOverShapes(job);  // one shape: its demands
+  }
+  AuxDemand FallbackBound(const Job& job) const {
+    return uniform_ ? job.fallback : FallbackBoundOverShapes(job);
+  }
   // Every server has the same shape: the bounds are the demands on every server.
   bool uniform() const { return uniform_; }
 
@@ -112,6 +123,9 @@ class RoundDemands {
   // The job's class's slot (unused: not met yet), or nullptr where the round keeps no more.
   DemandClass* ClassSlot(const SchedJob& job) const;
   AuxDemand IdealOn(const Job& job, int32_t server, int32_t gpus) const;  // no shortcut
+  AuxDemand FallbackOn(const Job& job, int32_t server, int32_t gpus) const;
+  AuxDemand IdealBoundOverShapes(const Job& job) const;
+  AuxDemand FallbackBoundOverShapes(const Job& job) const;
 
   const ClusterLedger& ledger_;
   std::vector<int32_t> class_of_;     // per server
