@@ -120,11 +120,13 @@ struct LeaseHeld {
 static_assert(sizeof(LeaseHeld) == 64, "a job's last lease fills one cache line");
 
 // A job the scheduler knows of. Every running job's entry is read several times a round, so it
-// is kept to 440 bytes: with the table's key, one 448-byte block of seven cache lines.
-// Its fields are in the order a round reads them, so that a round reads four of its lines: the
-// view (a placement reads its first line alone), the handle and the last lease (a round's lease),
-// then what a report writes (the record's first fields).
+// is kept to 440 bytes: with the table's key, one 448-byte block of seven cache lines. Its fields
+// are in the order a round reads them, so that a round reads three of those lines, each once: the
+// first holds the key and what a round leaves alone (ready_at_s, then SchedJob's first fields);
+// the second what a placement reads of the view; the third and fourth what the round's lease
+// reads and writes (the view's progress, the handle, the last lease, the record's first fields).
 struct TrackedJob {
+  double ready_at_s = 0;        // its profile is ready then; it may run from the next round start
   scheduling::SchedJob view;    // view.owner is this entry
   caf::actor handle;            // none until first placed (without faults), or while down
   int32_t reported_round = -1;  // the last round it reported for (2^31 rounds: 68 years of 1 s)
@@ -132,7 +134,6 @@ struct TrackedJob {
   bool down = false;            // its actor died; not runnable until it is respawned
   LeaseHeld lease;              // with standing leases
   JobRecord record;
-  double ready_at_s = 0;     // its profile is ready then; it may run from the next round start
   double restart_at_s = -1;  // a crash fault will respawn it then (-1: none announced)
   std::string crash_fault;   // the fault that killed it
 };

@@ -40,7 +40,7 @@ inline void PrefetchForLease(const TrackedJob* job) {
 inline void PrefetchForStandingReport(const TrackedJob* job) {
   __builtin_prefetch(&job->view.id);
   __builtin_prefetch(&job->view.last_served_s);
-  __builtin_prefetch(&job->reported_round);
+  __builtin_prefetch(&job->record.start_s);
   __builtin_prefetch(&job->record.wasted_gpu_s);
 }
 

@@ -26,7 +26,7 @@ void FindPlacedJobs(SchedulerState& st, const std::vector<scheduling::JobPlaceme
     if (i + 4 * kPrefetchAhead < placements.size()) {
       const scheduling::JobPlacement& ahead = placements[i + 4 * kPrefetchAhead];
       if (ahead.owner == nullptr && ahead.job != nullptr) {
-        __builtin_prefetch(ahead.job);
+        __builtin_prefetch(&ahead.job->id);
       } else if (ahead.owner == nullptr) {
         st.jobs.prefetch(ahead.job_id);
       }
