@@ -12,8 +12,9 @@ namespace troupe::scheduling {
 
 // The fields are grouped by the pass of a round that reads them, so that a job's entry in a
 // large round costs one cache line a pass: first what a round leaves alone, then what a placement
-// reads (id, size, ideal, matrix), then what the round's run writes. The scheduler's entry for a
-// job (TrackedJob) lines these groups up with the lines of its block.
+// and the order read (id, size, ideal, matrix, expected speed-up), then what the round's run
+// writes. The scheduler's entry for a job (TrackedJob) lines these groups up with the lines of its
+// block.
 struct SchedJob {
   // Its throughput on each GPU type of the run (by ServerShape::gpu_type) relative to the
   // reference type the catalogue's iteration times were measured on. Null: 1 on every type (a
