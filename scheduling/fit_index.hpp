@@ -170,14 +170,24 @@ int32_t FitIndex::FitSinceLastSearch(Finger& finger, const ClusterLedger& ledger
     finger.seen = last;
     return -1;
   }
-  int32_t best = -1;
-  size_t best_position = finger.from;
+  // First, without a branch, which updates could hold the fit (whether one is skipped is data the
+  // predictor cannot learn): enough GPUs free, not read by the walk from `from`, and still the
+  // server's (where it went is a later update). Then, in order, a fit test for each of those
+  // below the best fit so far.
+  static_assert(kMostUpdatesRead <= 32, "one bit an update read");
+  uint32_t candidates = 0;
   for (size_t k = finger.seen; k < last; ++k) {
     const auto [position, server] = updates_[k];
-    // Skipped: too few GPUs free, read by the walk from `from` (or past a better fit), or no
-    // longer the server's (where it went is a later update).
-    if (position < first_position || position >= best_position) continue;
-    if (placed_[server] != static_cast<int64_t>(position)) continue;
+    const uint32_t live = static_cast<uint32_t>(position >= first_position) &
+                          static_cast<uint32_t>(position < finger.from) &
+                          static_cast<uint32_t>(placed_[server] == static_cast<int64_t>(position));
+    candidates |= live << (k - finger.seen);
+  }
+  int32_t best = -1;
+  size_t best_position = finger.from;
+  for (; candidates != 0; candidates &= candidates - 1) {
+    const auto [position, server] = updates_[finger.seen + __builtin_ctz(candidates)];
+    if (position >= best_position) continue;
     const AuxDemand aux = demand(server, gpus);
     if (ledger.Fits(server, gpus, aux.cpus, aux.memory_gb)) {
       best = server;
