@@ -7,7 +7,7 @@ OUT ?= runs/mechanisms
 CMAKE_FLAGS ?=
 PREFIX ?= $(HOME)/.local
 
-.PHONY: deps configure build run test test-asan bench bench-growth fuzz format install clean
+.PHONY: deps configure build run test test-asan bench bench-growth bench-million fuzz format install clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -53,6 +53,10 @@ bench: build
 # Cost curves (wall, CPU, memory against jobs and GPUs, with fitted exponents); tens of minutes.
 bench-growth: build
 	./scripts/bench-growth.sh
+
+# The million-job stream on 16,384 GPUs (TUNE): time, memory and its records' hashes; about a minute.
+bench-million: build
+	./scripts/bench-million.sh
 
 # libFuzzer on the agent protocol's decoder and state machine (clang, build-fuzz/), bounded time.
 FUZZ_SECONDS ?= 45

@@ -9,7 +9,7 @@
 # Usage: scripts/bench-queues.sh [NAME_FILTER]
 # Environment: BUILD (default build/), TROUPE (the binary; default $BUILD/apps/troupe),
 # REPEAT (default 3), TIMEOUT (seconds per run, default 900). Needs GNU time (/usr/bin/time).
-# The Philly replay needs ../shared/data/philly.csv and is skipped without it.
+# The Philly replay needs data/philly.csv and is skipped without it.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -43,7 +43,7 @@ echo "|---|---:|---:|---:|---:|---:|"
 while IFS='|' read -r name config sets; do
   [ -z "$name" ] && continue
   if [ -n "$filter" ] && ! grep -qE "$filter" <<<"$name"; then continue; fi
-  if [ "$config" = philly-512 ] && [ ! -f ../shared/data/philly.csv ]; then continue; fi
+  if [ "$config" = philly-512 ] && [ ! -f data/philly.csv ]; then continue; fi
   args=()
   for s in $sets; do args+=(--set "$s"); done
   best="" cpu="" rss=0 status=ok
