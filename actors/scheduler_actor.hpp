@@ -26,6 +26,7 @@
 #include <absl/container/flat_hash_set.h>
 #include <absl/container/inlined_vector.h>
 #include <absl/container/node_hash_map.h>
+#include <absl/hash/hash.h>
 
 #include <caf/actor_addr.hpp>
 #include <caf/event_based_actor.hpp>
@@ -202,8 +203,12 @@ struct SchedulerState {
   // The round's placements, until the next round is planned: whose parts a lost server held.
   std::vector<scheduling::JobPlacement> round_placements;
   bool grace_pending = false;
-  // Supervision.
-  std::unordered_map<caf::actor_addr, int64_t> job_of_actor;
+  // Supervision. A job's actor goes in when first placed and out when the job ends: a million-job
+  // run erases a million, which in a table of nodes cost a walk of linked nodes each.
+  struct AddrHash {  // the standard one is the actor's id alone, which a flat table must mix
+    size_t operator()(const caf::actor_addr& addr) const { return absl::HashOf(addr.id()); }
+  };
+  absl::flat_hash_map<caf::actor_addr, int64_t, AddrHash> job_of_actor;
   std::unordered_map<caf::actor_addr, int32_t> server_of_actor;
   std::vector<bool> server_up;
   std::vector<double> server_back_at_s;  // a down server restarts then; -1: never (lost for good)
