@@ -43,11 +43,17 @@ echo "| run | wall s | CPU s (user + sys) | max RSS MiB | jobs | rounds | jobs.c
 echo "|---|---:|---:|---:|---:|---:|---|---|"
 for run in $(seq "$REPEAT"); do
   rm -rf "$work/out"
-  if ! /usr/bin/time -f "%e %M %U %S" -o "$work/time" timeout "$TIMEOUT" "$troupe" run \
-      "$config" --quiet --out "$work/out" --set scheduler.mechanism=tune \
-      --set run.measure_first_job=0 --set run.measure_last_job=999999 >/dev/null 2>&1; then
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time" timeout "$TIMEOUT" "$troupe" run \
+    "$config" --quiet --out "$work/out" --set scheduler.mechanism=tune \
+    --set run.measure_first_job=0 --set run.measure_last_job=999999 >"$work/log" 2>&1
+  status=$?
+  if [ "$status" -eq 124 ]; then
     echo "| $run | did not finish in ${TIMEOUT} s | | | | | | |"
     continue
+  elif [ "$status" -ne 0 ]; then
+    echo "bench-million.sh: troupe exited with status $status:" >&2
+    tail -5 "$work/log" >&2
+    exit 1
   fi
   read -r wall kb user sys <"$work/time"
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
