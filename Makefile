@@ -54,9 +54,9 @@ bench: build
 bench-growth: build
 	./scripts/bench-growth.sh
 
-# The million-job stream on 16,384 GPUs (TUNE): time, memory and its records' hashes; about a minute.
+# The million-job stream on 16,384 GPUs (TUNE) alone, from the deep-queue benchmark; about a minute.
 bench-million: build
-	./scripts/bench-million.sh
+	REPEAT=1 ./scripts/bench-queues.sh million
 
 # libFuzzer on the agent protocol's decoder and state machine (clang, build-fuzz/), bounded time.
 FUZZ_SECONDS ?= 45
