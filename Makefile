@@ -7,7 +7,7 @@ OUT ?= runs/mechanisms
 CMAKE_FLAGS ?=
 PREFIX ?= $(HOME)/.local
 
-.PHONY: deps configure build run test test-asan bench bench-growth bench-million fuzz format install clean
+.PHONY: deps configure build run test test-asan pgo bench bench-growth bench-million fuzz format install clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -46,6 +46,11 @@ test-asan: deps
 install: deps configure
 	cmake --build $(BUILD) -j $(JOBS) --target troupe
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# troupe built with profile-guided optimisation in build-pgo/ (the same results, a few percent less
+# CPU on a large run); about twice a plain build's time.
+pgo: deps
+	./scripts/build-pgo.sh
 
 bench: build
 	./scripts/bench.sh
