@@ -13,8 +13,9 @@
 # Training: Synergy's experiment under every policy (FIFO, SRTF, LAS, FTF) and mechanism
 # (proportional, GREEDY, TUNE), jobs 1000-1199 measured; the default experiment; the Philly replay
 # when data/philly.csv exists; and an overloaded multi-GPU stream on 4,096 GPUs under TUNE, whose
-# queue grows deep. None of them is a benchmark's run: the million-job stream of
-# scripts/bench-queues.sh is 4x larger and otherwise configured.
+# queue grows deep. The million-job stream of scripts/bench-queues.sh is not among them (that deep
+# stream is a tenth of its jobs on a quarter of its GPUs); the default experiment and the Philly
+# replay, two of its other rows, are.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
