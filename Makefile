@@ -7,7 +7,8 @@ OUT ?= runs/mechanisms
 CMAKE_FLAGS ?=
 PREFIX ?= $(HOME)/.local
 
-.PHONY: deps configure build run test test-asan pgo bench bench-growth bench-million fuzz format install clean
+.PHONY: deps configure build run test test-asan pgo bench bench-growth bench-million fuzz format \
+  install clean
 
 deps:
 	@./scripts/install-deps.sh

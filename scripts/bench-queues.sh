@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Deep-queue benchmark of the cluster scheduler: times whole experiments whose queues grow long
 # (the policies of Synergy's policy figure, multi-GPU overload, no starvation guard, a million
-# jobs on 16,384 GPUs) beside the default experiment and the Philly replay. Each run is repeated and the fastest kept (the
-# machine may be shared: CPU time, user + system, moves less than wall time under other load);
-# memory is the largest maximum resident set size of the repeats. Prints a Markdown table: run,
-# wall seconds and CPU seconds (each the minimum), max RSS (MB), rounds, longest queue.
+# jobs on 16,384 GPUs) beside the default experiment and the Philly replay. Each run is repeated
+# and the fastest kept (the machine may be shared: CPU time, user + system, moves less than wall
+# time under other load); memory is the largest maximum resident set size of the repeats. Prints a
+# Markdown table: run, wall seconds and CPU seconds (each the minimum), max RSS (MB), rounds,
+# longest queue.
 #
 # Usage: scripts/bench-queues.sh [NAME_FILTER]    (e.g. `million`: that stream alone, ~1 min a run)
 # Environment: BUILD (default build/), TROUPE (the binary; default $BUILD/apps/troupe),

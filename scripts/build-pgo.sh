@@ -10,9 +10,9 @@
 # Environment: BUILD (default build-pgo), JOBS (default nproc), CMAKE_FLAGS (added to both
 # configurations).
 #
-# Training: Synergy's experiment under every policy (FIFO, SRTF, LAS, FTF) and mechanism
-# (proportional, GREEDY, TUNE), jobs 1000-1199 measured; the default experiment; the Philly replay
-# when data/philly.csv exists; and an overloaded multi-GPU stream on 4,096 GPUs under TUNE, whose
+# Training: the cells of scripts/check-policy-hashes.sh for every policy (FIFO, SRTF, LAS, FTF) and
+# mechanism (proportional, GREEDY, TUNE) with jobs 1000-1199 measured, the default experiment and
+# the Philly replay when data/philly.csv exists; and an overloaded multi-GPU stream on 4,096 GPUs under TUNE, whose
 # queue grows deep. The million-job stream of scripts/bench-queues.sh is not among them (that deep
 # stream is a tenth of its jobs on a quarter of its GPUs); the default experiment and the Philly
 # replay, two of its other rows, are.
@@ -39,33 +39,24 @@ configure GENERATE
 find "$profile" -name '*.gcda' -delete 2>/dev/null || true
 cmake --build "$BUILD" -j "$JOBS" --target troupe
 
+echo "build-pgo: training runs"
+# The cells of the byte-identity check (it also checks the counting build's records).
+cells='^(fifo|srtf|las|ftf)-(proportional|greedy|tune)$|^default$|^philly$'
+if ! TROUPE="$BUILD/apps/troupe" scripts/check-policy-hashes.sh "$cells" >"$BUILD/training.log"; then
+  echo "build-pgo: a training run failed or differs ($BUILD/training.log)" >&2
+  exit 1
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-train() {
-  local name=$1 config=$2
-  shift 2
-  if ! "$BUILD/apps/troupe" run "configs/$config.textproto" --quiet --out "$work/$name" "$@" \
-      >"$work/log" 2>&1; then
-    echo "build-pgo: training run $name failed:" >&2
-    tail -3 "$work/log" >&2
-    exit 1
-  fi
-  rm -rf "${work:?}/$name"
-}
-echo "build-pgo: training runs"
-short=(--set run.measure_first_job=1000 --set run.measure_last_job=1199)
-for policy in fifo srtf las ftf; do
-  for mechanism in proportional greedy tune; do
-    train "$policy-$mechanism" default "${short[@]}" --set "scheduler.policy=$policy" \
-      --set "scheduler.mechanism=$mechanism"
-  done
-done
-train default default
-if [ -f data/philly.csv ]; then train philly philly-512; fi
-train deep-tune default --set 'cluster.servers[0].count=512' \
-  --set workload.generator.jobs_per_hour=275 --set workload.generator.num_jobs=100000 \
-  --set workload.generator.multi_gpu=true --set scheduler.mechanism=tune \
-  --set run.measure_first_job=0 --set run.measure_last_job=99999 --set run.deadline_s=3600000
+if ! "$BUILD/apps/troupe" run configs/default.textproto --quiet --out "$work/deep-tune" \
+    --set 'cluster.servers[0].count=512' --set workload.generator.jobs_per_hour=275 \
+    --set workload.generator.num_jobs=100000 --set workload.generator.multi_gpu=true \
+    --set scheduler.mechanism=tune --set run.measure_first_job=0 \
+    --set run.measure_last_job=99999 --set run.deadline_s=3600000 >"$work/log" 2>&1; then
+  echo "build-pgo: training run deep-tune failed:" >&2
+  tail -3 "$work/log" >&2
+  exit 1
+fi
 
 echo "build-pgo: optimised build in $BUILD/"
 configure USE
