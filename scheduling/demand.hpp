@@ -71,7 +71,10 @@ class RoundDemands {
     bool above = false;     // the ideal exceeds the proportional share on some shape
     uint64_t ideal_ok = 0;  // bit per shape class: the ideal buys at least the share there
     // Every server of one shape (uniform()): the demands of the job's GPUs on any server.
-    AuxDemand ideal, fallback;
+    // Aligned to the 16-byte moves a Job is copied with, so that a search reads each in one
+    // load from the copy's store (a load across two stores waits for both to drain).
+    alignas(16) AuxDemand ideal;
+    alignas(16) AuxDemand fallback;
   };
 
   explicit RoundDemands(const ClusterLedger& ledger);

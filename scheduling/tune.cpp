@@ -78,7 +78,11 @@ void TuneMechanism::Recycle(std::vector<JobPlacement>&& placements) {
 
 void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, void* owner,
                              ClusterLedger& ledger) {
-  JobPlacement placement{job.id, {}, job.job, owner};
+  // Built where it is kept (Consolidate says why); MakeRoom reads only placements already filed.
+  JobPlacement& placement = placements_.emplace_back();
+  placement.job_id = job.id;
+  placement.job = job.job;
+  placement.owner = owner;
   if (ledger.type_count() > 1) {
     // Several GPU types: the ideal, else the fallback share, on the job's fastest type that
     // holds it (docs/heterogeneity.md); one type keeps the search below exactly.
@@ -87,37 +91,40 @@ void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Jo
     placement.parts = PlaceGpusByType(ledger, *job.job, ideal);
     if (placement.parts.empty()) placement.parts = PlaceGpusByType(ledger, *job.job, fallback);
   }
-  if (!placement.parts.empty()) {
-    Record(std::move(placement), ledger);
-    return;
+  if (placement.parts.empty()) {
+    if (ledger.SomeServerHasFreeGpus(job.gpus)) {
+      Consolidate(demands, job, ledger, placement.parts.emplace_back());
+    } else {
+      placement.parts = Spread(demands, job, ledger);
+    }
   }
-  if (ledger.SomeServerHasFreeGpus(job.gpus)) {
-    placement.parts.push_back(Consolidate(demands, job, ledger));
-  } else {
-    placement.parts = Spread(demands, job, ledger);
-  }
-  Record(std::move(placement), ledger);
+  Record(ledger);
 }
 
-PlacementPart TuneMechanism::Consolidate(const RoundDemands& demands, const RoundDemands::Job& job,
-                                         ClusterLedger& ledger) {
+void TuneMechanism::Consolidate(const RoundDemands& demands, const RoundDemands::Job& job,
+                                ClusterLedger& ledger, PlacementPart& part) {
   const int32_t gpus = job.gpus;
   const auto ideal = [&](int32_t s, int32_t g) { return demands.Ideal(job, s, g); };
   const auto fallback = [&](int32_t s, int32_t g) { return demands.Fallback(job, s, g); };
   int32_t server = index_.Find(ledger, gpus, demands.IdealBound(job), ideal, job.ideal_question);
+  AuxDemand aux;
   if (server >= 0) {
-    const AuxDemand aux = ideal(server, gpus);
-    return PlacementPart{server, gpus, aux.cpus, aux.memory_gb};
+    aux = ideal(server, gpus);
+  } else {
+    if (job.above) {
+      server =
+          index_.Find(ledger, gpus, demands.FallbackBound(job), fallback, job.fallback_question);
+    }
+    if (server < 0) {
+      server = BestFitGpus(ledger, gpus);
+      MakeRoom(demands, server, gpus, fallback(server, gpus), ledger);
+    }
+    aux = fallback(server, gpus);
   }
-  if (job.above) {
-    server = index_.Find(ledger, gpus, demands.FallbackBound(job), fallback, job.fallback_question);
-  }
-  if (server < 0) {
-    server = BestFitGpus(ledger, gpus);
-    MakeRoom(demands, server, gpus, fallback(server, gpus), ledger);
-  }
-  const AuxDemand aux = fallback(server, gpus);
-  return PlacementPart{server, gpus, aux.cpus, aux.memory_gb};
+  part.server = server;
+  part.gpus = gpus;
+  part.cpus = aux.cpus;
+  part.memory_gb = aux.memory_gb;
 }
 
 PlacementParts TuneMechanism::Spread(const RoundDemands& demands, const RoundDemands::Job& job,
@@ -211,16 +218,16 @@ void TuneMechanism::MakeRoom(const RoundDemands& demands, int32_t server, int32_
   index_.Update(ledger, server);
 }
 
-void TuneMechanism::Record(JobPlacement&& placement, ClusterLedger& ledger) {
-  const auto index = static_cast<int32_t>(placements_.size());
-  for (size_t k = 0; k < placement.parts.size(); ++k) {
-    const PlacementPart& p = placement.parts[k];
+void TuneMechanism::Record(ClusterLedger& ledger) {
+  const auto index = static_cast<int32_t>(placements_.size()) - 1;
+  const PlacementParts& parts = placements_.back().parts;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const PlacementPart& p = parts[k];
     ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
     index_.Update(ledger, p.server);
     refs_.push_back(PartRef{index, static_cast<int32_t>(k), head_[p.server]});
     head_[p.server] = static_cast<int32_t>(refs_.size()) - 1;
   }
-  placements_.push_back(std::move(placement));
 }
 
 namespace {

@@ -67,17 +67,19 @@ class TuneMechanism : public Mechanism {
   // Places the job; `owner` is job->owner, read with the job's demands (JobPlacement::owner).
   void PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, void* owner,
                 ClusterLedger& ledger);
-  // The consolidated part of steps 1-3.
-  PlacementPart Consolidate(const RoundDemands& demands, const RoundDemands::Job& job,
-                            ClusterLedger& ledger);
+  // The consolidated part of steps 1-3, written field by field into `part`: a part built
+  // elsewhere and copied in is read back with wider loads than it was written with, and such a
+  // load waits for the stores to drain (a round places thousands of jobs).
+  void Consolidate(const RoundDemands& demands, const RoundDemands::Job& job, ClusterLedger& ledger,
+                   PlacementPart& part);
   // The parts of a job no server holds.
   PlacementParts Spread(const RoundDemands& demands, const RoundDemands::Job& job,
                         ClusterLedger& ledger);
   // Reverts co-resident parts on `server` to their share until `need` and `gpus` fit there.
   void MakeRoom(const RoundDemands& demands, int32_t server, int32_t gpus, const AuxDemand& need,
                 ClusterLedger& ledger);
-  // Takes the parts from the ledger and files them under their servers.
-  void Record(JobPlacement&& placement, ClusterLedger& ledger);
+  // Takes the parts of placements_.back() from the ledger and files them under their servers.
+  void Record(ClusterLedger& ledger);
 
   bool sort_by_demand_;
   FitIndex index_;
