@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -12,12 +13,20 @@ namespace troupe {
 namespace {
 
 // std::to_chars ignores the locale, unlike printf, so a German locale cannot turn "1.5" into
-// "1,5" and break the CSV or the byte-for-byte comparison of two runs.
-std::string Fixed(double value, int decimals) {
-  char buf[400];  // the longest double in fixed notation has 309 integer digits
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value + 0.0,  // + 0.0: no "-0.000"
+// "1,5" and break the CSV or the byte-for-byte comparison of two runs. The longest double in fixed
+// notation has 309 integer digits.
+constexpr size_t kFixedChars = 400;
+// `value` with `decimals` decimals, written into `buf`; "nan" where it does not fit.
+std::string_view FixedInto(char (&buf)[kFixedChars], double value, int decimals) {
+  auto [end, ec] = std::to_chars(buf, buf + kFixedChars, value + 0.0,  // + 0.0: no "-0.000"
                                  std::chars_format::fixed, decimals);
-  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+  if (ec != std::errc()) return "nan";
+  return std::string_view(buf, static_cast<size_t>(end - buf));
+}
+
+std::string Fixed(double value, int decimals) {
+  char buf[kFixedChars];
+  return std::string(FixedInto(buf, value, decimals));
 }
 
 std::string Seconds(double value) { return Fixed(value, 3); }
@@ -77,11 +86,9 @@ class Row {
     return Field(buf, end);
   }
   Row& Fixed(double value, int decimals) {
-    char buf[400];  // as Fixed above
-    const auto [end, ec] =
-        std::to_chars(buf, buf + sizeof(buf), value + 0.0, std::chars_format::fixed, decimals);
-    if (ec != std::errc()) return Field("nan");
-    return Field(buf, end);
+    char buf[kFixedChars];
+    const std::string_view text = FixedInto(buf, value, decimals);
+    return Field(text.data(), text.data() + text.size());
   }
   Row& Seconds(double value) { return Fixed(value, 3); }
   Row& Text(const std::string& text) {
@@ -94,7 +101,7 @@ class Row {
   Row& Field(const char* begin, const char* end) {
     if (!first_) *out_ += ',';
     first_ = false;
-    out_->append(begin, end);
+    out_->append(begin, static_cast<size_t>(end - begin));
     return *this;
   }
   Row& Field(const std::string& text) { return Field(text.data(), text.data() + text.size()); }
