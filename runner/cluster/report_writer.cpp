@@ -76,7 +76,7 @@ StatusOr<std::string> SummaryJson(const RunSummary& s) {
 namespace {
 
 // A CSV row built field by field in place: a million-job run's jobs.csv has 17 million fields,
-// and a temporary string for each (std::to_string, then +) cost more than the run's last second.
+// and a temporary string for each (std::to_string, then +) cost the run half a second at its end.
 class Row {
  public:
   explicit Row(std::string* out) : out_(out) {}
