@@ -127,13 +127,22 @@ Status CommitRunDirectory(const std::string& out_dir, const std::vector<NamedFil
 }
 
 std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
+  std::string field;
+  AppendCsvField(text, &field);
+  return field;
+}
+
+void AppendCsvField(const std::string& text, std::string* out) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) {
+    *out += text;
+    return;
   }
-  return quoted + "\"";
+  *out += '"';
+  for (char c : text) {
+    if (c == '"') *out += '"';
+    *out += c;
+  }
+  *out += '"';
 }
 
 }  // namespace troupe

@@ -44,5 +44,7 @@ Status CommitRunDirectory(const std::string& out_dir, const std::vector<NamedFil
 // A field of a run directory's CSV files: as it is, or in double quotes (inner quotes doubled)
 // when it holds a comma, a quote or a line break.
 std::string CsvField(const std::string& text);
+// The same field appended to `out`, without a string of its own.
+void AppendCsvField(const std::string& text, std::string* out);
 
 }  // namespace troupe

@@ -92,19 +92,22 @@ class Row {
   }
   Row& Seconds(double value) { return Fixed(value, 3); }
   Row& Text(const std::string& text) {
-    if (text.find_first_of(",\"\r\n") != std::string::npos) return Field(CsvField(text));
-    return Field(text.data(), text.data() + text.size());
+    Separate();
+    AppendCsvField(text, out_);
+    return *this;
   }
   void End() { *out_ += '\n'; }
 
  private:
-  Row& Field(const char* begin, const char* end) {
+  void Separate() {
     if (!first_) *out_ += ',';
     first_ = false;
+  }
+  Row& Field(const char* begin, const char* end) {
+    Separate();
     out_->append(begin, static_cast<size_t>(end - begin));
     return *this;
   }
-  Row& Field(const std::string& text) { return Field(text.data(), text.data() + text.size()); }
 
   std::string* out_;
   bool first_ = true;

@@ -201,6 +201,18 @@ TEST(ReportWriter, SameRecordsGiveSameBytes) {
   fs::remove_all(dir);
 }
 
+// A failure reason is free text: one with a comma, a quote or a line break is one quoted field,
+// its quotes doubled; a plain one is written as it is.
+TEST(ReportWriter, AFailureReasonIsOneCsvField) {
+  std::vector<JobRecord> jobs = {Job(1, 0, -1, true), Job(2, 0, -1, true)};
+  jobs[0].failure = "server 3 lost, \"for good\"\nno restart";
+  jobs[1].failure = "needs 16 GPUs";
+  const std::string csv = JobsCsv(jobs);
+  EXPECT_NE(csv.find(",0,\"server 3 lost, \"\"for good\"\"\nno restart\"\n"), std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",0,needs 16 GPUs\n"), std::string::npos) << csv;
+}
+
 // jobs.csv and rounds.csv are written a chunk at a time; a file of many chunks (a few MB here)
 // must read exactly as the whole text would, rows sorted by job id across the chunk boundaries.
 TEST(ReportWriter, ALargeRunsCsvsAreTheWholeTextWrittenInPieces) {
