@@ -190,7 +190,7 @@ struct SchedulerState {
     int32_t server, placement, part;
   };
   std::vector<StandingRef> standing_parts;
-  std::vector<const scheduling::SchedJob*> head_jobs;  // scratch: the order's head
+  std::vector<scheduling::QueuedJob> head_jobs;  // scratch: the order's head
   // The round's standing leases by report key, and the last round's while it closes. A job's
   // node in `jobs` stays put until the round closes (EraseDoneJobs).
   struct StandingTurn {

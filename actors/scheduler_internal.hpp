@@ -61,9 +61,10 @@ void EraseDoneJobs(SchedulerState& st);
 // Orders the runnable jobs at start_s by the policy, has the mechanism place them on the ledger
 // (emptied, less dead servers), and applies the starvation guard's marks.
 std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, double start_s);
-// Debug check: `head` is the head of the whole runnable queue sorted by OrderJobs.
+// Debug check: `head` is the head of the whole runnable queue sorted by OrderJobs, each job as
+// it is now.
 bool HeadIsWholeOrder(SchedulerState& st, double start_s,
-                      const std::vector<const scheduling::SchedJob*>& head);
+                      const std::vector<scheduling::QueuedJob>& head);
 // What SRTF and FTF will take each job's speed to be next round (scheduling::ExpectedSpeedup).
 void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed);
 

@@ -51,9 +51,10 @@ void RefileTouched(SchedulerState& st, double start_s) {
   for (int64_t id : ids) Refile(st, id, start_s);
 }
 
-const std::vector<const scheduling::SchedJob*>& OrderedHead(SchedulerState& st, double start_s,
-                                                            size_t count) {
-  // Filed views are jobs' entries in st.jobs, refiled (RefileTouched) before they go.
+const std::vector<scheduling::QueuedJob>& OrderedHead(SchedulerState& st, double start_s,
+                                                      size_t count) {
+  // Filed views are jobs' entries in st.jobs, refiled (RefileTouched) before they go, and again
+  // whenever what a placement reads of them changes (ApplyProfiles touches the job).
   st.order.Head(start_s, count, st.head_jobs);
   return st.head_jobs;
 }
@@ -183,11 +184,14 @@ void EraseDoneJobs(SchedulerState& st) {
 }
 
 bool HeadIsWholeOrder(SchedulerState& st, double start_s,
-                      const std::vector<const scheduling::SchedJob*>& head) {
+                      const std::vector<scheduling::QueuedJob>& head) {
   std::vector<const scheduling::SchedJob*> all = RunnableInArrivalOrder(st, start_s);
   if (all.size() != st.order.size()) return false;
   scheduling::OrderJobs(*st.policy, start_s, all, st.options.order, head.size());
-  return std::equal(head.begin(), head.end(), all.begin());
+  return std::equal(head.begin(), head.end(), all.begin(),
+                    [](const scheduling::QueuedJob& kept, const scheduling::SchedJob* job) {
+                      return kept == scheduling::QueuedJobOf(*job);  // the job, as it is now
+                    });
 }
 
 std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, double start_s) {
@@ -217,10 +221,10 @@ std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, doubl
   for (size_t k = 0; k < sizes.size() && !st.head_fell_short; ++k) {
     const size_t size = sizes[k];
     if (k > 0 && size == sizes[k - 1]) continue;  // tried already
-    const std::vector<const scheduling::SchedJob*>& runnable = OrderedHead(st, start_s, size);
+    const std::vector<scheduling::QueuedJob>& runnable = OrderedHead(st, start_s, size);
     assert(HeadIsWholeOrder(st, start_s, runnable));
     ResetLedger(st);
-    placements = st.mechanism->PlaceRound(runnable, *st.ledger);
+    placements = st.mechanism->PlaceHead(runnable, *st.ledger);
     const bool full = st.order.size() <= size || st.ledger->free_gpus() == 0;
     if (full) break;
     st.head_fell_short = size == head;

@@ -147,8 +147,8 @@ RoundDemands::RoundDemands(const ClusterLedger& ledger) : ledger_(ledger) {
   uniform_ = class_model_.size() == 1 && !overflow_;
 }
 
-RoundDemands::DemandClass* RoundDemands::ClassSlot(const SchedJob& job) const {
-  const SensitivityMatrix* matrix = job.sensitivity.get();
+RoundDemands::DemandClass* RoundDemands::ClassSlot(const QueuedJob& job) const {
+  const SensitivityMatrix* matrix = job.sensitivity;
   const auto cpus_bits = std::bit_cast<uint64_t>(job.ideal_cpus_per_gpu);
   const auto memory_bits = std::bit_cast<uint64_t>(job.ideal_memory_gb_per_gpu);
   const uint64_t hash = MixHash({reinterpret_cast<uintptr_t>(matrix), cpus_bits, memory_bits,
@@ -160,11 +160,16 @@ RoundDemands::DemandClass* RoundDemands::ClassSlot(const SchedJob& job) const {
 }
 
 RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
-  DemandClass* slot = ClassSlot(job);
+  return Prepare(QueuedJobOf(job));
+}
+
+RoundDemands::Job RoundDemands::Prepare(const QueuedJob& queued) const {
+  DemandClass* slot = ClassSlot(queued);
   Job out;
   if (slot != nullptr && slot->used) {
     out = slot->demands;
   } else {
+    const SchedJob& job = *queued.job;
     out = Work(job);
     if (slot != nullptr) {
       ++classes_met_;
@@ -177,8 +182,8 @@ RoundDemands::Job RoundDemands::Prepare(const SchedJob& job) const {
                           out};
     }
   }
-  out.job = &job;
-  out.id = job.id;
+  out.job = queued.job;
+  out.id = queued.id;
   return out;
 }
 

@@ -27,6 +27,7 @@
 #include "scheduling/cluster_ledger.hpp"
 #include "scheduling/gpu_placement.hpp"
 #include "scheduling/placement.hpp"
+#include "scheduling/queued_job.hpp"
 #include "scheduling/sched_job.hpp"
 
 namespace troupe::scheduling {
@@ -79,6 +80,9 @@ class RoundDemands {
 
   explicit RoundDemands(const ClusterLedger& ledger);
   Job Prepare(const SchedJob& job) const;
+  // The same from what a queue's order keeps of the job: the job itself is read only for a kind
+  // of job the round has not met yet.
+  Job Prepare(const QueuedJob& job) const;
   // Demands of a part of `gpus` GPUs on `server` (cheap for the job's own GPU count, and inline:
   // a best-fit search asks at every server it tries).
   AuxDemand Ideal(const Job& job, int32_t server, int32_t gpus) const {
@@ -124,7 +128,7 @@ class RoundDemands {
   void AskQuestions(const SchedJob& job, Job& demands) const;
   uint32_t QuestionId(const QuestionKey& key) const;  // 0: the round keeps no more
   // The job's class's slot (unused: not met yet), or nullptr where the round keeps no more.
-  DemandClass* ClassSlot(const SchedJob& job) const;
+  DemandClass* ClassSlot(const QueuedJob& job) const;
   AuxDemand IdealOn(const Job& job, int32_t server, int32_t gpus) const;  // no shortcut
   AuxDemand FallbackOn(const Job& job, int32_t server, int32_t gpus) const;
   AuxDemand IdealBoundOverShapes(const Job& job) const;

@@ -13,6 +13,7 @@
 
 #include "scheduling/cluster_ledger.hpp"
 #include "scheduling/placement.hpp"
+#include "scheduling/queued_job.hpp"
 #include "scheduling/sched_job.hpp"
 
 namespace troupe::scheduling {
@@ -27,6 +28,11 @@ class Mechanism {
   virtual void StartRound(int64_t /*round*/, double /*now_s*/) {}
   virtual std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                                ClusterLedger& ledger) = 0;
+  // PlaceRound over the head of a queue's order, each job with what a placement reads of it
+  // (queued_job.hpp), as QueueOrder keeps them. A mechanism that reads no more of a job than
+  // those need not read the job; by default the jobs are handed to PlaceRound.
+  virtual std::vector<JobPlacement> PlaceHead(const std::vector<QueuedJob>& head,
+                                              ClusterLedger& ledger);
   // The caller is done with a round's placements: a mechanism may keep the list's storage for
   // its next round (a large cluster's list is hundreds of kilobytes, fresh pages each round).
   virtual void Recycle(std::vector<JobPlacement>&& /*placements*/) {}

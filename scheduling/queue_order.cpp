@@ -11,6 +11,18 @@ bool QueueOrder::Entry::operator<(const Entry& o) const {
          std::tie(o.not_starving, o.key, o.arrival_s, o.id);
 }
 
+bool QueueOrder::Sorted::operator<(const Sorted& o) const {
+  return std::tie(not_starving, key, arrival_s, queued.id) <
+         std::tie(o.not_starving, o.key, o.arrival_s, o.queued.id);
+}
+
+QueueOrder::Sorted QueueOrder::SortedOf(const Entry& entry, const QueuedJob& queued) {
+  Sorted sorted{entry.not_starving, entry.key, entry.arrival_s, queued};
+  sorted.queued.id = entry.id;
+  sorted.queued.job = entry.job;
+  return sorted;
+}
+
 QueueOrder::QueueOrder(const PolicyDefinition& policy, const OrderOptions& options)
     : policy_(&policy), options_(options) {}
 
@@ -23,16 +35,19 @@ void QueueOrder::File(const SchedJob& job) {
   f.entry.job = &job;
   if (policy_->key_reads_clock) return FileClock(job, f.entry);
   f.entry.key = policy_->key(job, 0, options_);
+  const Sorted sorted = SortedOf(f.entry, QueuedJobOf(job));
   auto [it, inserted] = filed_.try_emplace(job.id, f);
   if (!inserted) {
     const Entry& old = it->second.entry;
-    if (old.not_starving == f.entry.not_starving && old.key == f.entry.key && old.job == &job) {
+    auto at = sorted_.find(SortedOf(old, {}));
+    if (old.not_starving == f.entry.not_starving && old.key == f.entry.key &&
+        at->queued == sorted.queued) {
       return;  // e.g. FIFO
     }
-    sorted_.erase(old);
+    sorted_.erase(at);
     it->second = f;
   }
-  sorted_.insert(f.entry);
+  sorted_.insert(sorted);
 }
 
 // The key is computed per round from the job as filed now.
@@ -64,7 +79,7 @@ void QueueOrder::Remove(int64_t id) {
     rows_.pop_back();
     if (!copies_.empty()) copies_.pop_back();
   } else {
-    sorted_.erase(it->second.entry);
+    sorted_.erase(SortedOf(it->second.entry, {}));
   }
   filed_.erase(it);
 }
@@ -73,7 +88,21 @@ void QueueOrder::Head(double now_s, size_t count, std::vector<const SchedJob*>& 
   jobs.clear();
   if (policy_->key_reads_clock) return ClockHead(now_s, count, jobs);
   for (auto it = sorted_.begin(); it != sorted_.end() && jobs.size() < count; ++it) {
-    jobs.push_back(it->job);
+    jobs.push_back(it->queued.job);
+  }
+}
+
+void QueueOrder::Head(double now_s, size_t count, std::vector<QueuedJob>& jobs) {
+  jobs.clear();
+  if (policy_->key_reads_clock) {
+    std::vector<const SchedJob*>& head = clock_head_;
+    head.clear();
+    ClockHead(now_s, count, head);
+    for (const SchedJob* job : head) jobs.push_back(QueuedJobOf(*job));
+    return;
+  }
+  for (auto it = sorted_.begin(); it != sorted_.end() && jobs.size() < count; ++it) {
+    jobs.push_back(it->queued);
   }
 }
 

@@ -14,7 +14,7 @@ using tune_detail::Rank;
 // A job without an ideal in a dimension ranks by the proportional share of server 0.
 // Each job's demands are prepared as the policy's order is read (they depend on the job and the
 // servers' shapes, not on what is placed before it): a large round reads each job's entry once.
-Rank RankOf(const SchedJob& j, size_t order, const ClusterLedger& ledger,
+Rank RankOf(const QueuedJob& j, size_t order, const ClusterLedger& ledger,
             const RoundDemands& demands) {
   const double cpus =
       j.ideal_cpus_per_gpu > 0 ? j.ideal_cpus_per_gpu : ledger.ProportionalCpus(0, 1);
@@ -23,8 +23,8 @@ Rank RankOf(const SchedJob& j, size_t order, const ClusterLedger& ledger,
   return Rank{j.gpus, cpus, memory, order, demands.Prepare(j), j.owner};
 }
 
-// Jobs are read a few ahead of their turn (their entries are scattered over the owner's heap):
-// the lines of their size and of their ideal demands.
+// Jobs handed as SchedJobs are read a few ahead of their turn (their entries are scattered over
+// the owner's heap): the lines of their size and of their ideal demands.
 constexpr size_t kPrefetchAhead = 8;
 void Prefetch(const SchedJob* job) {
   __builtin_prefetch(&job->id);
@@ -40,6 +40,21 @@ bool PlacedBefore(const Rank& a, const Rank& b) {
 
 std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const SchedJob*>& ordered,
                                                     ClusterLedger& ledger) {
+  return PlaceInOrder(ordered.size(), ledger, [&ordered](size_t i) {
+    if (i + kPrefetchAhead < ordered.size()) Prefetch(ordered[i + kPrefetchAhead]);
+    return QueuedJobOf(*ordered[i]);
+  });
+}
+
+std::vector<JobPlacement> TuneMechanism::PlaceHead(const std::vector<QueuedJob>& head,
+                                                   ClusterLedger& ledger) {
+  return PlaceInOrder(head.size(), ledger,
+                      [&head](size_t i) -> const QueuedJob& { return head[i]; });
+}
+
+template <class JobAt>
+std::vector<JobPlacement> TuneMechanism::PlaceInOrder(size_t jobs, ClusterLedger& ledger,
+                                                      const JobAt& job_at) {
   index_.Reset(ledger);
   placements_.clear();
   refs_.clear();
@@ -52,9 +67,8 @@ std::vector<JobPlacement> TuneMechanism::PlaceRound(const std::vector<const Sche
   std::vector<Rank>& runnable = runnable_;
   runnable.clear();
   int32_t gpus_left = ledger.free_gpus();
-  for (size_t i = 0; i < ordered.size() && gpus_left > 0; ++i) {
-    if (i + kPrefetchAhead < ordered.size()) Prefetch(ordered[i + kPrefetchAhead]);
-    const SchedJob& job = *ordered[i];
+  for (size_t i = 0; i < jobs && gpus_left > 0; ++i) {
+    const QueuedJob& job = job_at(i);
     if (job.gpus <= 0 || job.gpus > gpus_left) continue;
     gpus_left -= job.gpus;
     if (sort_by_demand_) {

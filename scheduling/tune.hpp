@@ -47,6 +47,8 @@ class TuneMechanism : public Mechanism {
   explicit TuneMechanism(bool sort_by_demand = false) : sort_by_demand_(sort_by_demand) {}
   std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                        ClusterLedger& ledger) override;
+  std::vector<JobPlacement> PlaceHead(const std::vector<QueuedJob>& head,
+                                      ClusterLedger& ledger) override;
   void Recycle(std::vector<JobPlacement>&& placements) override;
 
  private:
@@ -64,6 +66,9 @@ class TuneMechanism : public Mechanism {
     int32_t next = -1;  // next part on the same server, or -1
   };
 
+  // PlaceRound over `jobs` jobs in the policy's order; job_at(i) is the i-th as a QueuedJob.
+  template <class JobAt>
+  std::vector<JobPlacement> PlaceInOrder(size_t jobs, ClusterLedger& ledger, const JobAt& job_at);
   // Places the job; `owner` is job->owner, read with the job's demands (JobPlacement::owner).
   void PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, void* owner,
                 ClusterLedger& ledger);

@@ -2,10 +2,10 @@
 // scheduler keeps between rounds instead of re-sorting its queue.
 //
 // Contract checked here: after any sequence of filings, re-filings and removals, Head gives
-// exactly the first jobs OrderJobs gives for the same jobs, under every registered policy (a
-// user's too) and both FTF directions, with starving jobs first; StarvationGuard::Due gives exactly
-// the tracked jobs MarkStarving would mark. Jobs are drawn at random, with many equal keys, so ties
-// matter.
+// exactly the first jobs OrderJobs gives for the same jobs, each with what a placement reads of it
+// as the job is now, under every registered policy (a user's too) and both FTF directions, with
+// starving jobs first; StarvationGuard::Due gives exactly the tracked jobs MarkStarving would mark.
+// Jobs are drawn at random, with many equal keys, so ties matter.
 #include "scheduling/queue_order.hpp"
 
 #include <gtest/gtest.h>
@@ -84,6 +84,7 @@ TEST_P(QueueOrderTest, HeadIsTheHeadOfAFullSortAfterEveryChange) {
   std::mt19937_64 rng(7);
   int64_t next_id = 0;
   std::vector<const SchedJob*> head;
+  std::vector<QueuedJob> queued;
   for (int step = 0; step < 300; ++step) {
     const double now_s = 1000.0 + 300.0 * step;
     // Arrivals.
@@ -109,6 +110,10 @@ TEST_P(QueueOrderTest, HeadIsTheHeadOfAFullSortAfterEveryChange) {
       } else if (dice == 2 && !j.starving) {
         j.starving = true;
         order.File(j);
+      } else if (dice == 3) {
+        // Profiled again: what a placement reads of it changes, while its key may not.
+        j.ideal_cpus_per_gpu = j.ideal_cpus_per_gpu == 0 ? 4 : 0;
+        order.File(j);
       }
       ++it;
     }
@@ -117,6 +122,12 @@ TEST_P(QueueOrderTest, HeadIsTheHeadOfAFullSortAfterEveryChange) {
       order.Head(now_s, count, head);
       ASSERT_EQ(IdsAt(head, jobs), Expected(*c.policy, options, now_s, jobs, count))
           << "step " << step << ", head of " << count;
+      // The head with what a placement reads of each job: the job as it is now.
+      order.Head(now_s, count, queued);
+      ASSERT_EQ(queued.size(), head.size());
+      for (size_t i = 0; i < head.size(); ++i) {
+        ASSERT_EQ(queued[i], QueuedJobOf(*head[i])) << "step " << step << ", place " << i;
+      }
     }
   }
 }
