@@ -124,8 +124,10 @@ static_assert(sizeof(LeaseHeld) == 64, "a job's last lease fills one cache line"
 // is kept to 440 bytes: with the table's key, one 448-byte block of seven cache lines. Its fields
 // are in the order a round reads them, so that a round reads three of those lines, each once: the
 // first holds the key and what a round leaves alone (ready_at_s, then SchedJob's first fields);
-// the second what a placement reads of the view; the third and fourth what the round's lease
-// reads and writes (the view's progress, the handle, the last lease, the record's first fields).
+// the second what a placement reads of the view (a long queue's rounds read the order's copy of
+// it instead, scheduling::QueuedJob, and leave this line alone too); the third and fourth what
+// the round's lease reads and writes (the view's progress, the handle, the last lease, the
+// record's first fields).
 struct TrackedJob {
   double ready_at_s = 0;        // its profile is ready then; it may run from the next round start
   scheduling::SchedJob view;    // view.owner is this entry

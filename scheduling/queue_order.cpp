@@ -40,6 +40,7 @@ void QueueOrder::File(const SchedJob& job) {
   if (!inserted) {
     const Entry& old = it->second.entry;
     auto at = sorted_.find(SortedOf(old, {}));
+    assert(at != sorted_.end());
     if (old.not_starving == f.entry.not_starving && old.key == f.entry.key &&
         at->queued == sorted.queued) {
       return;  // e.g. FIFO

@@ -11,7 +11,9 @@
 // computed each round from the jobs as filed, and the head selected from those keys in one pass
 // that keeps it in a small heap seeded from a sample (O(n), no sort of the whole queue): from three
 // numbers a job kept in a dense array when the policy splits its key
-// (PolicyDefinition::clock_terms), from a copy of the job otherwise.
+// (PolicyDefinition::clock_terms), from a copy of the job otherwise. Beside each job's place the
+// B-tree keeps what a placement reads of it (QueuedJob), so that a round's head is read in a row
+// rather than job by job over the heap; the owner files the job again when that changes too.
 #pragma once
 
 #include <absl/container/btree_set.h>
@@ -34,9 +36,10 @@ class QueueOrder {
   QueueOrder() = default;  // assign one with a policy before filing
   explicit QueueOrder(const PolicyDefinition& policy, const OrderOptions& options = {});
 
-  // Files `job` under what the policy reads of it now (inserting it, or moving it). The job stays
-  // where it is while filed: the owner files it again or removes it before moving or freeing it
-  // (Head hands out its address, so that a round reads its head without looking a job up).
+  // Files `job` under what the policy reads of it now, with what a placement reads of it
+  // (inserting it, moving it, or updating its QueuedJob). The job stays where it is while filed:
+  // the owner files it again or removes it before moving or freeing it (Head hands out its
+  // address, so that a round reads its head without looking a job up).
   void File(const SchedJob& job);
   void Remove(int64_t id);
   bool Contains(int64_t id) const { return filed_.contains(id); }
