@@ -415,22 +415,32 @@ TEST(RemoteCompute, SigkillOfANodeMidRunLosesItsLeasesAndEveryJobFinishesOnce) {
   for (int j = 0; j < 9; ++j) trace += std::to_string(j) + ",res18,0,40000,2\n";
   WriteFile(dir + "/trace.csv", trace);
   const pid_t killed = nodes.processes[1]->pid();
-  // Kills node 1 once it has run a few leases' steps: its log shows it hosts its server, and the
-  // run's leases last 40 ms each.
+  auto log = std::make_shared<MeasuredLeaseLog>();
+  // Kills node 1 once a lease of its has been measured (a part it ran), so that it dies with work
+  // behind it and more to come; a fixed delay after it started hosting its server missed its first
+  // lease now and then on a loaded machine under the sanitizers. Gives up waiting when the run
+  // ends or after 120 s (the check below then fails).
+  const auto ran_a_part = [&] {
+    for (const MeasuredLease& lease : log->Copy()) {
+      for (const PartRecord& part : lease.parts) {
+        if (part.pid == killed) return true;
+      }
+    }
+    return false;
+  };
+  std::atomic<bool> run_over{false};
   std::thread killer([&] {
-    const std::string log = dir + "/node-1/node.out";
-    for (int i = 0; i < 1000 && ReadFile(log).find("hosting server") == std::string::npos; ++i) {
+    for (int i = 0; i < 12000 && !run_over && !ran_a_part(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));
     kill(killed, SIGKILL);
   });
-  auto log = std::make_shared<MeasuredLeaseLog>();
   RunResult result;
   Status ran =
       RunHere(Cluster(3, 2) + "workload { trace_file: '" + dir + "/trace.csv' }\n" + RealCpu() +
                   "faults { heartbeat_s: 0.2 }\n" + Placements(nodes.addresses),
               dir + "/run", &result, log);
+  run_over = true;
   killer.join();
   ASSERT_TRUE(ran.ok()) << ran.message();
 
