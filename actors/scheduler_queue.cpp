@@ -88,8 +88,9 @@ void ResetLedger(SchedulerState& st) {
 constexpr size_t kIndexAbove = 4;
 constexpr size_t kIndexBelow = 2;
 
-// A constant key (FIFO) never moves a job in the order, so refiling one is a hash probe, while the
-// whole-queue walk looks every queued job up: its queue is kept ordered as soon as it is longer
+// A constant key (FIFO) never moves a job in the order, so refiling one is a hash probe and a
+// B-tree lookup (to compare what a placement reads of it), while the whole-queue walk looks every
+// queued job up: its queue is kept ordered as soon as it is longer
 // than the cluster has GPUs (default experiment: a tenth fewer instructions planning its rounds
 // than from 4 heads on), and sorted again below half of that.
 size_t IndexAbove(const SchedulerState& st, size_t head) {
