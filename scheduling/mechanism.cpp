@@ -4,10 +4,9 @@ namespace troupe::scheduling {
 
 std::vector<JobPlacement> Mechanism::PlaceHead(const std::vector<QueuedJob>& head,
                                                ClusterLedger& ledger) {
-  std::vector<const SchedJob*> ordered;
-  ordered.reserve(head.size());
-  for (const QueuedJob& job : head) ordered.push_back(job.job);
-  return PlaceRound(ordered, ledger);
+  head_jobs_.clear();
+  for (const QueuedJob& job : head) head_jobs_.push_back(job.job);
+  return PlaceRound(head_jobs_, ledger);
 }
 
 }  // namespace troupe::scheduling

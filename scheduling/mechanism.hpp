@@ -36,6 +36,11 @@ class Mechanism {
   // The caller is done with a round's placements: a mechanism may keep the list's storage for
   // its next round (a large cluster's list is hundreds of kilobytes, fresh pages each round).
   virtual void Recycle(std::vector<JobPlacement>&& /*placements*/) {}
+
+ private:
+  // PlaceHead's default: the head's jobs, kept from call to call so that handing a long head to
+  // PlaceRound allocates nothing once it has been as long.
+  std::vector<const SchedJob*> head_jobs_;
 };
 
 // What a config says about mechanisms beyond the name; each mechanism reads what concerns it.
