@@ -7,8 +7,8 @@ OUT ?= runs/mechanisms
 CMAKE_FLAGS ?=
 PREFIX ?= $(HOME)/.local
 
-.PHONY: deps configure build run test test-asan pgo bench bench-growth bench-million fuzz format \
-  install clean
+.PHONY: deps configure build run test test-asan pgo bench bench-growth bench-million bench-targets \
+  fuzz format install clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -63,6 +63,10 @@ bench-growth: build
 # The million-job stream on 16,384 GPUs (TUNE) alone, from the deep-queue benchmark; about a minute.
 bench-million: build
 	REPEAT=1 ./scripts/bench-queues.sh million
+
+# Every emulated run's speed and memory target, each run timed on its own; about two minutes.
+bench-targets: build
+	./scripts/bench-targets.sh
 
 # libFuzzer on the agent protocol's decoder and state machine (clang, build-fuzz/), bounded time.
 FUZZ_SECONDS ?= 45
