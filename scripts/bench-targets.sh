@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The emulated runs' speed and memory targets (docs/performance.md, "Where the targets stand"),
 # each run on its own under GNU time: prints one Markdown table of wall seconds, CPU seconds
-# (user + system) and maximum RSS against each target, and whether it is met. The policy-figure
-# row is the largest CPU time and RSS of any cell's run (SRTF, LAS, FTF x proportional, GREEDY,
-# TUNE over the seeds). On a shared or virtual machine a run's time moves with the load: pin the
-# runs to one core (CORE) and repeat the script rather than read one table.
+# (user + system) and maximum RSS (MB: 10^6 bytes) against each target, and whether it is met.
+# The policy-figure row is the largest CPU time and RSS of any cell's run (SRTF, LAS, FTF x
+# proportional, GREEDY, TUNE over the seeds). On a shared or virtual machine a run's time moves
+# with the load: pin the runs to one core (CORE) and repeat the script rather than read one table.
 #
 # Usage: scripts/bench-targets.sh        (about two minutes with the million-job stream)
 # Environment: BUILD (default build/), TROUPE (the binary; default $BUILD/apps/troupe),
@@ -51,7 +51,7 @@ timed() {
   local user sys kb
   read -r wall user sys kb < <(tail -1 "$work/time")
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-  rss_mb=$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')
+  rss_mb=$(awk -v k="$kb" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')  # GNU time: KiB
 }
 
 missed=0
@@ -118,7 +118,7 @@ if [ "$MILLION" != 0 ]; then
   if timed default "cluster.servers[0].count=2048" workload.generator.jobs_per_hour=1100 \
     workload.generator.num_jobs=1000000 workload.generator.multi_gpu=true \
     scheduler.mechanism=tune run.measure_first_job=0 run.measure_last_job=999999; then
-    row "$name" 60 - 1024
+    row "$name" 60 - 1000
   else
     failed "$name"
   fi
