@@ -52,8 +52,9 @@ void OnJobDown(Self* self, TrackedJob& job, const caf::error& reason) {
   const double now_s = Now(self);
   if (AwaitedThisRound(st, job)) {
     // The lease dies with the job: its work since the lease start was never checkpointed. Lost
-    // is what it held of the lease, as a job counts a lease it loses (JobActor): a round on the
-    // wall clock may outlast its end while it awaits a late report, but the lease ended there.
+    // is what it held of the lease, as a job counts a lease it loses (JobActor): on the wall
+    // clock the round's timer may fire late on a loaded machine, and a death taken before it
+    // can come after the lease's end, but the lease ended there.
     if (InFlight(st)) {
       job.record.wasted_gpu_s += job.view.gpus * std::clamp(now_s - st.current.start_s, 0.0,
                                                             st.current.end_s - st.current.start_s);
