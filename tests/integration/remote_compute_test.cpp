@@ -324,11 +324,12 @@ TEST(RemoteCompute, EveryPartRunsInTheProcessOfItsServerAndTheJctsAreTheEmulated
 // both parts hold exactly the weights of one process that ran as many exchanges without a break,
 // and the held-out loss of the weights the job kept falls from lease to lease.
 void ExpectAGangTrainsOnAcrossLeases(const std::string& name, const std::string& extra,
-                                     int32_t restarts = 0) {
+                                     int32_t restarts = 0, int64_t iterations = 10000) {
   const std::string dir = FreshDir(name);
   Nodes nodes = StartNodes(dir, 2);
   for (const std::string& address : nodes.addresses) ASSERT_FALSE(address.empty());
-  WriteFile(dir + "/trace.csv", "job_id,model,arrival_s,iterations,gpus\n3,res50,0,10000,2\n");
+  WriteFile(dir + "/trace.csv", "job_id,model,arrival_s,iterations,gpus\n3,res50,0," +
+                                    std::to_string(iterations) + ",2\n");
   auto log = std::make_shared<MeasuredLeaseLog>();
   RunResult result;
   Status ran = RunHere(Cluster(2, 1) + "workload { trace_file: '" + dir + "/trace.csv' }\n" +
@@ -398,10 +399,14 @@ TEST(RemoteCompute, AGangAcrossTwoNodesTrainsOnAcrossLeasesToTheReferenceWeights
 
 // The job crashes in its second lease and restarts 5e6 s (20 ms) later: that lease's exchanges are
 // lost, and the restarted job resumes from its checkpoint, weights included, not from the seed.
+// The crash is timed on the wall clock: on a loaded machine under the sanitizers it may land a
+// lease or more late, so the job is four times as long as the one above, that it is still
+// running then.
 TEST(RemoteCompute, ARestartedGangResumesFromTheWeightsOfItsCheckpoint) {
   ExpectAGangTrainsOnAcrossLeases(
       "remote-gang-restart",
-      "faults { fault { kind: crash target: 'job:3' at_s: 15000000 duration_s: 5000000 } }\n", 1);
+      "faults { fault { kind: crash target: 'job:3' at_s: 15000000 duration_s: 5000000 } }\n", 1,
+      40000);
 }
 
 // Nine jobs of 2 GPUs on three 2-GPU servers, long enough for several leases each; node 1 is
