@@ -92,6 +92,7 @@ else
 fi
 
 # The policy figure: the slowest and largest of its runs.
+larger() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a) ? b : a }'; }
 most_wall=0 most_cpu=0 most_rss=0 cells=0
 for policy in srtf las ftf; do
   for mechanism in proportional greedy tune; do
@@ -99,16 +100,16 @@ for policy in srtf las ftf; do
       timed default "scheduler.policy=$policy" "scheduler.mechanism=$mechanism" \
         "run.seed=$seed" || break 3
       cells=$((cells + 1))
-      most_wall=$(awk -v a="$most_wall" -v b="$wall" 'BEGIN { print (b > a) ? b : a }')
-      most_cpu=$(awk -v a="$most_cpu" -v b="$cpu" 'BEGIN { print (b > a) ? b : a }')
-      most_rss=$(awk -v a="$most_rss" -v b="$rss_mb" 'BEGIN { print (b > a) ? b : a }')
+      most_wall=$(larger "$most_wall" "$wall")
+      most_cpu=$(larger "$most_cpu" "$cpu")
+      most_rss=$(larger "$most_rss" "$rss_mb")
     done
   done
 done
-name="policy figure, slowest of its runs"
+name="policy figure, slowest of $((9 * $(wc -w <<<"$SEEDS"))) runs"
 if [ "$cells" -eq $((9 * $(wc -w <<<"$SEEDS"))) ]; then
   wall=$most_wall cpu=$most_cpu rss_mb=$most_rss
-  row "policy figure, slowest of $cells runs" - 5 -
+  row "$name" - 5 -
 else
   failed "$name"
 fi
