@@ -302,6 +302,7 @@ struct PsShardSpawn {
   int64_t ssd_file_bytes = 0, ssd_compaction_threshold = 0;
   bool ssd_sync = false;
   std::string ssd_dir;
+  uint64_t ssd_run_id = 0;
   bool hbm_cuda = false;
   int32_t dim = 0;
   std::vector<int32_t> hidden;
@@ -322,7 +323,7 @@ template <class Inspector>
 auto inspect(Inspector& f, PsShardSpawn& x) {
   return f(x.shard, x.incarnation, x.nodes, x.gpus_per_node, x.hbm_bytes_per_gpu,
            x.mem_bytes_per_node, x.ssd_file_bytes, x.ssd_compaction_threshold, x.ssd_sync,
-           x.ssd_dir, x.hbm_cuda, x.dim, x.hidden, x.lr_dense, x.lr_embedding, x.eps,
+           x.ssd_dir, x.ssd_run_id, x.hbm_cuda, x.dim, x.hidden, x.lr_dense, x.lr_embedding, x.eps,
            x.dense_optimizer, x.model_seed, x.batch_size, x.batches, x.prefetch, x.rates,
            x.durable_updates, x.final_rows_per_message, x.collector, x.virtual_now_s, x.time_scale);
 }

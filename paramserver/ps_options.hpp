@@ -41,6 +41,9 @@ struct PsOptions {
   int64_t ssd_compaction_threshold = 256 << 20;
   bool ssd_sync = false;
   std::string ssd_dir;          // node m's SSD-PS lives in <ssd_dir>/node-<m>
+  // Drawn once per run: a shard's SSD-PS records it with the shard's number, and recovers only a
+  // store that records the same (paramserver/ssd_manifest.hpp, StoreIdentity).
+  uint64_t ssd_run_id = 0;
   HbmDeviceFactory hbm_device;  // set: HBM-PS in device memory; empty: in host memory
   paramserver::CtrModelConfig model;
   int32_t batch_size = 512;  // per node

@@ -24,6 +24,7 @@ Status ShardCore::Open(const PsOptions& options, int32_t shard, const std::strin
   ssd.sync = options.ssd_sync;
   core->write_fault_ = std::make_unique<paramserver::SsdWriteFault>();
   ssd.write_fault = core->write_fault_.get();
+  ssd.owner = paramserver::ssd::StoreIdentity{options.ssd_run_id, static_cast<uint64_t>(shard)};
   if (Status s = paramserver::SsdStore::Open(dir, ssd, &core->ssd_); !s.ok()) return s;
   core->recovery_bytes_ = static_cast<int64_t>(core->ssd_->recovery_bytes());
   core->backing_ = std::make_unique<SsdBackingStore>(core->ssd_.get(), core->layout_);

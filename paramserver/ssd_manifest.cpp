@@ -13,8 +13,8 @@ namespace troupe::paramserver::ssd {
 namespace {
 
 constexpr uint64_t kManifestMagic = 0x314D445353505254ULL;  // "TRPSSDM1"
-constexpr uint32_t kManifestVersion = 2;
-constexpr size_t kFixedBytes = 40;  // magic, version, floats, next_seq, tag, files
+constexpr uint32_t kManifestVersion = 3;
+constexpr size_t kFixedBytes = 56;  // magic, version, floats, next_seq, tag, run, shard, files
 constexpr size_t kEntryBytes = 24;
 
 void Append(std::vector<unsigned char>* out, const void* p, size_t n) {
@@ -39,6 +39,8 @@ std::vector<unsigned char> Encode(const Manifest& m) {
   Append(&out, &floats, 4);
   Append(&out, &m.next_seq, 8);
   Append(&out, &m.tag, 8);
+  Append(&out, &m.identity.run, 8);
+  Append(&out, &m.identity.shard, 8);
   Append(&out, &files, 8);
   for (const ManifestFile& f : m.files) {
     Append(&out, &f.seq, 8);
@@ -63,7 +65,8 @@ Status Decode(const std::vector<unsigned char>& in, const std::string& path, Man
   m->floats = static_cast<int32_t>(Load<uint32_t>(in.data() + 12));
   m->next_seq = Load<uint64_t>(in.data() + 16);
   m->tag = Load<uint64_t>(in.data() + 24);
-  const uint64_t files = Load<uint64_t>(in.data() + 32);
+  m->identity = {Load<uint64_t>(in.data() + 32), Load<uint64_t>(in.data() + 40)};
+  const uint64_t files = Load<uint64_t>(in.data() + 48);
   if (files != (body - kFixedBytes) / kEntryBytes || (body - kFixedBytes) % kEntryBytes != 0) {
     return Status::Corrupt(path + ": manifest file count disagrees with its size");
   }

@@ -6,9 +6,11 @@
 // that the journal committed (above next_seq, its header says so: ssd_store.hpp) or
 // unacknowledged (a compaction or Put that crashed or failed first) and deleted when the store
 // opens.
-// Layout (native little-endian): magic "TRPSSDM1", u32 version (2), u32 floats, u64 next_seq,
-// u64 tag, u64 files, then per file u64 seq, u64 count, u64 bytes; last a u32 CRC32C of all
-// before it. The tag is the owner's, committed atomically with the file list (ssd_store.hpp).
+// Layout (native little-endian): magic "TRPSSDM1", u32 version (3), u32 floats, u64 next_seq,
+// u64 tag, u64 run, u64 shard, u64 files, then per file u64 seq, u64 count, u64 bytes; last a u32
+// CRC32C of all before it. The tag is the owner's, committed atomically with the file list
+// (ssd_store.hpp); run and shard say whose store it is (StoreIdentity), written when the store is
+// created and never changed.
 #pragma once
 
 #include <cstdint>
@@ -29,10 +31,20 @@ struct ManifestFile {
   uint64_t bytes = 0;  // its exact size
 };
 
+// Whose store it is: the owner's run (an id it draws per run) and its shard. A store recovers
+// only for the identity that created it, so that a folder swapped for another shard's or another
+// run's store is refused rather than silently trained from.
+struct StoreIdentity {
+  uint64_t run = 0;
+  uint64_t shard = 0;
+  bool operator==(const StoreIdentity&) const = default;
+};
+
 struct Manifest {
   int32_t floats = 0;     // floats per row (ValueLayout::floats()) of every file
   uint64_t next_seq = 1;  // the next file's sequence number; above every listed seq
   uint64_t tag = 0;       // the owner's progress mark (SsdStore::Put), 0 if never set
+  StoreIdentity identity;
   std::vector<ManifestFile> files;
 };
 

@@ -54,8 +54,12 @@ Status SsdStore::Recover() {
                                 std::to_string(options_.layout.floats()));
   }
   if (found) {
+    if (Status owner = CheckOwner(manifest); !owner.ok()) return owner;
     next_seq_ = manifest.next_seq;
     tag_ = manifest.tag;
+    identity_ = manifest.identity;
+  } else if (options_.owner) {
+    identity_ = *options_.owner;
   }
   std::sort(manifest.files.begin(), manifest.files.end(),
             [](const ssd::ManifestFile& a, const ssd::ManifestFile& b) { return a.seq < b.seq; });
@@ -79,6 +83,22 @@ Status SsdStore::Recover() {
   // disk the old manifest stays and the Puts stay the journal's, which recovers them as well.
   if (!found || max_seq >= manifest.next_seq) (void)CommitManifest({}, {}, tag_);
   return RemoveOrphans();
+}
+
+Status SsdStore::CheckOwner(const ssd::Manifest& manifest) const {
+  if (!options_.owner || manifest.identity == *options_.owner) return Status::Ok();
+  const ssd::StoreIdentity& mine = *options_.owner;
+  const std::string why = manifest.identity.shard != mine.shard
+                              ? "holds shard " + std::to_string(manifest.identity.shard) +
+                                    "'s SSD-PS, not shard " + std::to_string(mine.shard) + "'s"
+                              : "holds an SSD-PS another run wrote, not this run's";
+  return Status::InvalidInput(dir_ + ": " + why + "; refusing to recover from it");
+}
+
+bool SsdStore::IsStoreFileName(std::string_view name) {
+  uint64_t seq = 0;
+  return name == ssd::kManifestName || name == ssd::kManifestTempName ||
+         ssd::ParseFileName(name, &seq);
 }
 
 Status SsdStore::RemoveOrphans() {
@@ -123,6 +143,7 @@ Status SsdStore::CommitManifest(const std::vector<Written>& written,
   manifest.floats = options_.layout.floats();
   manifest.next_seq = next_seq_;
   manifest.tag = tag;
+  manifest.identity = identity_;
   manifest.files.reserve(files_.size() + written.size());
   for (const auto& [seq, info] : files_) {
     if (std::find(dropped.begin(), dropped.end(), seq) != dropped.end()) continue;

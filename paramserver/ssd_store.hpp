@@ -46,7 +46,9 @@
 //    batches. Compaction never loses the latest value of a key, and a crash during it leaves
 //    either the old or the new files in the manifest.
 //  - Bad input: a corrupt or truncated parameter file or manifest fails its checks and the call
-//    returns Status kCorrupt naming the file; no parameter read from it is returned.
+//    returns Status kCorrupt naming the file; no parameter read from it is returned. A store
+//    another owner created (options.owner: another shard's, another run's) is refused by Open,
+//    kInvalidInput naming the folder: it is never recovered as if it were this owner's.
 //  - Failed writes (a real I/O error, or options.write_fault injecting EIO/ENOSPC): the call
 //    returns kIoError naming the file, deletes the files it had written (best effort; the next
 //    Open deletes any it could not) and leaves the store, in memory and on disk, as before the
@@ -62,8 +64,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.hpp"
@@ -90,6 +94,10 @@ struct SsdStoreOptions {
   // files at a time), so a device serves them concurrently instead of one read at a time. Helps
   // reads from the device; costs a system call a run when the blocks are cached.
   bool advise_reads = false;
+  // Whose store this is (ssd_manifest.hpp). Set: a new store records it; an existing store whose
+  // manifest records another is refused (kInvalidInput naming the folder). Unset: any store opens
+  // (a tool reading a store), and a new one records {0, 0}.
+  std::optional<ssd::StoreIdentity> owner;
 };
 
 // Added to (not reset) by each Get.
@@ -115,8 +123,8 @@ class SsdStore {
  public:
   // Opens (creating if needed) the store in dir and recovers it from its manifest: every file it
   // lists is checked (header and keys) and indexed; unlisted parameter files are deleted. Errors:
-  // kCorrupt naming the manifest or file, kInvalidInput for bad options or a layout that
-  // differs from the store's, kIoError for the filesystem.
+  // kCorrupt naming the manifest or file, kInvalidInput for bad options, a layout that differs
+  // from the store's or a store of another owner (options.owner), kIoError for the filesystem.
   static Status Open(const std::string& dir, const SsdStoreOptions& options,
                      std::unique_ptr<SsdStore>* store);
 
@@ -159,6 +167,9 @@ class SsdStore {
   // Path of the file with sequence number seq, and the files' sequence numbers, oldest first.
   std::string FilePath(uint64_t seq) const { return dir_ + "/" + ssd::FileName(seq); }
   std::vector<uint64_t> FileSeqs() const;
+  // Whether `name` is one a store writes in its folder (the manifest, its temporary, a parameter
+  // file): whoever empties a store's folder deletes only these.
+  static bool IsStoreFileName(std::string_view name);
 
  private:
   struct Location {
@@ -186,6 +197,7 @@ class SsdStore {
 
   SsdStore(std::string dir, const SsdStoreOptions& options);
   Status Recover();
+  Status CheckOwner(const ssd::Manifest& manifest) const;
   Status RemoveOrphans();  // deletes parameter files the manifest does not list
   // Journal recovery (ssd_journal.cpp): ReplayJournal installs the chain of Puts committed after
   // commit point `base` (*max_seq: the highest seq of any parameter file in the directory).
@@ -242,9 +254,10 @@ class SsdStore {
   std::map<uint64_t, FileInfo> files_;  // by sequence number
   uint64_t next_seq_ = 1;
   uint64_t tag_ = 0;
-  uint64_t commit_point_ = 0;  // the last file of the last commit (a Put's, or a manifest's)
-  size_t journal_files_ = 0;   // files committed by Puts since the last manifest
-  uint64_t spares_until_ = 0;  // files below this seq exist with durable entries (sync only)
+  ssd::StoreIdentity identity_;  // recorded in every manifest this store writes
+  uint64_t commit_point_ = 0;    // the last file of the last commit (a Put's, or a manifest's)
+  size_t journal_files_ = 0;     // files committed by Puts since the last manifest
+  uint64_t spares_until_ = 0;    // files below this seq exist with durable entries (sync only)
   uint64_t recovery_bytes_ = 0;
   uint64_t disk_bytes_ = 0;
   uint64_t stored_rows_ = 0;

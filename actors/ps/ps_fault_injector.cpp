@@ -45,8 +45,11 @@ void Restart(Self* self, const FaultEvent& e, int32_t node) {
       (std::filesystem::path(o.ssd_dir) / ("node-" + std::to_string(node))).string();
   std::unique_ptr<ShardCore> core;
   if (auto s = ShardCore::Open(o, node, dir, &core); !s.ok()) {
+    // A folder holding another shard's or run's store is the user's doing: bad input (exit 2).
+    const std::string field =
+        s.code() == Status::Code::kInvalidInput ? "paramserver.ssd_dir: " : "";
     Tell(self, st.setup.telemetry, st.setup.collector,
-         PsFailure{NodeName(node) + " cannot recover its SSD-PS: " + s.message()});
+         PsFailure{field + NodeName(node) + " cannot recover its SSD-PS: " + s.message()});
     return;
   }
   const int64_t recovered = core->recovered_step();

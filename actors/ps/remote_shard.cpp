@@ -22,6 +22,7 @@ PsShardSpawn ShardSpawnOf(const PsOptions& o, int32_t shard, const caf::actor& c
   s.ssd_compaction_threshold = o.ssd_compaction_threshold;
   s.ssd_sync = o.ssd_sync;
   s.ssd_dir = o.ssd_dir;
+  s.ssd_run_id = o.ssd_run_id;
   s.hbm_cuda = static_cast<bool>(o.hbm_device);
   s.dim = o.model.dim;
   s.hidden.assign(o.model.hidden.begin(), o.model.hidden.end());
@@ -54,6 +55,7 @@ PsOptions OptionsOf(const PsShardSpawn& s) {
   o.ssd_compaction_threshold = s.ssd_compaction_threshold;
   o.ssd_sync = s.ssd_sync;
   o.ssd_dir = s.ssd_dir;
+  o.ssd_run_id = s.ssd_run_id;
   if (s.hbm_cuda) o.hbm_device = gpu::MakeCudaHbmTable;
   o.model.dim = s.dim;
   o.model.hidden.assign(s.hidden.begin(), s.hidden.end());

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <future>
+#include <random>
 
 #include "actors/ps/collector_actor.hpp"
 #include "actors/ps/feed_actors.hpp"
@@ -18,10 +19,10 @@
 #include "actors/ps/trainer_actor.hpp"
 #include "gpu/cuda_hbm_table.hpp"
 #include "gpu/devices.hpp"
-#include "runner/output_folder.hpp"
 #include "runner/ps/ps_remote.hpp"
 #include "runner/ps/ps_report.hpp"
 #include "runner/ps/ps_results.hpp"
+#include "runner/ps/ssd_folder.hpp"
 #include "runner/run_directory.hpp"
 #include "runtime/live_feed.hpp"
 
@@ -80,7 +81,9 @@ Status ReadCriteo(const config::ParamServer& p, const std::string& config_name, 
   std::string skipped;
   ps::CriteoReadStats stats;
   const ps::OnError on_error = p.criteo_skip_bad_lines() ? ps::OnError::kSkip : ps::OnError::kStop;
-  if (Status s = ps::ReadCriteoTsv(p.criteo_file(), on_error, &all, &stats, &skipped); !s.ok()) {
+  if (Status s = ps::ReadCriteoTsv(p.criteo_file(), on_error, &all, &stats, &skipped,
+                                   config_name + ": paramserver.criteo_file");
+      !s.ok()) {
     return s;
   }
   if (stats.skipped > 0) {
@@ -141,15 +144,20 @@ Status OpenShards(const PsPlan& plan, std::vector<std::shared_ptr<ShardCore>>* c
   for (int32_t m = 0; m < plan.options.nodes; ++m) {
     const fs::path dir = fs::path(plan.options.ssd_dir) / ("node-" + std::to_string(m));
     // Every run starts from an empty SSD-PS; a folder troupe did not write is never emptied.
-    if (Status s = ResetScratchFolder(dir.string(), "ssd-ps", "paramserver.ssd_dir"); !s.ok()) {
-      return s;
-    }
+    if (Status s = ResetSsdNodeFolder(dir.string(), "paramserver.ssd_dir"); !s.ok()) return s;
     if (!plan.hosts.empty()) continue;  // the node hosting shard m opens it
     std::unique_ptr<ShardCore> core;
     if (Status s = ShardCore::Open(plan.options, m, dir.string(), &core); !s.ok()) return s;
     cores->push_back(std::move(core));
   }
   return Status::Ok();
+}
+
+// This run's identity in its stores (PsOptions::ssd_run_id): never 0, which no run draws.
+uint64_t DrawRunId() {
+  std::random_device device;
+  const uint64_t id = (uint64_t{device()} << 32) ^ device() ^ static_cast<uint64_t>(::getpid());
+  return id == 0 ? 1 : id;
 }
 
 struct Spawned {
@@ -283,6 +291,10 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
   }
   const config::ParamServer& p = cfg.paramserver();
   if (Status s = CheckHbmDevice(p, config_name); !s.ok()) return s;
+  if (Status s = CheckSsdDir(p.ssd_dir(), p.nodes(), config_name + ": paramserver.ssd_dir");
+      !s.ok()) {
+    return s;
+  }
   if (cfg.has_faults()) {
     FaultUniverse universe;
     universe.ps_nodes = p.nodes();
@@ -312,6 +324,7 @@ Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* res
   const std::string root = SsdRoot(plan);
   plan.scratch_ssd = plan.options.ssd_dir.empty();
   plan.options.ssd_dir = root;
+  plan.options.ssd_run_id = DrawRunId();
   std::vector<std::shared_ptr<ShardCore>> cores;
   Status status = OpenShards(plan, &cores);
   PsRecords records;

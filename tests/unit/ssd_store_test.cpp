@@ -1,6 +1,7 @@
 // SsdStore (paramserver/ssd_store.hpp): round trips, block reads, append-only writes, compaction
 // against a std::map model and its bounds over a long run, reopen, corrupt files and manifests,
-// and a crash test that SIGKILLs a writer at random points and checks nothing acknowledged is lost.
+// a store of another owner (shard, run) refused, and a crash test that SIGKILLs a writer at random
+// points and checks nothing acknowledged is lost.
 #include "paramserver/ssd_store.hpp"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "paramserver/shard_core.hpp"
 
 namespace troupe::paramserver {
 namespace {
@@ -311,6 +314,54 @@ TEST(SsdStore, ReopenRecoversEverythingAndDropsUnlistedFiles) {
   other.layout = {8, 8};
   std::unique_ptr<SsdStore> mismatched;
   EXPECT_EQ(SsdStore::Open(dir, other, &mismatched).code(), Status::Code::kInvalidInput);
+}
+
+// A store records whose it is (shard and run) when created; a folder holding another shard's or
+// another run's store is refused naming the folder, never recovered as this owner's.
+TEST(SsdStore, AnotherOwnersStoreIsRefusedNamingItsFolder) {
+  const std::string dir = FreshDir("owner");
+  SsdStoreOptions shard0 = Options();
+  shard0.owner = ssd::StoreIdentity{7, 0};
+  {
+    auto store = OpenOk(dir, shard0);
+    RowBatch batch;
+    for (Key k = 0; k < 20; ++k) AppendRow(&batch, k, 1);
+    ASSERT_TRUE(store->Put(batch, 5).ok());
+  }
+  SsdStoreOptions shard1 = shard0, next_run = shard0;
+  shard1.owner = ssd::StoreIdentity{7, 1};
+  next_run.owner = ssd::StoreIdentity{8, 0};
+  for (const SsdStoreOptions& other : {shard1, next_run}) {
+    std::unique_ptr<SsdStore> store;
+    const Status status = SsdStore::Open(dir, other, &store);
+    EXPECT_EQ(status.code(), Status::Code::kInvalidInput) << status.message();
+    EXPECT_EQ(status.message().rfind(dir + ": holds ", 0), 0u) << status.message();
+    EXPECT_EQ(status.message().find('\n'), std::string::npos);
+    EXPECT_EQ(store, nullptr);
+  }
+  // Refusing changed nothing: the owner recovers it, and so does a reader naming no owner.
+  EXPECT_EQ(OpenOk(dir, shard0)->tag(), 5u);
+  EXPECT_EQ(OpenOk(dir, Options())->size(), 20u);
+}
+
+// The same through the parameter server's shard: shard 1 of the run does not recover shard 0's
+// folder (as a restarted shard would, had someone copied it over), nor a store of another run.
+TEST(SsdStore, ShardRefusesAnotherShardsOrRunsStore) {
+  const std::string dir = FreshDir("shard_owner");
+  PsOptions options;
+  options.ssd_run_id = 41;
+  std::unique_ptr<ShardCore> core;
+  ASSERT_TRUE(ShardCore::Open(options, 0, dir, &core).ok());
+  core.reset();
+  Status status = ShardCore::Open(options, 1, dir, &core);
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(status.message().find(dir + ": holds shard 0's SSD-PS, not shard 1's"),
+            std::string::npos)
+      << status.message();
+  options.ssd_run_id = 42;
+  EXPECT_EQ(ShardCore::Open(options, 0, dir, &core).code(), Status::Code::kInvalidInput);
+  options.ssd_run_id = 41;
+  EXPECT_TRUE(ShardCore::Open(options, 0, dir, &core).ok());
 }
 
 // A store with one 20-row file whose path is returned.
