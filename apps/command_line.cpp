@@ -5,6 +5,29 @@
 #include <string_view>
 
 namespace troupe {
+namespace {
+
+// $'...': the shell's quoting with C escapes, so that a line break or other control character in
+// an argument keeps the command on one line (config.textproto's header is comments).
+std::string AnsiCQuoted(const std::string& text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string quoted = "$'";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '\'') {
+      quoted += {'\\', c};
+    } else if (c == '\n' || c == '\t' || c == '\r') {
+      quoted += c == '\n' ? "\\n" : c == '\t' ? "\\t" : "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      quoted += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]};
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+}  // namespace
 
 std::string ShellWord(const std::string& text) {
   const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -12,6 +35,10 @@ std::string ShellWord(const std::string& text) {
            std::string_view("_./=:,@%+-").find(c) != std::string_view::npos;
   });
   if (plain) return text;
+  const bool control = std::any_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (control) return AnsiCQuoted(text);
   std::string quoted = "'";
   for (char c : text) {
     if (c == '\'') {

@@ -9,7 +9,8 @@
 namespace troupe {
 
 // `text` as one shell word: kept as it is when it holds only letters, digits and _ . / = : , @
-// % + -, else in single quotes.
+// % + -, in $'...' with C escapes when it holds a control character (a line break), else in
+// single quotes. Always one line.
 std::string ShellWord(const std::string& text);
 
 // "troupe ARG ..." (each argument a shell word) and troupe's version.

@@ -92,7 +92,7 @@ int RunReport(const std::vector<std::string>& run_dirs, const std::string& out_d
     std::cerr << "troupe: " << checked.message() << "\n";
     return checked.exit_code();
   }
-  RemoveStaleStaging(out.string());
+  RemoveStaleStaging(out.string(), "report");
   std::vector<std::string> argv = {FindPython(), "-B", script, "--out", out.string(), "--"};
   argv.insert(argv.end(), run_dirs.begin(), run_dirs.end());
   const int status = SpawnAndWait(argv);

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -19,10 +18,13 @@
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "runner/output_folder.hpp"
+#include "runner/run_directory.hpp"
 #include "runner/run_kind.hpp"
 
 namespace troupe {
 namespace {
+
+constexpr char kSweepCsv[] = "sweep.csv";
 
 struct Combination {
   std::vector<std::string> values;
@@ -78,7 +80,25 @@ Status CheckRunFolders(const SweepSpec& spec, const std::vector<Combination>& gr
   std::error_code ec;
   std::filesystem::create_directories(spec.out_dir, ec);
   if (ec) return Status::IoError(spec.out_dir + ": cannot create folder: " + ec.message());
+  // An earlier sweep's table no longer describes the runs about to replace its own.
+  std::filesystem::remove(spec.out_dir + "/" + kSweepCsv, ec);
   return WriteOutputMarker(OutputTarget(spec.out_dir), "sweep");
+}
+
+// sweep.csv, written whole or not at all: under a temporary name (named in the folder's marker,
+// so that a sweep killed meanwhile leaves a folder the next one takes for troupe's), then renamed.
+Status WriteSweepCsv(const std::string& out_dir, const std::string& csv) {
+  const std::string folder = OutputTarget(out_dir);
+  const std::string partial = std::string(kSweepCsv) + ".tmp";
+  if (Status s = WriteOutputFile(folder, partial, csv); !s.ok()) return s;
+  std::error_code ec;
+  std::filesystem::rename(folder + "/" + partial, folder + "/" + kSweepCsv, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(folder + "/" + partial, ignored);
+    return Status::IoError(folder + "/" + kSweepCsv + ": cannot write: " + ec.message());
+  }
+  return WriteOutputMarker(folder, "sweep");
 }
 
 Status PlanCombination(const SweepSpec& spec, Combination* c) {
@@ -284,17 +304,17 @@ Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   if (!failure.ok()) return failure;
   progress.Finish(finished);
   if (spec.out_dir.empty()) return Status::Ok();
-  const std::string csv_path = spec.out_dir + "/sweep.csv";
-  std::ofstream(csv_path + ".tmp") << SweepCsv(spec.axes, *rows);
-  std::error_code ec;
-  std::filesystem::rename(csv_path + ".tmp", csv_path, ec);
-  if (ec) return Status::IoError(csv_path + ": cannot write: " + ec.message());
-  return WriteOutputMarker(OutputTarget(spec.out_dir), "sweep");
+  return WriteSweepCsv(spec.out_dir, SweepCsv(spec.axes, *rows));
 }
 
 std::string SweepCsv(const std::vector<SweepAxis>& axes, const std::vector<SweepRow>& rows) {
+  // Swept values are the user's text (a path, a name): quoted where they hold a comma, a quote
+  // or a line break, as `troupe report` reads them.
   std::string out;
-  for (const SweepAxis& axis : axes) out += axis.field + ",";
+  for (const SweepAxis& axis : axes) {
+    AppendCsvField(axis.field, &out);
+    out += ',';
+  }
   out += "seed";
   if (!rows.empty()) {
     for (const RunMetric& m : rows.front().metrics) {
@@ -304,14 +324,17 @@ std::string SweepCsv(const std::vector<SweepAxis>& axes, const std::vector<Sweep
   }
   out += ",run_dir\n";  // last: `troupe report SWEEP_DIR` draws the runs in this order
   for (const SweepRow& r : rows) {
-    for (const std::string& v : r.values) out += v + ",";
+    for (const std::string& v : r.values) {
+      AppendCsvField(v, &out);
+      out += ',';
+    }
     out += std::to_string(r.seed);
     for (const RunMetric& m : r.metrics) {
       out += ',';
       out += Fixed(m.value, m.csv_decimals);
     }
     out += ',';
-    out += r.run_dir;
+    AppendCsvField(r.run_dir, &out);
     out += "\n";
   }
   return out;

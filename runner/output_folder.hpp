@@ -7,6 +7,10 @@
 // that marker and every entry in it is either named by the marker or is itself troupe's (a sweep
 // holds run directories; a run directory may hold its report). A file a user added, a folder
 // without the marker or a symbolic link makes the folder the user's.
+//
+// A folder troupe is still writing stays troupe's at every moment: each file is named in the
+// marker before it is created (NameInOutputMarker), and a marker is rewritten by renaming a new
+// one over it, so a process killed at any point leaves a folder the next run can tell for troupe's.
 #pragma once
 
 #include <string>
@@ -19,9 +23,10 @@ namespace troupe {
 inline constexpr char kOutputMarker[] = ".troupe-output";
 
 // Ok when troupe may write its output folder at `path`: the path names a folder (not "", "." or
-// ".."), is not the current directory nor one of its ancestors, and either does not exist yet
-// and can be created (its nearest existing ancestor is a writable folder) or is an empty folder
-// or a troupe folder.
+// ".."), fits the system's limits (PATH_MAX, NAME_MAX for each part), is not the current
+// directory nor one of its ancestors, is not inside a kernel file system (/proc, /sys), and
+// either does not exist yet and can be created (its nearest existing ancestor is a writable
+// folder) or is an empty folder or a troupe folder.
 // Otherwise InvalidInput "WHAT PATH: why", where `what` names the flag or field ("--out",
 // "configs/x.textproto: run.out_dir").
 Status CheckOutputFolder(const std::string& path, const std::string& what);
@@ -33,8 +38,13 @@ bool IsTroupeFolder(const std::string& path);
 // `entries`.
 std::string OutputMarkerText(const std::string& kind, const std::vector<std::string>& entries);
 
-// Writes the marker into `folder`, naming every entry it holds now.
+// Writes the marker into `folder`, naming every entry it holds now. An existing marker is replaced
+// whole (a new one renamed over it), never left half-written.
 Status WriteOutputMarker(const std::string& folder, const std::string& kind);
+
+// Adds `name` to the marker of `folder` (which has one): called before troupe creates `name`
+// there, so that the folder is troupe's even if the process dies while writing it.
+Status NameInOutputMarker(const std::string& folder, const std::string& name);
 
 // The folder `path` names: "runs/x/" and "runs/x/." are runs/x.
 std::string OutputTarget(const std::string& path);
@@ -45,9 +55,12 @@ std::string OutputTarget(const std::string& path);
 Status ResetScratchFolder(const std::string& path, const std::string& kind,
                           const std::string& what);
 
-// Removes the `PATH.tmp-PID` staging folders and `PATH.old-PID` set-aside folders that troupe
-// processes no longer alive left beside `path` (a run killed mid-way). An old folder whose
-// target has gone is moved back instead. Only folders carrying the marker are touched.
-void RemoveStaleStaging(const std::string& path);
+// Cleans up after troupe processes no longer alive that wrote `path` (a folder of `kind`: "run",
+// "report") and were killed mid-way. A `PATH.tmp-PID` staging folder is removed when it is a troupe
+// folder (everything in it named by its marker), or holds nothing but a marker cut short (the
+// process died writing it). A `PATH.old-PID` set-aside folder is moved back onto `path` if that
+// has gone, else removed, but only when it is a complete troupe folder of `kind` (its marker says
+// `kind`, names every entry it holds, and every entry it names is there). Anything else is left.
+void RemoveStaleStaging(const std::string& path, const std::string& kind);
 
 }  // namespace troupe

@@ -85,13 +85,15 @@ Status CheckRunDirectory(const std::string& out_dir) {
 }
 
 Status PrepareStagingDirectory(const std::string& out_dir) {
-  RemoveStaleStaging(out_dir);
+  RemoveStaleStaging(out_dir, "run");
   const fs::path staging = StagingDirectory(out_dir);
   std::error_code ec;
   fs::create_directories(staging, ec);
-  if (ec) return Status::IoError(staging.string() + ": cannot create folder: " + ec.message());
   // Marked at once, so that a later run can tell this folder for troupe's if this process dies.
-  return WriteOutputMarker(staging.string(), "staging");
+  Status status = ec ? Status::IoError(staging.string() + ": cannot create folder: " + ec.message())
+                     : WriteOutputMarker(staging.string(), "staging");
+  if (!status.ok()) fs::remove_all(staging, ec);  // a full disk leaves no empty marker behind
+  return status;
 }
 
 Status StageFile(const std::string& out_dir, const std::string& name,
@@ -100,8 +102,20 @@ Status StageFile(const std::string& out_dir, const std::string& name,
   std::error_code ec;
   Status status = Status::Ok();
   if (!fs::is_directory(staging, ec)) status = PrepareStagingDirectory(out_dir);
+  // Named before it exists: the staging folder is troupe's at every moment.
+  if (status.ok()) status = NameInOutputMarker(staging.string(), name);
   if (status.ok()) status = WriteChunks(staging / name, next);
   if (!status.ok()) fs::remove_all(staging, ec);
+  return status;
+}
+
+Status WriteOutputFile(const std::string& folder, const std::string& name,
+                       const std::string& content) {
+  const fs::path path = fs::path(folder) / name;
+  Status status = NameInOutputMarker(folder, name);
+  if (status.ok()) status = WriteFile(path, content);
+  std::error_code ec;
+  if (!status.ok()) fs::remove(path, ec);  // nothing cut short is left looking like a result
   return status;
 }
 
@@ -118,6 +132,7 @@ Status CommitRunDirectory(const std::string& out_dir, const std::vector<NamedFil
   Status status = Status::Ok();
   if (!fs::is_directory(staging, ec)) status = PrepareStagingDirectory(out_dir);
   for (const NamedFile& f : files) {
+    if (status.ok()) status = NameInOutputMarker(staging.string(), f.name);
     if (status.ok()) status = WriteFile(staging / f.name, f.content);
   }
   if (status.ok()) status = WriteOutputMarker(staging.string(), "run");

@@ -1,8 +1,11 @@
 // Writing a run directory all at once: every kind of run (cluster, parameter server, OASiS) stages
 // its files in `<out_dir>.tmp-<pid>` and then renames that folder onto out_dir, so a failed run
-// leaves no half-written output. An existing out_dir is replaced only when troupe wrote it
-// (runner/output_folder.hpp): it is set aside first and restored if the rename fails. Anything
-// else at out_dir is refused, never replaced.
+// leaves no half-written output: every write is checked, and a run that fails (a full disk
+// included) removes its staging folder. Each file is named in the staging folder's marker before
+// it is written, so that the folder of a run killed at any moment is troupe's and the next run
+// beside it removes it (runner/output_folder.hpp). An existing out_dir is replaced only when
+// troupe wrote it: it is set aside first and restored if the rename fails. Anything else at
+// out_dir is refused, never replaced.
 #pragma once
 
 #include <functional>
@@ -36,6 +39,12 @@ Status PrepareStagingDirectory(const std::string& out_dir);
 // names the path.
 Status StageFile(const std::string& out_dir, const std::string& name,
                  const std::function<bool(std::string* chunk)>& next);
+
+// Writes `content` to `folder`/`name`, naming it in the folder's marker first (the folder has one)
+// so that the folder stays troupe's while the file is written. Every write is checked; on failure
+// the file is removed and the error names its path.
+Status WriteOutputFile(const std::string& folder, const std::string& name,
+                       const std::string& content);
 
 // Writes `files` into the staging folder (created with its parents; what a run already staged
 // there is kept) and moves it onto out_dir. On failure the staging folder is removed.

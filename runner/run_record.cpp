@@ -3,26 +3,55 @@
 #include <google/protobuf/text_format.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "runner/run_directory.hpp"
 
 namespace troupe {
+namespace {
+
+// `text` on one comment line: a line break would end the comment and leave the rest to be read as
+// config, so control characters are written as C escapes (\n, \r, \t, \xHH).
+std::string OneLine(const std::string& text) {
+  std::string line;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      line += c;
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      line += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]};
+    }
+  }
+  return line;
+}
+
+}  // namespace
 
 std::string RunRecordText(const config::RunConfig& cfg, const RunProvenance& provenance) {
   std::string text =
       "# The config this run was planned from, every --set, --seed, --out and "
       "--fault applied.\n";
   text += "# troupe ";
-  text += provenance.version.empty() ? std::string("(version unknown)") : provenance.version;
+  text +=
+      provenance.version.empty() ? std::string("(version unknown)") : OneLine(provenance.version);
   text += "\n";
-  if (!provenance.command_line.empty()) text += "# command: " + provenance.command_line + "\n";
+  if (!provenance.command_line.empty()) {
+    text += "# command: " + OneLine(provenance.command_line) + "\n";
+  }
   std::error_code ec;
   const std::string folder = std::filesystem::current_path(ec).string();
-  if (!ec) text += "# started in: " + folder + " (relative paths below are taken from there)\n";
+  if (!ec) {
+    text += "# started in: " + OneLine(folder) + " (relative paths below are taken from there)\n";
+  }
   text += "# Run it again: troupe run <this file> --out <another folder>\n\n";
+  // Strings in protobuf's escapes (a line break as \n, other bytes in octal): they read back as
+  // they were, whatever they hold.
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetUseUtf8StringEscaping(false);
   std::string body;
-  google::protobuf::TextFormat::PrintToString(cfg, &body);
+  printer.PrintToString(cfg, &body);
   return text + body;
 }
 
@@ -32,13 +61,11 @@ Status StageRunRecord(const std::string& out_dir, const config::RunConfig& cfg,
   // earlier process that had the same id and was killed.
   std::error_code ec;
   std::filesystem::remove_all(StagingDirectory(out_dir), ec);
-  if (Status s = PrepareStagingDirectory(out_dir); !s.ok()) return s;
-  const std::string path = StagingDirectory(out_dir) + "/" + kRunRecordFile;
-  std::ofstream file(path, std::ios::binary);
-  file << RunRecordText(cfg, provenance);
-  file.close();
-  if (!file) return Status::IoError(path + ": cannot write");
-  return Status::Ok();
+  std::string text = RunRecordText(cfg, provenance);
+  return StageFile(out_dir, kRunRecordFile, [&text](std::string* chunk) {
+    chunk->swap(text);
+    return false;
+  });
 }
 
 }  // namespace troupe

@@ -1,7 +1,5 @@
 #include "runner/cluster/node_counters.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <tuple>
 
@@ -42,16 +40,11 @@ std::string NodesCsv(const std::vector<NodeCounters>& nodes) {
 }
 
 Status StageNodesCsv(const std::string& out_dir, const std::vector<NodeCounters>& nodes) {
-  const std::string staging = StagingDirectory(out_dir);
-  if (!std::filesystem::exists(staging)) {
-    if (Status s = PrepareStagingDirectory(out_dir); !s.ok()) return s;
-  }
-  const std::string path = staging + "/nodes.csv";
-  std::ofstream file(path, std::ios::binary);
-  file << NodesCsv(nodes);
-  file.close();
-  if (!file) return Status::IoError(path + ": cannot write");
-  return Status::Ok();
+  std::string csv = NodesCsv(nodes);
+  return StageFile(out_dir, "nodes.csv", [&csv](std::string* chunk) {
+    chunk->swap(csv);
+    return false;
+  });
 }
 
 }  // namespace troupe

@@ -135,8 +135,8 @@ std::string PsFaultsCsv(const std::vector<PsFaultRecord>& faults) {
   for (const PsFaultRecord& r : faults) {
     std::string detail = "\"";  // quoted: details hold commas
     for (const char c : r.detail) detail += c == '"' ? std::string("\"\"") : std::string(1, c);
-    out += G(r.at_s) + "," + I(r.node) + "," + r.fault + "," + r.event + "," + I(r.step) + "," +
-           I(r.count) + "," + detail + "\"\n";
+    out += G(r.at_s) + "," + I(r.node) + "," + CsvField(r.fault) + "," + CsvField(r.event) + "," +
+           I(r.step) + "," + I(r.count) + "," + detail + "\"\n";
   }
   return out;
 }

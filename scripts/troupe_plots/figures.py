@@ -4,13 +4,14 @@ Each function draws one figure, saves it as a PNG at `path` and returns a captio
 there was nothing to draw, with the reason in the caption instead).
 """
 
+import os
 from collections import namedtuple
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 
-from . import series
+from . import output_folder, series
 
 DPI = 100
 RUN_COLOURS = plt.get_cmap("tab10").colors
@@ -24,6 +25,7 @@ plt.rcParams.update({
 
 
 def save(figure, path):
+    output_folder.name_entry(os.path.dirname(path) or ".", os.path.basename(path))
     # No "Software" tag: the bytes depend on the inputs only, not on the matplotlib version.
     figure.savefig(path, dpi=DPI, metadata={"Software": None})
     plt.close(figure)

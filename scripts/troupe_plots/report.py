@@ -97,6 +97,7 @@ def draw(runs, folder, swept=()):
     if caption:
         overview = {"file": CDF_FILE, "alt": "JCT CDF", "caption": caption}
     page = html_report.page(folder, runs, sections, overview, [], sweep_blocks)
+    output_folder.name_entry(folder, "report.html")
     with open(os.path.join(folder, "report.html"), "w", encoding="utf-8") as file:
         file.write(page)
     return notes
@@ -107,7 +108,8 @@ def sweep_block(sweep, folder):
     stem = file_stem(sweep.name)
     spreads = sweep.spreads()
     csv_name = f"{stem}-sweep.csv"
-    with open(os.path.join(folder, csv_name), "w", encoding="utf-8") as file:
+    output_folder.name_entry(folder, csv_name)
+    with open(os.path.join(folder, csv_name), "w", encoding="utf-8", newline="") as file:
         file.write(sweeps.spread_csv(sweep, spreads))
     drawn, notes = sweep_figures.draw_all(sweep, spreads, folder, stem)
     same = sweep_figures.constant_figures(sweep)

@@ -7,6 +7,8 @@ seed; each figure is summarised over them as n, mean, sample standard deviation,
 95% confidence interval of the mean (Student's t with n - 1 degrees of freedom).
 """
 
+import csv
+import io
 import math
 import os
 from dataclasses import dataclass
@@ -103,17 +105,22 @@ def expand(paths):
 
 def read_sweep(path, name):
     table = os.path.join(path, SWEEP_TABLE)
-    with open(table, encoding="utf-8") as file:
-        header = file.readline().rstrip("\n").split(",")
-        if "run_dir" not in header:
-            raise InputError(table, 1, "has no run_dir column (an older troupe wrote it): "
-                             "pass the sweep's run folders instead")
-        if "seed" not in header or header[-1] != "run_dir":
-            raise InputError(table, 1, "expected the swept fields, seed, the figures and run_dir")
-        seed = header.index("seed")
-        axes, metrics = header[:seed], header[seed + 1:-1]
-        rows = [read_row(table, number, line.rstrip("\n").split(","), header, seed)
-                for number, line in enumerate(file, start=2)]
+    # csv, not split(","): swept values are quoted where they hold a comma, a quote or a line break.
+    with open(table, encoding="utf-8", newline="") as file:
+        reader = csv.reader(file)
+        try:
+            header = next(reader, [])
+            if "run_dir" not in header:
+                raise InputError(table, 1, "has no run_dir column (an older troupe wrote it): "
+                                 "pass the sweep's run folders instead")
+            if "seed" not in header or header[-1] != "run_dir":
+                raise InputError(table, 1,
+                                 "expected the swept fields, seed, the figures and run_dir")
+            seed = header.index("seed")
+            axes, metrics = header[:seed], header[seed + 1:-1]
+            rows = [read_row(table, reader.line_num, fields, header, seed) for fields in reader]
+        except csv.Error as error:
+            raise InputError(table, reader.line_num, f"not CSV: {error}") from None
     if not rows:
         raise InputError(table, 2, "holds no run")
     return Sweep(path, name, axes, metrics, rows)
@@ -182,15 +189,18 @@ def t_quantile_975(df):
 def spread_csv(sweep, spreads):
     """One row a combination and figure, in sweep.csv's units: the swept fields, figure, n, mean,
     sd, min, max, ci95_low, ci95_high (sd and the interval empty for a single seed)."""
-    lines = [",".join(sweep.axes + ["figure", "n", "mean", "sd", "min", "max", "ci95_low",
-                                    "ci95_high"])]
+    out = io.StringIO()
+    # Quoted where a swept value holds a comma, a quote or a line break, as sweep.csv is.
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(sweep.axes + ["figure", "n", "mean", "sd", "min", "max", "ci95_low",
+                                  "ci95_high"])
     for values, by_metric in spreads:
         for metric in sweep.metrics:
             s = by_metric[metric]
             numbers = [s.mean, s.sd, s.low, s.high, s.ci_low, s.ci_high]
-            lines.append(",".join(list(values) + [metric, str(s.n)] + [
-                "" if math.isnan(v) else f"{v:.10g}" for v in numbers]))
-    return "\n".join(lines) + "\n"
+            writer.writerow(list(values) + [metric, str(s.n)] + [
+                "" if math.isnan(v) else f"{v:.10g}" for v in numbers])
+    return out.getvalue()
 
 
 def significant(value, reference, digits=4):

@@ -2,9 +2,11 @@
 // folder only when troupe wrote it (runner/output_folder.hpp), refuse anything else with exit
 // status 2 before running, and clean up the staging folders of killed runs.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 
 #include "runner/output_folder.hpp"
@@ -45,6 +47,49 @@ class OutputSafety : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(folder)) names.push_back(e.path().filename());
     std::sort(names.begin(), names.end());
     return names;
+  }
+
+  // A process id no process has any more.
+  static pid_t DeadPid() {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0);
+    return child;
+  }
+
+  // Runs troupe with no file it writes allowed past `max_bytes`: a disk that fills up.
+  static ProcessResult RunOnAFullDisk(const std::vector<std::string>& args, rlim_t max_bytes) {
+    std::vector<std::string> words = {TROUPE_BINARY};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    int out[2], err[2];
+    if (::pipe(out) != 0 || ::pipe(err) != 0) return {};
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG, like ENOSPC
+      const rlimit limit = {max_bytes, max_bytes};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      ::dup2(out[1], 1);
+      ::dup2(err[1], 2);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    ::close(err[1]);
+    auto drain = [](int fd) {
+      std::string text;
+      char buf[4096];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, n);
+      ::close(fd);
+      return text;
+    };
+    ProcessResult result;
+    result.err = drain(err[0]);  // one line, or little more: never fills the pipe
+    result.out = drain(out[0]);
+    result.exit_code = WaitForExit(child);
+    return result;
   }
 
   std::string dir_;
@@ -94,18 +139,147 @@ TEST_F(OutputSafety, UnusableOutPathsAreRefusedBeforeTheRun) {
 }
 
 TEST_F(OutputSafety, AKilledRunsStagingFolderIsRemovedByTheNextRun) {
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  ASSERT_GT(child, 0);
-  ::waitpid(child, nullptr, 0);  // a process id no process has any more
-  const std::string stale = dir_ + "/run.tmp-" + std::to_string(child);
-  fs::create_directories(stale + "/ssd");
-  WriteFile(stale + "/" + kOutputMarker, OutputMarkerText("staging", {}));
-  const std::string unmarked = dir_ + "/run.tmp-" + std::to_string(child + 1000000);
+  const pid_t dead = DeadPid();
+  const std::string stale = dir_ + "/run.tmp-" + std::to_string(dead);
+  fs::create_directories(stale);
+  WriteFile(stale + "/" + kOutputMarker, OutputMarkerText("staging", {"config.textproto"}));
+  WriteFile(stale + "/config.textproto", "cut sho");
+  // Killed (or out of disk) while writing its marker: nothing but the marker, cut short.
+  const std::string empty_marker = dir_ + "/run.tmp-" + std::to_string(dead + 1000000);
+  fs::create_directories(empty_marker);
+  WriteFile(empty_marker + "/" + kOutputMarker, "");
+  const std::string cut_marker = dir_ + "/run.tmp-" + std::to_string(dead + 2000000);
+  fs::create_directories(cut_marker);
+  WriteFile(cut_marker + "/" + kOutputMarker, "troupe outp");
+  const std::string unmarked = dir_ + "/run.tmp-" + std::to_string(dead + 3000000);
   fs::create_directories(unmarked);  // not marked: somebody else's, kept
   ASSERT_EQ(Run(dir_ + "/run").exit_code, 0);
   EXPECT_FALSE(fs::exists(stale));
+  EXPECT_FALSE(fs::exists(empty_marker));
+  EXPECT_FALSE(fs::exists(cut_marker));
   EXPECT_TRUE(fs::exists(unmarked));
+}
+
+// A marker says nothing of the files beside it: a leftover holding a user's file is neither
+// removed nor moved onto the run directory, whatever its marker says.
+TEST_F(OutputSafety, LeftoversHoldingAUsersFileAreNeverTouched) {
+  const pid_t dead = DeadPid();
+  const std::string staging = dir_ + "/run.tmp-" + std::to_string(dead);
+  fs::create_directories(staging);
+  WriteFile(staging + "/" + kOutputMarker, OutputMarkerText("staging", {}));
+  WriteFile(staging + "/NOTES.txt", "mine");
+  // A folder of the user's with a marker forged to name its files, and one without a marker.
+  const std::string forged = dir_ + "/run.old-" + std::to_string(dead + 1000000);
+  fs::create_directories(forged);
+  WriteFile(forged + "/" + kOutputMarker, OutputMarkerText("run", {"NOTES.txt"}));
+  WriteFile(forged + "/NOTES.txt", "mine too");
+  const std::string plain = dir_ + "/run.old-" + std::to_string(dead + 2000000);
+  fs::create_directories(plain);
+  WriteFile(plain + "/NOTES.txt", "and mine");
+  for (int i = 0; i < 2; ++i) {  // the second run replaces the first
+    const ProcessResult r = Run(dir_ + "/run");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_EQ(ReadFile(staging + "/NOTES.txt"), "mine");
+  EXPECT_EQ(ReadFile(forged + "/NOTES.txt"), "mine too");
+  EXPECT_EQ(ReadFile(plain + "/NOTES.txt"), "and mine");
+  EXPECT_FALSE(fs::exists(dir_ + "/run/NOTES.txt"));
+  EXPECT_TRUE(fs::exists(dir_ + "/run/jobs.csv"));
+  // A run directory troupe set aside and could not put back is put back by the next run.
+  fs::rename(dir_ + "/run", dir_ + "/run.old-" + std::to_string(dead + 3000000));
+  const ProcessResult again = Run(dir_ + "/run");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/run.old-" + std::to_string(dead + 3000000)));
+}
+
+// A full disk (every file limited to a few bytes): one line, exit status 1, and nothing left
+// behind, not even the staging folder's marker.
+TEST_F(OutputSafety, AFullDiskLeavesNoStagingFolder) {
+  const auto before = Entries(dir_);
+  for (rlim_t bytes : {0, 40}) {  // the marker cannot be written; the marker but no file
+    const ProcessResult r =
+        RunOnAFullDisk({"run", config_, "--quiet", "--out", dir_ + "/run"}, bytes);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+    EXPECT_EQ(Entries(dir_), before) << r.err;
+  }
+}
+
+// The disk fills after the runs, while sweep.csv is written: the sweep fails, and no sweep.csv
+// cut short is left to be taken for its results.
+TEST_F(OutputSafety, ASweepWhoseTableCannotBeWrittenFails) {
+  const std::string out = dir_ + "/sweep";
+  const std::vector<std::string> args = {"sweep",   config_,  "--over", "scheduler.mechanism=tune",
+                                         "--seeds", "1-60",   "--out",  out,
+                                         "--quiet", "--jobs", "4"};
+  // Room for every file of a run (and the folder's marker), not for the table of 60 runs.
+  const ProcessResult r = RunOnAFullDisk(args, 2048);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("sweep.csv"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out + "/sweep.csv"));
+  EXPECT_FALSE(fs::exists(out + "/sweep.csv.tmp"));
+  EXPECT_TRUE(IsTroupeFolder(out));
+  // With room, the same sweep writes it.
+  const ProcessResult ok = RunTroupe(args);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ReadCsv(out + "/sweep.csv").size(), 60u);
+}
+
+// A sweep killed mid-way leaves a folder the next sweep into it takes for troupe's, unless a
+// user added a file to it.
+TEST_F(OutputSafety, ASweepKilledMidwayIsRerunIntoTheSameFolder) {
+  // Long enough runs that the sweep is found mid-run.
+  WriteFile(config_,
+            "cluster { servers { count: 1 gpus: 4 cpus: 12 memory_gb: 200 } }\n"
+            "workload { generator { jobs_per_hour: 60 num_jobs: 10000 } }\n");
+  const std::string out = dir_ + "/sweep";
+  const std::vector<std::string> args = {"sweep",   config_,  "--over", "scheduler.mechanism=tune",
+                                         "--seeds", "1-3",    "--out",  out,
+                                         "--quiet", "--jobs", "1"};
+  std::vector<std::string> argv = {TROUPE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const int pid = SpawnWithLogs(argv, dir_ + "/stdout", dir_ + "/stderr");
+  ASSERT_GT(pid, 0);
+  // Killed once a run has staged a file (its config.textproto): staging folders hold files then.
+  std::string staging;
+  while (staging.empty() && ::waitpid(pid, nullptr, WNOHANG) == 0) {
+    std::error_code ec;
+    for (fs::directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().string().find(".tmp-") != std::string::npos &&
+          fs::exists(it->path() / "config.textproto", ec)) {
+        staging = it->path().string();
+      }
+    }
+  }
+  ::kill(pid, SIGKILL);
+  WaitForExit(pid);
+  ASSERT_FALSE(staging.empty()) << "the sweep ended before it could be killed";
+  WriteFile(staging + "/NOTES.txt", "mine");
+  ExpectRefused(RunTroupe(args), "was not written by troupe");
+  EXPECT_EQ(ReadFile(staging + "/NOTES.txt"), "mine");
+  fs::remove(staging + "/NOTES.txt");
+  const ProcessResult again = RunTroupe(args);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(ReadCsv(out + "/sweep.csv").size(), 3u);
+  EXPECT_FALSE(fs::exists(staging));
+  EXPECT_TRUE(IsTroupeFolder(out));
+}
+
+// Paths no folder can have are refused up front, naming the flag.
+TEST_F(OutputSafety, PathsNoFolderCanHaveAreRefused) {
+  const auto before = Entries(dir_);
+  ExpectRefused(Run(dir_ + "/" + std::string(5000, 'a')), "too long");
+  ExpectRefused(Run(dir_ + "/" + std::string(300, 'b') + "/run"), "too long");
+  ExpectRefused(Run(dir_ + "/" + std::string(250, 'c')), "too long");  // no room for .tmp-PID
+  EXPECT_EQ(Entries(dir_), before);
+  ExpectRefused(Run("/proc/self/x"), "/proc");
+  ExpectRefused(Run("/proc/version/x"), "/proc");
+  ExpectRefused(Run("/sys/troupe-run"), "/sys");
+  ExpectRefused(
+      RunTroupe({"sweep", config_, "--over", "scheduler.mechanism=tune", "--out", "/proc/self/x"}),
+      "--out /proc/self/x");
 }
 
 TEST_F(OutputSafety, SweepFolderNamesNeverLeaveTheSweep) {

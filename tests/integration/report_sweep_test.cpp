@@ -144,6 +144,26 @@ TEST_F(ReportSweep, ARealSweepGroupsItsRunsBySweptValue) {
       << "the comparison comes before the runs";
 }
 
+// Swept values are a user's text: a quote or a line break in one is quoted in sweep.csv (and in
+// the report's NAME-sweep.csv), and the report reads it back.
+TEST_F(ReportSweep, SweptValuesWithQuotesAndLineBreaksReadBack) {
+  const std::string sweep = dir_ + "/names";
+  ProcessResult swept = RunTroupe(
+      {"sweep", SourcePath("configs/default.textproto"), "--over",
+       "cluster.servers[0].name=x\"y,p\nq", "--set", "workload.generator.num_jobs=20", "--set",
+       "run.measure_first_job=0", "--set", "run.measure_last_job=19", "--out", sweep, "--quiet"});
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  const std::string csv = ReadFile(sweep + "/sweep.csv");
+  EXPECT_EQ(csv.find("cluster.servers[0].name,seed,"), 0u) << csv;
+  EXPECT_NE(csv.find("\n\"x\"\"y\","), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n\"p\nq\","), std::string::npos) << csv;
+  ProcessResult r = RunTroupe({"report", sweep});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string spreads = ReadFile(sweep + "/report/names-sweep.csv");
+  EXPECT_NE(spreads.find("\n\"x\"\"y\",jct_mean_s,1,"), std::string::npos) << spreads;
+  EXPECT_NE(spreads.find("\n\"p\nq\",jct_mean_s,1,"), std::string::npos) << spreads;
+}
+
 TEST_F(ReportSweep, AFigureThatIsNotANumberIsNamedWithItsLine) {
   const std::string sweep = dir_ + "/bad";
   fs::create_directories(sweep + "/m-p_seed-1");

@@ -91,6 +91,25 @@ TEST(RunRecord, ASweepOverAServerGroupRecordsEachPoint) {
   }
 }
 
+// A line break in a --set string, and in the name of the folder the run started in (both in the
+// record's header), still leaves a record that replays.
+TEST(RunRecord, LineBreaksInSetsAndFoldersStillReplay) {
+  const std::string dir = FreshDir("record-line-breaks");
+  const std::string started_in = dir + "/a\nfolder";
+  fs::create_directories(started_in);
+  const fs::path here = fs::current_path();
+  fs::current_path(started_in);
+  ProcessResult r = RunTroupe({"run", SourcePath("tests/data/edges/cluster.textproto"), "--set",
+                               "cluster.servers[0].name=a\nb'c", "--out", dir + "/run", "--quiet"});
+  fs::current_path(here);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string record = ReadFile(dir + "/run/config.textproto");
+  EXPECT_TRUE(Has(record, "name: \"a\\nb\\'c\"")) << record;
+  EXPECT_TRUE(Has(record, "--set $'cluster.servers[0].name=a\\nb\\'c'")) << record;
+  EXPECT_TRUE(Has(record, "# started in: " + dir + "/a\\nfolder ")) << record;
+  ExpectReplays(dir + "/run", dir + "/again", {"jobs.csv", "rounds.csv"});
+}
+
 TEST(RunRecord, ValidateTakesSetsAndIndexesAreChecked) {
   const std::string config = SourcePath("tests/data/edges/cluster.textproto");
   ProcessResult r = RunTroupe({"validate", config, "--set", "cluster.servers[0].count=5"});

@@ -32,6 +32,24 @@ TEST(RunRecord, ReadsBackAsTheConfigThatRan) {
   EXPECT_NE(text.find("# command: troupe run --set 'a=b c'\n"), std::string::npos) << text;
 }
 
+// A line break in a string, in the command line or in the folder's name must not end a comment
+// line of the header and leave the rest to be read as config.
+TEST(RunRecord, LineBreaksAnywhereStillReadBack) {
+  config::RunConfig cfg;
+  cfg.mutable_cluster()->add_servers()->set_name("a\nb\"c\\d'e\x01\xff");
+  cfg.mutable_run()->set_out_dir("runs/x\ny");
+  const std::string text =
+      RunRecordText(cfg, {"1.2\n3", "troupe run --set 'cluster.servers[0].name=a\nb'\r\n x"});
+  config::RunConfig back;
+  Status s = ParseConfigText(text, "config.textproto", &back);
+  ASSERT_TRUE(s.ok()) << s.message() << "\n" << text;
+  EXPECT_EQ(back.SerializeAsString(), cfg.SerializeAsString()) << text;
+  EXPECT_NE(text.find("# command: troupe run --set 'cluster.servers[0].name=a\\nb'\\r\\n x\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# troupe 1.2\\n3\n"), std::string::npos) << text;
+}
+
 TEST(RunRecord, AnUnknownVersionIsSaidSo) {
   const std::string text = RunRecordText(config::RunConfig{}, {});
   EXPECT_NE(text.find("# troupe (version unknown)\n"), std::string::npos) << text;
