@@ -214,6 +214,10 @@ struct SchedulerState {
   std::unordered_map<caf::actor_addr, int32_t> server_of_actor;
   std::vector<bool> server_up;
   std::vector<double> server_back_at_s;  // a down server restarts then; -1: never (lost for good)
+  // Jobs admitted since the last round was planned, and what survived when the whole queue was
+  // last asked whether the mechanism can ever place its jobs (FailJobsThatNoLongerFit).
+  std::vector<int64_t> unchecked_arrivals;
+  scheduling::SurvivingGpus fit_checked;
   // Measurement window.
   int64_t measured_arrived = 0;
   int64_t measured_ended = 0;  // finished or failed

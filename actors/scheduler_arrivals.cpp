@@ -64,6 +64,7 @@ std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
     t.record.measured = IsMeasured(st.options, s.job_id);
     if (t.record.measured) ++st.measured_arrived;
     st.queue.push_back(s.job_id);
+    st.unchecked_arrivals.push_back(s.job_id);
     ++st.queued;
     Touch(st, s.job_id);
     TrackedJob& admitted = st.jobs.emplace(s.job_id, std::move(t)).first->second;

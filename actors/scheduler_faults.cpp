@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "actors/scheduler_internal.hpp"
-#include "emulation/run_invariants.hpp"
 #include "messages/atoms.hpp"
 #include "runtime/counted_send.hpp"
 
@@ -168,29 +167,38 @@ void OnServerUp(Self* self, ServerUp& up) {
 
 void FailJobsThatNoLongerFit(Self* self) {
   SchedulerState& st = self->state;
-  int32_t surviving_gpus = 0;
-  size_t lost = 0;
+  scheduling::SurvivingGpus surviving;
+  surviving.of_type.assign(st.ledger->type_count(), 0);
+  surviving.servers = static_cast<int32_t>(st.server_up.size());
   for (size_t s = 0; s < st.server_up.size(); ++s) {
     if (!st.server_up[s] && st.server_back_at_s[s] < 0) {
-      ++lost;
+      ++surviving.servers_lost;
     } else {
-      surviving_gpus += st.cluster.specs[s].gpus;
+      surviving.of_type[st.ledger->shape(static_cast<int32_t>(s)).gpu_type] +=
+          st.cluster.specs[s].gpus;
+      surviving.total += st.cluster.specs[s].gpus;
     }
   }
-  if (lost == 0) return;  // a run that lost nothing for good: not a single change
-  // Placement spreads a job over as many servers as it takes, so only the GPU count matters: the
-  // CPUs and memory of a GPU-proportional share always fit an empty server.
-  for (int64_t id : st.queue) {
+  // Only the new arrivals, unless what survives changed since the queue was last asked.
+  std::vector<int64_t> arrivals = std::move(st.unchecked_arrivals);
+  st.unchecked_arrivals.clear();
+  const bool whole_queue = surviving != st.fit_checked;
+  if (whole_queue) st.fit_checked = surviving;
+  bool failed = false;
+  for (int64_t id : whole_queue ? st.queue : arrivals) {
     auto it = st.jobs.find(id);
     if (it == st.jobs.end()) continue;  // erased already
     TrackedJob& job = it->second;
-    if (job.done || job.view.gpus <= surviving_gpus) continue;
-    RecordFailed(self, job,
-                 fmt::format("needs {} GPU{}; {} survive ({} of {} {}", job.view.gpus,
-                             job.view.gpus == 1 ? "" : "s", surviving_gpus, lost,
-                             st.server_up.size(), kNoLongerFits));
+    if (job.done) continue;
+    const std::string why = st.mechanism->WhyNeverPlaced(job.view.gpus, surviving);
+    if (why.empty()) continue;
+    RecordFailed(
+        self, job,
+        fmt::format("needs {} GPU{}; {}", job.view.gpus, job.view.gpus == 1 ? "" : "s", why));
+    failed = true;
   }
-  EraseDoneJobs(st);
+  // A run that lost nothing for good and fails nothing: not a single change.
+  if (failed || surviving.servers_lost > 0) EraseDoneJobs(st);
 }
 
 void ArmGrace(Self* self) {

@@ -140,8 +140,10 @@ void OnFaultNotice(Self* self, const FaultNotice& notice);
 void OnJobRespawned(Self* self, JobRespawned& respawned);
 void OnServerNotice(Self* self, const ServerNotice& notice);
 void OnServerUp(Self* self, ServerUp& up);
-// Fails every queued job that needs more GPUs than the servers not lost for good have (a server
-// down without a restart announced is lost for good). Called before each round is planned.
+// Fails every queued job that the mechanism will never place on the servers not lost for good
+// (Mechanism::WhyNeverPlaced; a server down without a restart announced is lost for good): the
+// jobs that arrived since the last call, and the whole queue when what survives changed. Called
+// before each round is planned.
 void FailJobsThatNoLongerFit(Self* self);
 // A round's reports are still missing after the grace period: ask again.
 void OnGrace(Self* self, int64_t round);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <tuple>
 
 #include "scheduling/gpu_placement.hpp"
@@ -106,6 +107,24 @@ void GavelMechanism::Remember(const std::vector<const SchedJob*>& ordered,
     kept.emplace(ordered[j]->id, std::move(h));
   }
   history_ = std::move(kept);  // a job no longer offered (finished) is forgotten
+}
+
+std::string GavelMechanism::WhyNeverPlaced(int32_t gpus, const SurvivingGpus& surviving) const {
+  if (std::string why = Mechanism::WhyNeverPlaced(gpus, surviving); !why.empty()) return why;
+  const int32_t widest =
+      surviving.of_type.empty() ? 0 : *std::ranges::max_element(surviving.of_type);
+  if (gpus <= widest) return "";
+  // Worded apart from a job wider than what survives in all (kNoLongerFits): this one is not.
+  std::string why =
+      std::string("gavel_") + (objective_ == GavelObjective::kMaxMinFairness ? "las" : "ftf") +
+      (aware_ ? "" : "_agnostic") + " places a job on one GPU type, and the most of one type is " +
+      std::to_string(widest);
+  if (surviving.servers_lost > 0) {
+    why += " (" + std::to_string(surviving.servers_lost) + " of " +
+           std::to_string(surviving.servers) + " servers lost for good; " +
+           std::to_string(surviving.total) + " GPUs survive in all)";
+  }
+  return why;
 }
 
 std::vector<JobPlacement> GavelMechanism::PlaceRound(const std::vector<const SchedJob*>& ordered,

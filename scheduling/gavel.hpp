@@ -17,6 +17,9 @@
 // (PlaceGpus restricted to that type, CPUs and memory in proportion), so a job never spans
 // types. Pairs with X = 0 come last, so no GPU idles that a waiting job could use.
 //
+// So a job wider than every type's surviving GPUs is never placed: WhyNeverPlaced says so, and
+// the scheduler fails it (a job wider than the cluster, as any mechanism).
+//
 // Elapsed time is reckoned by the mechanism: a round starts round_s after the one before, or at
 // the latest arrival or service it sees if later (an idle cluster skips rounds). Deterministic.
 #pragma once
@@ -24,6 +27,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "scheduling/gavel_lp.hpp"
@@ -37,6 +41,7 @@ class GavelMechanism : public Mechanism {
 
   std::vector<JobPlacement> PlaceRound(const std::vector<const SchedJob*>& ordered,
                                        ClusterLedger& ledger) override;
+  std::string WhyNeverPlaced(int32_t gpus, const SurvivingGpus& surviving) const override;
 
   // The allocation the last round was planned from (rows in the order the jobs were offered).
   const GavelAllocation& last_allocation() const { return allocation_; }

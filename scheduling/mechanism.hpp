@@ -20,6 +20,16 @@ namespace troupe::scheduling {
 
 class AllocationSource;  // external_mechanism.hpp
 
+// The GPUs a job may still be placed on: those of the servers not lost for good (every server in
+// a run without faults), by GPU type (ClusterLedger's type indices).
+struct SurvivingGpus {
+  std::vector<int32_t> of_type;
+  int32_t total = 0;
+  int32_t servers_lost = 0;  // servers lost for good
+  int32_t servers = 0;       // in the cluster
+  bool operator==(const SurvivingGpus&) const = default;
+};
+
 class Mechanism {
  public:
   virtual ~Mechanism() = default;
@@ -36,6 +46,13 @@ class Mechanism {
   // The caller is done with a round's placements: a mechanism may keep the list's storage for
   // its next round (a large cluster's list is hundreds of kilobytes, fresh pages each round).
   virtual void Recycle(std::vector<JobPlacement>&& /*placements*/) {}
+  // Why this mechanism will never place a job of `gpus` GPUs on what survives, for jobs.csv's
+  // failure after "needs N GPUs; ", or "" when it may. The scheduler asks as a job arrives and
+  // again whenever servers are lost for good, and fails the job at once rather than plan rounds
+  // for it forever. By default a job spreads over as many servers as it takes, so it fits while
+  // as many GPUs survive in all ("4 survive (3 of 4 servers lost for good)": the kNoLongerFits of
+  // emulation/run_invariants.hpp).
+  virtual std::string WhyNeverPlaced(int32_t gpus, const SurvivingGpus& surviving) const;
 
  private:
   // PlaceHead's default: the head's jobs, kept from call to call so that handing a long head to

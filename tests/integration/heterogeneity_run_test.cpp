@@ -93,6 +93,74 @@ TEST(HeterogeneityRun, AwareLasFinishesJobsSoonerThanAgnosticLas) {
   EXPECT_LT(MeanJct(aware), 0.9 * MeanJct(agnostic));
 }
 
+std::string Servers(const std::string& name, int count, const std::string& type) {
+  return "  servers { name: \"" + name + "\" count: " + std::to_string(count) +
+         " gpus: 4 cpus: 12 memory_gb: 250 gpu_type: \"" + type + "\" }\n";
+}
+
+// `servers` (Servers lines) running `trace` (a trace file's lines after its header) under
+// `mechanism`; the deadline ends a run that would otherwise never end.
+RunResult TypedRun(const std::string& servers, const std::string& mechanism,
+                   const std::string& trace, const std::string& faults = "") {
+  const std::string dir = FreshDir("typed_" + mechanism);
+  WriteFile(dir + "/trace.csv", "job_id,model,arrival_s,duration_s,gpus\n" + trace);
+  return RunConfigText("cluster {\n" + servers + "}\nworkload { trace_file: \"" + dir +
+                       "/trace.csv\" }\nscheduler { mechanism_name: \"" + mechanism +
+                       "\" round_s: 300 }\nrun { deadline_s: 200000 }\n" + faults);
+}
+
+const char* const kGavelMechanisms[] = {"gavel_las", "gavel_ftf", "gavel_las_agnostic",
+                                        "gavel_ftf_agnostic"};
+
+// A Gavel mechanism places a job on one type: 12 GPUs fit 8 K80s and 8 V100s, but no type.
+// Before, such a job was never placed, nor failed, and the rounds went on until the deadline.
+TEST(HeterogeneityRun, GavelFailsAJobWiderThanEveryTypeWithTheReason) {
+  const std::string cluster = Servers("k", 2, "k80") + Servers("v", 2, "v100");
+  for (const std::string mechanism : kGavelMechanisms) {
+    const RunResult r = TypedRun(cluster, mechanism, "0,res50,0,3000,12\n1,res50,0,3000,4\n");
+    ASSERT_EQ(r.jobs.size(), 2u) << mechanism;
+    EXPECT_EQ(r.summary.end_reason, "all jobs finished") << mechanism;
+    for (const JobRecord& j : r.jobs) {
+      if (j.job_id == 1) {
+        EXPECT_GE(j.end_s, 0) << mechanism;
+        continue;
+      }
+      EXPECT_EQ(j.end_s, -1) << mechanism;
+      EXPECT_EQ(j.failure, "needs 12 GPUs; " + mechanism +
+                               " places a job on one GPU type, and the most of one type is 8");
+    }
+  }
+  // Proportional spans types: it runs the job.
+  const RunResult r = TypedRun(cluster, "proportional", "0,res50,0,3000,12\n");
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_GE(r.jobs[0].end_s, 0) << r.jobs[0].failure;
+}
+
+// 8 K80s, 4 P100s and 4 V100s; the K80s are lost for good at 1000 s. 8 GPUs survive in all, but
+// at most 4 of a type: the 8-GPU job running on the K80s then, and the one arriving later, fail
+// with the reason; the 4-GPU job finishes.
+TEST(HeterogeneityRun, GavelFailsJobsNoSurvivingTypeHoldsAfterALoss) {
+  const std::string cluster =
+      Servers("k", 2, "k80") + Servers("p", 1, "p100") + Servers("v", 1, "v100");
+  const std::string faults = "faults { fault { kind: crash target: \"server:0-1\" at_s: 1000 } }\n";
+  for (const std::string mechanism : kGavelMechanisms) {
+    const RunResult r = TypedRun(
+        cluster, mechanism, "0,res50,0,3000,8\n1,res50,0,3000,4\n2,res50,2000,3000,8\n", faults);
+    ASSERT_EQ(r.jobs.size(), 3u) << mechanism;
+    EXPECT_EQ(r.summary.end_reason, "all jobs finished") << mechanism;
+    for (const JobRecord& j : r.jobs) {
+      if (j.job_id == 1) {
+        EXPECT_GE(j.end_s, 0) << mechanism;
+        continue;
+      }
+      EXPECT_EQ(j.failure, "needs 8 GPUs; " + mechanism +
+                               " places a job on one GPU type, and the most of one type is 4 (2 "
+                               "of 4 servers lost for good; 8 GPUs survive in all)")
+          << "job " << j.job_id;
+    }
+  }
+}
+
 TEST(HeterogeneityRun, UnknownTypeIsRefusedNamingTheField) {
   const std::string dir = FreshDir("unknown_type");
   WriteFile(dir + "/c.textproto",

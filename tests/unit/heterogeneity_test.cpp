@@ -221,5 +221,31 @@ TEST(GavelMechanism, RoundsFollowTheAllocation) {
   }
 }
 
+// Whether a mechanism can ever place a job: any mechanism while the GPUs that survive hold it in
+// all; a Gavel mechanism only while one type's do (it never spans types).
+TEST(GavelMechanism, NeverPlacesAJobWiderThanEveryType) {
+  const SurvivingGpus cluster{{8, 8}, 16, 0, 4};
+  const SurvivingGpus lost_k80s{{0, 8}, 8, 2, 4};
+  for (const char* name : {"proportional", "greedy", "tune", "opt"}) {
+    EXPECT_EQ(MakeMechanism(name)->WhyNeverPlaced(12, cluster), "") << name;
+    EXPECT_EQ(MakeMechanism(name)->WhyNeverPlaced(9, lost_k80s),
+              "8 survive (2 of 4 servers lost for good)")
+        << name;
+  }
+  for (const std::string name :
+       {"gavel_las", "gavel_ftf", "gavel_las_agnostic", "gavel_ftf_agnostic"}) {
+    const std::unique_ptr<Mechanism> gavel = MakeMechanism(name);
+    EXPECT_EQ(gavel->WhyNeverPlaced(8, cluster), "");
+    EXPECT_EQ(gavel->WhyNeverPlaced(12, cluster),
+              name + " places a job on one GPU type, and the most of one type is 8");
+    EXPECT_EQ(gavel->WhyNeverPlaced(8, lost_k80s), "");
+    EXPECT_EQ(gavel->WhyNeverPlaced(8, SurvivingGpus{{4, 4}, 8, 2, 6}),
+              name +
+                  " places a job on one GPU type, and the most of one type is 4 (2 of 6 "
+                  "servers lost for good; 8 GPUs survive in all)");
+    EXPECT_EQ(gavel->WhyNeverPlaced(9, lost_k80s), "8 survive (2 of 4 servers lost for good)");
+  }
+}
+
 }  // namespace
 }  // namespace troupe::scheduling
