@@ -127,11 +127,15 @@ bool CsvCursor::Next(CsvLine* line) {
 
 Status CsvHeader::Parse(const CsvLine& line, std::string_view file) {
   names_.clear();
+  index_.clear();
   line_number_ = line.number;
   for (std::string_view name : line.fields) {
-    if (Find(name) >= 0) {
-      return Status::InvalidInput(std::string(file) + ":" + std::to_string(line.number) +
-                                  ": column " + Quoted(name) + " appears twice in the header");
+    const auto [it, added] = index_.emplace(name, static_cast<int>(names_.size()));
+    if (!added) {
+      return Status::InvalidInput(
+          std::string(file) + ":" + std::to_string(line.number) + ": column " + Quoted(name) +
+          " appears twice in the header (columns " + std::to_string(it->second + 1) + " and " +
+          std::to_string(names_.size() + 1) + ")");
     }
     names_.emplace_back(name);
   }
@@ -139,10 +143,8 @@ Status CsvHeader::Parse(const CsvLine& line, std::string_view file) {
 }
 
 int CsvHeader::Find(std::string_view name) const {
-  for (size_t i = 0; i < names_.size(); ++i) {
-    if (names_[i] == name) return static_cast<int>(i);
-  }
-  return -1;
+  const auto it = index_.find(name);
+  return it == index_.end() ? -1 : it->second;
 }
 
 Status CsvHeader::Require(std::string_view name, std::string_view file, int* index) const {

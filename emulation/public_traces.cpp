@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -41,12 +43,21 @@ std::vector<std::string_view> ColumnsOf(TraceFormat format) {
   }
 }
 
+// Looks a std::string key up by a string_view without making a string of it.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+};
+
 struct RowReader {
   TraceFormat format;
   std::string_view file;
   std::vector<std::string_view> names;  // ColumnsOf(format)
   std::vector<int> col;                 // where each of `names` is in a line
   std::vector<std::string> gpu_types;   // distinct GPU type names, in order of first appearance
+  // Each of gpu_types' index: a row's type is found in one look-up, not by a walk of all of them
+  // (a trace naming thousands of types took minutes).
+  std::unordered_map<std::string, int32_t, NameHash, std::equal_to<>> gpu_type_index;
 
   std::string_view Field(const CsvLine& line, size_t i) const { return line.fields[col[i]]; }
   std::string_view Column(size_t i) const { return names[i]; }
@@ -144,11 +155,11 @@ Status RowReader::ReadAcme(const CsvLine& line, TimedRow* row, bool* keep) {
 }
 
 int32_t RowReader::GpuTypeIndex(std::string_view name) {
-  for (size_t i = 0; i < gpu_types.size(); ++i) {
-    if (gpu_types[i] == name) return static_cast<int32_t>(i);
-  }
+  if (auto it = gpu_type_index.find(name); it != gpu_type_index.end()) return it->second;
+  const auto index = static_cast<int32_t>(gpu_types.size());
   gpu_types.emplace_back(name);
-  return static_cast<int32_t>(gpu_types.size() - 1);
+  gpu_type_index.emplace(gpu_types.back(), index);
+  return index;
 }
 
 // PAI's start_time and end_time (s); empty or 0 means the task never launched or never ended.
@@ -258,7 +269,7 @@ Status ParsePublicTrace(TraceFormat format, CsvCursor* cursor, const CsvHeader& 
   Status status =
       ModelAssigner::ValidateMix(catalog, options.image_percent, options.language_percent,
                                  options.speech_percent, std::string(file) + ": trace options");
-  RowReader reader{format, file, ColumnsOf(format), {}, {}};
+  RowReader reader{format, file, ColumnsOf(format), {}, {}, {}};
   reader.col.resize(reader.names.size());
   for (size_t i = 0; status.ok() && i < reader.names.size(); ++i) {
     status = header.Require(reader.names[i], file, &reader.col[i]);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -235,6 +236,26 @@ TEST_F(PublicTraceErrors, BadRowsAreRefusedWithFileAndLine) {
             "p.csv:3: column 'inst_num': not a whole number >= 1: '1.5'");
   EXPECT_EQ(Refusal("p.csv", pai + "j2,worker,1.0,Terminated,100.0,200.0,600.0,29.3,lots,T4\n"),
             "p.csv:3: column 'plan_gpu': not a number: 'lots'");
+}
+
+// A PAI trace naming 5,000 GPU types loads every task. (Each row's type was looked for among all
+// the types seen before it: minutes for a long trace of thousands of types.)
+TEST_F(PublicTraceErrors, APaiTraceOfThousandsOfGpuTypesLoadsEveryTask) {
+  std::string text = kPaiHeader;
+  std::vector<Row> rows;
+  for (int i = 0; i < 10000; ++i) {
+    const int gpus = 1 + i % 4;
+    std::ostringstream row;
+    row << "j" << i << ",worker," << gpus << ".0,Terminated," << 1000 + i << ".0," << 1600 + i
+        << ".0,600.0,29.3,100.0,gpu_type_" << i % 5000 << "\n";
+    text += row.str();
+    rows.push_back({static_cast<double>(i), 600, gpus, i + 2});
+  }
+  std::vector<JobSpec> jobs;
+  TraceOptions options;
+  const Status status = ParseTrace(text, "p.csv", options, ModelCatalog::BuiltIn(), &jobs);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ExpectJobs(jobs, rows);
 }
 
 TEST_F(PublicTraceErrors, AnUnknownHeaderNamesTheFormatsThereAre) {

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emulation/job_source.hpp"
@@ -275,6 +276,60 @@ TEST(VectorJobSourceTest, SortsByArrivalThenJobId) {
   EXPECT_EQ(*source.NextArrival(), 10);
   EXPECT_EQ(source.Pop().job_id, 5);
   EXPECT_FALSE(source.NextArrival().has_value());
+}
+
+TEST_F(TraceReaderTest, ALineLongerThanOneMebibyteIsRefusedNamingFileAndLine) {
+  // A comment: only the bound on a line's length can refuse it.
+  const std::string header = "job_id,model,arrival_s,iterations,gpus\n0,gnmt,0,100,1\n#";
+  const std::string path =
+      Write("long.csv", header + std::string(1 << 20, 'x') + "\n1,gnmt,0,100,1\n");
+  std::vector<JobSpec> jobs;
+  Status status = Read(path, &jobs);
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(status.message(),
+            path + ":3: line longer than 1048576 bytes (1 MiB); is this a text file?");
+  EXPECT_TRUE(jobs.empty());
+  // 1 MiB itself is a line (the '#' and 2^20 - 1 more bytes).
+  status = Read(Write("bound.csv", header + std::string((1 << 20) - 1, 'x') + "\n1,gnmt,0,100,1\n"),
+                &jobs);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(jobs.size(), 2u);
+}
+
+// A header 20,000 columns wide: troupe's five among them, far apart, are found where they are,
+// and a repeated name is refused with both places. (Finding repeats compared every pair of
+// names: 2 * 10^8 comparisons here, minutes for the widest header a 1 MiB line allows.)
+TEST_F(TraceReaderTest, AWideHeaderFindsItsColumnsAndNamesBothPlacesOfARepeat) {
+  constexpr int kColumns = 20000;
+  std::vector<std::string> names(kColumns), fields(kColumns, "x");
+  for (int i = 0; i < kColumns; ++i) names[i] = "extra_" + std::to_string(i);
+  const std::pair<int, const char*> troupe_columns[] = {
+      {17, "gpus"}, {4000, "model"}, {9999, "arrival_s"}, {15000, "job_id"}, {19999, "iterations"}};
+  const char* values[] = {"4", "res50", "30.5", "7", "2000"};
+  for (size_t c = 0; c < std::size(troupe_columns); ++c) {
+    names[troupe_columns[c].first] = troupe_columns[c].second;
+    fields[troupe_columns[c].first] = values[c];
+  }
+  auto joined = [](const std::vector<std::string>& parts) {
+    std::string line;
+    for (const std::string& part : parts) line += (line.empty() ? "" : ",") + part;
+    return line + "\n";
+  };
+  std::vector<JobSpec> jobs;
+  Status status = Read(Write("wide.csv", joined(names) + joined(fields)), &jobs);
+  ASSERT_TRUE(status.ok()) << status.message().substr(0, 200);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].job_id, 7);
+  EXPECT_EQ(jobs[0].model, "res50");
+  EXPECT_EQ(jobs[0].arrival_s, 30.5);
+  EXPECT_EQ(jobs[0].iterations, 2000);
+  EXPECT_EQ(jobs[0].gpus, 4);
+
+  names[kColumns - 2] = "extra_1";
+  const std::string path = Write("repeat.csv", joined(names) + joined(fields));
+  status = Read(path, &jobs);
+  EXPECT_EQ(status.message(),
+            path + ":1: column 'extra_1' appears twice in the header (columns 2 and 19999)");
 }
 
 TEST(PhillyTraceTest, TheFullPublicTraceLoads) {
