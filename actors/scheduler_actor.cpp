@@ -74,7 +74,10 @@ void PlanRound(Self* self, double start_s) {
   st.mechanism->Recycle(std::move(st.round_placements));  // the last round's storage
   st.round_placements.clear();
   st.mechanism->StartRound(st.round + 1, start_s);
+  // The progress line reads it (a round's planning can take minutes: OPT on a large cluster).
+  st.telemetry->planning.store(true, std::memory_order_relaxed);
   std::vector<scheduling::JobPlacement> placements = PlacePolicyOrder(st, start_s);
+  st.telemetry->planning.store(false, std::memory_order_relaxed);
   NoteExpectedSpeedups(st, placements);
   if (st.queued == 0) return Idle(self, start_s);
 

@@ -11,9 +11,9 @@
 namespace troupe {
 namespace {
 
-// A terminal line is rewritten at most this often; a plain line comes at least this often.
+// A terminal line is rewritten at most this often (a plain line comes at least every
+// plain_every_s, 10 s unless a test says otherwise).
 constexpr double kTerminalEveryS = 0.25;
-constexpr double kPlainEveryS = 10;
 
 double SteadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -50,16 +50,42 @@ std::string FormatProgress(const std::string& what, const std::string& unit, int
 }
 
 ProgressLine::ProgressLine(ProgressMode mode, std::string what, std::string unit, int64_t total,
-                           std::FILE* out)
+                           std::FILE* out, double plain_every_s)
     : mode_(mode),
       what_(std::move(what)),
       unit_(std::move(unit)),
       total_(total),
       out_(out),
-      start_s_(SteadySeconds()) {}
+      start_s_(SteadySeconds()),
+      plain_every_s_(plain_every_s) {}
 
 ProgressLine::~ProgressLine() {
+  {
+    std::lock_guard<std::mutex> lock(watch_mutex_);
+    stop_watching_ = true;
+  }
+  watch_wake_.notify_all();
+  if (watcher_.joinable()) watcher_.join();
   if (open_line_) std::fputc('\n', out_);
+}
+
+void ProgressLine::Watch(Sample sample) {
+  if (mode_ == ProgressMode::kOff) return;
+  std::lock_guard<std::mutex> lock(watch_mutex_);
+  sample_ = std::move(sample);
+  if (sample_ && !watcher_.joinable()) watcher_ = std::thread([this] { WatchLoop(); });
+}
+
+void ProgressLine::WatchLoop() {
+  // A few looks a plain interval (a terminal's line is rewritten each second at most this way).
+  const auto tick = std::chrono::duration<double>(std::min(1.0, plain_every_s_ / 4));
+  std::unique_lock<std::mutex> lock(watch_mutex_);
+  while (!stop_watching_) {
+    watch_wake_.wait_for(lock, tick);
+    if (stop_watching_ || !sample_) continue;
+    const auto [done, detail] = sample_();
+    Update(done, detail);
+  }
 }
 
 double ProgressLine::Elapsed() const { return SteadySeconds() - start_s_; }
@@ -74,7 +100,7 @@ void ProgressLine::Update(int64_t done, const std::string& detail) {
   } else {
     const int64_t tenth = total_ > 0 ? std::min<int64_t>(10, done * 10 / total_) : 0;
     const double since = now - (last_print_s_ < 0 ? 0 : last_print_s_);
-    if (tenth <= last_tenth_ && since < kPlainEveryS) return;
+    if (tenth <= last_tenth_ && since < plain_every_s_) return;
     last_tenth_ = std::max(last_tenth_, tenth);
   }
   last_print_s_ = now;

@@ -54,6 +54,10 @@ class KindOfRun : public PlannedRun {
       with_progress.on_progress = [&line, count](const Telemetry& t) {
         line.Update(count.done(t), count.detail(t));
       };
+      with_progress.watch = [&line, count](const Telemetry* t) {
+        if (t == nullptr) return line.Watch(nullptr);
+        line.Watch([count, t] { return std::make_pair(count.done(*t), count.detail(*t)); });
+      };
     }
     Status status = ExecuteKind(with_progress);
     if (!status.ok()) {
@@ -87,9 +91,12 @@ std::string Fixed(const char* format, double value) {
 // have ended (the run ends when all have); else every job, of the workload's (0: unknown, an
 // endless generator stopped by a deadline).
 ProgressCount JobsCounted(const config::RunConfig& cfg, const RunPlan& plan) {
+  // A round whose planning takes long (OPT's programs on a large cluster) says so.
   auto detail = [](const Telemetry& t) {
+    const int64_t rounds = t.rounds.load();
     return Fixed("%.1f h virtual", t.virtual_s.load() / 3600) + ", round " +
-           std::to_string(t.rounds.load());
+           std::to_string(rounds) +
+           (t.planning.load() ? ", planning round " + std::to_string(rounds + 1) : "");
   };
   if (plan.jobs_measured > 0) {
     return {"measured jobs", plan.jobs_measured,

@@ -17,8 +17,9 @@ struct Telemetry {
   std::atomic<int64_t> jobs_finished{0};
   std::atomic<int64_t> measured_ended{0};  // measured jobs (run.measure_*_job) finished or failed
   std::atomic<int64_t> rounds{0};
-  std::atomic<double> virtual_s{0};  // start of the current round
-  std::atomic<bool> done{false};     // the run has ended and its records are handed over
+  std::atomic<double> virtual_s{0};   // start of the current round
+  std::atomic<bool> planning{false};  // the scheduler's mechanism is placing a round's jobs
+  std::atomic<bool> done{false};      // the run has ended and its records are handed over
   // The run's lossy network when it has link faults or partitions, else null (no cost).
   FaultNetwork* network = nullptr;
   // What a watched run (`troupe run --serve`) tells its viewer, else null (no cost).

@@ -191,6 +191,7 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   FaultMachinery faults;  // outlives the runtime: actors use the network until they are gone
   std::unique_ptr<LiveFeed> live;  // outlives the runtime, like the network
   ActorRuntime runtime(plan.runtime);
+  TelemetryWatch watching(options, runtime.telemetry());
   if (options.live) {
     live = MakeLiveFeed(plan);
     runtime.telemetry()->live = live.get();

@@ -4,8 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
+#include <utility>
 
 namespace troupe {
 namespace {
@@ -88,6 +94,30 @@ TEST(Progress, OffPrintsNothingAndATerminalLineRewritesItself) {
   EXPECT_NE(text.find("\x1b[K\r\x1b[K\r[troupe] run: 10/10"), std::string::npos) << text;
   EXPECT_EQ(Lines(text), 1) << text;  // one line, ended when the work ended
   EXPECT_NE(text.find("\r[troupe] run: 10/10 jobs (100%)"), std::string::npos) << text;
+}
+
+// A caller busy for long between Updates (one round's planning took minutes, and no line came):
+// the line asks the watched counters itself and a plain line still comes each interval.
+TEST(Progress, AWatchedLineComesWhileTheCallerIsBusy) {
+  const std::string path = ::testing::TempDir() + "/watched_progress.txt";
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  auto written = [&path] {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::atomic<int64_t> done{3};
+  std::string text;
+  {
+    ProgressLine line(ProgressMode::kPlain, "run", "jobs", 10, file, 0.05);
+    line.Watch([&done] { return std::make_pair(done.load(), std::string("planning round 1")); });
+    // No Update at all: wait (with no deadline to fail a slow machine) for two lines.
+    while (Lines(text = written()) < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    line.Watch(nullptr);  // the counters may go now
+  }
+  std::fclose(file);
+  EXPECT_EQ(text.rfind("[troupe] run: 3/10 jobs (30%)", 0), 0u) << text;
+  EXPECT_NE(text.find("| planning round 1\n"), std::string::npos) << text;
 }
 
 }  // namespace
