@@ -78,14 +78,19 @@ void RestartServers(Self* self, const FaultEvent& e) {
   }
 }
 
-// A job set without an end stops past the largest job id, or at 100 when that is unknown.
-int64_t JobCount(const FaultInjectorState& st) {
-  return st.setup.job_id_bound > 0 ? st.setup.job_id_bound : 100;
+// The workload's jobs that `target` names: sized by the jobs there are, not by their largest id
+// (a trace's ids may reach 10^12). Without ids: 0 .. jobs - 1, or ids < 100 when that is unknown.
+std::vector<int64_t> JobsHit(const FaultInjectorState& st, const ActorSet& target) {
+  const std::vector<int64_t>& ids = st.setup.job_ids;
+  if (ids.empty()) return target.IndicesAmong(st.setup.jobs > 0 ? st.setup.jobs : 100);
+  const auto from = std::lower_bound(ids.begin(), ids.end(), target.first);
+  const auto to = target.last < 0 ? ids.end() : std::upper_bound(from, ids.end(), target.last);
+  return std::vector<int64_t>(from, to);
 }
 
 void CrashJobs(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
-  for (int64_t id : e.target.IndicesAmong(JobCount(st))) {
+  for (int64_t id : JobsHit(st, e.target)) {
     // The notice goes first, so the scheduler knows whether to wait for the job when its down
     // message arrives.
     Tell(self, st.telemetry, st.scheduler, FaultNotice{id, RestartAt(e), e.Describe()});
@@ -96,7 +101,7 @@ void CrashJobs(Self* self, const FaultEvent& e) {
 
 void RestartJobs(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
-  for (int64_t id : e.target.IndicesAmong(JobCount(st))) {
+  for (int64_t id : JobsHit(st, e.target)) {
     Tell(self, st.telemetry, st.setup.cluster.workload, RespawnJob{id});
   }
 }

@@ -31,7 +31,10 @@ namespace troupe {
 
 struct FaultInjectorSetup {
   FaultPlan plan;
-  int64_t job_id_bound = 0;  // every job id is below it (0: unknown; job:* then hits ids < 100)
+  // The workload's job ids, ascending; empty: ids 0 .. jobs - 1 (jobs 0: unknown; job:* then hits
+  // ids < 100). A crash of job:* hits the jobs there are, however large their ids.
+  std::vector<int64_t> job_ids;
+  int64_t jobs = 0;
   SchedulerOptions scheduler_options;       // to restart a crashed scheduler
   ClusterHandles cluster;                   // injector unset; servers as spawned
   std::vector<bool> server_is_local;        // a crashed remote server restarts in this process

@@ -1,8 +1,6 @@
 #include "agent/agent_auth.hpp"
 
-#include <fstream>
-#include <sstream>
-
+#include "base/input_file.hpp"
 #include "network/network_plugin.hpp"
 
 namespace troupe::agent_wire {
@@ -30,11 +28,8 @@ bool TokenMatches(std::string_view secret, std::string_view nonce, std::string_v
 }
 
 Status ReadSecretFile(const std::string& path, std::string* secret) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path + ": cannot read the agent secret file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
+  std::string s;
+  if (Status read = ReadWholeFile(path, "secret_file", &s); !read.ok()) return read;
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   if (s.empty()) return Status::InvalidInput(path + ": the agent secret file is empty");
   *secret = std::move(s);

@@ -27,7 +27,7 @@ StatusOr<std::string> AgentToken(std::string_view secret, std::string_view nonce
 bool TokenMatches(std::string_view secret, std::string_view nonce, std::string_view token);
 
 // Reads a shared secret from a file (one line; trailing newlines and spaces are dropped). Errors
-// name the file: missing, unreadable, or empty.
+// name the file: missing, unreadable, not a regular file (base/input_file.hpp), or empty.
 Status ReadSecretFile(const std::string& path, std::string* secret);
 
 }  // namespace troupe::agent_wire

@@ -26,6 +26,7 @@
 #include "apps/command_line.hpp"
 #include "apps/list_command.hpp"
 #include "apps/live_serve.hpp"
+#include "apps/out_of_memory.hpp"
 #include "apps/report_command.hpp"
 #include "apps/shared_files.hpp"
 #include "apps/sweep.hpp"
@@ -164,11 +165,13 @@ int Run(const RunArgs& args) {
   }
   config::RunConfig cfg;
   int first_flag = 0;
+  SetPhase("loading the config");
   if (Status s = LoadChecked(args, &cfg, &first_flag); !s.ok()) return Fail(s);
   // Checked before anything runs, naming where the folder came from.
   const std::string out_from = args.out.empty() ? args.config + ": run.out_dir" : "--out";
   if (Status s = CheckOutputFolder(cfg.run().out_dir(), out_from); !s.ok()) return Fail(s);
   std::unique_ptr<PlannedRun> run;
+  SetPhase("planning the run (reading its workload)");
   if (Status s = PlanAnyRun(cfg, args.config, &run); !s.ok()) {
     return Fail(NameFaultFlagsInPlan(s, args, cfg, first_flag));
   }
@@ -181,6 +184,7 @@ int Run(const RunArgs& args) {
     if (Status s = ServeRun(args, *run, &view); !s.ok()) return Fail(s);
     options.live = view.get();
   }
+  SetPhase("running");
   if (Status s = run->Execute(options); !s.ok()) return Fail(s);
   if (view) view->EndRun();  // a Ctrl-C after the lines below ends the linger, cleanly
   if (!args.quiet) std::cout << run->SummaryTable();
@@ -241,8 +245,10 @@ int Validate(const RunArgs& args) {
   const std::string& path = args.config;
   config::RunConfig cfg;
   int first_flag = 0;
+  SetPhase("loading the config");
   if (Status s = LoadChecked(args, &cfg, &first_flag); !s.ok()) return Fail(s);
   std::unique_ptr<PlannedRun> run;
+  SetPhase("planning the run (reading its workload)");
   if (Status s = PlanAnyRun(cfg, path, &run); !s.ok()) {
     return Fail(NameFaultFlagsInPlan(s, args, cfg, first_flag));
   }
@@ -452,11 +458,23 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
-  if (*run) return troupe::Run(run_args);
-  if (*sweep) return troupe::Sweep(sweep_args);
-  if (*report) return troupe::RunReport(report_dirs, report_out);
-  if (*validate) return troupe::Validate(validate_args);
-  if (*chaos) return troupe::RunChaos(chaos_spec);
-  if (*list) return troupe::RunList(list_what, std::cout);
-  return troupe::Node(std::move(node_args));
+  // Out of memory is one line and its own exit status, on every thread (apps/out_of_memory.hpp).
+  troupe::InstallOutOfMemoryHandler();
+  try {
+    // Outlives every read of the phase: the handler may run until the process ends.
+    static const std::string command =
+        "running troupe " + app.get_subcommands().front()->get_name();
+    troupe::SetPhase(command.c_str());
+    if (*run) return troupe::Run(run_args);
+    if (*sweep) return troupe::Sweep(sweep_args);
+    if (*report) return troupe::RunReport(report_dirs, report_out);
+    if (*validate) return troupe::Validate(validate_args);
+    if (*chaos) return troupe::RunChaos(chaos_spec);
+    if (*list) return troupe::RunList(list_what, std::cout);
+    return troupe::Node(std::move(node_args));
+  } catch (const std::bad_alloc&) {
+    return troupe::OutOfMemory();
+  } catch (const std::length_error&) {
+    return troupe::OutOfMemory();
+  }
 }

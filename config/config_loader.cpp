@@ -6,17 +6,15 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <concepts>
-#include <cstdio>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "base/input_file.hpp"
 #include "base/parse.hpp"
 
 namespace troupe {
@@ -149,20 +147,8 @@ Status ParseConfigText(std::string_view text, const std::string& name, config::R
 }
 
 Status LoadConfigFile(const std::string& path, config::RunConfig* out) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    return Status::InvalidInput(path + ": cannot read: " + std::strerror(errno));
-  }
   std::string text;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), file)) > 0) text.append(buf, n);
-  // A directory opens fine and only fails on read (EISDIR), so check the stream, not just fopen.
-  int read_errno = std::ferror(file) ? errno : 0;
-  std::fclose(file);
-  if (read_errno != 0) {
-    return Status::InvalidInput(path + ": cannot read: " + std::strerror(read_errno));
-  }
+  if (Status s = ReadWholeFile(path, "config file", &text); !s.ok()) return s;
   return ParseConfigText(text, path, out);
 }
 

@@ -1,10 +1,8 @@
 #include "emulation/csv_input.hpp"
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -45,62 +43,16 @@ std::string_view TrimField(std::string_view field) {
   return field;
 }
 
-Status ReadWholeFile(const std::string& path, std::string* out) {
-  // An input the user named that cannot be read (missing, a directory, no permission) is bad
-  // input: the user fixes the path.
-  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) return Status::InvalidInput(path + ": cannot read: " + std::strerror(errno));
-  out->clear();
-  char buffer[1 << 16];
-  size_t got;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) out->append(buffer, got);
-  // A directory opens fine and only fails on read (EISDIR).
-  if (std::ferror(file.get())) {
-    return Status::InvalidInput(path + ": cannot read: " + std::strerror(errno));
-  }
-  return Status::Ok();
-}
-
 CsvCursor::CsvCursor(std::string_view text) : text_(text) {
   if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
 }
 
-CsvCursor::CsvCursor(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {}
-
-bool CsvCursor::NextFileLine(std::string_view* raw) {
-  while (true) {
-    size_t end = buffer_.find('\n', pos_);
-    if (end != std::string::npos) {
-      *raw = std::string_view(buffer_).substr(pos_, end - pos_);
-      pos_ = end + 1;
-      return true;
-    }
-    if (at_end_) {
-      if (pos_ >= buffer_.size()) return false;
-      *raw = std::string_view(buffer_).substr(pos_);  // a last line without '\n'
-      pos_ = buffer_.size();
-      return true;
-    }
-    // Keep only the unfinished line, then read the next block after it.
-    buffer_.erase(0, pos_);
-    pos_ = 0;
-    char block[1 << 16];
-    size_t got = std::fread(block, 1, sizeof(block), file_);
-    buffer_.append(block, got);
-    if (got < sizeof(block)) {
-      at_end_ = true;
-      // A directory opens fine and only fails on read (EISDIR).
-      if (std::ferror(file_)) {
-        status_ = Status::InvalidInput(path_ + ": cannot read: " + std::strerror(errno));
-        return false;
-      }
-    }
-  }
-}
+CsvCursor::CsvCursor(std::FILE* file, std::string path)
+    : file_(std::make_unique<LineReader>(file, std::move(path))) {}
 
 bool CsvCursor::NextRawLine(std::string_view* raw) {
   if (file_ != nullptr) {
-    if (!NextFileLine(raw)) return false;
+    if (!file_->Next(raw)) return false;
     if (line_number_ == 0 && raw->starts_with("\xEF\xBB\xBF")) raw->remove_prefix(3);
     return true;
   }

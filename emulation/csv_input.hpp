@@ -5,30 +5,29 @@
 // ',' (no quoting: no field of troupe's inputs holds a comma). Fields come back trimmed of spaces,
 // tabs and '\r', as views: into the text, which must outlive them, or, for a file, into the
 // cursor's buffer, valid until the next call to Next (a file of millions of lines is never held
-// whole). Line numbers are 1-based physical lines, so
-// an error can point at the line a user sees in an editor. CsvHeader maps column names to field
-// indices. The Parse* helpers accept exactly a whole number (no trailing junk, no inf or nan) and
-// report a one-line InvalidInput "file:line: column 'name': not a number: 'abc'".
+// whole; a line longer than kMaxInputLineBytes stops it, base/input_file.hpp). Line numbers are
+// 1-based physical lines, so an error can point at the line a user sees in an editor. CsvHeader
+// maps column names to field indices. The Parse* helpers accept exactly a whole number (no trailing
+// junk, no inf or nan) and report a one-line InvalidInput "file:line: column 'name': not a number:
+// 'abc'".
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "base/input_file.hpp"
 #include "base/status.hpp"
 
 namespace troupe {
 
 // Removes leading and trailing spaces, tabs and carriage returns.
 std::string_view TrimField(std::string_view field);
-
-// Reads a whole file into *out in one go (traces are a few MB; one read beats line-wise streams).
-// A file that cannot be read (missing, a directory) is InvalidInput "path: cannot read: <why>".
-Status ReadWholeFile(const std::string& path, std::string* out);
 
 struct CsvLine {
   int64_t number = 0;                    // 1-based line number in the text
@@ -45,23 +44,19 @@ class CsvCursor {
   // failed (then status() says why). Reusing one CsvLine across calls keeps the field vector's
   // allocation.
   bool Next(CsvLine* line);
-  // InvalidInput "path: cannot read: <why>" once reading the file failed; Ok otherwise.
-  const Status& status() const { return status_; }
+  // InvalidInput "path: cannot read: <why>" once reading the file failed, or "path:line: line
+  // longer than ..."; Ok otherwise.
+  const Status& status() const { return file_ ? file_->status() : kOk; }
 
  private:
   // The next physical line, without its '\n'; false at the end.
   bool NextRawLine(std::string_view* raw);
-  bool NextFileLine(std::string_view* raw);
 
+  static inline const Status kOk = Status::Ok();
   std::string_view text_;
   size_t pos_ = 0;
   int64_t line_number_ = 0;
-  // Streaming: the bytes read but not yet handed out are buffer_[pos_..].
-  std::FILE* file_ = nullptr;
-  std::string path_;
-  std::string buffer_;
-  bool at_end_ = false;
-  Status status_ = Status::Ok();
+  std::unique_ptr<LineReader> file_;  // streaming
 };
 
 class CsvHeader {

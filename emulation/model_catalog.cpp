@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "base/input_file.hpp"
 #include "emulation/csv_input.hpp"
 
 namespace troupe {
@@ -264,8 +265,9 @@ Status ModelCatalog::LoadFromDir(const std::string& dir, ModelCatalog* out) {
   std::string models_path = dir + "/synergy_models.csv";
   std::string sensitivity_path = dir + "/synergy_sensitivity.csv";
   std::string models_csv, sensitivity_csv;
-  Status status = ReadWholeFile(models_path, &models_csv);
-  if (status.ok()) status = ReadWholeFile(sensitivity_path, &sensitivity_csv);
+  Status status = ReadWholeFile(models_path, "workload.models_dir", &models_csv);
+  if (status.ok())
+    status = ReadWholeFile(sensitivity_path, "workload.models_dir", &sensitivity_csv);
   if (!status.ok()) return status;
   return Parse(models_csv, models_path, sensitivity_csv, sensitivity_path, out);
 }

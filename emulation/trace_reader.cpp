@@ -1,15 +1,14 @@
 #include "emulation/trace_reader.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <unordered_map>
 #include <utility>
 
+#include "base/input_file.hpp"
 #include "emulation/csv_input.hpp"
 #include "emulation/public_traces.hpp"
 #include "emulation/trace_fields.hpp"
@@ -194,10 +193,10 @@ Status ParseTrace(std::string_view text, std::string_view name, const TraceOptio
 Status ReadTrace(const std::string& path, const TraceOptions& options, const ModelCatalog& catalog,
                  std::vector<JobSpec>* jobs) {
   jobs->clear();
-  // An input the user named that cannot be read (missing, a directory, no permission) is bad
-  // input: the user fixes the path.
-  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) return Status::InvalidInput(path + ": cannot read: " + std::strerror(errno));
+  // An input the user named that cannot be read (missing, a directory, no permission, a FIFO) is
+  // bad input: the user fixes the path.
+  InputFile file;
+  if (Status s = OpenInputFile(path, options.field, &file); !s.ok()) return s;
   CsvCursor cursor(file.get(), path);
   return ParseFromCursor(&cursor, path, options, catalog, jobs);
 }

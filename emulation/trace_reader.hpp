@@ -18,8 +18,9 @@
 // the options' class mix (so the first N jobs get the same models whatever max_jobs is).
 //
 // kAutoDetect picks the format from the header. Bad input is one InvalidInput line naming the
-// file, line and column ("traces/x.csv:17: column 'gpus': not a number: 'abc'"); a file that
-// cannot be read is an IoError. On error *jobs is left empty.
+// file, line and column ("traces/x.csv:17: column 'gpus': not a number: 'abc'"); so is a file that
+// cannot be read, one that is not a regular file (a FIFO, /dev/zero: named with options.field) and
+// a line longer than 1 MiB (base/input_file.hpp). On error *jobs is left empty.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,8 @@ struct TraceOptions {
   int64_t max_jobs = 0;  // 0 = all
   // The class mix for formats that do not name models (the public traces).
   double image_percent = 20, language_percent = 70, speech_percent = 10;
+  // What names the file in the refusal of one that is not a regular file.
+  std::string field = "trace file";
 };
 
 Status ReadTrace(const std::string& path, const TraceOptions& options, const ModelCatalog& catalog,

@@ -4,9 +4,10 @@
 #include <cassert>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <string>
 #include <utility>
+
+#include "base/input_file.hpp"
 
 namespace troupe::paramserver {
 namespace {
@@ -198,17 +199,18 @@ Status ParseCriteoLine(std::string_view line, Example* out) {
 }
 
 Status ReadCriteoTsv(const std::string& path, OnError on_error, std::vector<Example>* out,
-                     CriteoReadStats* stats, std::string* skipped) {
+                     CriteoReadStats* stats, std::string* skipped, std::string_view field) {
   constexpr int64_t kReported = 10;
   CriteoReadStats local;
   CriteoReadStats& st = stats ? *stats : local;
   st = {};
   std::string report;
-  std::ifstream in(path);
-  if (!in) return Status::InvalidInput(path + ": cannot open");
-  std::string line;
+  InputFile file;
+  if (Status s = OpenInputFile(path, field, &file); !s.ok()) return s;
+  LineReader lines(file.get(), path);
+  std::string_view line;
   Example e;
-  while (std::getline(in, line)) {
+  while (lines.Next(&line)) {
     ++st.lines;
     const Status parsed = ParseCriteoLine(line, &e);
     if (parsed.ok()) {
@@ -220,6 +222,7 @@ Status ReadCriteoTsv(const std::string& path, OnError on_error, std::vector<Exam
     if (on_error == OnError::kStop) return Status::InvalidInput(message);
     if (++st.skipped <= kReported) report += (st.skipped > 1 ? "\n" : "") + message;
   }
+  if (!lines.status().ok()) return lines.status();
   if (st.skipped > kReported) {
     report += "\n... and " + std::to_string(st.skipped - kReported) + " more malformed lines";
   }

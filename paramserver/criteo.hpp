@@ -106,8 +106,11 @@ Status ParseCriteoLine(std::string_view line, Example* out);
 // "path:line: why". kStop: returns InvalidInput with that message at the first one (the examples
 // before it stay appended). kSkip: skips it and returns OK; *skipped (if given) then holds the
 // messages of the first 10 skipped lines, one a line, and a count of the rest ("" if none).
-// A file that cannot be opened is InvalidInput ("path: cannot open") whatever the option.
+// Whatever the option, InvalidInput: a file that cannot be read ("path: cannot read: <why>"), one
+// that is not a regular file (a FIFO, /dev/zero: "<field>: 'path' is a FIFO, ..."), a line
+// longer than 1 MiB ("path:line: line longer than ...", base/input_file.hpp).
 Status ReadCriteoTsv(const std::string& path, OnError on_error, std::vector<Example>* out,
-                     CriteoReadStats* stats = nullptr, std::string* skipped = nullptr);
+                     CriteoReadStats* stats = nullptr, std::string* skipped = nullptr,
+                     std::string_view field = "Criteo file");
 
 }  // namespace troupe::paramserver

@@ -85,7 +85,8 @@ caf::actor SpawnInjector(ActorRuntime& runtime, const RunPlan& plan, const Clust
                          const std::map<std::string, caf::actor>& nodes) {
   FaultInjectorSetup setup;
   setup.plan = plan.faults;
-  setup.job_id_bound = plan.job_id_bound;
+  setup.jobs = plan.jobs_known;
+  setup.job_ids = plan.job_ids;
   setup.scheduler_options = plan.scheduler;
   setup.cluster = cluster;
   for (const std::string& node : plan.server_nodes) setup.server_is_local.push_back(node.empty());

@@ -83,6 +83,7 @@ Status OpenTrace(const config::Workload& w, const config::Run& r, const std::str
   options.image_percent = g.image_percent();
   options.language_percent = g.language_percent();
   options.speech_percent = g.speech_percent();
+  options.field = config_name + ": workload.trace_file";
   if (!std::filesystem::exists(w.trace_file())) {
     return Status::InvalidInput(config_name + ": workload.trace_file: no such file: '" +
                                 w.trace_file() + "'");
@@ -209,7 +210,7 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
     universe.jobs = cfg.workload().generator().num_jobs();
   }
   plan->jobs_known = universe.jobs;
-  plan->job_id_bound = universe.job_ids.empty() ? universe.jobs : universe.job_ids.back() + 1;
+  plan->job_ids = universe.job_ids;
   Status s = BuildFaultPlan(cfg.faults(), cfg.run().seed(), universe, &plan->faults);
   if (!s.ok()) return Status::InvalidInput(config_name + ": " + s.message());
   for (const FaultEvent& e : plan->faults.events) {

@@ -36,7 +36,8 @@ struct RunPlan {
   std::string out_dir;           // "" writes nothing
   FaultPlan faults;              // empty: a run without faults (no injector, store or network)
   int64_t jobs_known = 0;        // jobs the source will release (0: unknown)
-  int64_t job_id_bound = 0;      // every job id of the source is below it (0: unknown)
+  // A trace's job ids, ascending (empty: a generator's, 0 .. jobs_known - 1); with faults only.
+  std::vector<int64_t> job_ids;
   int32_t largest_job_gpus = 0;  // the most GPUs a job of the source asks for
   // Jobs in the measurement window (run.measure_*_job; the run ends when they have all ended),
   // for the progress line. 0: no window, every job is measured.

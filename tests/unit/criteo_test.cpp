@@ -223,9 +223,28 @@ TEST_F(CriteoTsvTest, MalformedLinesAreNamedAndSkippedOrStop) {
   EXPECT_NE(error.find("... and 5 more malformed lines"), std::string::npos) << error;
   const Status absent = ReadCriteoTsv((dir_ / "absent.tsv").string(), OnError::kSkip, &out);
   EXPECT_EQ(absent.code(), Status::Code::kInvalidInput);
-  EXPECT_NE(absent.message().find("cannot open"), std::string::npos);
+  EXPECT_NE(absent.message().find("cannot read"), std::string::npos);
   Example e;
   EXPECT_EQ(ParseCriteoLine("1\t2", &e).message(), "expected 40 tab-separated fields, found 2");
+}
+
+TEST_F(CriteoTsvTest, ALineLongerThanOneMebibyteStopsTheReadEvenWhenSkipping) {
+  const std::string good = Line("1", {"3"}, {"abc"});
+  const std::string path = Write(good + std::string((size_t{1} << 20) + 1, '7') + "\n" + good);
+  for (OnError on_error : {OnError::kStop, OnError::kSkip}) {
+    std::vector<Example> out;
+    const Status read = ReadCriteoTsv(path, on_error, &out);
+    EXPECT_EQ(read.code(), Status::Code::kInvalidInput);
+    EXPECT_EQ(read.message(),
+              path + ":2: line longer than 1048576 bytes (1 MiB); is this a text file?");
+  }
+  // A line of exactly 1 MiB is read (and, malformed, skipped).
+  const std::string at_bound = Write(good + std::string(size_t{1} << 20, '7') + "\n" + good);
+  std::vector<Example> out;
+  CriteoReadStats stats;
+  ASSERT_TRUE(ReadCriteoTsv(at_bound, OnError::kSkip, &out, &stats).ok());
+  EXPECT_EQ(stats.skipped, 1);
+  EXPECT_EQ(out.size(), 2u);
 }
 
 TEST(AucTest, HandCases) {
