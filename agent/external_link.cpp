@@ -13,16 +13,21 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "agent/agent_auth.hpp"
 
 namespace troupe::agent_wire {
 namespace {
 
-// Wall seconds a new connection has to register.
+// Wall seconds a new connection has to register; connections waiting to register, at most; the
+// largest frame one may send before it has (a Register is far smaller).
 constexpr double kRegisterTimeoutS = 5;
+constexpr size_t kMaxPending = 8;
+constexpr uint32_t kMaxRegisterBytes = 64 << 10;
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -86,7 +91,7 @@ Status ExternalLink::Listen() {
   const int one = 1;
   if (listen_fd_ < 0 || setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
       bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      listen(listen_fd_, 8) != 0) {
+      listen(listen_fd_, SOMAXCONN) != 0) {
     const std::string why = std::strerror(errno);
     if (listen_fd_ >= 0) close(listen_fd_);
     listen_fd_ = -1;
@@ -100,70 +105,161 @@ Status ExternalLink::Listen() {
   return WritePortFile(options_.port_file, port_);
 }
 
+// Where a connection that has not registered yet stands: it has been sent Hello with `nonce` and
+// has until `deadline` to answer Register; `bytes` is what it sent so far (never past one frame).
+struct ExternalLink::Pending {
+  int fd = -1;
+  std::string nonce;
+  double deadline = 0;
+  std::string bytes;
+};
+
+// Every connection waiting to register is watched at once, so none can hold the others' turn: a
+// silent one is closed at its own 5 s, and once kMaxPending wait, a new one closes the oldest
+// (whoever holds sockets open without the secret can delay the scheduler, never lock it out).
 Status ExternalLink::Accept(external::Hello hello) {
   const double deadline = Now() + options_.connect_timeout_s;
+  std::deque<Pending> pending;
   std::string last_refusal;
-  while (WaitReadable(listen_fd_, deadline)) {
-    fd_ = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd_ < 0) continue;
-    const int one = 1;
-    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // one small frame per turn
-    // A connection that does not register soon gives way to the next: whoever holds one open
-    // silently cannot keep the scheduler out until the deadline.
-    Status s = Authenticate(hello, std::min(deadline, Now() + kRegisterTimeoutS));
-    if (s.ok()) return s;
-    last_refusal = s.message();
-    spdlog::warn("external scheduler: connection refused: {}", last_refusal);
+  auto refuse = [&](size_t i, const std::string& reason) {
+    external::Envelope error;
+    error.mutable_error()->set_message(reason);
+    (void)SendFrame(pending[i].fd, error);
+    close(pending[i].fd);
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+    last_refusal = reason;
+    spdlog::warn("external scheduler: connection refused: {}", reason);
+  };
+  while (Now() < deadline) {
+    double wake = deadline;
+    std::vector<pollfd> polled{{listen_fd_, POLLIN, 0}};
+    for (const Pending& p : pending) {
+      wake = std::min(wake, p.deadline);
+      polled.push_back({p.fd, POLLIN, 0});
+    }
+    if (poll(polled.data(), polled.size(), MillisLeft(wake)) < 0 && errno != EINTR) break;
+    // From the newest back, so that erasing one leaves the indices still to visit valid.
+    for (size_t i = pending.size(); i-- > 0;) {
+      if (polled[i + 1].revents != 0) {
+        StatusOr<bool> registered = ReadRegister(&pending[i]);
+        if (!registered.ok()) {
+          refuse(i, registered.status().message());
+        } else if (*registered) {
+          fd_ = pending[i].fd;
+          pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+          for (const Pending& p : pending) close(p.fd);
+          external::Envelope out;
+          out.mutable_registered();
+          return Send(out);
+        }
+      } else if (Now() >= pending[i].deadline) {
+        refuse(i, "did not register within " + Seconds(kRegisterTimeoutS));
+      }
+    }
+    if (polled[0].revents != 0) {
+      if (pending.size() >= kMaxPending) {
+        refuse(0, "closed to make room for a newer connection (" + std::to_string(kMaxPending) +
+                      " at most wait to register)");
+      }
+      if (StatusOr<Pending> p = Greet(hello); p.ok()) pending.push_back(std::move(*p));
+    }
   }
+  for (const Pending& p : pending) close(p.fd);
   return Status::IoError("external scheduler: none registered within " +
                          Seconds(options_.connect_timeout_s) +
                          " (external_scheduler.connect_timeout_s)" +
                          (last_refusal.empty() ? "" : "; the last one: " + last_refusal));
 }
 
-Status ExternalLink::Authenticate(external::Hello hello, double deadline) {
+// Accepts one connection and sends it Hello with a fresh nonce.
+StatusOr<ExternalLink::Pending> ExternalLink::Greet(external::Hello hello) {
+  Pending p;
+  p.fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (p.fd < 0) return Status::IoError(std::strerror(errno));
+  const int one = 1;
+  setsockopt(p.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // one small frame per turn
   StatusOr<std::string> nonce = MakeNonce();
   if (!nonce.ok()) {
-    Disconnect();
+    close(p.fd);
     return nonce.status();
   }
-  hello.set_nonce(*nonce);
+  p.nonce = std::move(*nonce);
+  p.deadline = Now() + kRegisterTimeoutS;
+  hello.set_nonce(p.nonce);
   hello.set_protocol_version(kExternalProtocolVersion);
   external::Envelope out;
   *out.mutable_hello() = std::move(hello);
-  if (Status s = Send(out); !s.ok()) return s;
-  external::Envelope in;
-  if (Status s = Receive(std::max(0.0, deadline - Now()), &in); !s.ok()) return s;
-  if (!in.has_register_()) return Fail("the first frame must be register");
-  if (!TokenMatches(options_.secret, *nonce, in.register_().token())) {
-    return Fail("wrong token (HMAC-SHA256 of the nonce under the shared secret)");
+  if (!SendFrame(p.fd, out)) {
+    close(p.fd);
+    return Status::IoError("the connection broke");
   }
-  if (in.register_().protocol_version() != kExternalProtocolVersion) {
-    return Fail("protocol_version " + std::to_string(in.register_().protocol_version()) +
-                ", troupe speaks " + std::to_string(kExternalProtocolVersion));
-  }
-  external::Envelope registered;
-  registered.mutable_registered();
-  spdlog::info("external scheduler: '{}' registered", in.register_().name());
-  return Send(registered);
+  return p;
 }
 
-Status ExternalLink::Send(const external::Envelope& envelope) {
-  if (fd_ < 0) return Status::IoError("external scheduler: not connected");
+// Reads what `p` has sent, never past its first frame: true once that frame is a valid Register,
+// false while it is incomplete, an error (the refusal's reason) when it is not one.
+StatusOr<bool> ExternalLink::ReadRegister(Pending* p) {
+  size_t want = 4;
+  if (p->bytes.size() >= 4) {
+    const auto* h = reinterpret_cast<const unsigned char*>(p->bytes.data());
+    const uint32_t length =
+        (uint32_t{h[0]} << 24) | (uint32_t{h[1]} << 16) | (uint32_t{h[2]} << 8) | uint32_t{h[3]};
+    if (length == 0 || length > kMaxRegisterBytes) {
+      return Status::InvalidInput("malformed frame: length " + std::to_string(length) +
+                                  " before registering (at most " +
+                                  std::to_string(kMaxRegisterBytes) + ")");
+    }
+    want = 4 + size_t{length};
+  }
+  char buffer[4096];
+  const ssize_t n =
+      recv(p->fd, buffer, std::min(sizeof(buffer), want - p->bytes.size()), MSG_DONTWAIT);
+  if (n == 0) return Status::IoError("the connection closed before registering");
+  if (n < 0) {
+    if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) return false;
+    return Status::IoError(std::string("read failed: ") + std::strerror(errno));
+  }
+  p->bytes.append(buffer, static_cast<size_t>(n));
+  if (p->bytes.size() == 4) return ReadRegister(p);  // the length is known: read on
+  if (p->bytes.size() < want || want == 4) return false;
+  external::Envelope in;
+  if (!in.ParseFromArray(p->bytes.data() + 4, static_cast<int>(p->bytes.size() - 4)) ||
+      !in.has_register_()) {
+    return Status::InvalidInput("the first frame must be register");
+  }
+  if (!TokenMatches(options_.secret, p->nonce, in.register_().token())) {
+    return Status::InvalidInput("wrong token (HMAC-SHA256 of the nonce under the shared secret)");
+  }
+  if (in.register_().protocol_version() != kExternalProtocolVersion) {
+    return Status::InvalidInput("protocol_version " +
+                                std::to_string(in.register_().protocol_version()) +
+                                ", troupe speaks " + std::to_string(kExternalProtocolVersion));
+  }
+  spdlog::info("external scheduler: '{}' registered", in.register_().name());
+  return true;
+}
+
+bool ExternalLink::SendFrame(int fd, const external::Envelope& envelope) {
   const size_t size = envelope.ByteSizeLong();
   std::string frame(4, '\0');
   for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((size >> (24 - 8 * i)) & 0xff);
   envelope.AppendToString(&frame);
   size_t sent = 0;
   while (sent < frame.size()) {
-    const ssize_t n = send(fd_, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
+    const ssize_t n = send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      Disconnect();
-      return Status::IoError("external scheduler: the connection broke: " + why);
-    }
+    if (n <= 0) return false;
     sent += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+Status ExternalLink::Send(const external::Envelope& envelope) {
+  if (fd_ < 0) return Status::IoError("external scheduler: not connected");
+  if (!SendFrame(fd_, envelope)) {
+    const std::string why = std::strerror(errno);
+    Disconnect();
+    return Status::IoError("external scheduler: the connection broke: " + why);
   }
   return Status::Ok();
 }

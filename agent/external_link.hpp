@@ -18,6 +18,7 @@
 #include <string>
 
 #include "base/status.hpp"
+#include "base/status_or.hpp"
 #include "messages/external_scheduler.pb.h"
 
 namespace troupe::agent_wire {
@@ -46,7 +47,8 @@ class ExternalLink {
 
   // Waits for a scheduler to connect and register, sending it `hello` (its nonce and protocol
   // version filled in here). Connections that fail to authenticate, or do not register within
-  // 5 s, are refused and the wait goes on until connect_timeout_s.
+  // 5 s, are refused and the wait goes on until connect_timeout_s. Connections are watched all
+  // at once; at most 8 wait to register, and a new one closes the oldest of them.
   Status Accept(external::Hello hello);
   bool connected() const { return fd_ >= 0; }
 
@@ -57,7 +59,10 @@ class ExternalLink {
   void Close(const std::string& reason);
 
  private:
-  Status Authenticate(external::Hello hello, double deadline);
+  struct Pending;
+  StatusOr<Pending> Greet(external::Hello hello);
+  StatusOr<bool> ReadRegister(Pending* p);
+  static bool SendFrame(int fd, const external::Envelope& envelope);
   Status ReadExact(char* data, size_t size, double deadline);
   Status Fail(const std::string& reason);  // Error to the peer, close, return the reason
   void Disconnect();

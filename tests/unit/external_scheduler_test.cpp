@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -301,6 +302,36 @@ TEST(ExternalLinkAuth, SilentConnectionGivesWayToTheScheduler) {
   EXPECT_TRUE(link.Accept(external::Hello{}).ok());
   link.Close("test over");
   schedulers.join();
+}
+
+// Eight connections held open without a word: each waited its 5 s in turn before, so the
+// scheduler behind them came 40 s late and the run gave up at 20 s. Now they are watched at once
+// and the newcomer closes the oldest.
+TEST(ExternalLinkAuth, SilentConnectionsCannotLockTheSchedulerOut) {
+  ExternalLinkOptions options;
+  options.secret = kSecret;
+  options.connect_timeout_s = 20;
+  ExternalLink link(options);
+  ASSERT_TRUE(link.Listen().ok());
+  std::vector<std::unique_ptr<FakeScheduler>> silent;
+  for (int i = 0; i < 8; ++i) {
+    silent.push_back(std::make_unique<FakeScheduler>(link.port()));
+    ASSERT_TRUE(silent.back()->connected());
+  }
+  std::thread scheduler([port = link.port()] {
+    FakeScheduler honest(port);
+    // A real scheduler takes a moment to answer Hello: it must not have to race the deadline.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_TRUE(honest.Register(kSecret).has_registered());
+    honest.Read();
+  });
+  const Status s = link.Accept(external::Hello{});
+  EXPECT_TRUE(s.ok()) << s.message();
+  link.Close("test over");
+  scheduler.join();
+  // The oldest silent one was closed for the newcomer, with a reason.
+  EXPECT_TRUE(silent.front()->Read().has_hello());
+  EXPECT_NE(silent.front()->Read().error().message().find("to make room"), std::string::npos);
 }
 
 TEST(ExternalLinkAuth, NoSchedulerWithinTheTimeoutIsAnError) {
