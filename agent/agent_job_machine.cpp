@@ -1,6 +1,7 @@
 #include "agent/agent_job_machine.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "agent/frame_codec.hpp"
 
@@ -98,7 +99,16 @@ MachineOutput AgentJobMachine::OnLeaseTimer(int64_t round, double start_s) {
   agent::Envelope frame;
   frame.mutable_lease_end()->set_round(round);
   out.to_agent.push_back(std::move(frame));
+  out.checkpoint_timer_at_s = lease_.end_s() + facts_.checkpoint_timeout_s * facts_.time_scale;
   return out;
+}
+
+MachineOutput AgentJobMachine::OnCheckpointTimer(int64_t round, double start_s) {
+  if (phase_ != Phase::kCheckpointing || !IsCurrentLease(round, start_s)) return {};
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%g", facts_.checkpoint_timeout_s);
+  return Fault("no checkpoint_done for round " + std::to_string(round) + " within " + bound +
+               " s of its lease_end (agents.checkpoint_timeout_s)");
 }
 
 MachineOutput AgentJobMachine::OnLeaseLost(const LeaseLost& lost, double now_s) {

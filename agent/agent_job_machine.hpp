@@ -7,7 +7,9 @@
 // and sockets, lets the tests and the fuzzer drive it with any sequence of frames.
 //
 // One lease: every part granted -> LeaseGrant frame, timer at end_s -> LeaseEnd frame -> the
-// agent's CheckpointDone{iterations in the lease} -> JobProgress(ran). A refused part: no frame,
+// agent's CheckpointDone{iterations in the lease} -> JobProgress(ran). No CheckpointDone within
+// checkpoint_timeout_s wall seconds of the LeaseEnd (a checkpoint timer) is a fault: an agent that
+// heartbeats but never checkpoints would otherwise hold its lease, and the round, for ever. A refused part: no frame,
 // JobProgress(ran=false) at end_s, as an emulated job reports. LeaseLost: LeaseEnd{lost} and
 // JobProgress(ran=false, wasted GPU-seconds) at once; that lease's CheckpointDone is then ignored.
 // Finished from the agent during a lease: the job's last JobProgress (finished) at once.
@@ -33,6 +35,7 @@ struct AgentJobFacts {
   int64_t iterations = 0;
   SensitivityMatrix sensitivity;  // the speedup reported for a lease's CPUs and memory
   double time_scale = 1;          // run seconds per wall second (lease durations for the agent)
+  double checkpoint_timeout_s = 60;  // wall seconds from LeaseEnd to CheckpointDone, at most
 };
 
 struct MachineOutput {
@@ -40,6 +43,7 @@ struct MachineOutput {
   std::optional<JobProgress> report;
   double report_at_s = -1;                 // run clock; -1: at once
   std::optional<double> lease_timer_at_s;  // run clock: call OnLeaseTimer(round, start) then
+  std::optional<double> checkpoint_timer_at_s;  // run clock: call OnCheckpointTimer then
   Status fault;                            // not OK: fail the job with this reason
   bool finished = false;                   // the job is done after `report`
 };
@@ -52,6 +56,7 @@ class AgentJobMachine {
 
   MachineOutput OnGrant(const LeaseGrant& grant);
   MachineOutput OnLeaseTimer(int64_t round, double start_s);
+  MachineOutput OnCheckpointTimer(int64_t round, double start_s);
   MachineOutput OnLeaseLost(const LeaseLost& lost, double now_s);
   MachineOutput OnQuery(const ProgressQuery& query) const;
   MachineOutput OnAgentFrame(const agent::Envelope& frame);

@@ -41,6 +41,10 @@ void Apply(Self* self, MachineOutput out, int64_t round, double start_s) {
     TellAt(self, st.telemetry, st.clock, self, *out.lease_timer_at_s, agent_end_atom::value, round,
            start_s);
   }
+  if (out.checkpoint_timer_at_s) {
+    TellAt(self, st.telemetry, st.clock, self, *out.checkpoint_timer_at_s, agent_ckpt_atom::value,
+           round, start_s);
+  }
   if (!out.fault.ok()) return Fail(self, out.fault.message());
   if (out.finished) {
     // The scheduler stops a finished job when it has recorded it; the agent can go now.
@@ -73,6 +77,9 @@ caf::behavior AgentJobProxy(Self* self, agent_wire::AgentJobFacts facts,
       },
       [=](agent_end_atom, int64_t round, double start_s) {
         Apply(self, self->state.machine->OnLeaseTimer(round, start_s), round, start_s);
+      },
+      [=](agent_ckpt_atom, int64_t round, double start_s) {
+        Apply(self, self->state.machine->OnCheckpointTimer(round, start_s), round, start_s);
       },
       [=](const LeaseLost& lost) {
         Apply(self, self->state.machine->OnLeaseLost(lost, Now(self)), lost.round,

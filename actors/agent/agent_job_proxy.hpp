@@ -8,10 +8,11 @@
 // LeaseEnd, checkpoints and answers CheckpointDone with the iterations it trained, and only then
 // does the proxy report. The protocol itself is AgentJobMachine (wire/agent_job_machine.hpp).
 //
-// The agent vanishing — connection closed, read timeout (missed heartbeats), a bad frame or a
-// protocol violation — ends the proxy with exit reason remote_link_unreachable, which a scheduler
-// monitoring its jobs sees as a crashed job. Stopped by an exit message (the scheduler ending the
-// job or the run), it says Goodbye to the agent and closes the connection.
+// The agent vanishing — connection closed, read timeout (missed heartbeats), no CheckpointDone
+// within agents.checkpoint_timeout_s of a LeaseEnd, a bad frame or a protocol violation — ends
+// the proxy with exit reason remote_link_unreachable, which a scheduler monitoring its jobs sees
+// as a crashed job. Stopped by an exit message (the scheduler ending the job or the run), it says
+// Goodbye to the agent and closes the connection.
 #pragma once
 
 #include <caf/event_based_actor.hpp>

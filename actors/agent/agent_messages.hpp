@@ -6,6 +6,7 @@
 //   workload --JobScheduler--> agent job proxy   (who to report to, when the grant does not say)
 //   gateway --AgentEvent--> agent job proxy      (a frame from the agent, or its connection's end)
 //   proxy --(agent_end_atom, round, start_s)--> itself   (the lease's end on the run clock)
+//   proxy --(agent_ckpt_atom, round, start_s)--> itself  (the checkpoint's deadline after it)
 #pragma once
 
 #include <caf/actor.hpp>
@@ -19,6 +20,7 @@
 namespace troupe {
 
 using agent_end_atom = caf::atom_constant<caf::atom("agent_end")>;
+using agent_ckpt_atom = caf::atom_constant<caf::atom("agent_ckpt")>;
 
 struct AgentsExpected {
   int64_t count = 0;

@@ -77,6 +77,7 @@ Status AgentService::Start(const config::AgentGateway& cfg) {
     std::lock_guard lock(mutex_);
     expected_ = cfg.expected_jobs();
     next_job_id_ = cfg.first_job_id();
+    checkpoint_timeout_s_ = cfg.checkpoint_timeout_s();
     deadline_s_ =
         clock_.Seconds(system_.clock().now()) + cfg.registration_timeout_s() * clock_.time_scale;
   }
@@ -124,6 +125,7 @@ agent_wire::Admission AgentService::Admit(const agent::Register& request,
   facts.iterations = arrived.spec.iterations;
   facts.sensitivity = arrived.sensitivity;
   facts.time_scale = clock_.time_scale;
+  facts.checkpoint_timeout_s = checkpoint_timeout_s_;
   caf::actor proxy = system_.spawn(AgentJobProxy, std::move(facts), link, clock_, telemetry_);
   arrived.job = proxy;
   proxies_.push_back(proxy);

@@ -56,6 +56,7 @@ class AgentService {
   std::mutex mutex_;  // the fields below: the gateway's thread admits, Stop() reads
   int64_t expected_ = 0;
   double deadline_s_ = -1;
+  double checkpoint_timeout_s_ = 60;  // agents.checkpoint_timeout_s
   int64_t next_job_id_ = 0;
   std::vector<caf::actor> proxies_;
 };

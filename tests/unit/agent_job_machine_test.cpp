@@ -167,6 +167,39 @@ TEST(AgentJobMachineTest, CheckpointBeyondTheIterationsLeftIsAFault) {
   EXPECT_NE(out.fault.message().find("checkpoint_done.iterations_done = 101"), std::string::npos);
 }
 
+// An agent that heartbeats but never answers LeaseEnd held its lease, and so the round, for ever.
+// Now LeaseEnd arms a checkpoint deadline (checkpoint_timeout_s wall seconds, at time_scale run
+// seconds each) whose expiry fails the job as a lost agent; a checkpoint in time disarms it.
+TEST(AgentJobMachineTest, NoCheckpointWithinTheTimeoutIsAFault) {
+  AgentJobFacts facts = Facts();
+  facts.checkpoint_timeout_s = 2;
+  AgentJobMachine m(facts);
+  m.OnGrant(Part(0, {1}, 2));
+  m.OnGrant(Part(5, {0}, 2));
+  const MachineOutput end = m.OnLeaseTimer(3, 900);
+  ASSERT_TRUE(end.checkpoint_timer_at_s);
+  EXPECT_DOUBLE_EQ(*end.checkpoint_timer_at_s, 1200 + 2 * 100);
+  AgentJobMachine silent(facts);
+  silent.OnGrant(Part(0, {1}, 2));
+  silent.OnGrant(Part(5, {0}, 2));
+  silent.OnLeaseTimer(3, 900);
+  agent::Envelope heartbeat;
+  heartbeat.mutable_heartbeat();
+  EXPECT_TRUE(silent.OnAgentFrame(heartbeat).fault.ok());  // heartbeats do not count
+  const MachineOutput late = silent.OnCheckpointTimer(3, 900);
+  EXPECT_FALSE(late.report);
+  EXPECT_EQ(late.fault.message(),
+            "no checkpoint_done for round 3 within 2 s of its lease_end "
+            "(agents.checkpoint_timeout_s)");
+  EXPECT_EQ(silent.phase(), AgentJobMachine::Phase::kFailed);
+
+  AgentJobMachine prompt(facts);
+  RunLease(prompt);
+  ASSERT_TRUE(prompt.OnAgentFrame(CheckpointDone(3, 40)).report);
+  EXPECT_TRUE(prompt.OnCheckpointTimer(3, 900).fault.ok());  // answered in time: nothing
+  EXPECT_EQ(prompt.phase(), AgentJobMachine::Phase::kIdle);
+}
+
 TEST(AgentJobRequestTest, CatalogueModelOrMeasuredSensitivity) {
   const ModelCatalog& catalog = ModelCatalog::BuiltIn();
   agent::JobRequest r;
