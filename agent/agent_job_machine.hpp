@@ -9,8 +9,8 @@
 // One lease: every part granted -> LeaseGrant frame, timer at end_s -> LeaseEnd frame -> the
 // agent's CheckpointDone{iterations in the lease} -> JobProgress(ran). No CheckpointDone within
 // checkpoint_timeout_s wall seconds of the LeaseEnd (a checkpoint timer) is a fault: an agent that
-// heartbeats but never checkpoints would otherwise hold its lease, and the round, for ever. A refused part: no frame,
-// JobProgress(ran=false) at end_s, as an emulated job reports. LeaseLost: LeaseEnd{lost} and
+// heartbeats but never checkpoints would otherwise hold its lease, and the round, for ever.
+// A refused part: no frame, JobProgress(ran=false) at end_s, as an emulated job reports. LeaseLost: LeaseEnd{lost} and
 // JobProgress(ran=false, wasted GPU-seconds) at once; that lease's CheckpointDone is then ignored.
 // Finished from the agent during a lease: the job's last JobProgress (finished) at once.
 // Anything else from the agent — a frame out of turn, iterations outside [0, left], an Error —
