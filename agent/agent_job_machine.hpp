@@ -10,8 +10,9 @@
 // agent's CheckpointDone{iterations in the lease} -> JobProgress(ran). No CheckpointDone within
 // checkpoint_timeout_s wall seconds of the LeaseEnd (a checkpoint timer) is a fault: an agent that
 // heartbeats but never checkpoints would otherwise hold its lease, and the round, for ever.
-// A refused part: no frame, JobProgress(ran=false) at end_s, as an emulated job reports. LeaseLost: LeaseEnd{lost} and
-// JobProgress(ran=false, wasted GPU-seconds) at once; that lease's CheckpointDone is then ignored.
+// A refused part: no frame, JobProgress(ran=false) at end_s, as an emulated job reports.
+// LeaseLost: LeaseEnd{lost} and JobProgress(ran=false, wasted GPU-seconds) at once; that lease's
+// CheckpointDone is then ignored.
 // Finished from the agent during a lease: the job's last JobProgress (finished) at once.
 // Anything else from the agent — a frame out of turn, iterations outside [0, left], an Error —
 // is a fault: the agent is not trusted further.
