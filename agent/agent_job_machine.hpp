@@ -34,19 +34,19 @@ struct AgentJobFacts {
   int64_t job_id = 0;
   int32_t gpus = 1;
   int64_t iterations = 0;
-  SensitivityMatrix sensitivity;  // the speedup reported for a lease's CPUs and memory
-  double time_scale = 1;          // run seconds per wall second (lease durations for the agent)
+  SensitivityMatrix sensitivity;     // the speedup reported for a lease's CPUs and memory
+  double time_scale = 1;             // run seconds per wall second (lease durations for the agent)
   double checkpoint_timeout_s = 60;  // wall seconds from LeaseEnd to CheckpointDone, at most
 };
 
 struct MachineOutput {
   std::vector<agent::Envelope> to_agent;
   std::optional<JobProgress> report;
-  double report_at_s = -1;                 // run clock; -1: at once
-  std::optional<double> lease_timer_at_s;  // run clock: call OnLeaseTimer(round, start) then
+  double report_at_s = -1;                      // run clock; -1: at once
+  std::optional<double> lease_timer_at_s;       // run clock: call OnLeaseTimer(round, start) then
   std::optional<double> checkpoint_timer_at_s;  // run clock: call OnCheckpointTimer then
-  Status fault;                            // not OK: fail the job with this reason
-  bool finished = false;                   // the job is done after `report`
+  Status fault;                                 // not OK: fail the job with this reason
+  bool finished = false;                        // the job is done after `report`
 };
 
 class AgentJobMachine {
