@@ -10,11 +10,15 @@ namespace {
 
 // An idle event stream sends a comment this often, so a closed browser is noticed.
 constexpr int kKeepAliveMs = 5000;
+// Wall seconds a connection may stay silent in the middle of a request (each read's bound).
+constexpr int kReadTimeoutS = 5;
 
 }  // namespace
 
 LiveView::LiveView() : server_(std::make_unique<httplib::Server>()) {
   server_->set_keep_alive_timeout(1);  // Stop() waits for idle connections no longer than this
+  server_->set_read_timeout(kReadTimeoutS, 0);
+  server_->set_write_timeout(kReadTimeoutS, 0);
   // SO_REUSEADDR only: httplib's default, SO_REUSEPORT, would let a second troupe listen on a
   // port already taken and share its connections.
   server_->set_socket_options([](int sock) {
@@ -48,7 +52,10 @@ LiveView::LiveView() : server_(std::make_unique<httplib::Server>()) {
   });
 }
 
-LiveView::~LiveView() { Stop(); }
+LiveView::~LiveView() {
+  Stop();
+  if (thread_.joinable()) thread_.join();
+}
 
 Status LiveView::Start(const std::string& host, uint16_t port, const std::string& flag) {
   const std::string where = flag + " " + host + ":" + std::to_string(port);
@@ -64,7 +71,14 @@ Status LiveView::Start(const std::string& host, uint16_t port, const std::string
     }
     port_ = port;
   }
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  thread_ = std::thread([this] {
+    server_->listen_after_bind();
+    {
+      std::lock_guard lock(mu_);
+      served_ = true;
+    }
+    published_.notify_all();
+  });
   // Stop() can only stop a server that is running: wait until it is (a moment).
   while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return Status::Ok();
@@ -92,15 +106,19 @@ bool LiveView::WaitNewer(int64_t seen, int timeout_ms) {
   return !stopping_;
 }
 
-void LiveView::Stop() {
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
+bool LiveView::Stop(std::chrono::milliseconds grace) {
+  std::unique_lock lock(mu_);
+  const bool first = !stopping_;
+  stopping_ = true;
+  lock.unlock();
   published_.notify_all();
-  server_->stop();
+  if (!thread_.joinable()) return true;  // never served, or joined already
+  if (first) server_->stop();
+  lock.lock();
+  if (!published_.wait_for(lock, grace, [this] { return served_; })) return false;
+  lock.unlock();
   if (thread_.joinable()) thread_.join();
+  return true;
 }
 
 }  // namespace troupe

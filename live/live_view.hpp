@@ -7,6 +7,7 @@
 // keeps the latest behind a mutex for the HTTP threads.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -43,8 +44,11 @@ class LiveView {
   // Returns false when serving stops.
   bool WaitNewer(int64_t seen, int timeout_ms);
 
-  // Stops serving: open event streams end, the HTTP threads are joined.
-  void Stop();
+  // Stops serving: open event streams end, and the HTTP threads are joined if they end within
+  // `grace`. False when they did not: a client holding a request open (one byte at a time, each
+  // within the read timeout) keeps its thread, so the caller must end the process, which drops
+  // the connection; the destructor would wait for it.
+  bool Stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
 
  private:
   std::unique_ptr<httplib::Server> server_;
@@ -56,6 +60,7 @@ class LiveView {
   std::string json_ = "{\"version\":0}";
   int64_t version_ = 0;
   bool stopping_ = false;
+  bool served_ = false;  // the server's thread has returned
 };
 
 // The page served at /.

@@ -1,13 +1,17 @@
 // The live view (`troupe run --serve`), seen from outside: a real browser (headless chromium)
 // loads the page while the run goes and, once it has ended, shows the numbers the run reports;
 // watching never changes the results; a bad --serve value is one line and exit status 2.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -217,6 +221,69 @@ TEST(LiveView, SweepShowsItsRuns) {
   ASSERT_NE(proportional, std::string::npos);
   EXPECT_LT(tune, proportional);  // the sweep's order
   EXPECT_NE(dom.find("JCT mean h", tune), std::string::npos);
+}
+
+// A slowloris client: it opens a connection to the live view and sends a request's first line,
+// then one byte of a header every half second (each well within the server's read timeout), so
+// the request is never complete, until destroyed.
+class SlowClient {
+ public:
+  explicit SlowClient(const std::string& port) {
+    thread_ = std::thread([this, port = std::stoi(port)] {
+      const int fd = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_port = htons(static_cast<uint16_t>(port));
+      inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+      if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+        const std::string start = "GET /state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+        bool open = send(fd, start.data(), start.size(), MSG_NOSIGNAL) > 0;
+        for (int tick = 0; open && !stop_.load(); ++tick) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          if (tick % 10 == 9) open = send(fd, "z", 1, MSG_NOSIGNAL) == 1;
+        }
+      }
+      close(fd);
+    });
+  }
+  ~SlowClient() {
+    stop_.store(true);
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// Requests held open a byte at a time used to keep the server's threads, and the server held the
+// run's exit for as long as they kept sending: with --serve-linger 0 the run never exited, and
+// Ctrl-C during a linger did not stop it. Each case waits a bounded time for the exit.
+TEST(LiveView, SlowClientsDoNotHoldTheRunsExit) {
+  const std::string dir = FreshDir("live-slow");
+  const std::string config = SourcePath("configs/default.textproto");
+  for (const char* linger : {"0", "600"}) {
+    SCOPED_TRACE(std::string("--serve-linger ") + linger);
+    const std::string run = dir + "/linger" + linger;
+    const pid_t pid = SpawnTroupe(
+        {"run", config, "--out", run, "--serve", "127.0.0.1:0", "--serve-linger", linger},
+        run + ".out", run + ".err");
+    ASSERT_GT(pid, 0);
+    const std::string port =
+        WaitForLine(run + ".err", std::regex("live view: http://127\\.0\\.0\\.1:([0-9]+)/"), 30);
+    if (port.empty()) kill(pid, SIGKILL);
+    ASSERT_FALSE(port.empty()) << ReadFile(run + ".err");
+    std::vector<std::unique_ptr<SlowClient>> slow;
+    for (int i = 0; i < 3; ++i) slow.push_back(std::make_unique<SlowClient>(port));
+    if (std::string(linger) != "0") {
+      // Lingering: Ctrl-C ends it, slow clients or not.
+      const bool ended = !WaitForLine(run + ".err", std::regex("(the run has ended)"), 120).empty();
+      ASSERT_TRUE(ended) << ReadFile(run + ".err");
+      kill(pid, SIGINT);
+    }
+    EXPECT_EQ(WaitBounded(pid, 120), 0) << ReadFile(run + ".err");
+    EXPECT_TRUE(std::filesystem::exists(run + "/summary.json"));
+  }
 }
 
 TEST(LiveView, BadServeValueIsOneLineAndExitTwo) {
