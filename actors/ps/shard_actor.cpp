@@ -130,10 +130,14 @@ void Finish(Self* self) {
   final_state.mem_capacity_rows = static_cast<int64_t>(core.mem_capacity_rows());
   final_state.compactions = core.compactions();
   // In parts of at most final_rows_per_message rows (one, empty, for a shard that owns nothing).
-  const size_t per =
+  size_t per =
       static_cast<size_t>(std::max<int64_t>(1, st.setup.options.final_rows_per_message));
   const size_t keys = rows.keys.size();
   const size_t width = keys == 0 ? 0 : rows.values.size() / keys;
+  // And of at most kFinalPartBytes: a wide model's 2^18 rows would pass the network's frame
+  // ceiling (network/plugin/bounded_multiplexer.hpp) when the shard lives in another process.
+  constexpr size_t kFinalPartBytes = size_t{64} << 20;
+  per = std::min(per, std::max<size_t>(1, kFinalPartBytes / (sizeof(uint64_t) + width * 4)));
   for (size_t from = 0; from == 0 || from < keys; from += per) {
     const size_t to = std::min(keys, from + per);
     PsShardFinal part = final_state;

@@ -6,12 +6,15 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/sec.hpp>
 
+#include "network/plugin/bounded_multiplexer.hpp"
 #include "network/plugin/network_impl.hpp"
 
 namespace troupe::network_impl {
 
+// The default backend, but no peer can make a plaintext connection allocate more than its frame
+// ceiling (bounded_multiplexer.hpp).
 void LoadMiddleman(caf::actor_system_config& config, bool tls) {
-  config.load<caf::io::middleman>();
+  config.load<caf::io::middleman, BoundedMultiplexer>();
   if (tls) config.load<caf::openssl::manager>();
 }
 
