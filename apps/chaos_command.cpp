@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "base/quoted.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "runner/output_folder.hpp"
@@ -72,7 +73,7 @@ Status AddRandomFaults(const ChaosSpec& spec, uint64_t fault_seed, double window
   for (const std::string& name : spec.kinds) {
     config::FaultKind kind;
     if (!config::FaultKind_Parse(name, &kind)) {
-      return Status::InvalidInput("--kinds: unknown fault kind '" + name + "'");
+      return Status::InvalidInput("--kinds: unknown fault kind " + Quoted(name));
     }
     random->add_kinds(kind);
   }
@@ -83,6 +84,27 @@ Status AddRandomFaults(const ChaosSpec& spec, uint64_t fault_seed, double window
     }
   }
   return ValidateConfig(*cfg, spec.config);
+}
+
+// Every flag is checked before the baseline runs, so that a campaign its flags doom is refused at
+// once rather than after the baseline: the drawn faults' config (kinds, counts) as run 1 gets it,
+// and the kinds this kind of run can take (a drawn fault of another kind would fail run 1).
+Status CheckFaultFlags(const ChaosSpec& spec, const config::RunConfig& base) {
+  config::RunConfig probe = base;
+  if (Status s = AddRandomFaults(spec, spec.seed, 1.0, &probe); !s.ok()) return s;
+  const bool ps = base.has_paramserver();
+  for (const std::string& name : spec.kinds) {
+    const bool ps_kind = name == "crash" || name == "slow" || name == "disk";
+    if (ps && !ps_kind) {
+      const std::string why = "a parameter-server run takes crash, slow and disk faults, not ";
+      return Status::InvalidInput("--kinds: " + why + Quoted(name));
+    }
+    if (!ps && name == "disk") {
+      return Status::InvalidInput("--kinds: disk faults hit a parameter server's SSD-PS; " +
+                                  spec.config + " is a cluster run");
+    }
+  }
+  return Status::Ok();
 }
 
 // Run `index` of the campaign, through the interface every kind of run shares. Its log lines are
@@ -158,6 +180,7 @@ int RunChaos(const ChaosSpec& spec) {
                  ? LoadBase(spec, &base)
                  : Status::InvalidInput("--runs and --faults must be at least 1");
   if (s.ok()) s = CheckKeepFolders(spec);
+  if (s.ok()) s = CheckFaultFlags(spec, base);
   ProgressLine progress(ChooseProgressMode(spec.quiet), "chaos", "runs", spec.runs + 1);
   int failed = 0;
   std::vector<ChaosRow> rows(1);

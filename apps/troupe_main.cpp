@@ -31,6 +31,7 @@
 #include "apps/shared_files.hpp"
 #include "apps/sweep.hpp"
 #include "base/parse.hpp"
+#include "base/quoted.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "emulation/fault_plan.hpp"
@@ -103,7 +104,7 @@ Status NameFaultFlags(Status status, const RunArgs& args, int first_flag) {
     if (text.rfind(field, 0) != 0) continue;
     std::string rest = text.substr(field.size());  // ".target: why" or ": why"
     if (!rest.empty() && rest[0] == '.') rest.erase(0, rest.find(':'));
-    return Status::InvalidInput("--fault '" + args.faults[i] + "'" + rest);
+    return Status::InvalidInput("--fault " + Quoted(args.faults[i]) + rest);
   }
   return status;
 }
@@ -125,7 +126,7 @@ Status NameFaultFlagsInPlan(Status status, const RunArgs& args, const config::Ru
     std::unique_ptr<PlannedRun> run;
     const Status s = PlanAnyRun(upto, args.config, &run);
     if (!s.ok() && s.message() == status.message()) {
-      return Status::InvalidInput("--fault '" + args.faults[k] + "'" +
+      return Status::InvalidInput("--fault " + Quoted(args.faults[k]) +
                                   status.message().substr(why + 1));
     }
   }

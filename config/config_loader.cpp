@@ -16,6 +16,7 @@
 
 #include "base/input_file.hpp"
 #include "base/parse.hpp"
+#include "base/quoted.hpp"
 
 namespace troupe {
 namespace {
@@ -41,7 +42,7 @@ class FirstErrorCollector : public pb::io::ErrorCollector {
 };
 
 Status OverrideError(std::string_view assignment, const std::string& why) {
-  return Status::InvalidInput("--set " + std::string(assignment) + ": " + why);
+  return Status::InvalidInput("--set " + Excerpt(assignment) + ": " + why);
 }
 
 std::string EnumNames(const pb::EnumDescriptor* type) {
@@ -65,7 +66,7 @@ Status SetLeaf(std::string_view assignment, const std::string& value,
     case pb::FieldDescriptor::CPPTYPE_ENUM: {
       const pb::EnumValueDescriptor* v = field->enum_type()->FindValueByName(value);
       if (v == nullptr) {
-        return OverrideError(assignment, "'" + value + "' is not a value of " +
+        return OverrideError(assignment, Quoted(value) + " is not a value of " +
                                              field->enum_type()->full_name() + " (" +
                                              EnumNames(field->enum_type()) + ")");
       }
@@ -80,8 +81,9 @@ Status SetLeaf(std::string_view assignment, const std::string& value,
       parser.RecordErrorsTo(&errors);
       if (!parser.ParseFieldValueFromString(value, field, message)) {
         std::string why = errors.error() ? errors.error()->message : "does not parse";
-        return OverrideError(assignment, "bad " + std::string(field->cpp_type_name()) + " value '" +
-                                             value + "' for " + field->full_name() + ": " + why);
+        return OverrideError(assignment, "bad " + std::string(field->cpp_type_name()) + " value " +
+                                             Quoted(value) + " for " + field->full_name() + ": " +
+                                             Excerpt(why));
       }
       return Status::Ok();
     }
@@ -143,7 +145,8 @@ Status ParseConfigText(std::string_view text, const std::string& name, config::R
   auto [line, column] = CulpritPosition(text, *errors.error());
   // protobuf counts lines and columns from 0; editors and compilers count from 1.
   return Status::InvalidInput(name + ":" + std::to_string(line + 1) + ":" +
-                              std::to_string(column + 1) + ": " + errors.error()->message);
+                              std::to_string(column + 1) + ": " +
+                              Excerpt(errors.error()->message, 4 * kMaxQuotedBytes));
 }
 
 Status LoadConfigFile(const std::string& path, config::RunConfig* out) {
@@ -168,11 +171,9 @@ Status ParsePart(std::string_view assignment, std::string_view text, PathPart* p
   uint64_t index = 0;
   if (text.back() != ']' ||
       !ParseWholeNumber(text.substr(open + 1, text.size() - open - 2), 1u << 30, &index)) {
-    // Built step by step: GCC 12 warns (-Wrestrict) on "'" + std::string(...) here.
-    std::string why(text);
-    why.insert(0, 1, '\'');
-    why += "': an entry of a repeated field is NAME[INDEX], with INDEX a whole number from 0";
-    return OverrideError(assignment, why);
+    return OverrideError(assignment, Quoted(text) +
+                                         ": an entry of a repeated field is NAME[INDEX], with "
+                                         "INDEX a whole number from 0");
   }
   part->index = static_cast<int>(index);
   return Status::Ok();
@@ -204,7 +205,7 @@ Status SetRepeatedLeaf(std::string_view assignment, const std::string& value, in
   if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_ENUM) {
     const pb::EnumValueDescriptor* v = field->enum_type()->FindValueByName(value);
     if (v == nullptr) {
-      return OverrideError(assignment, "'" + value + "' is not a value of " +
+      return OverrideError(assignment, Quoted(value) + " is not a value of " +
                                            field->enum_type()->full_name() + " (" +
                                            EnumNames(field->enum_type()) + ")");
     }
@@ -236,15 +237,16 @@ Status ApplyTo(std::string_view assignment, pb::Message* root) {
     const pb::Descriptor* type = message->GetDescriptor();
     const pb::FieldDescriptor* field = type->FindFieldByName(part.name);
     if (field == nullptr) {
-      return OverrideError(assignment, "no field '" + part.name + "' in " + type->full_name());
+      return OverrideError(assignment,
+                           "no field " + Quoted(part.name) + " in " + type->full_name());
     }
     if (field->is_repeated() && !part.index) {
-      return OverrideError(assignment, "'" + part.name + "' in " + type->full_name() +
+      return OverrideError(assignment, Quoted(part.name) + " in " + type->full_name() +
                                            " is a repeated field; name one entry, e.g. " +
-                                           part.name + "[0]");
+                                           Excerpt(part.name) + "[0]");
     }
     if (!field->is_repeated() && part.index) {
-      return OverrideError(assignment, "'" + part.name + "' in " + type->full_name() +
+      return OverrideError(assignment, Quoted(part.name) + " in " + type->full_name() +
                                            " is not a repeated field; it takes no index");
     }
     if (part.index) {
@@ -253,7 +255,7 @@ Status ApplyTo(std::string_view assignment, pb::Message* root) {
     bool is_message = field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
     if (dot == std::string_view::npos) {
       if (is_message) {
-        return OverrideError(assignment, "'" + part.name + "' is a message (" +
+        return OverrideError(assignment, Quoted(part.name) + " is a message (" +
                                              field->message_type()->full_name() +
                                              "); set one of its fields");
       }
@@ -261,7 +263,7 @@ Status ApplyTo(std::string_view assignment, pb::Message* root) {
       return SetLeaf(assignment, value, field, message);
     }
     if (!is_message) {
-      return OverrideError(assignment, "'" + part.name + "' in " + type->full_name() +
+      return OverrideError(assignment, Quoted(part.name) + " in " + type->full_name() +
                                            " is not a message; it has no fields");
     }
     const pb::Reflection* reflection = message->GetReflection();

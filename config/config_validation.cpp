@@ -11,8 +11,10 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "base/parse.hpp"
+#include "base/quoted.hpp"
 #include "config/scheduler_names.hpp"
 #include "emulation/fault_plan.hpp"
 #include "messages/config_ranges.hpp"
@@ -158,12 +160,13 @@ void ValidateHosts(const config::RunConfig& cfg, Check& check) {
     const config::Host& h = cfg.deployment().host(i);
     const std::string at = "deployment.host[" + std::to_string(i) + "]";
     if (h.name().empty() || !names.insert(h.name()).second) {
-      check.Fail(at + ".name", "every host needs a name of its own, got \"" + h.name() + "\"");
+      check.Fail(at + ".name",
+                 "every host needs a name of its own, got \"" + Excerpt(h.name()) + "\"");
     }
     if (h.role() != "worker") {
       check.Fail(at + ".role",
                  "must be \"worker\" (\"ps\" hosts belong to a paramserver run), got \"" +
-                     h.role() + "\"");
+                     Excerpt(h.role()) + "\"");
     }
     std::set<int32_t> devices(h.devices().begin(), h.devices().end());
     if (devices.size() != static_cast<size_t>(h.devices_size()) ||
@@ -197,7 +200,7 @@ void ValidatePlacement(const config::RunConfig& cfg, Check& check) {
     const bool host = p.at.starts_with("deployment");
     if (!ValidNode(p.node)) {
       check.Fail(p.at + (host ? ".address" : ".node"),
-                 "must be \"host:port\" with a port in 1..65535, got \"" + p.node + "\"");
+                 "must be \"host:port\" with a port in 1..65535, got \"" + Excerpt(p.node) + "\"");
     }
     if (!p.has_range) {
       check.Fail(p.at, "needs both first_server and last_server");
@@ -222,6 +225,30 @@ void ValidatePlacement(const config::RunConfig& cfg, Check& check) {
   }
 }
 
+// A fault on node:HOST:PORT needs that `troupe node` among the run's: an emulated run has none, and
+// a fault nothing would fire is refused rather than silently ignored.
+void ValidateNodeFaults(const config::RunConfig& cfg, Check& check) {
+  std::set<std::string> nodes;
+  for (const PlacedRange& p : PlacedRanges(cfg)) nodes.insert(p.node);
+  for (int i = 0; i < cfg.faults().fault_size(); ++i) {
+    const config::Fault& f = cfg.faults().fault(i);
+    const std::pair<const char*, const std::string*> sides[] = {{"target", &f.target()},
+                                                                {"peer", &f.peer()}};
+    for (const auto& [field, text] : sides) {
+      ActorSet set;
+      if (!ParseActorSet(*text, &set).ok() || set.kind != EndpointKind::kNode ||
+          nodes.contains(set.node)) {
+        continue;
+      }
+      check.Fail("faults.fault[" + Num(i) + "]." + field,
+                 "node:" + set.node +
+                     " is no `troupe node` of this run (placement[].node, "
+                     "deployment.host[].address)" +
+                     (nodes.empty() ? ": the run places no servers on nodes" : ""));
+    }
+  }
+}
+
 // A parameter-server run (RunConfig.paramserver): its own fields instead of cluster/workload.
 void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
   const config::ParamServer& p = cfg.paramserver();
@@ -242,7 +269,8 @@ void ValidateParamServer(const config::RunConfig& cfg, Check& check) {
                                       Num(kMaxPsExamplesInFlight) + ", got " + Num(in_flight));
   }
   if (p.hbm_backend() != "cpu" && p.hbm_backend() != "cuda") {
-    check.Fail(at + "hbm_backend", "must be \"cpu\" or \"cuda\", got \"" + p.hbm_backend() + "\"");
+    check.Fail(at + "hbm_backend",
+               "must be \"cpu\" or \"cuda\", got \"" + Excerpt(p.hbm_backend()) + "\"");
   }
   if (cfg.run().out_dir().empty()) check.Fail("run.out_dir", "must not be empty");
   if (cfg.placement_size() > 0) check.Fail("placement", "a paramserver run has no placement");
@@ -304,7 +332,7 @@ void ValidateAgents(const config::RunConfig& cfg, Check& check) {
   }
   const size_t colon = a.listen().rfind(':');
   if (colon == std::string::npos || colon == 0) {
-    check.Fail("agents.listen", "must be HOST:PORT, got '" + a.listen() + "'");
+    check.Fail("agents.listen", "must be HOST:PORT, got " + Quoted(a.listen()));
   }
   if (a.secret().empty() && a.secret_file().empty()) {
     check.Fail("agents.secret", "a shared secret (agents.secret or agents.secret_file) is needed");
@@ -337,7 +365,7 @@ void ValidateExternalScheduler(const config::RunConfig& cfg, Check& check) {
   std::string host;
   uint16_t port = 0;
   if (!SplitHostPort(e.listen(), 0, &host, &port)) {
-    check.Fail("external_scheduler.listen", "must be HOST:PORT, got '" + e.listen() + "'");
+    check.Fail("external_scheduler.listen", "must be HOST:PORT, got " + Quoted(e.listen()));
   }
   if (e.secret().empty() == e.secret_file().empty()) {
     check.Fail("external_scheduler.secret",
@@ -347,8 +375,8 @@ void ValidateExternalScheduler(const config::RunConfig& cfg, Check& check) {
     check.Fail("external_scheduler.fallback",
                "must be a mechanism troupe runs itself, not external");
   } else if (scheduling::FindMechanism(e.fallback()) == nullptr) {
-    check.Fail("external_scheduler.fallback", "'" + e.fallback() +
-                                                  "' is not a registered mechanism (known: " +
+    check.Fail("external_scheduler.fallback", Quoted(e.fallback()) +
+                                                  " is not a registered mechanism (known: " +
                                                   scheduling::RegisteredMechanismNames() + ")");
   }
 }
@@ -362,18 +390,18 @@ void ValidateBackends(const config::RunConfig& cfg, Check& check) {
   const std::string& compute = b.compute();
   const std::string& collective = b.collective();
   if (compute != "emulated" && compute != "cpu" && compute != "cuda") {
-    check.Fail("backends.compute", "must be emulated, cpu or cuda, got '" + compute + "'");
+    check.Fail("backends.compute", "must be emulated, cpu or cuda, got " + Quoted(compute));
   }
   if (collective != "emulated" && collective != "cpu" && collective != "nccl") {
-    check.Fail("backends.collective", "must be emulated, cpu or nccl, got '" + collective + "'");
+    check.Fail("backends.collective", "must be emulated, cpu or nccl, got " + Quoted(collective));
   }
   if (compute != "emulated" && cfg.run().mode() != config::real) {
     check.Fail("backends.compute",
-               "'" + compute + "' runs real steps on the wall clock: set run.mode to real");
+               Quoted(compute) + " runs real steps on the wall clock: set run.mode to real");
   }
   if (collective != "emulated" && compute == "emulated") {
     check.Fail("backends.collective",
-               "'" + collective + "' all-reduces real steps: set backends.compute to cpu or cuda");
+               Quoted(collective) + " all-reduces real steps: set backends.compute to cpu or cuda");
   }
   if (collective == "nccl" && compute == "cpu") {
     check.Fail("backends.collective", "'nccl' needs backends.compute: cuda");
@@ -403,6 +431,7 @@ Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
   ValidateRun(cfg, check);
   ValidateWorkload(cfg, check);
   ValidatePlacement(cfg, check);
+  ValidateNodeFaults(cfg, check);
   ValidateAgents(cfg, check);
   ValidateExternalScheduler(cfg, check);
   ValidateBackends(cfg, check);

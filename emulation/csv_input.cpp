@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "base/quoted.hpp"
 #include "messages/config_ranges.hpp"
 
 namespace troupe {
@@ -26,13 +27,6 @@ void SplitFields(std::string_view text, std::vector<std::string_view>* fields) {
     fields->push_back(TrimField(text.substr(start, comma - start)));
     start = comma + 1;
   }
-}
-
-std::string Quoted(std::string_view text) {
-  std::string out = "'";
-  out.append(text);
-  out += '\'';
-  return out;
 }
 
 }  // namespace
@@ -103,8 +97,8 @@ Status CsvHeader::Require(std::string_view name, std::string_view file, int* ind
   *index = Find(name);
   if (*index >= 0) return Status::Ok();
   return Status::InvalidInput(std::string(file) + ":" + std::to_string(line_number_) +
-                              ": header has no column " + Quoted(name) + " (found: " + Joined() +
-                              ")");
+                              ": header has no column " + Quoted(name) +
+                              " (found: " + Excerpt(Joined()) + ")");
 }
 
 std::string CsvHeader::Joined() const {
@@ -125,8 +119,9 @@ Status CsvHeader::CheckWidth(const CsvLine& line, std::string_view file) const {
 
 Status FieldError(std::string_view file, int64_t line, std::string_view column,
                   std::string_view message) {
+  // Bounded as a whole too: whatever value a reader put in its message stays a short line.
   return Status::InvalidInput(std::string(file) + ":" + std::to_string(line) + ": column " +
-                              Quoted(column) + ": " + std::string(message));
+                              Quoted(column) + ": " + Excerpt(message, 4 * kMaxQuotedBytes));
 }
 
 Status CheckFieldRange(double value, double min, double max, std::string_view text,
@@ -134,7 +129,7 @@ Status CheckFieldRange(double value, double min, double max, std::string_view te
   if (value >= min && value <= max) return Status::Ok();
   return FieldError(file, line, column,
                     "must be in [" + FormatRangeNumber(min) + ", " + FormatRangeNumber(max) +
-                        "], got " + std::string(text));
+                        "], got " + Excerpt(text));
 }
 
 Status ParseDoubleField(std::string_view text, std::string_view file, int64_t line,

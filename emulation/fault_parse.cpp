@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "base/quoted.hpp"
 #include "emulation/fault_plan.hpp"
 #include "messages/config_ranges.hpp"
 
@@ -53,8 +54,7 @@ bool ParseDouble(std::string_view text, double* out) {
 }
 
 Status Bad(std::string_view what, std::string_view text, std::string_view why) {
-  return Status::InvalidInput(std::string(what) + " '" + std::string(text) +
-                              "': " + std::string(why));
+  return Status::InvalidInput(std::string(what) + " " + Quoted(text) + ": " + std::string(why));
 }
 
 bool ParseFaultKind(std::string_view name, config::FaultKind* out) {
@@ -78,7 +78,7 @@ Status ApplyFlagOption(std::string_view flag, std::string_view option, config::F
     return Bad("--fault", flag,
                fmt::format("unknown option '{}' (x=FACTOR, p=PROBABILITY, delay=SECONDS, "
                            "peer=SET, full)",
-                           option));
+                           Excerpt(option)));
   }
   return Status::Ok();
 }
@@ -161,7 +161,7 @@ Status ParseFaultFlag(std::string_view flag, config::Fault* out) {
     rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
   }
   // The ranges config.proto gives a Fault (a time past 1e9 s would wrap the run's clock).
-  return CheckFieldRanges(*out, "--fault '" + std::string(flag) + "'");
+  return CheckFieldRanges(*out, "--fault " + Quoted(flag));
 }
 
 bool ActorSet::Contains(EndpointKind k, int64_t index) const {

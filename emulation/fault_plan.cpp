@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "emulation/rng.hpp"
+#include "messages/config_ranges.hpp"
 
 namespace troupe {
 namespace {
@@ -238,6 +239,9 @@ std::vector<int64_t> FaultPlan::ServersLostForGood(int64_t servers) const {
 }
 
 Status CheckFaults(const config::Faults& faults, const std::string& where) {
+  // The ranges config.proto declares (a slow factor in [0.001, 1], times, probabilities), for a
+  // block that did not come through ValidateConfig.
+  if (Status s = CheckFieldRanges(faults, where); !s.ok()) return s;
   for (int i = 0; i < faults.fault_size(); ++i) {
     FaultEvent e;
     if (Status s = ToEvent(faults.fault(i), fmt::format("{}.fault[{}]", where, i), &e); !s.ok()) {

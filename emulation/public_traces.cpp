@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/quoted.hpp"
 #include "emulation/model_assigner.hpp"
 #include "emulation/trace_fields.hpp"
 
@@ -93,7 +94,7 @@ Status RowReader::ReadTime(const CsvLine& line, size_t i, ZoneOffset offset, int
   const char* shape =
       offset == ZoneOffset::kOptional ? "'YYYY-MM-DD HH:MM:SS[+HH:MM]'" : "'YYYY-MM-DD HH:MM:SS'";
   return FieldError(file, line.number, Column(i),
-                    std::string("not a ") + shape + " time: '" + std::string(Field(line, i)) + "'");
+                    std::string("not a ") + shape + " time: " + Quoted(Field(line, i)));
 }
 
 Status RowReader::ReadPhilly(const CsvLine& line, TimedRow* row) {
@@ -202,7 +203,7 @@ Status RowReader::ReadPaiTask(const CsvLine& line, TimedRow* row, bool* keep) {
   }
   if (status.ok() && (instances != std::floor(instances) || instances < 1)) {
     return FieldError(file, line.number, Column(2),
-                      "not a whole number >= 1: '" + std::string(Field(line, 2)) + "'");
+                      "not a whole number >= 1: " + Quoted(Field(line, 2)));
   }
   if (!status.ok()) return status;
   if (percent == 0) {  // a CPU task (a parameter server, say)

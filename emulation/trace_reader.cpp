@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "base/input_file.hpp"
+#include "base/quoted.hpp"
 #include "emulation/csv_input.hpp"
 #include "emulation/public_traces.hpp"
 #include "emulation/trace_fields.hpp"
@@ -141,8 +142,8 @@ Status DetectFormat(const CsvHeader& header, std::string_view file, TraceFormat*
   } else {
     return Status::InvalidInput(
         std::string(file) + ":" + std::to_string(header.line_number()) +
-        ": cannot tell the trace format from the header '" + header.Joined() +
-        "' (expected troupe's job_id,model,arrival_s,iterations,gpus, Philly's "
+        ": cannot tell the trace format from the header " + Quoted(header.Joined()) +
+        " (expected troupe's job_id,model,arrival_s,iterations,gpus, Philly's "
         "timestamp,duration,num_gpus, Helios's submit_time,duration,gpu_num,vc, Acme's "
         "submit_time,duration,gpu_num or PAI's job_name,inst_num,plan_gpu,...)");
   }

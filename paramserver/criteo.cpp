@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/input_file.hpp"
+#include "base/quoted.hpp"
 
 namespace troupe::paramserver {
 namespace {
@@ -142,7 +143,7 @@ std::string FieldName(int index) {  // 0-based column
 
 Status Fail(int index, std::string_view text, const char* what) {
   return Status::InvalidInput("field " + std::to_string(index + 1) + " (" + FieldName(index) +
-                              "): '" + std::string(text) + "' " + what);
+                              "): " + Quoted(text) + " " + what);
 }
 
 Status ParseField(int index, std::string_view text, Example* out) {

@@ -1,5 +1,11 @@
 #include "runner/deployment.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
 #include "network/network_plugin.hpp"
 #include "runtime/deployment_credentials.hpp"
 
@@ -27,6 +33,27 @@ Status PlanDeployment(const config::RunConfig& cfg, const std::string& config_na
     }
   }
   return Status::Ok();
+}
+
+Status CheckDeploymentCredentials(const config::RunConfig& cfg, const std::string& config_name) {
+  const std::string& dir = cfg.deployment().credentials_dir();
+  if (dir.empty()) return Status::Ok();
+  const std::string where = config_name + ": deployment.credentials_dir";
+  std::error_code ec;
+  const std::string base = dir.back() == '/' ? dir : dir + "/";
+  for (const char* name : {"ca.pem", "cert.pem", "key.pem"}) {
+    const std::string path = base + name;
+    if (::access(path.c_str(), R_OK) != 0) {
+      return Status::InvalidInput(where + ": " + path + ": " + std::strerror(errno));
+    }
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      return Status::InvalidInput(where + ": " + path + ": not a regular file");
+    }
+  }
+  const NetworkTable* network = nullptr;
+  if (!LoadNetwork(&network).ok()) return Status::Ok();  // the run needs no network: no TLS
+  DeploymentCredentials unused;
+  return LoadDeploymentCredentials(dir, where, &unused);
 }
 
 }  // namespace troupe

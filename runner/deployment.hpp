@@ -17,4 +17,10 @@ namespace troupe {
 Status PlanDeployment(const config::RunConfig& cfg, const std::string& config_name,
                       const std::vector<std::string>& nodes, RuntimeOptions* runtime);
 
+// deployment.credentials_dir, whenever it is set (a run that places no node uses none, but a
+// garbage folder is still a mistake): a folder holding readable ca.pem, cert.pem and key.pem,
+// whose contents are checked as above when the network plugin loads. InvalidInput naming the
+// field and the file otherwise.
+Status CheckDeploymentCredentials(const config::RunConfig& cfg, const std::string& config_name);
+
 }  // namespace troupe

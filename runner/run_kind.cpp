@@ -7,6 +7,7 @@
 #include "emulation/job_source.hpp"
 #include "emulation/run_invariants.hpp"
 #include "runner/cluster/report_writer.hpp"
+#include "runner/deployment.hpp"
 #include "runner/oasis/oasis_run.hpp"
 #include "runner/progress.hpp"
 #include "runner/ps/ps_report.hpp"
@@ -274,6 +275,7 @@ class OasisOnlineRun final : public KindOfRun<OasisPlan, OasisRunResult> {
 
 Status PlanAnyRun(const config::RunConfig& cfg, const std::string& config_name,
                   std::unique_ptr<PlannedRun>* out) {
+  if (Status s = CheckDeploymentCredentials(cfg, config_name); !s.ok()) return s;
   if (cfg.has_paramserver()) {
     PsPlan plan;
     if (Status s = PlanPsRun(cfg, config_name, &plan); !s.ok()) return s;

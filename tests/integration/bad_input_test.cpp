@@ -226,6 +226,29 @@ TEST_F(BadInput, GarbageCredentialsDirIsRefusedWithoutPlacedNodes) {
 
 // An error quotes at most a bounded prefix of a huge value (a --set value, a config string, a
 // trace field), with its size: one short line, not the value echoed whole.
+TEST_F(BadInput, HugeValuesAreQuotedByAPrefix) {
+  const std::string huge(100'000, 'x');  // under the 128 KiB a single argument may have
+  const std::string size = " (1000";     // "…' (100000 bytes)", or the whole assignment's size
+  for (const std::vector<std::string>& set :
+       {std::vector<std::string>{"--set", "run.mode=" + huge},
+        std::vector<std::string>{"--set", "cluster.servers[0].nme=" + huge},
+        std::vector<std::string>{"--set", "cluster.servers[0].gpus=" + huge},
+        std::vector<std::string>{"--set", "backends.compute=" + huge},
+        std::vector<std::string>{"--fault", "crash:" + huge + "@0"}}) {
+    const std::string err = RunExpectingError(kRunnable, set);
+    EXPECT_LT(err.size(), 1000u) << err.substr(0, 1000);
+    EXPECT_NE(err.find(size), std::string::npos) << err.substr(0, 1000);
+  }
+  std::string err =
+      RunExpectingError(std::string(kRunnable) + "backends { compute: \"" + huge + "\" }\n");
+  EXPECT_LT(err.size(), 1000u) << err.substr(0, 1000);
+  EXPECT_NE(err.find("backends.compute"), std::string::npos) << err.substr(0, 1000);
+  err = RunExpectingError(Trace("0,res50," + huge + ",100,1\n"));
+  EXPECT_LT(err.size(), 1000u) << err.substr(0, 1000);
+  EXPECT_NE(err.find("trace.csv:2"), std::string::npos) << err.substr(0, 1000);
+  EXPECT_NE(err.find(size), std::string::npos) << err.substr(0, 1000);
+}
+
 TEST(Cli, ValidateAndVersion) {
   ProcessResult version = RunTroupe({"--version"});
   EXPECT_EQ(version.exit_code, 0);

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "tests/integration/run_fixture.hpp"
 
@@ -96,6 +99,69 @@ TEST_F(CliRanges, SizesThatBindFieldsTogetherAreBounded) {
   EXPECT_NE(
       Refused({"run", config_, "--out", out, "--set", "cluster.servers.count=1"}).find("--set"),
       std::string::npos);  // a list is not set from the command line
+}
+
+// A slow fault's factor is a speed in [0.001, 1]: 1e-300 used to run (an SSD stage of 7e296 s, or
+// 331k rounds finishing no job).
+TEST_F(CliRanges, SlowFactorIsBounded) {
+  const std::string ps = SourcePath("tests/data/edges/ps.textproto");
+  for (const auto& [config, flag] : std::vector<std::pair<std::string, std::string>>{
+           {ps, "slow:ps:0@0,x=1e-300"},
+           {config_, "slow:server:0-1@0,x=1e-300"},
+           {config_, "slow:server:0-1@0,x=4.9e-324"}}) {
+    const std::string err = Refused({"run", config, "--fault", flag, "--out", dir_ + "/out"});
+    EXPECT_EQ(err.rfind("troupe: --fault '" + flag + "': factor: must be in [0.001, 1]", 0), 0u)
+        << err;
+  }
+}
+
+// chaos checks every flag before it runs anything, the baseline included.
+TEST_F(CliRanges, ChaosRefusesBadKindsBeforeTheBaseline) {
+  const std::string keep = dir_ + "/keep";
+  std::string err = Refused({"chaos", config_, "--kinds", "bogus", "--keep", keep, "--keep-all"});
+  EXPECT_NE(err.find("--kinds: unknown fault kind 'bogus'"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(keep + "/run-0")) << "the baseline ran";
+  err = Refused({"chaos", SourcePath("tests/data/edges/ps.textproto"), "--kinds", "crash,drop",
+                 "--keep", keep, "--keep-all"});
+  EXPECT_NE(err.find("--kinds: a parameter-server run takes crash, slow and disk faults"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(std::filesystem::exists(keep + "/run-0")) << "the baseline ran";
+}
+
+// paramserver.ssd_dir that cannot be a folder of stores is refused before the run, writing
+// nothing: a path under a regular file, a regular file, a folder on /proc.
+TEST_F(CliRanges, ParameterServerSsdDirThatCannotBeAFolderIsRefused) {
+  const std::string ps = SourcePath("tests/data/edges/ps.textproto");
+  const std::string file = dir_ + "/a-file";
+  WriteFile(file, "mine");
+  for (const std::string& ssd : {file + "/ssd", file, std::string("/proc/troupe-ssd")}) {
+    const std::string err =
+        Refused({"run", ps, "--out", dir_ + "/out", "--set", "paramserver.ssd_dir=" + ssd});
+    EXPECT_NE(err.find("paramserver.ssd_dir " + ssd + ": "), std::string::npos) << err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/out")) << ssd;
+  }
+  EXPECT_EQ(ReadFile(file), "mine");
+}
+
+// A file a user added to a node folder troupe made is never deleted by the next run: it refuses.
+TEST_F(CliRanges, ParameterServerKeepsAFileAddedToItsSsdFolder) {
+  const std::string ps = SourcePath("tests/data/edges/ps.textproto");
+  const std::string ssd = "paramserver.ssd_dir=" + dir_ + "/ssd";
+  ProcessResult first = RunTroupe({"run", ps, "--out", dir_ + "/run1", "--set", ssd});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_TRUE(std::filesystem::is_directory(dir_ + "/ssd/node-0"));
+  WriteFile(dir_ + "/ssd/node-0/notes.txt", "mine");
+  const std::string err = Refused({"run", ps, "--out", dir_ + "/run2", "--set", ssd});
+  EXPECT_NE(err.find(dir_ + "/ssd/node-0: holds 'notes.txt', which troupe did not write"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(ReadFile(dir_ + "/ssd/node-0/notes.txt"), "mine");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/run2"));
+  // Without it, the folder is troupe's again and the next run empties and reuses it.
+  std::filesystem::remove(dir_ + "/ssd/node-0/notes.txt");
+  ProcessResult third = RunTroupe({"run", ps, "--out", dir_ + "/run3", "--set", ssd});
+  EXPECT_EQ(third.exit_code, 0) << third.err;
 }
 
 }  // namespace

@@ -63,5 +63,29 @@ TEST(FaultTargets, RandomJobCrashesPickJobsOfTheTrace) {
   EXPECT_EQ(hit, (std::set<int64_t>{1000, 2000, 3000}));
 }
 
+// A slow fault's factor is the speed it leaves (0.5: half speed): a factor that would make a time
+// absurd (1e-300: 1e300 times as long) or speed things up is refused when the flag is parsed.
+TEST(FaultTargets, SlowFactorIsASpeedBetweenAThousandthAndOne) {
+  config::Fault fault;
+  EXPECT_TRUE(ParseFaultFlag("slow:ps:0@0,x=0.001", &fault).ok());
+  EXPECT_TRUE(ParseFaultFlag("slow:server:0-1@0,x=1", &fault).ok());
+  for (const char* flag : {"slow:ps:0@0,x=1e-300", "slow:server:0-1@0,x=4.9e-324",
+                           "slow:server:0@0,x=0.0009", "slow:server:0@0,x=2"}) {
+    const Status s = ParseFaultFlag(flag, &fault);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidInput) << flag;
+    EXPECT_NE(s.message().find("factor: must be in [0.001, 1]"), std::string::npos)
+        << s.message();
+  }
+  config::Faults random;
+  random.mutable_random()->set_count(1);
+  random.mutable_random()->set_slow_factor(1e-300);
+  FaultPlan plan;
+  FaultUniverse u;
+  u.servers = 2;
+  const Status drawn = BuildFaultPlan(random, 1, u, &plan);
+  EXPECT_EQ(drawn.code(), Status::Code::kInvalidInput);
+  EXPECT_NE(drawn.message().find("slow_factor"), std::string::npos) << drawn.message();
+}
+
 }  // namespace
 }  // namespace troupe
