@@ -17,6 +17,8 @@
 #include <set>
 #include <sstream>
 
+#include "paramserver/ssd_store.hpp"
+
 namespace troupe {
 namespace {
 
@@ -43,6 +45,12 @@ bool ReadMarker(const fs::path& folder, std::string* kind, std::set<std::string>
   return true;
 }
 
+// An SSD-PS node folder (kind "ssd-ps") also holds the files its store writes as it goes, which
+// no marker can name ahead: the store's own naming rule tells them from a file a user added.
+bool IsStoreFileOf(const std::string& kind, const std::string& name) {
+  return kind == kSsdPsKind && paramserver::SsdStore::IsStoreFileName(name);
+}
+
 bool IsTroupeFolderAt(const fs::path& folder, int depth) {
   std::error_code ec;
   if (depth > kMaxDepth || !fs::is_directory(fs::symlink_status(folder, ec))) return false;
@@ -55,7 +63,8 @@ bool IsTroupeFolderAt(const fs::path& folder, int depth) {
     const fs::file_status status = it->symlink_status(ec);
     if (fs::is_directory(status)) {
       if (!IsTroupeFolderAt(it->path(), depth + 1)) return false;
-    } else if (!fs::is_regular_file(status) || named.count(name) == 0) {
+    } else if (!fs::is_regular_file(status) ||
+               (named.count(name) == 0 && !IsStoreFileOf(kind, name))) {
       return false;
     }
   }

@@ -21,6 +21,11 @@
 namespace troupe {
 
 inline constexpr char kOutputMarker[] = ".troupe-output";
+// The kind of a parameter-server node's SSD-PS scratch folder: troupe's when it holds, beside its
+// marker, nothing but the files the store writes (paramserver::SsdStore::IsStoreFileName).
+inline constexpr char kSsdPsKind[] = "ssd-ps";
+// The kind of the folder holding a run's node folders when they are scratch in its staging folder.
+inline constexpr char kSsdRootKind[] = "ssd-root";
 
 // Ok when troupe may write its output folder at `path`: the path names a folder (not "", "." or
 // ".."), fits the system's limits (PATH_MAX, NAME_MAX for each part), is not the current

@@ -23,6 +23,7 @@
 #include "runner/ps/ps_report.hpp"
 #include "runner/ps/ps_results.hpp"
 #include "runner/ps/ssd_folder.hpp"
+#include "runner/output_folder.hpp"
 #include "runner/run_directory.hpp"
 #include "runtime/live_feed.hpp"
 
@@ -151,6 +152,17 @@ Status OpenShards(const PsPlan& plan, std::vector<std::shared_ptr<ShardCore>>* c
     cores->push_back(std::move(core));
   }
   return Status::Ok();
+}
+
+// Marks the scratch root inside the staging folder as troupe's, so that the staging folder of a
+// run killed mid-way (its node folders in it) is still one the next run can tell for troupe's and
+// remove (RemoveStaleStaging).
+Status MarkScratchRoot(const PsPlan& plan, const std::string& root) {
+  if (!plan.scratch_ssd || plan.out_dir.empty()) return Status::Ok();
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) return Status::IoError(root + ": cannot create folder: " + ec.message());
+  return WriteOutputMarker(root, kSsdRootKind);
 }
 
 // This run's identity in its stores (PsOptions::ssd_run_id): never 0, which no run draws.
@@ -326,7 +338,8 @@ Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* res
   plan.options.ssd_dir = root;
   plan.options.ssd_run_id = DrawRunId();
   std::vector<std::shared_ptr<ShardCore>> cores;
-  Status status = OpenShards(plan, &cores);
+  Status status = MarkScratchRoot(plan, root);
+  if (status.ok()) status = OpenShards(plan, &cores);
   PsRecords records;
   if (status.ok()) status = Drive(plan, options, std::move(cores), &records, &result->summary);
   cores.clear();

@@ -16,8 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kSsdKind[] = "ssd-ps";
-
 Status Refuse(const std::string& what, const std::string& path, const std::string& why) {
   return Status::InvalidInput(what + " " + path + ": " + why);
 }
@@ -70,7 +68,7 @@ Status CheckRoot(const std::string& ssd_dir, const std::string& what) {
 bool MarkedSsdFolder(const fs::path& dir) {
   std::ifstream in(dir / kOutputMarker);
   std::string line;
-  return in && std::getline(in, line) && line + "\n" == OutputMarkerText(kSsdKind, {});
+  return in && std::getline(in, line) && line + "\n" == OutputMarkerText(kSsdPsKind, {});
 }
 
 // Ok when node folder `dir` is missing, empty, or troupe's ssd-ps folder holding only the marker
@@ -121,7 +119,7 @@ Status CheckSsdDir(const std::string& ssd_dir, int32_t nodes, const std::string&
 
 Status ResetSsdNodeFolder(const std::string& dir, const std::string& what) {
   if (Status s = CheckNodeFolder(dir, what); !s.ok()) return s;
-  return ResetScratchFolder(dir, kSsdKind, what);
+  return ResetScratchFolder(dir, kSsdPsKind, what);
 }
 
 }  // namespace troupe

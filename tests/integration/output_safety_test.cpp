@@ -160,6 +160,29 @@ TEST_F(OutputSafety, AKilledRunsStagingFolderIsRemovedByTheNextRun) {
   EXPECT_TRUE(fs::exists(unmarked));
 }
 
+// A parameter-server run killed mid-way leaves its SSD-PS stores in its staging folder: the store's
+// own files make no folder a user's, so the next run removes it; a file added beside them does.
+TEST_F(OutputSafety, AKilledParameterServerRunsStagingFolderIsRemovedByTheNextRun) {
+  const pid_t dead = DeadPid();
+  auto killed_ps_staging = [&](const std::string& staging, const std::string& extra_file) {
+    fs::create_directories(staging + "/ssd/node-0");
+    WriteFile(staging + "/" + kOutputMarker, OutputMarkerText("staging", {}));
+    WriteFile(staging + "/ssd/" + kOutputMarker, OutputMarkerText(kSsdRootKind, {}));
+    WriteFile(staging + "/ssd/node-0/" + kOutputMarker, OutputMarkerText(kSsdPsKind, {}));
+    WriteFile(staging + "/ssd/node-0/MANIFEST", "manifest");
+    WriteFile(staging + "/ssd/node-0/00000000000000000007.ssd", "rows");
+    if (!extra_file.empty()) WriteFile(staging + "/ssd/node-0/" + extra_file, "mine");
+  };
+  const std::string stores_only = dir_ + "/run.tmp-" + std::to_string(dead);
+  killed_ps_staging(stores_only, "");
+  const std::string with_notes = dir_ + "/run.tmp-" + std::to_string(dead + 1000000);
+  killed_ps_staging(with_notes, "NOTES.txt");
+  const ProcessResult r = Run(dir_ + "/run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(stores_only));
+  EXPECT_EQ(ReadFile(with_notes + "/ssd/node-0/NOTES.txt"), "mine");
+}
+
 // A marker says nothing of the files beside it: a leftover holding a user's file is neither
 // removed nor moved onto the run directory, whatever its marker says.
 TEST_F(OutputSafety, LeftoversHoldingAUsersFileAreNeverTouched) {
