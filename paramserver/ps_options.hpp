@@ -40,7 +40,7 @@ struct PsOptions {
   int64_t ssd_file_bytes = 16 << 10;
   int64_t ssd_compaction_threshold = 256 << 20;
   bool ssd_sync = false;
-  std::string ssd_dir;          // node m's SSD-PS lives in <ssd_dir>/node-<m>
+  std::string ssd_dir;  // node m's SSD-PS lives in <ssd_dir>/node-<m>
   // Drawn once per run: a shard's SSD-PS records it with the shard's number, and recovers only a
   // store that records the same (paramserver/ssd_manifest.hpp, StoreIdentity).
   uint64_t ssd_run_id = 0;
@@ -55,8 +55,9 @@ struct PsOptions {
   // from SSD-PS alone. On when the run's faults crash a PS node (docs/paramserver.md, "Faults").
   bool durable_updates = false;
   // A shard's final parameters travel in messages of at most this many rows (PsShardFinal parts),
-  // so that no message nears the middleman's frame limit (4 GiB) when shards live in other
-  // processes; 2^18 rows of the default model are about 19 MB.
+  // and of at most 64 MiB each (the shard caps both), so that no message nears the frame ceiling
+  // a troupe process accepts from a peer (1 GiB, network/plugin/bounded_multiplexer.hpp) when
+  // shards live in other processes; 2^18 rows of the default model are about 19 MB.
   int64_t final_rows_per_message = int64_t{1} << 18;
 };
 

@@ -130,8 +130,7 @@ void Finish(Self* self) {
   final_state.mem_capacity_rows = static_cast<int64_t>(core.mem_capacity_rows());
   final_state.compactions = core.compactions();
   // In parts of at most final_rows_per_message rows (one, empty, for a shard that owns nothing).
-  size_t per =
-      static_cast<size_t>(std::max<int64_t>(1, st.setup.options.final_rows_per_message));
+  size_t per = static_cast<size_t>(std::max<int64_t>(1, st.setup.options.final_rows_per_message));
   const size_t keys = rows.keys.size();
   const size_t width = keys == 0 ? 0 : rows.values.size() / keys;
   // And of at most kFinalPartBytes: a wide model's 2^18 rows would pass the network's frame

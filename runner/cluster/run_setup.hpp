@@ -32,10 +32,10 @@ struct RunPlan {
   ProfilerConfig profiler;
   RuntimeOptions runtime;
   ClusterCapacity capacity;
-  RunSummary identity;           // config name, mode, policy, mechanism, seed
-  std::string out_dir;           // "" writes nothing
-  FaultPlan faults;              // empty: a run without faults (no injector, store or network)
-  int64_t jobs_known = 0;        // jobs the source will release (0: unknown)
+  RunSummary identity;     // config name, mode, policy, mechanism, seed
+  std::string out_dir;     // "" writes nothing
+  FaultPlan faults;        // empty: a run without faults (no injector, store or network)
+  int64_t jobs_known = 0;  // jobs the source will release (0: unknown)
   // A trace's job ids, ascending (empty: a generator's, 0 .. jobs_known - 1); with faults only.
   std::vector<int64_t> job_ids;
   int32_t largest_job_gpus = 0;  // the most GPUs a job of the source asks for

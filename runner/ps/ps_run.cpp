@@ -19,11 +19,11 @@
 #include "actors/ps/trainer_actor.hpp"
 #include "gpu/cuda_hbm_table.hpp"
 #include "gpu/devices.hpp"
+#include "runner/output_folder.hpp"
 #include "runner/ps/ps_remote.hpp"
 #include "runner/ps/ps_report.hpp"
 #include "runner/ps/ps_results.hpp"
 #include "runner/ps/ssd_folder.hpp"
-#include "runner/output_folder.hpp"
 #include "runner/run_directory.hpp"
 #include "runtime/live_feed.hpp"
 

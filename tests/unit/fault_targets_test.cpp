@@ -73,8 +73,7 @@ TEST(FaultTargets, SlowFactorIsASpeedBetweenAThousandthAndOne) {
                            "slow:server:0@0,x=0.0009", "slow:server:0@0,x=2"}) {
     const Status s = ParseFaultFlag(flag, &fault);
     EXPECT_EQ(s.code(), Status::Code::kInvalidInput) << flag;
-    EXPECT_NE(s.message().find("factor: must be in [0.001, 1]"), std::string::npos)
-        << s.message();
+    EXPECT_NE(s.message().find("factor: must be in [0.001, 1]"), std::string::npos) << s.message();
   }
   config::Faults random;
   random.mutable_random()->set_count(1);
