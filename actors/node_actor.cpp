@@ -49,6 +49,44 @@ struct DevicePool {
   }
 };
 
+// The servers spawned for each run, by the run's handle (the actor it names in its
+// spawn_server_atom requests; runner/cluster/cluster_run.cpp).
+using ServersByRun = std::map<caf::actor_addr, std::vector<caf::actor>>;
+
+std::string Join(const std::vector<int32_t>& devices) {
+  std::string text;
+  for (int32_t d : devices) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(d);
+  }
+  return text;
+}
+
+// When `down` is a run's handle going down: the run's servers stop and lend their devices again
+// at once, not once they have stopped, so that a run started right after finds them free.
+// `why` is down.reason rendered.
+void RunGone(const caf::down_msg& down, const std::string& why, ServersByRun* runs,
+             DevicePool* pool) {
+  auto it = runs->find(down.source);
+  if (it == runs->end()) return;
+  std::vector<int32_t> freed;
+  for (const caf::actor& server : it->second) {
+    if (auto lent = pool->lent.find(server.address()); lent != pool->lent.end()) {
+      freed.insert(freed.end(), lent->second.begin(), lent->second.end());
+    }
+    pool->GiveBack(server.address());
+    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  }
+  // A run that ended tells its servers to exit itself; one that died or lost its connection
+  // cannot, which is worth a line.
+  if (down.reason && down.reason != caf::exit_reason::user_shutdown) {
+    std::sort(freed.begin(), freed.end());
+    spdlog::warn("node: a run went away ({}): stopped its {} servers; devices [{}] are free again",
+                 why, it->second.size(), Join(freed));
+  }
+  runs->erase(it);
+}
+
 }  // namespace
 
 caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry,
@@ -60,7 +98,13 @@ caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry,
   auto pool = std::make_shared<DevicePool>();
   pool->listed = !devices.empty();
   pool->free = std::move(devices);
-  self->set_down_handler([hosted, pool](caf::down_msg& down) {
+  // A run's servers stop with the run however it goes: the node monitors the run's handle, whose
+  // down message comes when the run ends, its process dies or its connection is lost.
+  auto runs = std::make_shared<ServersByRun>();
+  self->set_down_handler([self, hosted, pool, runs](caf::down_msg& down) {
+    if (runs->count(down.source)) {
+      RunGone(down, self->system().render(down.reason), runs.get(), pool.get());
+    }
     hosted->erase(down.source);
     pool->GiveBack(down.source);
   });
@@ -70,7 +114,7 @@ caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry,
     }
   });
   return {
-      [=](spawn_server_atom, ServerSpec& spec) -> caf::result<caf::actor> {
+      [=](spawn_server_atom, ServerSpec& spec, const caf::actor& run) -> caf::result<caf::actor> {
         if (!pool->Lend(&spec)) {
           spdlog::warn(
               "node: refused server {}: it has {} GPUs, {} of this node's devices are free",
@@ -86,6 +130,8 @@ caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry,
         self->monitor(server);
         hosted->insert(server.address());
         pool->Keep(server.address(), spec);
+        if (run && !runs->count(run.address())) self->monitor(run);
+        if (run) (*runs)[run.address()].push_back(server);
         return server;
       },
       [=](spawn_rank_atom) {

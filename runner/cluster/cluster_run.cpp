@@ -1,5 +1,7 @@
 #include "runner/cluster/cluster_run.hpp"
 
+#include <caf/event_based_actor.hpp>
+#include <caf/exit_reason.hpp>
 #include <caf/scoped_actor.hpp>
 #include <cstdio>
 #include <future>
@@ -30,11 +32,27 @@ constexpr auto kNodeTimeout = std::chrono::seconds(10);
 // keep a few thousand jobs running, whose entries outgrow what 4 KiB pages map at once.
 constexpr int64_t kHugePagesFromGpus = 4096;
 
+// Stands for the run on the nodes that host its servers: a node stops the servers it spawned for
+// the run, and lends their devices again, once this actor is down (actors/node_actor.hpp). It
+// exits with ExecuteRun; a run whose process dies or whose connection is lost is down all the
+// same.
+caf::behavior RunHandleActor(caf::event_based_actor*) {
+  return {[](caf::ok_atom) {}};
+}
+
+// The run's handle, made with its first remote server; it exits when ExecuteRun returns.
+struct RunHandle {
+  caf::actor actor;
+  ~RunHandle() {
+    if (actor) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  }
+};
+
 Status SpawnRemoteServer(caf::actor_system& sys, const caf::actor& node, const ServerSpec& spec,
-                         const std::string& address, caf::actor* server) {
+                         const std::string& address, const caf::actor& run, caf::actor* server) {
   caf::scoped_actor self{sys};
   Status status = Status::Ok();
-  self->request(node, kNodeTimeout, spawn_server_atom::value, spec)
+  self->request(node, kNodeTimeout, spawn_server_atom::value, spec, run)
       .receive([&](caf::actor& spawned) { *server = std::move(spawned); },
                [&](caf::error& e) {
                  status = Status::IoError("node " + address + ": cannot spawn server " + spec.name +
@@ -44,7 +62,7 @@ Status SpawnRemoteServer(caf::actor_system& sys, const caf::actor& node, const S
 }
 
 Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<caf::actor>* out,
-                    std::map<std::string, caf::actor>& nodes) {
+                    std::map<std::string, caf::actor>& nodes, RunHandle* run) {
   for (size_t i = 0; i < plan.servers.size(); ++i) {
     const std::string& address = plan.server_nodes[i];
     if (address.empty()) {
@@ -54,9 +72,10 @@ Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<caf:
     if (!nodes.count(address)) {
       if (Status s = ConnectNode(runtime.system(), address, &nodes[address]); !s.ok()) return s;
     }
+    if (!run->actor) run->actor = runtime.system().spawn(RunHandleActor);
     caf::actor server;
-    Status s =
-        SpawnRemoteServer(runtime.system(), nodes[address], plan.servers[i], address, &server);
+    Status s = SpawnRemoteServer(runtime.system(), nodes[address], plan.servers[i], address,
+                                 run->actor, &server);
     if (!s.ok()) return s;
     out->push_back(std::move(server));
   }
@@ -208,7 +227,8 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   }
   std::vector<caf::actor> servers;
   std::map<std::string, caf::actor> nodes;
-  if (Status s = SpawnServers(runtime, plan, &servers, nodes); !s.ok()) {
+  RunHandle run_handle;  // after the runtime: exits before the runtime ends
+  if (Status s = SpawnServers(runtime, plan, &servers, nodes, &run_handle); !s.ok()) {
     for (const caf::actor& server : servers) caf::anon_send_exit(server, caf::exit_reason::kill);
     return s;
   }
