@@ -7,11 +7,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <thread>
 #include <utility>
+
+#include "tests/unit/scoped_temp_dir.hpp"
 
 namespace troupe {
 namespace {
@@ -99,7 +102,9 @@ TEST(Progress, OffPrintsNothingAndATerminalLineRewritesItself) {
 // A caller busy for long between Updates (one round's planning took minutes, and no line came):
 // the line asks the watched counters itself and a plain line still comes each interval.
 TEST(Progress, AWatchedLineComesWhileTheCallerIsBusy) {
-  const std::string path = ::testing::TempDir() + "/watched_progress.txt";
+  const test::ScopedTempDir dir("watched_progress");
+  std::filesystem::create_directories(dir.path());
+  const std::string path = dir.path() + "/progress.txt";
   std::FILE* file = std::fopen(path.c_str(), "w");
   ASSERT_NE(file, nullptr);
   auto written = [&path] {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "paramserver/ssd_store.hpp"
+#include "tests/unit/scoped_temp_dir.hpp"
 #include "tests/unit/ssd_test_rows.hpp"
 
 namespace troupe::paramserver {
@@ -27,8 +28,6 @@ using ssd_test::Contents;
 using ssd_test::kLayout;
 using ssd_test::OpenOk;
 using ssd_test::Rows;
-
-std::string FreshDir(const std::string& name) { return ssd_test::FreshDir("ssd_fault", name); }
 
 SsdStoreOptions Options(SsdWriteFault* fault, uint64_t file_bytes = 1 << 20) {
   SsdStoreOptions options;
@@ -50,7 +49,8 @@ size_t FilesInDir(const std::string& dir) {
 // of it left behind, the tag unchanged.
 TEST(SsdFault, FailedPutChangesNothingAndNamesTheFile) {
   for (const int64_t healthy : {int64_t{1}, int64_t{3}, int64_t{4}}) {
-    const std::string dir = FreshDir("put" + std::to_string(healthy));
+    const test::ScopedTempDir scoped_dir("ssd_fault_put" + std::to_string(healthy));
+    const std::string& dir = scoped_dir.path();
     SsdWriteFault fault;
     // Files of 2 rows: the Put below writes 4 files. With healthy == 4 every parameter file is
     // written and the manifest fails: a journal of 2 files makes the manifest commit that Put.
@@ -96,7 +96,8 @@ TEST(SsdFault, FailedPutChangesNothingAndNamesTheFile) {
 
 // A compaction on a full disk fails without losing a row; it succeeds once space is back.
 TEST(SsdFault, FailedCompactionKeepsEveryRow) {
-  const std::string dir = FreshDir("compact");
+  const test::ScopedTempDir scoped_dir("ssd_fault_compact");
+  const std::string& dir = scoped_dir.path();
   SsdWriteFault fault;
   const SsdStoreOptions options = Options(&fault, ssd::ParamFileBytes(4, kLayout.floats()));
   std::unique_ptr<SsdStore> store = OpenOk(dir, options);
@@ -128,7 +129,8 @@ TEST(SsdFault, FailedCompactionKeepsEveryRow) {
 // The tag travels with the manifest: an empty Put can commit it alone, Put without a tag keeps
 // it, a reopen reads it back.
 TEST(SsdFault, TagIsCommittedWithTheBatch) {
-  const std::string dir = FreshDir("tag");
+  const test::ScopedTempDir scoped_dir("ssd_fault_tag");
+  const std::string& dir = scoped_dir.path();
   const SsdStoreOptions options = Options(nullptr);
   std::unique_ptr<SsdStore> store = OpenOk(dir, options);
   EXPECT_EQ(store->tag(), 0u);

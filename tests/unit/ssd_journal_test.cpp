@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "paramserver/ssd_store.hpp"
+#include "tests/unit/scoped_temp_dir.hpp"
 #include "tests/unit/ssd_test_rows.hpp"
 
 namespace troupe::paramserver {
@@ -23,8 +24,6 @@ namespace fs = std::filesystem;
 
 using ssd_test::kLayout;
 using ssd_test::Rows;
-
-std::string FreshDir(const std::string& name) { return ssd_test::FreshDir("ssd_journal", name); }
 
 // Files of 4 rows, fdatasynced, pre-created files: what a durable store does.
 SsdStoreOptions Options() {
@@ -78,7 +77,8 @@ std::vector<std::string> ThreeJournalPuts(const std::string& dir) {
 }
 
 TEST(SsdJournal, PutsCommitByTheirFilesAndAReopenReplaysThem) {
-  const std::string dir = FreshDir("replay");
+  const test::ScopedTempDir scoped_dir("ssd_journal_replay");
+  const std::string& dir = scoped_dir.path();
   ThreeJournalPuts(dir);
   auto store = OpenOk(dir);
   EXPECT_EQ(Contents(*store), Expected({{0, 1.0f}, {8, 2.0f}, {16, 3.0f}}, 10));
@@ -95,7 +95,9 @@ TEST(SsdJournal, PutsCommitByTheirFilesAndAReopenReplaysThem) {
 
 TEST(SsdJournal, TornLastPutIsDroppedWholeAndTheOthersStay) {
   for (const bool truncate : {true, false}) {
-    const std::string dir = FreshDir(truncate ? "torn_short" : "torn_crc");
+    const test::ScopedTempDir scoped_dir(truncate ? "ssd_journal_torn_short"
+                                                  : "ssd_journal_torn_crc");
+    const std::string& dir = scoped_dir.path();
     const std::vector<std::string> lasts = ThreeJournalPuts(dir);
     // A crash while Put 3 was being written: its last file short, or a block never written.
     if (truncate) {
@@ -122,7 +124,8 @@ TEST(SsdJournal, TornLastPutIsDroppedWholeAndTheOthersStay) {
 }
 
 TEST(SsdJournal, LostPutThatALaterOneFollowsIsAnErrorNamingIt) {
-  const std::string dir = FreshDir("lost");
+  const test::ScopedTempDir scoped_dir("ssd_journal_lost");
+  const std::string& dir = scoped_dir.path();
   const std::vector<std::string> lasts = ThreeJournalPuts(dir);
   fs::remove(lasts[1]);  // Put 2 acknowledged (Put 3 follows it), then its file lost
   std::unique_ptr<SsdStore> store;
@@ -134,7 +137,8 @@ TEST(SsdJournal, LostPutThatALaterOneFollowsIsAnErrorNamingIt) {
 }
 
 TEST(SsdJournal, AFullJournalGoesIntoTheManifest) {
-  const std::string dir = FreshDir("full");
+  const test::ScopedTempDir scoped_dir("ssd_journal_full");
+  const std::string& dir = scoped_dir.path();
   SsdStoreOptions options = Options();
   options.journal_files = 4;
   std::unique_ptr<SsdStore> store;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "paramserver/shard_core.hpp"
+#include "tests/unit/scoped_temp_dir.hpp"
 
 namespace troupe::paramserver {
 namespace {
@@ -27,12 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr ValueLayout kLayout{4, 4};  // 8 floats: 40 bytes a row on disk
-
-std::string FreshDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "ssd_" + name + "_" + std::to_string(::getpid());
-  fs::remove_all(dir);
-  return dir;
-}
 
 SsdStoreOptions Options(uint64_t file_bytes = 1 << 20, uint64_t threshold = 1ull << 30,
                         bool sync = true) {
@@ -111,7 +106,8 @@ TEST(SsdCrc32c, MatchesTheStandardCheckValueAndExtends) {
 }
 
 TEST(SsdStore, RoundTripAndMissingKeys) {
-  auto store = OpenOk(FreshDir("roundtrip"), Options());
+  const test::ScopedTempDir dir("ssd_roundtrip");
+  auto store = OpenOk(dir.path(), Options());
   RowBatch batch;
   for (Key k = 0; k < 1000; ++k) AppendRow(&batch, k * 7, static_cast<float>(k));
   ASSERT_TRUE(store->Put(batch).ok());
@@ -129,7 +125,8 @@ TEST(SsdStore, RoundTripAndMissingKeys) {
 }
 
 TEST(SsdStore, LastOccurrenceInABatchWins) {
-  auto store = OpenOk(FreshDir("last"), Options());
+  const test::ScopedTempDir dir("ssd_last");
+  auto store = OpenOk(dir.path(), Options());
   RowBatch batch;
   AppendRow(&batch, 5, 1);
   AppendRow(&batch, 6, 2);
@@ -142,7 +139,8 @@ TEST(SsdStore, LastOccurrenceInABatchWins) {
 TEST(SsdStore, ReadsOnlyTheBlocksHoldingWantedRows) {
   const uint32_t block_rows = ssd::BlockRows(kLayout.floats(), ssd::kDefaultBlockBytes);
   const uint64_t rows = 10 * block_rows;  // one file of 10 blocks
-  auto store = OpenOk(FreshDir("blocks"), Options(ssd::ParamFileBytes(rows, kLayout.floats())));
+  const test::ScopedTempDir dir("ssd_blocks");
+  auto store = OpenOk(dir.path(), Options(ssd::ParamFileBytes(rows, kLayout.floats())));
   RowBatch batch;
   for (Key k = 0; k < rows; ++k) AppendRow(&batch, k, 0);
   ASSERT_TRUE(store->Put(batch).ok());
@@ -170,7 +168,8 @@ TEST(SsdStore, ReadsOnlyTheBlocksHoldingWantedRows) {
 // Advising the kernel of the reads ahead (for a cold device) changes what is read, not what is
 // returned: the same rows, blocks and bytes, across many files.
 TEST(SsdStore, AdvisedReadsReturnTheSameRows) {
-  const std::string dir = FreshDir("advise");
+  const test::ScopedTempDir scoped_dir("ssd_advise");
+  const std::string& dir = scoped_dir.path();
   SsdStoreOptions options = Options(ssd::ParamFileBytes(16, kLayout.floats()), 1ull << 30, false);
   {
     auto store = OpenOk(dir, options);
@@ -191,7 +190,8 @@ TEST(SsdStore, AdvisedReadsReturnTheSameRows) {
 }
 
 TEST(SsdStore, UpdatesAppendNewFilesAndNeverRewriteOldOnes) {
-  const std::string dir = FreshDir("append");
+  const test::ScopedTempDir scoped_dir("ssd_append");
+  const std::string& dir = scoped_dir.path();
   auto store = OpenOk(dir, Options());
   RowBatch first;
   for (Key k = 0; k < 50; ++k) AppendRow(&first, k, 1);
@@ -214,7 +214,8 @@ TEST(SsdStore, UpdatesAppendNewFilesAndNeverRewriteOldOnes) {
 }
 
 TEST(SsdStore, CompactionReclaimsSpaceAndMatchesAMapModel) {
-  const std::string dir = FreshDir("compact");
+  const test::ScopedTempDir scoped_dir("ssd_compact");
+  const std::string& dir = scoped_dir.path();
   // Hundreds of Puts and compactions: no fsyncs (the crash test below keeps them).
   const SsdStoreOptions options =
       Options(ssd::ParamFileBytes(16, kLayout.floats()), 16 << 10, /*sync=*/false);
@@ -262,7 +263,8 @@ TEST(SsdStore, CompactionReclaimsSpaceAndMatchesAMapModel) {
 // bounds (files, stale rows), each compaction merges about what the Puts since the last one
 // wrote, and a Get of a fixed number of stored keys reads at most one block per key.
 TEST(SsdStore, StaysBoundedOverALongRun) {
-  const std::string dir = FreshDir("long");
+  const test::ScopedTempDir scoped_dir("ssd_long");
+  const std::string& dir = scoped_dir.path();
   SsdStoreOptions options = Options(ssd::ParamFileBytes(64, kLayout.floats()), 0, false);
   options.block_bytes = 8 * 40 + 4;  // 8 rows a block
   auto store = OpenOk(dir, options);
@@ -296,7 +298,8 @@ TEST(SsdStore, StaysBoundedOverALongRun) {
 }
 
 TEST(SsdStore, ReopenRecoversEverythingAndDropsUnlistedFiles) {
-  const std::string dir = FreshDir("reopen");
+  const test::ScopedTempDir scoped_dir("ssd_reopen");
+  const std::string& dir = scoped_dir.path();
   {
     auto store = OpenOk(dir, Options(ssd::ParamFileBytes(8, kLayout.floats())));
     RowBatch batch;
@@ -319,7 +322,8 @@ TEST(SsdStore, ReopenRecoversEverythingAndDropsUnlistedFiles) {
 // A store records whose it is (shard and run) when created; a folder holding another shard's or
 // another run's store is refused naming the folder, never recovered as this owner's.
 TEST(SsdStore, AnotherOwnersStoreIsRefusedNamingItsFolder) {
-  const std::string dir = FreshDir("owner");
+  const test::ScopedTempDir scoped_dir("ssd_owner");
+  const std::string& dir = scoped_dir.path();
   SsdStoreOptions shard0 = Options();
   shard0.owner = ssd::StoreIdentity{7, 0};
   {
@@ -347,7 +351,8 @@ TEST(SsdStore, AnotherOwnersStoreIsRefusedNamingItsFolder) {
 // The same through the parameter server's shard: shard 1 of the run does not recover shard 0's
 // folder (as a restarted shard would, had someone copied it over), nor a store of another run.
 TEST(SsdStore, ShardRefusesAnotherShardsOrRunsStore) {
-  const std::string dir = FreshDir("shard_owner");
+  const test::ScopedTempDir scoped_dir("ssd_shard_owner");
+  const std::string& dir = scoped_dir.path();
   PsOptions options;
   options.ssd_run_id = 41;
   std::unique_ptr<ShardCore> core;
@@ -374,7 +379,8 @@ std::string OneFileStore(const std::string& dir) {
 }
 
 TEST(SsdStore, CorruptFileIsReportedWithItsNameNeverRead) {
-  const std::string dir = FreshDir("corrupt_file");
+  const test::ScopedTempDir scoped_dir("ssd_corrupt_file");
+  const std::string& dir = scoped_dir.path();
   const std::string path = OneFileStore(dir);
   auto store = OpenOk(dir, Options());
   FlipByte(path, ssd::ParamFileBytes(20, kLayout.floats()) - 3);  // a value byte
@@ -393,7 +399,8 @@ TEST(SsdStore, CorruptFileIsReportedWithItsNameNeverRead) {
 }
 
 TEST(SsdStore, CorruptManifestIsReportedWithItsName) {
-  const std::string dir = FreshDir("corrupt_manifest");
+  const test::ScopedTempDir scoped_dir("ssd_corrupt_manifest");
+  const std::string& dir = scoped_dir.path();
   OneFileStore(dir);
   const std::string manifest = dir + "/" + ssd::kManifestName;
   const std::string good = FileBytes(manifest);
@@ -464,7 +471,8 @@ uint32_t RunAndKill(const std::string& dir, const SsdStoreOptions& options, int 
 }
 
 TEST(SsdStore, CrashAtRandomPointsLosesNothingAcknowledged) {
-  const std::string dir = FreshDir("crash");
+  const test::ScopedTempDir scoped_dir("ssd_crash");
+  const std::string& dir = scoped_dir.path();
   const SsdStoreOptions options = Options(ssd::ParamFileBytes(32, kLayout.floats()), 24 << 10);
   std::mt19937_64 rng(20261129);
   std::map<Key, float> model;  // each key's latest durable version

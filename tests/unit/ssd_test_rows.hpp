@@ -1,11 +1,10 @@
-// What the SsdStore tests share: a fresh folder, rows whose every float is a version number, the
-// store's contents as key -> first float, and an Open that fails the calling test on error.
+// What the SsdStore tests share: rows whose every float is a version number, the store's contents
+// as key -> first float, and an Open that fails the calling test on error. Their folders are
+// tests/unit/scoped_temp_dir.hpp's.
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,14 +15,6 @@
 namespace troupe::paramserver::ssd_test {
 
 constexpr ValueLayout kLayout{2, 2};  // 4 floats a row
-
-// An empty path under the test's temporary directory, unique to this process.
-inline std::string FreshDir(const std::string& prefix, const std::string& name) {
-  const std::string dir =
-      ::testing::TempDir() + prefix + "_" + name + "_" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  return dir;
-}
 
 // Keys [first, first + n), every float of a row = version.
 inline RowBatch Rows(Key first, Key n, float version) {
