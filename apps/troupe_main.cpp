@@ -188,7 +188,8 @@ int Run(const RunArgs& args) {
   SetPhase("running");
   if (Status s = run->Execute(options); !s.ok()) return Fail(s);
   if (view) view->EndRun();  // a Ctrl-C after the lines below ends the linger, cleanly
-  if (!args.quiet) std::cout << run->SummaryTable();
+  // Also under --quiet, which drops the progress line only (README).
+  std::cout << run->SummaryTable();
   std::cout << "run directory: " << out_dir << std::endl;
   if (view) LingerLiveView(*view, args.serve_linger_s);
   return 0;
@@ -352,7 +353,7 @@ CLI::App* AddRun(CLI::App& app, RunArgs* args) {
   run->add_option("--set", args->sets, "field.path=value, applied after the file")->take_all();
   run->add_option("--fault", args->faults, "a fault, KIND:TARGET@AT[+DURATION][,OPTION...]")
       ->take_all();
-  run->add_flag("--quiet", args->quiet, "no summary table, no progress line");
+  run->add_flag("--quiet", args->quiet, "no progress line");
   run->add_option("--serve", args->serve, "[HOST:]PORT: a live web view of the run");
   run->add_option("--serve-linger", args->serve_linger_s,
                   "seconds the live view stays up after the run (default 30; Ctrl-C ends it)")

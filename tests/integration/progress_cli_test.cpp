@@ -1,7 +1,7 @@
 // Progress everywhere: run, sweep and chaos say how far they are on stderr (plain lines when
-// stderr is not a terminal, as here), --quiet leaves that out, and the line never changes what a
-// run computes. Chaos tags each run's log lines with its number and keeps run directories with
-// --keep.
+// stderr is not a terminal, as here), --quiet leaves that out (and only that: the tables still
+// come), and the line never changes what a run computes. Chaos tags each run's log lines with its
+// number and keeps run directories with --keep.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,6 +47,9 @@ TEST(ProgressCli, ARunEndsWithAProgressLineUnlessQuiet) {
   ProcessResult quiet = RunTroupe({"run", config, "--out", dir + "/quiet", "--quiet"});
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_FALSE(Has(quiet.err, "[troupe]")) << quiet.err;
+  // --quiet drops the progress line only (README): the summary table still comes on stdout.
+  EXPECT_TRUE(Has(shown.out, "JCT (h)")) << shown.out;
+  EXPECT_TRUE(Has(quiet.out, "JCT (h)")) << quiet.out;
   // The line is only shown: the results are the same with it and without.
   EXPECT_EQ(ReadFile(dir + "/shown/jobs.csv"), ReadFile(dir + "/quiet/jobs.csv"));
   EXPECT_EQ(ReadFile(dir + "/shown/rounds.csv"), ReadFile(dir + "/quiet/rounds.csv"));
@@ -65,6 +68,7 @@ TEST(ProgressCli, ASweepCountsItsRunsAsTheyEnd) {
   r = RunTroupe({"sweep", config, "--over", "scheduler.policy=fifo,srtf", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(Has(r.err, "[troupe]")) << r.err;
+  EXPECT_TRUE(Has(r.out, "srtf")) << "no sweep table under --quiet: " << r.out;
 }
 
 TEST(ProgressCli, ChaosTagsLogLinesWithTheirRunAndKeepsRunDirectories) {
@@ -99,6 +103,7 @@ TEST(ProgressCli, ChaosTagsLogLinesWithTheirRunAndKeepsRunDirectories) {
   r = RunTroupe({"chaos", config, "--runs", "1", "--seed", "3", "--keep", keep, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_FALSE(Has(r.err, "[troupe] chaos")) << r.err;
+  EXPECT_TRUE(Has(r.out, "2 runs, 0 failed")) << "no chaos table under --quiet: " << r.out;
   EXPECT_FALSE(fs::exists(keep + "/run-1")) << "a run that held was kept";
 }
 
