@@ -33,6 +33,14 @@ std::string FormatDuration(double seconds) {
   return fmt::format("{} h {:02} min", s / 3600, s / 60 % 60);
 }
 
+std::string FormatTimeLeft(double seconds) {
+  // Rounded up to the unit shown: work that remains never reads "0 s", nor "1 h 05 min" when
+  // 1 h 05 min 40 s are left.
+  double s = std::ceil(std::max(seconds, 0.0));
+  if (s >= 3600) s = std::ceil(s / 60) * 60;
+  return FormatDuration(s);
+}
+
 std::string FormatProgress(const std::string& what, const std::string& unit, int64_t done,
                            int64_t total, double elapsed_s, const std::string& detail) {
   std::string line = fmt::format("{}: {}", what, done);
@@ -42,7 +50,7 @@ std::string FormatProgress(const std::string& what, const std::string& unit, int
   if (elapsed_s > 0 && done > 0) {
     const double rate = done / elapsed_s;
     line += fmt::format(" | {:.{}f} {}/s", rate, rate < 10 ? 2 : 0, unit);
-    if (total > done) line += fmt::format(" | ETA {}", FormatDuration((total - done) / rate));
+    if (total > done) line += fmt::format(" | ETA {}", FormatTimeLeft((total - done) / rate));
   }
   line += fmt::format(" | {}", FormatDuration(elapsed_s));
   if (!detail.empty()) line += " | " + detail;

@@ -36,8 +36,11 @@ ProgressMode ChooseProgressMode(bool quiet);
 std::string FormatProgress(const std::string& what, const std::string& unit, int64_t done,
                            int64_t total, double elapsed_s, const std::string& detail);
 
-// "45 s", "3 min 20 s", "2 h 05 min".
+// "45 s", "3 min 20 s", "2 h 05 min" (to the nearest unit shown): a time gone.
 std::string FormatDuration(double seconds);
+
+// FormatDuration rounded up to the unit shown: a time left, the ETA. 0.4 s left is "1 s".
+std::string FormatTimeLeft(double seconds);
 
 class ProgressLine {
  public:

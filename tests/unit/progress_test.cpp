@@ -39,6 +39,19 @@ TEST(Progress, DurationsReadAsAPersonWouldSayThem) {
   EXPECT_EQ(FormatDuration(7500), "2 h 05 min");
 }
 
+// Time left rounds up: work that remains never reads "ETA 0 s".
+TEST(Progress, TimeLeftRoundsUp) {
+  EXPECT_EQ(FormatTimeLeft(0), "0 s");
+  EXPECT_EQ(FormatTimeLeft(0.4), "1 s");
+  EXPECT_EQ(FormatTimeLeft(4.2), "5 s");
+  EXPECT_EQ(FormatTimeLeft(5), "5 s");
+  EXPECT_EQ(FormatTimeLeft(59.5), "1 min 0 s");
+  EXPECT_EQ(FormatTimeLeft(3600 + 65 * 60 + 1), "2 h 06 min");
+  // 999 of 1000 jobs in 399.6 s: 2.5 jobs/s, 0.4 s left.
+  EXPECT_EQ(FormatProgress("run", "jobs", 999, 1000, 399.6, ""),
+            "run: 999/1000 jobs (99%) | 2.50 jobs/s | ETA 1 s | 6 min 40 s");
+}
+
 std::string Captured(std::FILE* file) {
   std::fflush(file);
   std::rewind(file);
