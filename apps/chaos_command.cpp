@@ -8,7 +8,10 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
+#include "base/closest_name.hpp"
 #include "base/quoted.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
@@ -73,7 +76,12 @@ Status AddRandomFaults(const ChaosSpec& spec, uint64_t fault_seed, double window
   for (const std::string& name : spec.kinds) {
     config::FaultKind kind;
     if (!config::FaultKind_Parse(name, &kind)) {
-      return Status::InvalidInput("--kinds: unknown fault kind " + Quoted(name));
+      std::vector<std::string> known;
+      for (int i = 0; i < config::FaultKind_descriptor()->value_count(); ++i) {
+        known.push_back(config::FaultKind_descriptor()->value(i)->name());
+      }
+      return Status::InvalidInput("--kinds: unknown fault kind " + Quoted(name) +
+                                  DidYouMean(name, known));
     }
     random->add_kinds(kind);
   }

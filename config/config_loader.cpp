@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/closest_name.hpp"
 #include "base/input_file.hpp"
 #include "base/parse.hpp"
 #include "base/quoted.hpp"
@@ -45,13 +46,31 @@ Status OverrideError(std::string_view assignment, const std::string& why) {
   return Status::InvalidInput("--set " + Excerpt(assignment) + ": " + why);
 }
 
+std::vector<std::string> EnumValueNames(const pb::EnumDescriptor* type) {
+  std::vector<std::string> names;
+  for (int i = 0; i < type->value_count(); ++i) names.push_back(type->value(i)->name());
+  return names;
+}
+
+std::vector<std::string> FieldNames(const pb::Descriptor* type) {
+  std::vector<std::string> names;
+  for (int i = 0; i < type->field_count(); ++i) names.push_back(type->field(i)->name());
+  return names;
+}
+
 std::string EnumNames(const pb::EnumDescriptor* type) {
   std::string names;
-  for (int i = 0; i < type->value_count(); ++i) {
-    if (i > 0) names += ", ";
-    names += type->value(i)->name();
+  for (const std::string& name : EnumValueNames(type)) {
+    if (!names.empty()) names += ", ";
+    names += name;
   }
   return names;
+}
+
+// "'x' is not a value of E (a, b, c)", with a "did you mean" when one is close.
+std::string NotAnEnumValue(const std::string& value, const pb::EnumDescriptor* type) {
+  return Quoted(value) + " is not a value of " + type->full_name() +
+         DidYouMean(value, EnumValueNames(type)) + " (" + EnumNames(type) + ")";
 }
 
 // Sets the singular non-message `field` of `message` from the text `value`.
@@ -66,9 +85,7 @@ Status SetLeaf(std::string_view assignment, const std::string& value,
     case pb::FieldDescriptor::CPPTYPE_ENUM: {
       const pb::EnumValueDescriptor* v = field->enum_type()->FindValueByName(value);
       if (v == nullptr) {
-        return OverrideError(assignment, Quoted(value) + " is not a value of " +
-                                             field->enum_type()->full_name() + " (" +
-                                             EnumNames(field->enum_type()) + ")");
+        return OverrideError(assignment, NotAnEnumValue(value, field->enum_type()));
       }
       reflection->SetEnum(message, field, v);
       return Status::Ok();
@@ -100,14 +117,19 @@ class DiscardErrors : public pb::io::ErrorCollector {
 // the culprit ("... has no field named \"colour\"."): when the token just before the reported
 // position is exactly one of the quoted texts, its position is the one to print. Other errors stay
 // put.
-std::pair<int, int> CulpritPosition(std::string_view text, const FirstErrorCollector::Error& e) {
+std::vector<std::string> QuotedTexts(const std::string& message) {
   std::vector<std::string> quoted;
-  for (size_t open = e.message.find('"'); open != std::string::npos;) {
-    size_t close = e.message.find('"', open + 1);
+  for (size_t open = message.find('"'); open != std::string::npos;) {
+    size_t close = message.find('"', open + 1);
     if (close == std::string::npos) break;
-    quoted.push_back(e.message.substr(open + 1, close - open - 1));
-    open = e.message.find('"', close + 1);
+    quoted.push_back(message.substr(open + 1, close - open - 1));
+    open = message.find('"', close + 1);
   }
+  return quoted;
+}
+
+std::pair<int, int> CulpritPosition(std::string_view text, const FirstErrorCollector::Error& e) {
+  const std::vector<std::string> quoted = QuotedTexts(e.message);
   if (quoted.empty()) return {e.line, e.column};
 
   pb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
@@ -130,6 +152,45 @@ std::pair<int, int> CulpritPosition(std::string_view text, const FirstErrorColle
   return {e.line, e.column};
 }
 
+// The values of every enum that a field called `field` of a config message takes.
+std::vector<std::string> EnumValuesOfFieldsNamed(const std::string& field) {
+  std::vector<std::string> names;
+  std::vector<const pb::Descriptor*> todo = {config::RunConfig::descriptor()};
+  std::vector<const pb::Descriptor*> seen;
+  while (!todo.empty()) {
+    const pb::Descriptor* type = todo.back();
+    todo.pop_back();
+    if (std::find(seen.begin(), seen.end(), type) != seen.end()) continue;
+    seen.push_back(type);
+    for (int i = 0; i < type->field_count(); ++i) {
+      const pb::FieldDescriptor* f = type->field(i);
+      if (f->message_type() != nullptr) todo.push_back(f->message_type());
+      if (f->enum_type() != nullptr && f->name() == field) {
+        for (const std::string& name : EnumValueNames(f->enum_type())) {
+          if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        }
+      }
+    }
+  }
+  return names;
+}
+
+// A "did you mean" for protobuf's two messages about a misspelt name: 'Message type "T" has no
+// field named "x".' and 'Unknown enumeration value of "x" for field "f".'; else "".
+std::string SuggestionFor(const std::string& message) {
+  const std::vector<std::string> quoted = QuotedTexts(message);
+  if (quoted.size() != 2) return "";
+  if (message.find("has no field named") != std::string::npos) {
+    const pb::Descriptor* type =
+        pb::DescriptorPool::generated_pool()->FindMessageTypeByName(quoted[0]);
+    return type == nullptr ? "" : DidYouMean(quoted[1], FieldNames(type));
+  }
+  if (message.starts_with("Unknown enumeration value of")) {
+    return DidYouMean(quoted[0], EnumValuesOfFieldsNamed(quoted[1]));
+  }
+  return "";
+}
+
 }  // namespace
 
 Status ParseConfigText(std::string_view text, const std::string& name, config::RunConfig* out) {
@@ -143,10 +204,14 @@ Status ParseConfigText(std::string_view text, const std::string& name, config::R
   if (parser.Parse(&input, out)) return Status::Ok();
   if (!errors.error()) return Status::InvalidInput(name + ": does not parse");
   auto [line, column] = CulpritPosition(text, *errors.error());
+  std::string message = Excerpt(errors.error()->message, 4 * kMaxQuotedBytes);
+  if (const std::string suggestion = SuggestionFor(errors.error()->message); !suggestion.empty()) {
+    if (message.ends_with('.')) message.pop_back();
+    message += suggestion;
+  }
   // protobuf counts lines and columns from 0; editors and compilers count from 1.
   return Status::InvalidInput(name + ":" + std::to_string(line + 1) + ":" +
-                              std::to_string(column + 1) + ": " +
-                              Excerpt(errors.error()->message, 4 * kMaxQuotedBytes));
+                              std::to_string(column + 1) + ": " + message);
 }
 
 Status LoadConfigFile(const std::string& path, config::RunConfig* out) {
@@ -205,9 +270,7 @@ Status SetRepeatedLeaf(std::string_view assignment, const std::string& value, in
   if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_ENUM) {
     const pb::EnumValueDescriptor* v = field->enum_type()->FindValueByName(value);
     if (v == nullptr) {
-      return OverrideError(assignment, Quoted(value) + " is not a value of " +
-                                           field->enum_type()->full_name() + " (" +
-                                           EnumNames(field->enum_type()) + ")");
+      return OverrideError(assignment, NotAnEnumValue(value, field->enum_type()));
     }
     reflection->SetRepeatedEnum(message, field, index, v);
     return Status::Ok();
@@ -237,8 +300,9 @@ Status ApplyTo(std::string_view assignment, pb::Message* root) {
     const pb::Descriptor* type = message->GetDescriptor();
     const pb::FieldDescriptor* field = type->FindFieldByName(part.name);
     if (field == nullptr) {
-      return OverrideError(assignment,
-                           "no field " + Quoted(part.name) + " in " + type->full_name());
+      return OverrideError(assignment, "no field " + Quoted(part.name) + " in " +
+                                           type->full_name() +
+                                           DidYouMean(part.name, FieldNames(type)));
     }
     if (field->is_repeated() && !part.index) {
       return OverrideError(assignment, Quoted(part.name) + " in " + type->full_name() +

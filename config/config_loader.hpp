@@ -11,7 +11,8 @@
 //    of a repeated field is named by its index, from 0: `cluster.servers[1].count=8`,
 //    `paramserver.hidden[0]=128`; the entry must exist. Anything else (unknown path, a value that
 //    does not parse, a message, a repeated field without an index, an index out of range) gives
-//    InvalidInput "--set <assignment>: <why>".
+//    InvalidInput "--set <assignment>: <why>". Misspelt names (a field, an enum value) get a
+//    "(did you mean 'x'?)" when a known one is close (base/closest_name.hpp).
 // All errors are a single line. Nothing here touches the file system except LoadConfigFile's read.
 #pragma once
 

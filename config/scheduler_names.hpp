@@ -14,7 +14,8 @@ std::string PolicyNameOf(const config::Scheduler& scheduler);
 std::string MechanismNameOf(const config::Scheduler& scheduler);
 
 // Both names are registered (scheduling/policy_registry.hpp, mechanism_registry.hpp); otherwise
-// one line, "name: scheduler.policy_name: 'x' is not a registered policy (known: ...)".
+// one line, "name: scheduler.policy_name: 'x' is not a registered policy (did you mean 'y'?)
+// (known: ...)", the "did you mean" when a registered name is close (base/closest_name.hpp).
 Status CheckSchedulerNames(const config::Scheduler& scheduler, const std::string& name);
 
 }  // namespace troupe

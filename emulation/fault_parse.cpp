@@ -6,7 +6,9 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "base/closest_name.hpp"
 #include "base/quoted.hpp"
 #include "emulation/fault_plan.hpp"
 #include "messages/config_ranges.hpp"
@@ -59,6 +61,13 @@ Status Bad(std::string_view what, std::string_view text, std::string_view why) {
 
 bool ParseFaultKind(std::string_view name, config::FaultKind* out) {
   return config::FaultKind_Parse(std::string(name), out);
+}
+
+std::string UnknownFaultKind(std::string_view name) {
+  std::vector<std::string> kinds;
+  const auto* type = config::FaultKind_descriptor();
+  for (int i = 0; i < type->value_count(); ++i) kinds.push_back(type->value(i)->name());
+  return "unknown fault kind " + Quoted(name) + DidYouMean(name, kinds);
 }
 
 Status ApplyFlagOption(std::string_view flag, std::string_view option, config::Fault* out) {
@@ -136,9 +145,13 @@ Status ParseFaultFlag(std::string_view flag, config::Fault* out) {
   const size_t colon = flag.find(':');
   const size_t at = flag.find('@');
   config::FaultKind kind;
-  if (colon == std::string_view::npos || at == std::string_view::npos || at < colon ||
-      !ParseFaultKind(flag.substr(0, colon), &kind)) {
+  if (colon == std::string_view::npos || at == std::string_view::npos || at < colon) {
     return Bad("--fault", flag, "expected KIND:TARGET@AT[+DURATION][,OPTION...]");
+  }
+  if (!ParseFaultKind(flag.substr(0, colon), &kind)) {
+    return Bad("--fault", flag,
+               UnknownFaultKind(flag.substr(0, colon)) +
+                   "; expected KIND:TARGET@AT[+DURATION][,OPTION...]");
   }
   out->set_kind(kind);
   out->set_target(std::string(flag.substr(colon + 1, at - colon - 1)));

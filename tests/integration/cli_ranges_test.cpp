@@ -45,6 +45,27 @@ TEST_F(CliRanges, SeedMustBeAWholeNumberBelow2To63) {
       std::string::npos);
 }
 
+// A misspelt name in --set, --over, --fault or the config file gets a "did you mean".
+TEST_F(CliRanges, MisspeltNamesGetADidYouMean) {
+  std::string err =
+      Refused({"run", config_, "--set", "scheduler.polcy=fifo", "--out", dir_ + "/o"});
+  EXPECT_NE(err.find("no field 'polcy' in troupe.config.Scheduler (did you mean 'policy'?)"),
+            std::string::npos)
+      << err;
+  err = Refused({"sweep", config_, "--over", "scheduler.policy_name=fifo,srtff"});
+  EXPECT_NE(err.find("'srtff' is not a registered policy (did you mean 'srtf'?)"),
+            std::string::npos)
+      << err;
+  err = Refused({"run", config_, "--fault", "crsh:server:0@10", "--out", dir_ + "/o"});
+  EXPECT_NE(err.find("unknown fault kind 'crsh' (did you mean 'crash'?)"), std::string::npos)
+      << err;
+  WriteFile(dir_ + "/typo.textproto", "cluster { sever { count: 1 } }\n");
+  err = Refused({"validate", dir_ + "/typo.textproto"});
+  EXPECT_NE(err.find("has no field named \"sever\" (did you mean 'servers'?)"), std::string::npos)
+      << err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/o")) << "a refused run wrote its folder";
+}
+
 TEST_F(CliRanges, CountsAreBounded) {
   EXPECT_NE(Refused({"chaos", config_, "--runs", "0"}).find("--runs"), std::string::npos);
   EXPECT_NE(Refused({"chaos", config_, "--faults", "100000"}).find("--faults"), std::string::npos);
@@ -121,6 +142,10 @@ TEST_F(CliRanges, ChaosRefusesBadKindsBeforeTheBaseline) {
   std::string err = Refused({"chaos", config_, "--kinds", "bogus", "--keep", keep, "--keep-all"});
   EXPECT_NE(err.find("--kinds: unknown fault kind 'bogus'"), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(keep + "/run-0")) << "the baseline ran";
+  err = Refused({"chaos", config_, "--kinds", "crash,dely", "--keep", keep});
+  EXPECT_NE(err.find("--kinds: unknown fault kind 'dely' (did you mean 'delay'?)"),
+            std::string::npos)
+      << err;
   err = Refused({"chaos", SourcePath("tests/data/edges/ps.textproto"), "--kinds", "crash,drop",
                  "--keep", keep, "--keep-all"});
   EXPECT_NE(err.find("--kinds: a parameter-server run takes crash, slow and disk faults"),

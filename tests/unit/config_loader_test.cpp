@@ -114,6 +114,30 @@ TEST(ConfigLoader, BadEnumNameGivesLineAndColumnAndTheName) {
   ExpectInvalid(s, "shortest");
 }
 
+TEST(ConfigLoader, MisspeltNamesGetADidYouMean) {
+  config::RunConfig cfg;
+  ExpectInvalid(ParseConfigText("cluster {\n  sever { count: 1 }\n}\n", "cfg.textproto", &cfg),
+                "cfg.textproto:2:3: Message type \"troupe.config.Cluster\" has no field named "
+                "\"sever\" (did you mean 'servers'?)");
+  ExpectInvalid(ParseConfigText("faults { fault { kind: crsh } }\n", "cfg.textproto", &cfg),
+                "Unknown enumeration value of \"crsh\" for field \"kind\" (did you mean 'crash'?)");
+  cfg = ValidConfig();
+  ExpectInvalid(ApplyOverride("cluster.sever[0].count=2", &cfg),
+                "--set cluster.sever[0].count=2: no field 'sever' in troupe.config.Cluster (did "
+                "you mean 'servers'?)");
+  ExpectInvalid(ApplyOverride("scheduler.mechanism=tun", &cfg),
+                "'tun' is not a value of troupe.config.Mechanism (did you mean 'tune'?) (");
+  cfg.mutable_scheduler()->set_policy_name("fifp");
+  ExpectInvalid(Validate(cfg), "'fifp' is not a registered policy (did you mean 'fifo'?) (known: ");
+  cfg = ValidConfig();
+  cfg.mutable_scheduler()->set_mechanism_name("gavel_lass");
+  ExpectInvalid(Validate(cfg), "is not a registered mechanism (did you mean 'gavel_las'?)");
+  // Nothing close: no guess.
+  const Status far = ApplyOverride("scheduler.colour=1", &cfg);
+  ExpectInvalid(far, "no field 'colour' in troupe.config.Scheduler");
+  EXPECT_EQ(far.message().find("did you mean"), std::string::npos) << far.message();
+}
+
 TEST(ConfigLoader, OverridesEachKindOfField) {
   config::RunConfig cfg = ValidConfig();
   ASSERT_TRUE(ApplyOverride("workload.generator.jobs_per_hour=4.5", &cfg).ok());
