@@ -41,7 +41,8 @@ Status LoadBase(const ChaosSpec& spec, config::RunConfig* cfg) {
   if (cfg->has_oasis()) return Status::InvalidInput(spec.config + ": OASiS runs take no faults");
   cfg->clear_faults();
   cfg->mutable_run()->set_lease_log(true);
-  return ValidateConfig(*cfg, spec.config);  // RunOnce sets each run's out_dir (--keep) or none
+  // RunOnce sets each run's out_dir (--keep) or none.
+  return LocateConfigError(ValidateConfig(*cfg, spec.config), spec.config, spec.sets);
 }
 
 // Where run `index` writes its directory: DIR/run-N with --keep, else nowhere.

@@ -107,16 +107,19 @@ Status PlanCombination(const SweepSpec& spec, Combination* c) {
   for (const std::string& set : spec.sets) {
     if (Status s = ApplyOverride(set, &cfg); !s.ok()) return s;
   }
+  std::vector<std::string> sets = spec.sets;
   for (size_t i = 0; i < spec.axes.size(); ++i) {
-    Status s = ApplyOverride(spec.axes[i].field + "=" + c->values[i], &cfg);
-    if (!s.ok()) return s;
+    sets.push_back(spec.axes[i].field + "=" + c->values[i]);
+    if (Status s = ApplyOverride(sets.back(), &cfg); !s.ok()) return s;
   }
   if (spec.seeds.empty()) {
     c->seed = cfg.run().seed();
   } else {
     cfg.mutable_run()->set_seed(c->seed);
   }
-  if (Status s = ValidateConfig(cfg, spec.config); !s.ok()) return s;
+  if (Status s = ValidateConfig(cfg, spec.config); !s.ok()) {
+    return LocateConfigError(s, spec.config, sets);
+  }
   if (Status s = PlanAnyRun(cfg, spec.config, &c->run); !s.ok()) return s;
   c->run->set_out_dir(spec.out_dir.empty() ? "" : spec.out_dir + "/" + RunName(spec.axes, *c));
   return Status::Ok();

@@ -144,7 +144,8 @@ Status LoadChecked(const RunArgs& args, config::RunConfig* cfg, int* first_flag)
   }
   if (args.seed >= 0) cfg->mutable_run()->set_seed(static_cast<uint64_t>(args.seed));
   if (!args.out.empty()) cfg->mutable_run()->set_out_dir(args.out);
-  return NameFaultFlags(ValidateConfig(*cfg, args.config), args, *first_flag);
+  return LocateConfigError(NameFaultFlags(ValidateConfig(*cfg, args.config), args, *first_flag),
+                           args.config, args.sets);
 }
 
 // --serve: checked before anything runs; listens once the run is planned.

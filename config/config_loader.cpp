@@ -349,3 +349,71 @@ Status ApplyOverride(std::string_view assignment, config::RunConfig* cfg) {
 }
 
 }  // namespace troupe
+
+namespace troupe {
+namespace {
+
+// "servers[1]" -> {"servers", 1}; "count" -> {"count", -1}; nullopt when malformed.
+std::optional<std::pair<std::string, int>> SplitPathPart(std::string_view part) {
+  const size_t open = part.find('[');
+  if (open == std::string_view::npos) return std::make_pair(std::string(part), -1);
+  uint64_t index = 0;
+  if (part.back() != ']' ||
+      !ParseWholeNumber(part.substr(open + 1, part.size() - open - 2), 1u << 30, &index)) {
+    return std::nullopt;
+  }
+  return std::make_pair(std::string(part.substr(0, open)), static_cast<int>(index));
+}
+
+}  // namespace
+
+int FieldLine(std::string_view text, std::string_view field_path) {
+  if (text.size() > static_cast<size_t>(std::numeric_limits<int>::max())) return 0;
+  config::RunConfig parsed;
+  pb::TextFormat::ParseInfoTree tree;
+  pb::TextFormat::Parser parser;
+  DiscardErrors ignore;
+  parser.RecordErrorsTo(&ignore);
+  parser.WriteLocationsTo(&tree);
+  pb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+  if (!parser.Parse(&input, &parsed)) return 0;
+  const pb::Descriptor* type = config::RunConfig::descriptor();
+  const pb::TextFormat::ParseInfoTree* at = &tree;
+  while (true) {
+    const size_t dot = field_path.find('.');
+    const auto part = SplitPathPart(field_path.substr(0, dot));
+    if (!part || type == nullptr) return 0;
+    const pb::FieldDescriptor* field = type->FindFieldByName(part->first);
+    if (field == nullptr || field->is_repeated() != (part->second >= 0)) return 0;
+    if (dot == std::string_view::npos) {
+      const pb::TextFormat::ParseLocation location = at->GetLocation(field, part->second);
+      return location.line < 0 ? 0 : location.line + 1;
+    }
+    at = at->GetTreeForNested(field, part->second);
+    if (at == nullptr) return 0;
+    type = field->message_type();
+    field_path = field_path.substr(dot + 1);
+  }
+}
+
+Status LocateConfigError(Status status, const std::string& path,
+                         const std::vector<std::string>& sets) {
+  const std::string prefix = path + ": ";
+  const std::string& message = status.message();
+  if (status.ok() || message.rfind(prefix, 0) != 0) return status;
+  const size_t end = message.find(": ", prefix.size());
+  if (end == std::string::npos) return status;
+  const std::string field_path = message.substr(prefix.size(), end - prefix.size());
+  for (auto set = sets.rbegin(); set != sets.rend(); ++set) {
+    if (set->substr(0, set->find('=')) == field_path) {
+      return Status::InvalidInput("--set " + Excerpt(*set) + ": " + message.substr(prefix.size()));
+    }
+  }
+  std::string text;
+  if (!ReadWholeFile(path, "config file", &text).ok()) return status;
+  const int line = FieldLine(text, field_path);
+  if (line == 0) return status;
+  return Status::InvalidInput(path + ":" + std::to_string(line) + message.substr(path.size()));
+}
+
+}  // namespace troupe

@@ -13,11 +13,13 @@
 //    does not parse, a message, a repeated field without an index, an index out of range) gives
 //    InvalidInput "--set <assignment>: <why>". Misspelt names (a field, an enum value) get a
 //    "(did you mean 'x'?)" when a known one is close (base/closest_name.hpp).
+//  - LocateConfigError adds the file's line (or names the --set) to a later check's error.
 // All errors are a single line. Nothing here touches the file system except LoadConfigFile's read.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.hpp"
 #include "messages/config.pb.h"
@@ -30,5 +32,18 @@ Status LoadConfigFile(const std::string& path, config::RunConfig* out);
 Status ParseConfigText(std::string_view text, const std::string& name, config::RunConfig* out);
 
 Status ApplyOverride(std::string_view assignment, config::RunConfig* cfg);
+
+// Says where a checked config's bad value came from. `status` is ValidateConfig's (or
+// CheckFieldRanges') error "PATH: field.path: why" about the config loaded from the file PATH and
+// then changed by the assignments `sets` (`--set`, `--over`) in order: the last assignment to that
+// field gives "--set <assignment>: field.path: why"; else the field's line in the file gives
+// "PATH:LINE: field.path: why". Other errors (a default value, a message about no one field)
+// come back as they are. Reads the file again, only on error.
+Status LocateConfigError(Status status, const std::string& path,
+                         const std::vector<std::string>& sets);
+
+// The 1-based line of the file text that sets `field_path` ("cluster.servers[1].count"), or 0
+// when the text does not set it (or does not parse).
+int FieldLine(std::string_view text, std::string_view field_path);
 
 }  // namespace troupe

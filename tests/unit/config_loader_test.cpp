@@ -9,6 +9,7 @@
 #include <string>
 
 #include "config/config_validation.hpp"
+#include "tests/unit/scoped_temp_dir.hpp"
 
 namespace troupe {
 namespace {
@@ -136,6 +137,38 @@ TEST(ConfigLoader, MisspeltNamesGetADidYouMean) {
   const Status far = ApplyOverride("scheduler.colour=1", &cfg);
   ExpectInvalid(far, "no field 'colour' in troupe.config.Scheduler");
   EXPECT_EQ(far.message().find("did you mean"), std::string::npos) << far.message();
+}
+
+TEST(ConfigLoader, AnOutOfRangeValueInAFileNamesItsLine) {
+  const test::ScopedTempDir dir("config_range_line");
+  std::filesystem::create_directories(dir.path());
+  const std::string path = dir.path() + "/cfg.textproto";
+  const std::string text =
+      "cluster {\n"
+      "  servers { count: 4 gpus: 8 cpus: 24 memory_gb: 500 }\n"
+      "  servers {\n"
+      "    count: -1\n"
+      "    gpus: 8 cpus: 24 memory_gb: 500\n"
+      "  }\n"
+      "}\n"
+      "scheduler { round_s: -5 }\n";
+  std::ofstream(path) << text;
+  EXPECT_EQ(FieldLine(text, "cluster.servers[1].count"), 4);
+  EXPECT_EQ(FieldLine(text, "scheduler.round_s"), 8);
+  EXPECT_EQ(FieldLine(text, "run.seed"), 0);  // not in the file: a default
+  config::RunConfig cfg;
+  ASSERT_TRUE(LoadConfigFile(path, &cfg).ok());
+  const Status count = LocateConfigError(ValidateConfig(cfg, path), path, {});
+  ExpectInvalid(count, path + ":4: cluster.servers[1].count: must be in [1, 10000], got -1");
+  cfg.mutable_cluster()->mutable_servers(1)->set_count(2);
+  ExpectInvalid(LocateConfigError(ValidateConfig(cfg, path), path, {}),
+                path + ":8: scheduler.round_s: must be in ");
+  // A value a --set gave is the flag's, not the file's.
+  const std::string set = "scheduler.round_s=-7";
+  ASSERT_TRUE(ApplyOverride(set, &cfg).ok());
+  const Status flagged = LocateConfigError(ValidateConfig(cfg, path), path, {set});
+  ExpectInvalid(flagged, "--set scheduler.round_s=-7: scheduler.round_s: must be in ");
+  EXPECT_EQ(flagged.message().find(path), std::string::npos) << flagged.message();
 }
 
 TEST(ConfigLoader, OverridesEachKindOfField) {
