@@ -17,9 +17,11 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import troupe_requires  # noqa: E402
+
+troupe_requires.require(modules=("numpy", "google.protobuf"), programs=("protoc",))
+import numpy as np  # noqa: E402
 import troupe_agent  # noqa: E402
 import troupe_wire  # noqa: E402
 

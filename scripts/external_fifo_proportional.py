@@ -19,6 +19,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import troupe_requires  # noqa: E402
+
+troupe_requires.require(modules=("google.protobuf",), programs=("protoc",))
 import troupe_external  # noqa: E402
 
 

@@ -17,9 +17,10 @@ NAME-oasis-utilisation.png and NAME-oasis-jobs.png; report.html shows them with 
 summary. Output is deterministic.
 
 Exit status: 0 written; 2 bad input (a missing, truncated or malformed run directory, or an output
-path it must not replace): one line on stderr naming the file and line, nothing written; 1 other
-failures (matplotlib or pandas missing, cannot write). Needs Debian's python3-matplotlib and
-python3-pandas (scripts/install-deps.sh installs them).
+path it must not replace) or python3 without matplotlib or pandas: one line on stderr naming the
+file and line (or the module and `apt-get install python3-...`), nothing written; 1 other failures
+(cannot write). Needs Debian's python3-matplotlib and python3-pandas (scripts/install-deps.sh
+installs them).
 """
 
 import sys
@@ -27,7 +28,6 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import argparse  # noqa: E402
-import importlib.util  # noqa: E402
 import os  # noqa: E402
 
 PROG = "troupe report"
@@ -42,12 +42,10 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)  # usage errors: argparse prints them and exits with 2
-    missing = [name for name in ("matplotlib", "pandas") if importlib.util.find_spec(name) is None]
-    if missing:
-        print(f"{PROG}: {sys.executable} has no {' or '.join(missing)}: install python3-matplotlib "
-              "and python3-pandas (scripts/install-deps.sh)", file=sys.stderr)
-        return 1
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import troupe_requires
+
+    troupe_requires.require(modules=("matplotlib", "pandas"), prog=PROG)  # else exit status 2
     from troupe_plots.errors import InputError
     from troupe_plots.report import build
 

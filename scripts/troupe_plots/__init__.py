@@ -10,6 +10,9 @@ scripts/plot.py is the entry point; `troupe report` runs it. Modules:
   report       puts it together and writes the output folder atomically
 """
 
-import matplotlib
+import troupe_requires
+
+troupe_requires.require(modules=("matplotlib", "pandas"))
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # files only, never a window; before any module imports pyplot

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <future>
 #include <sstream>
 
@@ -24,6 +26,49 @@ bool PythonProtobufAvailable() {
   const pid_t pid =
       SpawnWithLogs({kPython, "-c", "import google.protobuf"}, dir + "/out", dir + "/err");
   return access("/usr/bin/protoc", X_OK) == 0 && WaitForExit(pid) == 0;
+}
+
+// Under a python3 that lacks a module a script needs (blocked here by a package of that name first
+// on PYTHONPATH that refuses to import, as under a python3 that is not Debian's), each script says
+// which one and how to install it in one line, exit status 2, rather than a traceback that ends in
+// "No module named google".
+TEST(ExternalSchedulerRun, ScriptsNameAMissingModuleInOneLine) {
+  if (access(kPython, X_OK) != 0) GTEST_SKIP() << kPython << " is not installed";
+  const std::string dir = FreshDir("python-missing-module");
+  const std::vector<std::string> client = {"--port-file", dir + "/port", "--secret-file",
+                                           dir + "/secret"};
+  struct Case {
+    std::string script, blocked, line;
+    std::vector<std::string> args;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"scripts/external_fifo_proportional.py", "google",
+            "external_fifo_proportional.py: " + std::string(kPython) +
+                " has no Python module google.protobuf: install it with `apt-get install "
+                "python3-protobuf` (scripts/install-deps.sh)\n",
+            client},
+           {"scripts/agent_example.py", "google", "`apt-get install python3-protobuf`", client},
+           {"scripts/agent_example.py", "numpy", "`apt-get install python3-numpy`", client},
+           {"scripts/plot.py",
+            "matplotlib",
+            "troupe report: " + std::string(kPython) +
+                " has no Python module matplotlib: install it with `apt-get install "
+                "python3-matplotlib`",
+            {dir}},
+       }) {
+    const std::string blocker = dir + "/" + c.blocked;
+    std::filesystem::create_directories(blocker + "/" + c.blocked);
+    WriteFile(blocker + "/" + c.blocked + "/__init__.py", "raise ImportError('blocked')\n");
+    std::vector<std::string> argv = {"/usr/bin/env", "PYTHONPATH=" + blocker, kPython,
+                                     SourcePath(c.script)};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    const std::string err_path = blocker + "/" + std::filesystem::path(c.script).stem().string();
+    const pid_t pid = SpawnWithLogs(argv, err_path + ".out", err_path + ".err");
+    EXPECT_EQ(WaitForExit(pid), 2) << c.script;
+    const std::string err = ReadFile(err_path + ".err");
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << c.script << ": " << err;
+    EXPECT_NE(err.find(c.line), std::string::npos) << c.script << ": " << err;
+  }
 }
 
 // 4 servers of 4 GPUs; 1-, 2-, 4- and 8-GPU jobs arriving faster than they finish.
