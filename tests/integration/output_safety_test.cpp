@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <thread>
 
 #include "runner/output_folder.hpp"
 #include "tests/integration/ps_fixture.hpp"
@@ -275,10 +277,15 @@ TEST_F(OutputSafety, ASweepKilledMidwayIsRerunIntoTheSameFolder) {
         staging = it->path().string();
       }
     }
+    if (staging.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ::kill(pid, SIGKILL);
   WaitForExit(pid);
   ASSERT_FALSE(staging.empty()) << "the sweep ended before it could be killed";
+  // The reruns need not be long (under the sanitizers three runs of 10,000 jobs take minutes).
+  WriteFile(config_,
+            "cluster { servers { count: 1 gpus: 4 cpus: 12 memory_gb: 200 } }\n"
+            "workload { generator { jobs_per_hour: 60 num_jobs: 20 } }\n");
   WriteFile(staging + "/NOTES.txt", "mine");
   ExpectRefused(RunTroupe(args), "was not written by troupe");
   EXPECT_EQ(ReadFile(staging + "/NOTES.txt"), "mine");
