@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <concepts>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "base/input_file.hpp"
 #include "base/parse.hpp"
 #include "base/quoted.hpp"
+#include "config/config_paths.hpp"
 
 namespace troupe {
 namespace {
@@ -217,7 +219,10 @@ Status ParseConfigText(std::string_view text, const std::string& name, config::R
 Status LoadConfigFile(const std::string& path, config::RunConfig* out) {
   std::string text;
   if (Status s = ReadWholeFile(path, "config file", &text); !s.ok()) return s;
-  return ParseConfigText(text, path, out);
+  if (Status s = ParseConfigText(text, path, out); !s.ok()) return s;
+  // A config names its input files relative to itself, so it runs from any current folder.
+  ResolveInputPaths(std::filesystem::path(path).parent_path(), out);
+  return Status::Ok();
 }
 
 namespace {

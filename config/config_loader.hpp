@@ -5,7 +5,9 @@
 //  - LoadConfigFile / ParseConfigText parse only what the schema (messages/config.proto) says.
 //    An unknown field, a value of the wrong type or an unknown enum name gives InvalidInput
 //    "path:line:column: <protobuf's message>" with a 1-based line and column. A file that cannot
-//    be read gives InvalidInput "path: cannot read: <strerror>".
+//    be read gives InvalidInput "path: cannot read: <strerror>". LoadConfigFile then takes the
+//    config's relative input paths (a trace, a secret file...) from the file's folder
+//    (config/config_paths.hpp); ApplyOverride, applied later, leaves them as given.
 //  - ApplyOverride applies one command-line `--set field.path=value` to a parsed config: scalar,
 //    string, bool and enum fields (enums by value name), reached through sub-messages. An entry
 //    of a repeated field is named by its index, from 0: `cluster.servers[1].count=8`,

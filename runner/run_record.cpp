@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "config/config_paths.hpp"
 #include "runner/run_directory.hpp"
 
 namespace troupe {
@@ -41,9 +42,14 @@ std::string RunRecordText(const config::RunConfig& cfg, const RunProvenance& pro
     text += "# command: " + OneLine(provenance.command_line) + "\n";
   }
   std::error_code ec;
-  const std::string folder = std::filesystem::current_path(ec).string();
+  const std::filesystem::path folder = std::filesystem::current_path(ec);
+  // Input files by absolute path: the record replays from any folder, wherever it is kept.
+  config::RunConfig recorded = cfg;
   if (!ec) {
-    text += "# started in: " + OneLine(folder) + " (relative paths below are taken from there)\n";
+    ResolveInputPaths(folder, &recorded);
+    text += "# started in: " + OneLine(folder.string()) +
+            " (input files below are absolute; relative output paths are taken from the folder "
+            "troupe runs in)\n";
   }
   text += "# Run it again: troupe run <this file> --out <another folder>\n\n";
   // Strings in protobuf's escapes (a line break as \n, other bytes in octal): they read back as
@@ -51,7 +57,7 @@ std::string RunRecordText(const config::RunConfig& cfg, const RunProvenance& pro
   google::protobuf::TextFormat::Printer printer;
   printer.SetUseUtf8StringEscaping(false);
   std::string body;
-  printer.PrintToString(cfg, &body);
+  printer.PrintToString(recorded, &body);
   return text + body;
 }
 

@@ -1,8 +1,9 @@
 // What a run was. Every run directory, of every kind, holds config.textproto: the fully resolved
 // config the run was planned from (the file with every --set, --seed, --out and --fault applied,
 // and, in a sweep or a chaos campaign, the point's values and the drawn faults), in protobuf text
-// format, under a header naming troupe's version and the command that ran it. `troupe run
-// RUN_DIR/config.textproto` runs it again, with the same results.
+// format, under a header naming troupe's version and the command that ran it. Its input files
+// (config/config_paths.hpp) are named by absolute path, so `troupe run RUN_DIR/config.textproto`
+// runs it again, with the same results, from any folder.
 #pragma once
 
 #include <string>
@@ -21,7 +22,7 @@ struct RunProvenance {
 };
 
 // config.textproto's text: the header (comment lines) and `cfg` in text format. It parses back
-// to `cfg` exactly.
+// to `cfg` exactly, but for relative input paths, which are made absolute from the current folder.
 std::string RunRecordText(const config::RunConfig& cfg, const RunProvenance& provenance);
 
 // Writes config.textproto into out_dir's staging folder (runner/run_directory.hpp), which the
