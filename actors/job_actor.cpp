@@ -234,6 +234,9 @@ void OnPartDone(Self* self, PartDone& done) {
   }
   if (ok && !lease.ranks.empty() && lease.ranks.front()) ok = KeepTrainedWeights(st);
   if (!ok) lease.seconds_per_iteration = 0;
+  // The workers divided by `scale`; a step whose rows were rounded up did more than that share.
+  lease.seconds_per_iteration *=
+      gpu::PlannedShareOfStep(*st.profile, st.compute->options.sizing, st.step_plan);
   if (lease.timer_fired) Report(self, RunLease(st));
 }
 

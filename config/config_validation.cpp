@@ -407,6 +407,11 @@ void ValidateBackends(const config::RunConfig& cfg, Check& check) {
     check.Fail("backends.collective", "'nccl' needs backends.compute: cuda");
   }
   check.Positive("backends.scale", b.scale());
+  if (b.reference_flops_per_s() > 0 && b.reference_flops_per_s() < 1e6) {
+    check.Fail("backends.reference_flops_per_s",
+               "must be 0 (measure or the V100's) or at least 1e6, got " +
+                   std::to_string(b.reference_flops_per_s()));
+  }
 }
 
 }  // namespace

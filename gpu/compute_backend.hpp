@@ -47,10 +47,14 @@ struct StepPlan {
   }
 };
 
+// FLOP/s of the GPU the catalogue's iteration times were measured on (Synergy's V100s, FP32;
+// the same default as paramserver.gpu_flops).
+inline constexpr double kCatalogueGpuFlopsPerS = 14e12;
+
 struct StepSizing {
-  // FLOP/s of the GPU the catalogue's iteration times were measured on (Synergy's V100s, FP32;
-  // the same default as paramserver.gpu_flops).
-  double reference_flops_per_s = 14e12;
+  // The FLOP/s an iteration's time is converted at: a step on hardware this fast advances a job
+  // at the catalogue's speed (PlanRun measures it for "cpu" where the config leaves it 0).
+  double reference_flops_per_s = kCatalogueGpuFlopsPerS;
   // Fraction of an iteration's FLOPs one step performs: 1e-3 turns a 0.6 s iteration into
   // ~8.4 GFLOP, about 0.5 ms on an H200.
   double scale = 1e-3;
@@ -93,6 +97,9 @@ class ComputeBackend {
 Status MakeComputeBackend(std::string_view kind, std::unique_ptr<ComputeBackend>* out);
 
 std::unique_ptr<ComputeBackend> MakeCpuComputeBackend();
+// The "cpu" backend's FLOP/s on one thread of this host: GEMMs `width` wide (at most 2048) for
+// about 50 ms of CPU time (at most 100 steps of ~32 MFLOP), measured as steps are.
+Status MeasureCpuFlopsPerS(int64_t width, double* flops_per_s);
 // cuBLAS, from the CUDA backends plugin (gpu/cuda_backends.hpp, loaded here on first use).
 Status MakeCudaComputeBackend(std::unique_ptr<ComputeBackend>* out);
 

@@ -115,4 +115,28 @@ std::unique_ptr<ComputeBackend> MakeCpuComputeBackend() {
   return std::make_unique<CpuComputeBackend>();
 }
 
+Status MeasureCpuFlopsPerS(int64_t width, double* flops_per_s) {
+  // Steps of ~32 MFLOP (a few ms), a warm-up one apart, until 50 ms of CPU time or 100 steps:
+  // bounded however fast or slow the host. The rate hardly depends on the rows; the width is
+  // capped so that a very wide chain does not make the calibration allocate gigabytes.
+  constexpr double kStepFlops = 32e6, kEnoughSeconds = 0.05;
+  constexpr int kMaxSteps = 100;
+  StepPlan plan = PlanStepForFlops(kStepFlops, std::min<int64_t>(width, 2048), 1);
+  CpuComputeBackend cpu;
+  if (Status s = cpu.Lease(plan, 1, /*seed=*/1); !s.ok()) return s;
+  StepTiming timing;
+  if (Status s = cpu.RunStep(&timing); !s.ok()) return s;
+  double seconds = 0, flops = 0;
+  for (int i = 0; i < kMaxSteps && seconds < kEnoughSeconds; ++i) {
+    if (Status s = cpu.RunStep(&timing); !s.ok()) return s;
+    seconds += timing.seconds;
+    flops += timing.flops;
+  }
+  if (!(seconds > 0) || !std::isfinite(flops / seconds)) {
+    return Status::Internal("cpu compute: the calibration measured no time");
+  }
+  *flops_per_s = flops / seconds;
+  return Status::Ok();
+}
+
 }  // namespace troupe::gpu

@@ -25,6 +25,13 @@ double MeasuredSecondsPerIteration(const StepSample& sample, double scale) {
   return step_s / scale;
 }
 
+double PlannedShareOfStep(const ModelProfile& model, const StepSizing& sizing,
+                          const StepPlan& plan) {
+  const double performed = plan.flops();
+  if (!(performed > 0)) return 1;
+  return model.iter_time_s * sizing.reference_flops_per_s * sizing.scale / performed;
+}
+
 int64_t IterationsFromMeasurement(double lease_s, double seconds_per_iteration, double speedup) {
   if (!(seconds_per_iteration > 0) || !(speedup > 0) || !(lease_s > 0)) return 0;
   const double per_iteration = seconds_per_iteration / speedup;

@@ -55,6 +55,14 @@ struct StepSample {
 // 0 when no step ran or scale is not positive.
 double MeasuredSecondsPerIteration(const StepSample& sample, double scale);
 
+// The fraction of its FLOPs a step was meant to perform: scale × iter_time_s ×
+// reference_flops_per_s over plan.flops() (1 for an empty plan). A plan's rows are whole and at
+// least one, so a short iteration on a slow reference (lstm's 11 ms at a CPU's rate: a fraction of
+// one row) makes a step larger than `scale` of it; the job multiplies the measured seconds per
+// iteration by this, so the rounding does not slow the job down.
+double PlannedShareOfStep(const ModelProfile& model, const StepSizing& sizing,
+                          const StepPlan& plan);
+
 // Iterations in a lease of lease_s job seconds when an iteration takes seconds_per_iteration at
 // the proportional share and the lease's allocation gives `speedup` (times a slow server's
 // factor): floor(lease_s / (seconds_per_iteration / speedup)), the emulated model's formula

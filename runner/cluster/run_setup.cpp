@@ -1,5 +1,7 @@
 #include "runner/cluster/run_setup.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -230,6 +232,24 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
   return Status::Ok();
 }
 
+// backends.reference_flops_per_s 0: "cuda" converts at the catalogue's V100; "cpu" at this host's
+// measured rate, so that a job advances at about the catalogue's speed instead of a thousand
+// times slower. A given value is kept: runs that compare hosts need one fixed reference.
+Status ResolveReferenceFlops(const std::string& config_name, gpu::RealComputeOptions* o) {
+  double& reference = o->sizing.reference_flops_per_s;
+  if (reference > 0) return Status::Ok();
+  if (o->compute != "cpu") {
+    reference = gpu::kCatalogueGpuFlopsPerS;
+    return Status::Ok();
+  }
+  if (Status s = gpu::MeasureCpuFlopsPerS(o->sizing.width, &reference); !s.ok()) {
+    return Status::Internal(config_name + ": backends.reference_flops_per_s: " + s.message());
+  }
+  spdlog::info("cpu backend: measured {:.1f} GFLOP/s on this host (reference_flops_per_s {:.3g})",
+               reference / 1e9, reference);
+  return Status::Ok();
+}
+
 // RunConfig.backends against this build and machine: ValidateConfig checked the names and the
 // mode; here "cuda" and "nccl" need a build with them and a GPU that answers, every model a step
 // plan, and the largest job no more devices (ranks) than the backend has.
@@ -268,6 +288,7 @@ Status PlanBackends(const config::RunConfig& cfg, const std::string& config_name
   if (Status s = gpu::MakeComputeBackend(o.compute, &compute); !s.ok()) {
     return fail("backends.compute", "'" + o.compute + "' cannot run here: " + s.message());
   }
+  if (Status s = ResolveReferenceFlops(config_name, &o); !s.ok()) return s;
   if (plan->largest_job_gpus > compute->max_devices()) {
     return fail("backends.compute", "'" + o.compute + "' has " +
                                         std::to_string(compute->max_devices()) +

@@ -101,6 +101,30 @@ TEST(RealCompute, CpuStepsDriveProgress) {
   }
 }
 
+// backends.reference_flops_per_s left 0: a "cpu" run converts at this host's measured rate (the
+// V100's 14e12 made a CPU job ~1000x slower than the catalogue); a given rate is kept.
+TEST(RealCompute, CpuMeasuresTheReferenceUnlessGiven) {
+  const std::string dir = FreshDir("real-compute-reference");
+  const std::string text = Config(WriteTrace(dir, false), "cpu");
+  for (const double given : {0.0, 3e9}) {
+    config::RunConfig cfg;
+    ASSERT_TRUE(ParseConfigText(text, "rc.textproto", &cfg).ok());
+    if (given > 0) cfg.mutable_backends()->set_reference_flops_per_s(given);
+    ASSERT_TRUE(ValidateConfig(cfg, "rc.textproto").ok());
+    RunPlan plan;
+    Status planned = PlanRun(cfg, "rc.textproto", &plan);
+    ASSERT_TRUE(planned.ok()) << planned.message();
+    const double reference = plan.compute.sizing.reference_flops_per_s;
+    if (given > 0) {
+      EXPECT_EQ(reference, given);
+    } else {
+      EXPECT_TRUE(std::isfinite(reference));
+      EXPECT_GT(reference, 1e6);
+      EXPECT_NE(reference, gpu::kCatalogueGpuFlopsPerS);
+    }
+  }
+}
+
 // A server dying mid-lease stops the lease's worker and drops its answer: the lease is wasted,
 // never credited, and the job finishes later on the restarted server, every credited lease still
 // what its measurement gives.

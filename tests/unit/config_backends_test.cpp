@@ -70,5 +70,15 @@ TEST(ConfigBackends, SizingMustBeInRange) {
             "b.textproto: backends.link_gbps: must be in [0.01, 100000], got 0");
 }
 
+// 0 (the default) measures the host (cpu) or takes the V100's (cuda); a given rate is >= 1e6.
+TEST(ConfigBackends, ReferenceFlopsIsZeroOrAtLeastAMegaflop) {
+  const std::string real = "run { mode: real }\n";
+  EXPECT_EQ(ErrorOf(real + "backends { compute: 'cpu' }\n"), "");
+  EXPECT_EQ(ErrorOf(real + "backends { compute: 'cpu' reference_flops_per_s: 2e9 }\n"), "");
+  EXPECT_NE(ErrorOf(real + "backends { compute: 'cpu' reference_flops_per_s: 5 }\n")
+                .find("b.textproto: backends.reference_flops_per_s: must be 0"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace troupe

@@ -124,6 +124,16 @@ TEST(GpuCpuCompute, EachDeviceComputesItsChainAndIsTimed) {
   EXPECT_EQ(cpu->Lease(plan, 0, 11).code(), Status::Code::kInvalidInput);
 }
 
+// The rate a "cpu" run converts iteration times at when the config gives none (run_setup.cpp).
+TEST(GpuCpuCompute, CalibrationMeasuresAPositiveFiniteRate) {
+  for (int64_t width : {64, 1024, 65536}) {
+    double flops_per_s = 0;
+    ASSERT_TRUE(MeasureCpuFlopsPerS(width, &flops_per_s).ok()) << width;
+    EXPECT_TRUE(std::isfinite(flops_per_s)) << width;
+    EXPECT_GT(flops_per_s, 1e6) << width;  // even a sanitised build does a megaflop a second
+  }
+}
+
 TEST(GpuCudaCompute, MatchesTheCpuReference) {
   std::unique_ptr<ComputeBackend> cuda;
   if (Status s = MakeComputeBackend("cuda", &cuda); !s.ok()) GTEST_SKIP() << s.message();

@@ -11,6 +11,30 @@
 namespace troupe::gpu {
 namespace {
 
+// lstm (11 ms) at a CPU's 10 GFLOP/s and scale 1e-3 is 110 kFLOP, under one 1024-wide row of
+// 8 GEMMs (16.8 MFLOP): the step does ~150x its share, and the job must not run ~150x slower.
+TEST(GpuRealProgress, PlannedShareUndoesTheRoundingOfRows) {
+  ModelProfile lstm;
+  lstm.iter_time_s = 0.011;
+  StepSizing sizing;
+  sizing.reference_flops_per_s = 10e9;
+  StepPlan plan;
+  ASSERT_TRUE(PlanStep(lstm, sizing, &plan).ok());
+  ASSERT_EQ(plan.rows, 1);
+  const double share = PlannedShareOfStep(lstm, sizing, plan);
+  EXPECT_DOUBLE_EQ(share, 0.011 * 10e9 * 1e-3 / plan.flops());
+  // A step at exactly 10 GFLOP/s then costs the job the catalogue's 11 ms an iteration.
+  StepSample sample;
+  sample.Add(plan.flops() / 10e9, 0);
+  EXPECT_NEAR(MeasuredSecondsPerIteration(sample, sizing.scale) * share, 0.011, 1e-12);
+  // A plan of many rows is (almost) exactly its share: the GPU path's numbers barely move.
+  StepSizing v100;
+  ModelProfile res50;
+  res50.iter_time_s = 0.78;
+  ASSERT_TRUE(PlanStep(res50, v100, &plan).ok());
+  EXPECT_NEAR(PlannedShareOfStep(res50, v100, plan), 1.0, 1e-3);
+}
+
 TEST(GpuRealProgress, SecondsPerIterationIsTheMeanLaterStepOverScale) {
   StepSample sample;
   sample.Add(0.5, 0.0);      // the first step: warm-up, left out of the rate
