@@ -160,7 +160,9 @@ class NodeRelease : public ::testing::Test {
                   ".csv' }\n"
                   "scheduler { round_s: 10000000 }\n"
                   "run { mode: real time_scale: 250000000 }\n"
-                  "backends { compute: 'cpu' scale: 1e-7 width: 64 gemms: 2 }\n"
+                  // A V100's reference, given: the long job lasts minutes on any host.
+                  "backends { compute: 'cpu' reference_flops_per_s: 14e12 scale: 1e-7 width: 64 "
+                  "gemms: 2 }\n"
                   "placement { node: '" +
                   node + "' first_server: 0 last_server: 0 }\n");
     return config;

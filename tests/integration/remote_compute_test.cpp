@@ -44,11 +44,12 @@ std::string Cluster(int servers, int gpus) {
          " memory_gb: " + std::to_string(62.5 * gpus) + " } }\n";
 }
 
-// Real mode with the cpu backend; `backends` adds fields to its block.
+// Real mode with the cpu backend; `backends` adds fields to its block. The reference is a V100's,
+// given (not measured on this host), so that a job's length in leases is the same on any machine.
 std::string RealCpu(const std::string& backends = "", const std::string& scale = "1e-7") {
   return "scheduler { round_s: 10000000 }\n"
          "run { mode: real time_scale: 250000000 }\n"
-         "backends { compute: 'cpu' scale: " +
+         "backends { compute: 'cpu' reference_flops_per_s: 14e12 scale: " +
          scale + " width: 64 gemms: 2 " + backends + " }\n";
 }
 
