@@ -163,6 +163,8 @@ void ListRanges(const pb::Descriptor* type, const std::string& prefix, const Bou
 }  // namespace
 
 std::string FormatRangeNumber(double value) {
+  // A uint64 field's maximum, 2^64 - 1, is held as the double 2^64: no integer lies between.
+  if (value == 18446744073709551616.0) return "18446744073709551615";
   if (std::isfinite(value) && value == std::trunc(value) && std::fabs(value) < 1e15) {
     return std::to_string(static_cast<int64_t>(value));
   }
