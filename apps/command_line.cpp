@@ -4,27 +4,15 @@
 #include <cctype>
 #include <string_view>
 
+#include "base/control_escape.hpp"
+
 namespace troupe {
 namespace {
 
 // $'...': the shell's quoting with C escapes, so that a line break or other control character in
 // an argument keeps the command on one line (config.textproto's header is comments).
 std::string AnsiCQuoted(const std::string& text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string quoted = "$'";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\\' || c == '\'') {
-      quoted += {'\\', c};
-    } else if (c == '\n' || c == '\t' || c == '\r') {
-      quoted += c == '\n' ? "\\n" : c == '\t' ? "\\t" : "\\r";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      quoted += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]};
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
+  return "$'" + EscapeControlCharacters(text, "\\'") + "'";
 }
 
 }  // namespace

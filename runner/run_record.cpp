@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "base/control_escape.hpp"
 #include "config/config_paths.hpp"
 #include "runner/run_directory.hpp"
 
@@ -12,21 +13,7 @@ namespace {
 
 // `text` on one comment line: a line break would end the comment and leave the rest to be read as
 // config, so control characters are written as C escapes (\n, \r, \t, \xHH).
-std::string OneLine(const std::string& text) {
-  std::string line;
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte != 0x7f) {
-      line += c;
-    } else if (c == '\n' || c == '\r' || c == '\t') {
-      line += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
-    } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      line += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]};
-    }
-  }
-  return line;
-}
+std::string OneLine(const std::string& text) { return EscapeControlCharacters(text); }
 
 }  // namespace
 
