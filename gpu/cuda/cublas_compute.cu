@@ -92,7 +92,7 @@ class CublasComputeBackend final : public ComputeBackend {
   Status RunStep(StepTiming* timing) override {
     if (devices_.empty()) return Status::InvalidInput("cuda compute: RunStep without a lease");
     const auto start = std::chrono::steady_clock::now();
-    for (CudaDevice& dev : devices_) TROUPE_RETURN_IF_ERROR(LaunchChain(dev));
+    for (CudaDevice& dev : devices_) RETURN_IF_ERROR(LaunchChain(dev));
     timing->device_seconds.assign(devices_.size(), 0);
     for (size_t d = 0; d < devices_.size(); ++d) {
       TROUPE_CUDA_CHECK(cudaSetDevice(devices_[d].ordinal));
@@ -166,7 +166,7 @@ class CublasComputeBackend final : public ComputeBackend {
 
 Status cuda_impl::MakeComputeBackend(std::unique_ptr<ComputeBackend>* out) {
   int gpus = 0;
-  TROUPE_RETURN_IF_ERROR(RequireGpu("cuda compute", &gpus));
+  RETURN_IF_ERROR(RequireGpu("cuda compute", &gpus));
   *out = std::make_unique<CublasComputeBackend>(gpus);
   return Status::Ok();
 }

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/status.hpp"
-#include "gpu/return_if_error.hpp"
+#include "base/status_macros.hpp"
 
 namespace troupe::gpu {
 

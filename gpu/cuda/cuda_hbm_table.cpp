@@ -6,9 +6,9 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
+#include "base/status_macros.hpp"
 #include "gpu/cuda/cuda_impl.hpp"
 #include "gpu/cuda/device_hash_shard.hpp"
-#include "gpu/return_if_error.hpp"
 #include "paramserver/hbm_table.hpp"
 #include "paramserver/partitioner.hpp"
 
@@ -54,7 +54,7 @@ class CudaHbmTable final : public paramserver::HbmBackend {
       std::vector<uint8_t> admit(keys.size(), 1);
       for (size_t j = 0; j < keys.size(); ++j) admit[j] = !Reserved(keys[j]);
       if (shard.size() + keys.size() > capacity_) {
-        TROUPE_RETURN_IF_ERROR(AdmitWithinBudget(shard, keys, &admit));
+        RETURN_IF_ERROR(AdmitWithinBudget(shard, keys, &admit));
       }
       std::vector<Key> part_keys;
       std::vector<float> part_rows;
@@ -69,11 +69,11 @@ class CudaHbmTable final : public paramserver::HbmBackend {
       }
       if (shard.used_slots() > shard.size() &&
           4 * (shard.used_slots() + part_keys.size()) > 3 * shard.slots()) {
-        TROUPE_RETURN_IF_ERROR(Device(shard.Rebuild()));
+        RETURN_IF_ERROR(Device(shard.Rebuild()));
       }
       size_t inserted = 0, overwritten = 0;
-      TROUPE_RETURN_IF_ERROR(Device(shard.Insert(part_keys.data(), part_rows.data(),
-                                                 part_keys.size(), &inserted, &overwritten)));
+      RETURN_IF_ERROR(Device(shard.Insert(part_keys.data(), part_rows.data(), part_keys.size(),
+                                          &inserted, &overwritten)));
       result.inserted += inserted;
       result.overwritten += overwritten;
     }
@@ -93,7 +93,7 @@ class CudaHbmTable final : public paramserver::HbmBackend {
       const std::vector<Key>& part_keys = partition_.keys[p];
       std::vector<float> rows(part_keys.size() * out_width);
       std::vector<uint8_t> found(part_keys.size());
-      TROUPE_RETURN_IF_ERROR(
+      RETURN_IF_ERROR(
           Device(shards_[p]->Find(part_keys.data(), part_keys.size(),
                                   static_cast<int32_t>(out_width), rows.data(), found.data())));
       for (size_t j = 0; j < part_keys.size(); ++j) {
@@ -125,8 +125,8 @@ class CudaHbmTable final : public paramserver::HbmBackend {
         part_gradients.insert(part_gradients.end(), g, g + dim);
       }
       std::vector<uint8_t> found(part_keys.size());
-      TROUPE_RETURN_IF_ERROR(Device(shards_[p]->Accumulate(part_keys.data(), part_gradients.data(),
-                                                           part_keys.size(), found.data())));
+      RETURN_IF_ERROR(Device(shards_[p]->Accumulate(part_keys.data(), part_gradients.data(),
+                                                    part_keys.size(), found.data())));
       for (size_t j = 0; j < part_keys.size(); ++j) {
         if (found[j]) flags_[partition_.positions[p][j]] = 1;
       }
@@ -139,7 +139,7 @@ class CudaHbmTable final : public paramserver::HbmBackend {
     size_t erased = 0;
     for (size_t p = 0; p < shards_.size(); ++p) {
       size_t part_erased = 0;
-      TROUPE_RETURN_IF_ERROR(Device(
+      RETURN_IF_ERROR(Device(
           shards_[p]->Erase(partition_.keys[p].data(), partition_.keys[p].size(), &part_erased)));
       erased += part_erased;
     }
@@ -151,7 +151,7 @@ class CudaHbmTable final : public paramserver::HbmBackend {
     for (auto& shard : shards_) {
       std::vector<Key> keys;
       std::vector<float> rows;
-      TROUPE_RETURN_IF_ERROR(Device(shard->Drain(&keys, &rows)));
+      RETURN_IF_ERROR(Device(shard->Drain(&keys, &rows)));
       out.keys.insert(out.keys.end(), keys.begin(), keys.end());
       out.values.insert(out.values.end(), rows.begin(), rows.end());
     }
@@ -183,8 +183,7 @@ class CudaHbmTable final : public paramserver::HbmBackend {
                            std::vector<uint8_t>* admit) {
     std::vector<float> rows(keys.size());  // first float of each row: unused, Find needs room
     std::vector<uint8_t> present(keys.size());
-    TROUPE_RETURN_IF_ERROR(
-        Device(shard.Find(keys.data(), keys.size(), 1, rows.data(), present.data())));
+    RETURN_IF_ERROR(Device(shard.Find(keys.data(), keys.size(), 1, rows.data(), present.data())));
     const size_t room = capacity_ - shard.size();
     absl::flat_hash_set<Key> admitted_new;
     for (size_t j = 0; j < keys.size(); ++j) {

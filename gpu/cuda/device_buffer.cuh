@@ -38,7 +38,7 @@ class DeviceBuffer {
   }
   // (Re)allocates to `count` elements unless already that size, then copies them in.
   Status CopyFrom(const T* host, size_t count) {
-    if (size_ != count || data_ == nullptr) TROUPE_RETURN_IF_ERROR(Allocate(count));
+    if (size_ != count || data_ == nullptr) RETURN_IF_ERROR(Allocate(count));
     if (count > 0) {
       TROUPE_CUDA_CHECK(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice));
     }

@@ -191,10 +191,10 @@ struct DeviceHashShard::Impl {
   DeviceBuffer<uint8_t> flags;
 
   Status Grow(size_t n, size_t row_floats) {
-    if (keys.size() < n) TROUPE_RETURN_IF_ERROR(keys.Allocate(n));
-    if (slot.size() < n) TROUPE_RETURN_IF_ERROR(slot.Allocate(n));
-    if (flags.size() < n) TROUPE_RETURN_IF_ERROR(flags.Allocate(n));
-    if (rows.size() < row_floats) TROUPE_RETURN_IF_ERROR(rows.Allocate(row_floats));
+    if (keys.size() < n) RETURN_IF_ERROR(keys.Allocate(n));
+    if (slot.size() < n) RETURN_IF_ERROR(slot.Allocate(n));
+    if (flags.size() < n) RETURN_IF_ERROR(flags.Allocate(n));
+    if (rows.size() < row_floats) RETURN_IF_ERROR(rows.Allocate(row_floats));
     return Status::Ok();
   }
   Status Clear() {
@@ -214,7 +214,7 @@ struct DeviceHashShard::Impl {
   }
   // d_keys, d_rows on the device; slot filled; *inserted = new keys.
   Status InsertBatch(const uint64_t* d_keys, const float* d_rows, size_t n, size_t* inserted) {
-    TROUPE_RETURN_IF_ERROR(ZeroCounter());
+    RETURN_IF_ERROR(ZeroCounter());
     InsertKeysKernel<<<Blocks(n), kThreads>>>(d_keys, n, table_keys.data(), mask, slot.data(),
                                               counters.data());
     TROUPE_CUDA_CHECK_LAUNCH();
@@ -247,7 +247,7 @@ Status DeviceHashShard::Create(int device, size_t capacity_rows, int32_t dim, in
   if (dim < 1 || width < dim || (optimizer.adagrad && width < 2 * dim)) {
     return Status::InvalidInput("hash shard: bad row layout (Adagrad needs width >= 2 dim)");
   }
-  TROUPE_RETURN_IF_ERROR(RequireGpu("hash shard"));
+  RETURN_IF_ERROR(RequireGpu("hash shard"));
   TROUPE_CUDA_CHECK(cudaSetDevice(device));
   auto impl = std::make_unique<Impl>();
   impl->device = device;
@@ -257,11 +257,11 @@ Status DeviceHashShard::Create(int device, size_t capacity_rows, int32_t dim, in
   size_t slots = 1;
   while (slots < 2 * std::max<size_t>(1, capacity_rows)) slots *= 2;
   impl->mask = slots - 1;
-  TROUPE_RETURN_IF_ERROR(impl->table_keys.Allocate(slots));
-  TROUPE_RETURN_IF_ERROR(impl->values.Allocate(slots * static_cast<size_t>(width)));
-  TROUPE_RETURN_IF_ERROR(impl->claims.Allocate(slots));
-  TROUPE_RETURN_IF_ERROR(impl->counters.Allocate(1));
-  TROUPE_RETURN_IF_ERROR(impl->Clear());
+  RETURN_IF_ERROR(impl->table_keys.Allocate(slots));
+  RETURN_IF_ERROR(impl->values.Allocate(slots * static_cast<size_t>(width)));
+  RETURN_IF_ERROR(impl->claims.Allocate(slots));
+  RETURN_IF_ERROR(impl->counters.Allocate(1));
+  RETURN_IF_ERROR(impl->Clear());
   out->reset(new DeviceHashShard(std::move(impl)));
   return Status::Ok();
 }
@@ -272,11 +272,11 @@ Status DeviceHashShard::Insert(const uint64_t* keys, const float* rows, size_t n
   if (n == 0) return Status::Ok();
   Impl& m = *impl_;
   TROUPE_CUDA_CHECK(cudaSetDevice(m.device));
-  TROUPE_RETURN_IF_ERROR(m.Grow(n, n * m.width));
-  TROUPE_RETURN_IF_ERROR(m.keys.CopyFrom(keys, n));
+  RETURN_IF_ERROR(m.Grow(n, n * m.width));
+  RETURN_IF_ERROR(m.keys.CopyFrom(keys, n));
   TROUPE_CUDA_CHECK(
       cudaMemcpy(m.rows.data(), rows, n * m.width * sizeof(float), cudaMemcpyHostToDevice));
-  TROUPE_RETURN_IF_ERROR(m.InsertBatch(m.keys.data(), m.rows.data(), n, inserted));
+  RETURN_IF_ERROR(m.InsertBatch(m.keys.data(), m.rows.data(), n, inserted));
   *overwritten = n - *inserted;
   live_ += *inserted;
   return Status::Ok();
@@ -288,16 +288,16 @@ Status DeviceHashShard::Find(const uint64_t* keys, size_t n, int32_t out_width, 
   Impl& m = *impl_;
   if (out_width < 1 || out_width > m.width) return Status::InvalidInput("hash shard: bad width");
   TROUPE_CUDA_CHECK(cudaSetDevice(m.device));
-  TROUPE_RETURN_IF_ERROR(m.Grow(n, n * out_width));
-  TROUPE_RETURN_IF_ERROR(m.keys.CopyFrom(keys, n));
+  RETURN_IF_ERROR(m.Grow(n, n * out_width));
+  RETURN_IF_ERROR(m.keys.CopyFrom(keys, n));
   // Absent keys' rows must come back as the caller left them: start from the caller's rows.
   TROUPE_CUDA_CHECK(
       cudaMemcpy(m.rows.data(), rows, n * out_width * sizeof(float), cudaMemcpyHostToDevice));
-  TROUPE_RETURN_IF_ERROR(m.FindSlots(m.keys.data(), n));
+  RETURN_IF_ERROR(m.FindSlots(m.keys.data(), n));
   GatherRowsKernel<<<Blocks(n * out_width), kThreads>>>(m.slot.data(), n, m.values.data(), m.width,
                                                         out_width, m.rows.data(), m.flags.data());
   TROUPE_CUDA_CHECK_LAUNCH();
-  TROUPE_RETURN_IF_ERROR(m.rows.CopyTo(rows, n * out_width));
+  RETURN_IF_ERROR(m.rows.CopyTo(rows, n * out_width));
   return m.flags.CopyTo(found, n);
 }
 
@@ -306,17 +306,17 @@ Status DeviceHashShard::Accumulate(const uint64_t* keys, const float* gradients,
   if (n == 0) return Status::Ok();
   Impl& m = *impl_;
   TROUPE_CUDA_CHECK(cudaSetDevice(m.device));
-  TROUPE_RETURN_IF_ERROR(m.Grow(n, n * m.dim));
-  TROUPE_RETURN_IF_ERROR(m.keys.CopyFrom(keys, n));
+  RETURN_IF_ERROR(m.Grow(n, n * m.dim));
+  RETURN_IF_ERROR(m.keys.CopyFrom(keys, n));
   TROUPE_CUDA_CHECK(
       cudaMemcpy(m.rows.data(), gradients, n * m.dim * sizeof(float), cudaMemcpyHostToDevice));
-  TROUPE_RETURN_IF_ERROR(m.FindSlots(m.keys.data(), n));
+  RETURN_IF_ERROR(m.FindSlots(m.keys.data(), n));
   FoundFlagsKernel<<<Blocks(n), kThreads>>>(m.slot.data(), n, m.flags.data());
   TROUPE_CUDA_CHECK_LAUNCH();
-  TROUPE_RETURN_IF_ERROR(m.flags.CopyTo(found, n));
+  RETURN_IF_ERROR(m.flags.CopyTo(found, n));
   // flags now serves as "pending": every present occurrence, until its round applies it.
   for (size_t pending = n; pending > 0;) {
-    TROUPE_RETURN_IF_ERROR(m.ZeroCounter());
+    RETURN_IF_ERROR(m.ZeroCounter());
     ClaimKernel<<<Blocks(n), kThreads>>>(m.slot.data(), m.flags.data(), n, false, m.claims.data());
     TROUPE_CUDA_CHECK_LAUNCH();
     ApplyGradientsKernel<<<Blocks(n * m.dim), kThreads>>>(m.slot.data(), m.flags.data(),
@@ -326,7 +326,7 @@ Status DeviceHashShard::Accumulate(const uint64_t* keys, const float* gradients,
     FinishRoundKernel<<<Blocks(n), kThreads>>>(m.slot.data(), m.flags.data(), m.claims.data(), n,
                                                m.counters.data());
     TROUPE_CUDA_CHECK_LAUNCH();
-    TROUPE_RETURN_IF_ERROR(m.ReadCounter(&pending));
+    RETURN_IF_ERROR(m.ReadCounter(&pending));
   }
   return Status::Ok();
 }
@@ -336,14 +336,14 @@ Status DeviceHashShard::Erase(const uint64_t* keys, size_t n, size_t* erased) {
   if (n == 0) return Status::Ok();
   Impl& m = *impl_;
   TROUPE_CUDA_CHECK(cudaSetDevice(m.device));
-  TROUPE_RETURN_IF_ERROR(m.Grow(n, 0));
-  TROUPE_RETURN_IF_ERROR(m.keys.CopyFrom(keys, n));
-  TROUPE_RETURN_IF_ERROR(m.FindSlots(m.keys.data(), n));
-  TROUPE_RETURN_IF_ERROR(m.ZeroCounter());
+  RETURN_IF_ERROR(m.Grow(n, 0));
+  RETURN_IF_ERROR(m.keys.CopyFrom(keys, n));
+  RETURN_IF_ERROR(m.FindSlots(m.keys.data(), n));
+  RETURN_IF_ERROR(m.ZeroCounter());
   EraseKernel<<<Blocks(n), kThreads>>>(m.slot.data(), m.keys.data(), n, m.table_keys.data(),
                                        m.counters.data());
   TROUPE_CUDA_CHECK_LAUNCH();
-  TROUPE_RETURN_IF_ERROR(m.ReadCounter(erased));
+  RETURN_IF_ERROR(m.ReadCounter(erased));
   live_ -= *erased;
   erased_ += *erased;
   return Status::Ok();
@@ -354,8 +354,8 @@ Status DeviceHashShard::Drain(std::vector<uint64_t>* keys, std::vector<float>* r
   TROUPE_CUDA_CHECK(cudaSetDevice(m.device));
   std::vector<uint64_t> table_keys(m.table_keys.size());
   std::vector<float> values(m.values.size());
-  TROUPE_RETURN_IF_ERROR(m.table_keys.CopyTo(table_keys.data(), table_keys.size()));
-  TROUPE_RETURN_IF_ERROR(m.values.CopyTo(values.data(), values.size()));
+  RETURN_IF_ERROR(m.table_keys.CopyTo(table_keys.data(), table_keys.size()));
+  RETURN_IF_ERROR(m.values.CopyTo(values.data(), values.size()));
   std::vector<size_t> live;
   for (size_t s = 0; s < table_keys.size(); ++s) {
     if (table_keys[s] != kEmptyKey && table_keys[s] != kErasedKey) live.push_back(s);
@@ -372,7 +372,7 @@ Status DeviceHashShard::Drain(std::vector<uint64_t>* keys, std::vector<float>* r
     keys->push_back(table_keys[s]);
     rows->insert(rows->end(), values.begin() + s * width, values.begin() + (s + 1) * width);
   }
-  TROUPE_RETURN_IF_ERROR(m.Clear());
+  RETURN_IF_ERROR(m.Clear());
   live_ = erased_ = 0;
   return Status::Ok();
 }
@@ -380,7 +380,7 @@ Status DeviceHashShard::Drain(std::vector<uint64_t>* keys, std::vector<float>* r
 Status DeviceHashShard::Rebuild() {
   std::vector<uint64_t> keys;
   std::vector<float> rows;
-  TROUPE_RETURN_IF_ERROR(Drain(&keys, &rows));
+  RETURN_IF_ERROR(Drain(&keys, &rows));
   size_t inserted = 0, overwritten = 0;
   return Insert(keys.data(), rows.data(), keys.size(), &inserted, &overwritten);
 }
@@ -389,8 +389,8 @@ Status DeviceHashShard::InsertOnDevice(const uint64_t* d_keys, const float* d_ro
                                        size_t* inserted) {
   Impl& m = *impl_;
   TROUPE_CUDA_CHECK(cudaSetDevice(m.device));
-  TROUPE_RETURN_IF_ERROR(m.Grow(n, 0));
-  TROUPE_RETURN_IF_ERROR(m.InsertBatch(d_keys, d_rows, n, inserted));
+  RETURN_IF_ERROR(m.Grow(n, 0));
+  RETURN_IF_ERROR(m.InsertBatch(d_keys, d_rows, n, inserted));
   live_ += *inserted;
   return Status::Ok();
 }
@@ -399,8 +399,8 @@ Status DeviceHashShard::FindOnDevice(const uint64_t* d_keys, size_t n, float* d_
                                      uint8_t* d_found) {
   Impl& m = *impl_;
   TROUPE_CUDA_CHECK(cudaSetDevice(m.device));
-  TROUPE_RETURN_IF_ERROR(m.Grow(n, 0));
-  TROUPE_RETURN_IF_ERROR(m.FindSlots(d_keys, n));
+  RETURN_IF_ERROR(m.Grow(n, 0));
+  RETURN_IF_ERROR(m.FindSlots(d_keys, n));
   GatherRowsKernel<<<Blocks(n * m.width), kThreads>>>(m.slot.data(), n, m.values.data(), m.width,
                                                       m.width, d_rows, d_found);
   TROUPE_CUDA_CHECK_LAUNCH();
@@ -408,7 +408,7 @@ Status DeviceHashShard::FindOnDevice(const uint64_t* d_keys, size_t n, float* d_
 }
 
 Status cuda_impl::MeasureHashShard(size_t keys, int repeats, HashMeasurement* out) {
-  TROUPE_RETURN_IF_ERROR(RequireGpu("hash benchmark"));
+  RETURN_IF_ERROR(RequireGpu("hash benchmark"));
   TROUPE_CUDA_CHECK(cudaSetDevice(0));
   // Distinct keys: an odd multiplier is a bijection on 64-bit integers.
   std::vector<uint64_t> host_keys(keys);
@@ -417,20 +417,20 @@ Status cuda_impl::MeasureHashShard(size_t keys, int repeats, HashMeasurement* ou
   DeviceBuffer<uint64_t> d_keys;
   DeviceBuffer<float> d_rows, d_out;
   DeviceBuffer<uint8_t> d_found;
-  TROUPE_RETURN_IF_ERROR(d_keys.CopyFrom(host_keys.data(), keys));
-  TROUPE_RETURN_IF_ERROR(d_rows.CopyFrom(host_rows.data(), keys));
-  TROUPE_RETURN_IF_ERROR(d_out.Allocate(keys));
-  TROUPE_RETURN_IF_ERROR(d_found.Allocate(keys));
+  RETURN_IF_ERROR(d_keys.CopyFrom(host_keys.data(), keys));
+  RETURN_IF_ERROR(d_rows.CopyFrom(host_rows.data(), keys));
+  RETURN_IF_ERROR(d_out.Allocate(keys));
+  RETURN_IF_ERROR(d_found.Allocate(keys));
   const ShardOptimizer sgd{false, 0.05f, 1e-8f};
   double best_insert = 0, best_find = 0;
   for (int r = 0; r < std::max(1, repeats); ++r) {
     std::unique_ptr<DeviceHashShard> shard;
-    TROUPE_RETURN_IF_ERROR(DeviceHashShard::Create(0, keys, 1, 1, sgd, &shard));
+    RETURN_IF_ERROR(DeviceHashShard::Create(0, keys, 1, 1, sgd, &shard));
     TROUPE_CUDA_CHECK(cudaDeviceSynchronize());
     // InsertOnDevice ends by reading the new-key counter back, so host time covers the kernels.
     auto start = std::chrono::steady_clock::now();
     size_t inserted = 0;
-    TROUPE_RETURN_IF_ERROR(shard->InsertOnDevice(d_keys.data(), d_rows.data(), keys, &inserted));
+    RETURN_IF_ERROR(shard->InsertOnDevice(d_keys.data(), d_rows.data(), keys, &inserted));
     const double insert_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (inserted != keys) {
@@ -438,7 +438,7 @@ Status cuda_impl::MeasureHashShard(size_t keys, int repeats, HashMeasurement* ou
                               std::to_string(keys) + " distinct keys");
     }
     start = std::chrono::steady_clock::now();
-    TROUPE_RETURN_IF_ERROR(shard->FindOnDevice(d_keys.data(), keys, d_out.data(), d_found.data()));
+    RETURN_IF_ERROR(shard->FindOnDevice(d_keys.data(), keys, d_out.data(), d_found.data()));
     TROUPE_CUDA_CHECK(cudaDeviceSynchronize());
     const double find_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -74,32 +74,31 @@ class CudaEmbedding final : public EmbeddingBackend {
 
   Status Forward(const std::vector<float>& table, int32_t dim, int32_t row_stride,
                  const EmbeddingBags& bags, std::vector<float>* pooled) override {
-    TROUPE_RETURN_IF_ERROR(ValidateForward(table, dim, row_stride, bags));
+    RETURN_IF_ERROR(ValidateForward(table, dim, row_stride, bags));
     DeviceBuffer<float> d_table, d_pooled;
     DeviceBuffer<int32_t> d_offsets, d_indices;
-    TROUPE_RETURN_IF_ERROR(d_table.CopyFrom(table.data(), table.size()));
-    TROUPE_RETURN_IF_ERROR(d_offsets.CopyFrom(bags.offsets.data(), bags.offsets.size()));
-    TROUPE_RETURN_IF_ERROR(d_indices.CopyFrom(bags.indices.data(), bags.indices.size()));
+    RETURN_IF_ERROR(d_table.CopyFrom(table.data(), table.size()));
+    RETURN_IF_ERROR(d_offsets.CopyFrom(bags.offsets.data(), bags.offsets.size()));
+    RETURN_IF_ERROR(d_indices.CopyFrom(bags.indices.data(), bags.indices.size()));
     pooled->resize(bags.bags() * static_cast<size_t>(dim));
-    TROUPE_RETURN_IF_ERROR(d_pooled.Allocate(pooled->size()));
-    TROUPE_RETURN_IF_ERROR(LaunchForward(d_table.data(), row_stride, dim, d_offsets.data(),
-                                         d_indices.data(), static_cast<int64_t>(bags.bags()),
-                                         d_pooled.data()));
+    RETURN_IF_ERROR(d_pooled.Allocate(pooled->size()));
+    RETURN_IF_ERROR(LaunchForward(d_table.data(), row_stride, dim, d_offsets.data(),
+                                  d_indices.data(), static_cast<int64_t>(bags.bags()),
+                                  d_pooled.data()));
     return d_pooled.CopyTo(pooled->data(), pooled->size());
   }
 
   Status Backward(const std::vector<float>& pooled_grad, int32_t dim, const EmbeddingBags& bags,
                   std::vector<float>* table_grad) override {
-    TROUPE_RETURN_IF_ERROR(ValidateBackward(pooled_grad, dim, bags, *table_grad));
+    RETURN_IF_ERROR(ValidateBackward(pooled_grad, dim, bags, *table_grad));
     DeviceBuffer<float> d_pooled_grad, d_table_grad;
     DeviceBuffer<int32_t> d_offsets, d_indices;
-    TROUPE_RETURN_IF_ERROR(d_pooled_grad.CopyFrom(pooled_grad.data(), pooled_grad.size()));
-    TROUPE_RETURN_IF_ERROR(d_table_grad.CopyFrom(table_grad->data(), table_grad->size()));
-    TROUPE_RETURN_IF_ERROR(d_offsets.CopyFrom(bags.offsets.data(), bags.offsets.size()));
-    TROUPE_RETURN_IF_ERROR(d_indices.CopyFrom(bags.indices.data(), bags.indices.size()));
-    TROUPE_RETURN_IF_ERROR(LaunchBackward(d_pooled_grad.data(), dim, d_offsets.data(),
-                                          d_indices.data(), static_cast<int64_t>(bags.bags()),
-                                          d_table_grad.data()));
+    RETURN_IF_ERROR(d_pooled_grad.CopyFrom(pooled_grad.data(), pooled_grad.size()));
+    RETURN_IF_ERROR(d_table_grad.CopyFrom(table_grad->data(), table_grad->size()));
+    RETURN_IF_ERROR(d_offsets.CopyFrom(bags.offsets.data(), bags.offsets.size()));
+    RETURN_IF_ERROR(d_indices.CopyFrom(bags.indices.data(), bags.indices.size()));
+    RETURN_IF_ERROR(LaunchBackward(d_pooled_grad.data(), dim, d_offsets.data(), d_indices.data(),
+                                   static_cast<int64_t>(bags.bags()), d_table_grad.data()));
     return d_table_grad.CopyTo(table_grad->data(), table_grad->size());
   }
 };
@@ -107,14 +106,14 @@ class CudaEmbedding final : public EmbeddingBackend {
 }  // namespace
 
 Status cuda_impl::MakeEmbedding(std::unique_ptr<EmbeddingBackend>* out) {
-  TROUPE_RETURN_IF_ERROR(RequireGpu("cuda embedding"));
+  RETURN_IF_ERROR(RequireGpu("cuda embedding"));
   *out = std::make_unique<CudaEmbedding>();
   return Status::Ok();
 }
 
 Status cuda_impl::MeasureEmbeddingBandwidth(int64_t rows, int32_t dim, int64_t bags, int32_t pool,
                                             int repeats, EmbeddingMeasurement* out) {
-  TROUPE_RETURN_IF_ERROR(RequireGpu("embedding benchmark"));
+  RETURN_IF_ERROR(RequireGpu("embedding benchmark"));
   TROUPE_CUDA_CHECK(cudaSetDevice(0));
   const size_t n_indices = static_cast<size_t>(bags) * static_cast<size_t>(pool);
   std::vector<int32_t> offsets(static_cast<size_t>(bags) + 1), indices(n_indices);
@@ -132,23 +131,23 @@ Status cuda_impl::MeasureEmbeddingBandwidth(int64_t rows, int32_t dim, int64_t b
   const size_t pooled_floats = static_cast<size_t>(bags) * static_cast<size_t>(dim);
   DeviceBuffer<float> table, grad, pooled;
   DeviceBuffer<int32_t> d_offsets, d_indices;
-  TROUPE_RETURN_IF_ERROR(table.Allocate(table_floats));
-  TROUPE_RETURN_IF_ERROR(grad.Allocate(table_floats));
-  TROUPE_RETURN_IF_ERROR(pooled.Allocate(pooled_floats));
+  RETURN_IF_ERROR(table.Allocate(table_floats));
+  RETURN_IF_ERROR(grad.Allocate(table_floats));
+  RETURN_IF_ERROR(pooled.Allocate(pooled_floats));
   TROUPE_CUDA_CHECK(cudaMemset(table.data(), 0, table_floats * sizeof(float)));
   TROUPE_CUDA_CHECK(cudaMemset(grad.data(), 0, table_floats * sizeof(float)));
-  TROUPE_RETURN_IF_ERROR(d_offsets.CopyFrom(offsets.data(), offsets.size()));
-  TROUPE_RETURN_IF_ERROR(d_indices.CopyFrom(indices.data(), indices.size()));
+  RETURN_IF_ERROR(d_offsets.CopyFrom(offsets.data(), offsets.size()));
+  RETURN_IF_ERROR(d_indices.CopyFrom(indices.data(), indices.size()));
   cudaEvent_t start, stop;
   TROUPE_CUDA_CHECK(cudaEventCreate(&start));
   TROUPE_CUDA_CHECK(cudaEventCreate(&stop));
   const auto timed = [&](bool forward, double* seconds) -> Status {
     for (int r = -1; r < repeats; ++r) {  // r == -1: warm-up, not timed
       if (r == 0) TROUPE_CUDA_CHECK(cudaEventRecord(start));
-      TROUPE_RETURN_IF_ERROR(forward ? LaunchForward(table.data(), dim, dim, d_offsets.data(),
-                                                     d_indices.data(), bags, pooled.data())
-                                     : LaunchBackward(pooled.data(), dim, d_offsets.data(),
-                                                      d_indices.data(), bags, grad.data()));
+      RETURN_IF_ERROR(forward ? LaunchForward(table.data(), dim, dim, d_offsets.data(),
+                                              d_indices.data(), bags, pooled.data())
+                              : LaunchBackward(pooled.data(), dim, d_offsets.data(),
+                                               d_indices.data(), bags, grad.data()));
     }
     TROUPE_CUDA_CHECK(cudaEventRecord(stop));
     TROUPE_CUDA_CHECK(cudaEventSynchronize(stop));
@@ -162,14 +161,14 @@ Status cuda_impl::MeasureEmbeddingBandwidth(int64_t rows, int32_t dim, int64_t b
   if (s.ok()) s = timed(false, &bwd_s);
   (void)cudaEventDestroy(start);
   (void)cudaEventDestroy(stop);
-  TROUPE_RETURN_IF_ERROR(s);
+  RETURN_IF_ERROR(s);
   const double row_bytes = static_cast<double>(dim) * sizeof(float);
   const double index_bytes = static_cast<double>(n_indices) * sizeof(int32_t);
   const double forward_bytes = index_bytes + static_cast<double>(n_indices) * row_bytes +
                                static_cast<double>(pooled_floats) * sizeof(float);
   const double backward_bytes = index_bytes + static_cast<double>(pooled_floats) * sizeof(float) +
                                 2.0 * static_cast<double>(n_indices) * row_bytes;
-  TROUPE_RETURN_IF_ERROR(PeakMemoryBandwidth(0, &out->peak_bytes_per_s));
+  RETURN_IF_ERROR(PeakMemoryBandwidth(0, &out->peak_bytes_per_s));
   out->forward_bytes_per_s = forward_bytes / fwd_s;
   out->backward_bytes_per_s = backward_bytes / bwd_s;
   out->forward_fraction = out->forward_bytes_per_s / out->peak_bytes_per_s;

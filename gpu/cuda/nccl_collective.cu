@@ -48,16 +48,16 @@ class NcclCollective final : public CollectiveBackend {
   int max_ranks() const override { return gpus_; }
 
   Status AllReduceSum(std::vector<std::vector<float>>* buffers, double* seconds) override {
-    TROUPE_RETURN_IF_ERROR(CheckSameLength(*buffers));
+    RETURN_IF_ERROR(CheckSameLength(*buffers));
     const size_t floats = (*buffers)[0].size();
-    TROUPE_RETURN_IF_ERROR(Prepare(static_cast<int>(buffers->size()), floats));
+    RETURN_IF_ERROR(Prepare(static_cast<int>(buffers->size()), floats));
     for (size_t r = 0; r < ranks_.size(); ++r) {
       TROUPE_CUDA_CHECK(cudaSetDevice(static_cast<int>(r)));
       TROUPE_CUDA_CHECK(cudaMemcpyAsync(ranks_[r].buffer, (*buffers)[r].data(),
                                         floats * sizeof(float), cudaMemcpyHostToDevice,
                                         ranks_[r].stream));
     }
-    TROUPE_RETURN_IF_ERROR(Run(seconds));
+    RETURN_IF_ERROR(Run(seconds));
     for (size_t r = 0; r < ranks_.size(); ++r) {
       TROUPE_CUDA_CHECK(cudaSetDevice(static_cast<int>(r)));
       TROUPE_CUDA_CHECK(cudaMemcpyAsync((*buffers)[r].data(), ranks_[r].buffer,
@@ -155,7 +155,7 @@ class NcclCollective final : public CollectiveBackend {
 
 Status cuda_impl::MakeNcclCollective(std::unique_ptr<CollectiveBackend>* out) {
   int gpus = 0;
-  TROUPE_RETURN_IF_ERROR(RequireGpu("nccl", &gpus));
+  RETURN_IF_ERROR(RequireGpu("nccl", &gpus));
   *out = std::make_unique<NcclCollective>(gpus);
   return Status::Ok();
 }
@@ -163,15 +163,15 @@ Status cuda_impl::MakeNcclCollective(std::unique_ptr<CollectiveBackend>* out) {
 Status cuda_impl::MeasureNcclAllReduce(size_t floats, int ranks, int repeats,
                                        AllReduceMeasurement* out) {
   int gpus = 0;
-  TROUPE_RETURN_IF_ERROR(RequireGpu("nccl", &gpus));
+  RETURN_IF_ERROR(RequireGpu("nccl", &gpus));
   NcclCollective nccl(gpus);
-  TROUPE_RETURN_IF_ERROR(nccl.Prepare(ranks, floats));
-  TROUPE_RETURN_IF_ERROR(nccl.Fill(1.0f));
+  RETURN_IF_ERROR(nccl.Prepare(ranks, floats));
+  RETURN_IF_ERROR(nccl.Fill(1.0f));
   double seconds = 0;
-  TROUPE_RETURN_IF_ERROR(nccl.Run(&seconds));  // warm-up: NCCL sets up its channels here
+  RETURN_IF_ERROR(nccl.Run(&seconds));  // warm-up: NCCL sets up its channels here
   double total = 0;
   for (int i = 0; i < std::max(1, repeats); ++i) {
-    TROUPE_RETURN_IF_ERROR(nccl.Run(&seconds));
+    RETURN_IF_ERROR(nccl.Run(&seconds));
     total += seconds;
   }
   out->seconds = total / std::max(1, repeats);

@@ -33,7 +33,7 @@ Status NcclCall(ncclResult_t result, const char* call, const char* file, int lin
   if (result == ncclSuccess || result == ncclInProgress) return Status::Ok();
   return CudaFailure(call, file, line, ncclGetErrorString(result));
 }
-#define TROUPE_NCCL_CALL(call) TROUPE_RETURN_IF_ERROR(NcclCall((call), #call, __FILE__, __LINE__))
+#define TROUPE_NCCL_CALL(call) RETURN_IF_ERROR(NcclCall((call), #call, __FILE__, __LINE__))
 
 struct LocalRank {
   int device = 0;
@@ -74,7 +74,7 @@ class NcclGang final : public NcclGangComm {
                                               plan_.first_rank + static_cast<int>(i), &config));
     }
     TROUPE_NCCL_CALL(ncclGroupEnd());
-    TROUPE_RETURN_IF_ERROR(WaitForComms("joining"));
+    RETURN_IF_ERROR(WaitForComms("joining"));
     for (LocalRank& rank : ranks_) {
       TROUPE_CUDA_CHECK(cudaSetDevice(rank.device));
       TROUPE_CUDA_CHECK(cudaStreamCreateWithFlags(&rank.stream, cudaStreamNonBlocking));
@@ -90,9 +90,9 @@ class NcclGang final : public NcclGangComm {
       return Status::InvalidInput("nccl gang: " + std::to_string(buffers->size()) +
                                   " buffers for " + std::to_string(ranks_.size()) + " local ranks");
     }
-    TROUPE_RETURN_IF_ERROR(CheckSameLength(*buffers));
+    RETURN_IF_ERROR(CheckSameLength(*buffers));
     const size_t floats = (*buffers)[0].size();
-    TROUPE_RETURN_IF_ERROR(Reserve(floats));
+    RETURN_IF_ERROR(Reserve(floats));
     for (size_t i = 0; i < ranks_.size(); ++i) {
       LocalRank& r = ranks_[i];
       TROUPE_CUDA_CHECK(cudaSetDevice(r.device));
@@ -107,7 +107,7 @@ class NcclGang final : public NcclGangComm {
           ncclAllReduce(r.buffer, r.buffer, floats, ncclFloat, ncclSum, r.comm, r.stream));
     }
     TROUPE_NCCL_CALL(ncclGroupEnd());
-    TROUPE_RETURN_IF_ERROR(WaitForComms("queueing the all-reduce"));
+    RETURN_IF_ERROR(WaitForComms("queueing the all-reduce"));
     for (size_t i = 0; i < ranks_.size(); ++i) {
       LocalRank& r = ranks_[i];
       TROUPE_CUDA_CHECK(cudaSetDevice(r.device));
@@ -115,7 +115,7 @@ class NcclGang final : public NcclGangComm {
       TROUPE_CUDA_CHECK(cudaMemcpyAsync((*buffers)[i].data(), r.buffer, floats * sizeof(float),
                                         cudaMemcpyDeviceToHost, r.stream));
     }
-    TROUPE_RETURN_IF_ERROR(WaitForStreams());
+    RETURN_IF_ERROR(WaitForStreams());
     *seconds = 0;
     for (LocalRank& r : ranks_) {
       float ms = 0;
@@ -229,7 +229,7 @@ Status NcclGang::AllReduceSum(std::vector<std::vector<float>>* buffers, double* 
 }  // namespace
 
 Status cuda_impl::MakeNcclUniqueId(NcclUniqueIdBytes* out) {
-  TROUPE_RETURN_IF_ERROR(RequireGpu("nccl gang"));
+  RETURN_IF_ERROR(RequireGpu("nccl gang"));
   ncclUniqueId id;
   TROUPE_NCCL_CALL(ncclGetUniqueId(&id));
   std::memcpy(out->data(), id.internal, out->size());
@@ -239,7 +239,7 @@ Status cuda_impl::MakeNcclUniqueId(NcclUniqueIdBytes* out) {
 Status cuda_impl::MakeNcclGangComm(const NcclGangOptions& options,
                                    std::unique_ptr<NcclGangComm>* out) {
   int gpus = 0;
-  TROUPE_RETURN_IF_ERROR(RequireGpu("nccl gang", &gpus));
+  RETURN_IF_ERROR(RequireGpu("nccl gang", &gpus));
   for (int32_t device : options.devices) {
     if (device < 0 || device >= gpus) {
       return Status::InvalidInput("nccl gang: device " + std::to_string(device) + ", " +
@@ -247,7 +247,7 @@ Status cuda_impl::MakeNcclGangComm(const NcclGangOptions& options,
     }
   }
   auto gang = std::make_unique<NcclGang>(options.plan, options.timeout_s);
-  TROUPE_RETURN_IF_ERROR(gang->Join(options));
+  RETURN_IF_ERROR(gang->Join(options));
   *out = std::move(gang);
   return Status::Ok();
 }
