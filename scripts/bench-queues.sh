@@ -27,7 +27,7 @@ fi
 MG="workload.generator.multi_gpu=true run.measure_first_job=1000 run.measure_last_job=1199"
 # Synergy's generator with the multi-GPU mix, a million jobs at 1,100 an hour on 2,048 servers of 8
 # GPUs, TUNE, every job measured: overloaded about 2.1x, its backlog grows to about 400,000 waiting
-# jobs before it drains (docs/performance.md, "The million-job stream, again"). Target: 60 s, 1 GB.
+# jobs before it drains (docs/performance.md, "The million-job stream"). Target: 60 s, 1 GB.
 MILLION="cluster.servers[0].count=2048 workload.generator.jobs_per_hour=1100"
 MILLION+=" workload.generator.num_jobs=1000000 workload.generator.multi_gpu=true"
 MILLION+=" scheduler.mechanism=tune run.measure_first_job=0 run.measure_last_job=999999"
