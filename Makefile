@@ -74,8 +74,8 @@ fuzz: deps
 	./scripts/fuzz.sh $(FUZZ_SECONDS)
 
 format:
-	find actors agent apps base bench config emulation gpu messages paramserver runner runtime \
-	  scheduling \
+	find actors agent apps base bench config faults gpu messages paramserver runner runtime \
+	  scheduling workload live \
 	  tests -name '*.cpp' -o -name '*.hpp' \
 	  -o -name '*.cu' -o -name '*.cuh' | xargs clang-format -i
 

@@ -1,4 +1,4 @@
-// The fault injector: applies a run's FaultPlan (emulation/fault_plan.hpp) on the run's clock.
+// The fault injector: applies a run's FaultPlan (faults/fault_plan.hpp) on the run's clock.
 //
 // At each fault's time it kills what a `crash` hits — servers (exit reason kill), jobs (through
 // the workload, which spawned them), the scheduler, or a `troupe node` process (real mode: the
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "actors/scheduler_actor.hpp"
-#include "emulation/fault_plan.hpp"
+#include "faults/fault_plan.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
 

@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "actors/compute_worker_actor.hpp"
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/lease_assembly.hpp"
 #include "runtime/run_clock.hpp"

@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "actors/compute_worker_actor.hpp"
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/job_spec.hpp"
 #include "runtime/run_clock.hpp"

@@ -13,8 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "emulation/model_catalog.hpp"
-#include "emulation/rng.hpp"
+#include "workload/model_catalog.hpp"
+#include "base/rng.hpp"
 #include "messages/profiling_messages.hpp"
 #include "runtime/telemetry.hpp"
 #include "scheduling/profiling.hpp"

@@ -16,7 +16,7 @@
 #include <caf/stateful_actor.hpp>
 #include <optional>
 
-#include "emulation/server_ledger.hpp"
+#include "scheduling/server_ledger.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/fault_messages.hpp"
 #include "runtime/telemetry.hpp"

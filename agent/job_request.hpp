@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "base/status.hpp"
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 #include "messages/agent.pb.h"
 #include "messages/cluster_messages.hpp"
 

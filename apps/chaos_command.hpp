@@ -1,5 +1,5 @@
 // `troupe chaos`: a campaign of runs of one config, each under its own random fault schedule,
-// checked against the run invariants (emulation/run_invariants.hpp) — or, for a parameter-server
+// checked against the run invariants (faults/run_invariants.hpp) — or, for a parameter-server
 // config, against "nothing acknowledged lost and the fault-free run's AUC".
 //
 //   troupe chaos CONFIG --runs N --seed S [--faults K] [--kinds crash,slow,...] [--set ...]

@@ -34,7 +34,7 @@
 #include "base/quoted.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
-#include "emulation/fault_plan.hpp"
+#include "faults/fault_plan.hpp"
 #include "network/network_plugin.hpp"
 #include "runner/output_folder.hpp"
 #include "runner/progress.hpp"
@@ -85,7 +85,7 @@ struct RunArgs {
   std::string out;
   int64_t seed = -1;
   std::vector<std::string> sets;
-  std::vector<std::string> faults;  // --fault KIND:TARGET@AT[...] (emulation/fault_plan.hpp)
+  std::vector<std::string> faults;  // --fault KIND:TARGET@AT[...] (faults/fault_plan.hpp)
   bool quiet = false;
   // Who ran it, for config.textproto's header (runner/run_record.hpp).
   RunProvenance provenance;

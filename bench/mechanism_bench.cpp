@@ -16,7 +16,7 @@
 #include <random>
 #include <vector>
 
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 #include "scheduling/demand.hpp"
 #include "scheduling/greedy.hpp"
 #include "scheduling/tune.hpp"

@@ -2,7 +2,7 @@
 // config/config_validation.hpp).
 //
 // Contract:
-//  - LoadConfigFile / ParseConfigText parse only what the schema (messages/config.proto) says.
+//  - LoadConfigFile / ParseConfigText parse only what the schema (config/config.proto) says.
 //    An unknown field, a value of the wrong type or an unknown enum name gives InvalidInput
 //    "path:line:column: <protobuf's message>" with a 1-based line and column. A file that cannot
 //    be read gives InvalidInput "path: cannot read: <strerror>". LoadConfigFile then takes the
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 
 namespace troupe {
 

@@ -18,7 +18,7 @@
 
 #include <filesystem>
 
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 
 namespace troupe {
 

@@ -16,8 +16,8 @@
 #include "base/parse.hpp"
 #include "base/quoted.hpp"
 #include "config/scheduler_names.hpp"
-#include "emulation/fault_plan.hpp"
-#include "messages/config_ranges.hpp"
+#include "faults/fault_plan.hpp"
+#include "config/config_ranges.hpp"
 #include "scheduling/mechanism_registry.hpp"
 
 namespace troupe {

@@ -1,7 +1,7 @@
 // ValidateConfig: whether a loaded config (overrides applied) describes a run troupe can plan.
 //
 // Contract:
-//  - Checks every number against its schema range (messages/config_ranges.hpp), then the rules a
+//  - Checks every number against its schema range (config/config_ranges.hpp), then the rules a
 //    range cannot say: comparisons between fields, totals, names that must exist, the faults the
 //    run kind takes (see docs/config.md). Call it after the `--set` overrides, so an override
 //    cannot smuggle in a bad value.
@@ -12,7 +12,7 @@
 #include <string>
 
 #include "base/status.hpp"
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 
 namespace troupe {
 

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe::gpu {
 

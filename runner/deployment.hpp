@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 #include "runtime/actor_runtime.hpp"
 
 namespace troupe {

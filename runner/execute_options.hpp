@@ -4,7 +4,7 @@
 #include <functional>
 #include <optional>
 
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 #include "runner/progress.hpp"
 #include "runner/run_record.hpp"
 #include "runtime/live_feed.hpp"

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <utility>
 
-#include "emulation/job_source.hpp"
-#include "emulation/run_invariants.hpp"
+#include "workload/job_source.hpp"
+#include "faults/run_invariants.hpp"
 #include "runner/cluster/report_writer.hpp"
 #include "runner/deployment.hpp"
 #include "runner/oasis/oasis_run.hpp"

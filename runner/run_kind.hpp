@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 #include "runner/cluster/cluster_run.hpp"
 
 namespace troupe {

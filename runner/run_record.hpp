@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/status.hpp"
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 
 namespace troupe {
 

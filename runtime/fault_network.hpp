@@ -18,8 +18,8 @@
 #include <mutex>
 #include <vector>
 
-#include "emulation/fault_plan.hpp"
-#include "emulation/rng.hpp"
+#include "faults/fault_plan.hpp"
+#include "base/rng.hpp"
 #include "runtime/run_clock.hpp"
 
 namespace troupe {

@@ -51,7 +51,7 @@ class Mechanism {
   // again whenever servers are lost for good, and fails the job at once rather than plan rounds
   // for it forever. By default a job spreads over as many servers as it takes, so it fits while
   // as many GPUs survive in all ("4 survive (3 of 4 servers lost for good)": the kNoLongerFits of
-  // emulation/run_invariants.hpp).
+  // faults/run_invariants.hpp).
   virtual std::string WhyNeverPlaced(int32_t gpus, const SurvivingGpus& surviving) const;
 
  private:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes docs/config-fields.md from messages/config.proto: every message of the config schema
+"""Writes docs/config-fields.md from config/config.proto: every message of the config schema
 as a table of its fields — type, default, range and the comment written above the field.
 
     scripts/config_fields.py            # rewrite docs/config-fields.md
@@ -14,7 +14,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCHEMA = os.path.join(ROOT, "messages", "config.proto")
+SCHEMA = os.path.join(ROOT, "config", "config.proto")
 OUTPUT = os.path.join(ROOT, "docs", "config-fields.md")
 
 FIELD = re.compile(r"^(optional|repeated|required)\s+([\w.]+)\s+(\w+)\s*=\s*\d+\s*(\[(.*)\])?\s*;"
@@ -87,7 +87,7 @@ def parse(path):
 
 def render(messages):
     out = ["# Config fields", "",
-           "Every field of the run configuration (`messages/config.proto`), message by message:",
+           "Every field of the run configuration (`config/config.proto`), message by message:",
            "its type, default, range and meaning. Written by `scripts/config_fields.py` from the",
            "schema's own comments; [config.md](config.md) explains how a config is loaded, "
            "overridden and validated.", ""]

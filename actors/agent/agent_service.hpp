@@ -18,8 +18,8 @@
 
 #include "agent/agent_gateway.hpp"
 #include "base/status.hpp"
-#include "emulation/model_catalog.hpp"
-#include "messages/config.pb.h"
+#include "workload/model_catalog.hpp"
+#include "config/config.pb.h"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "actors/ps/shard_actor.hpp"
-#include "emulation/fault_plan.hpp"
+#include "faults/fault_plan.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // The faults of a parameter-server run, per node (docs/paramserver.md, "Faults"): which of the
-// run's FaultPlan events (emulation/fault_plan.hpp) hit PS node m, as windows of virtual time a
+// run's FaultPlan events (faults/fault_plan.hpp) hit PS node m, as windows of virtual time a
 // shard can ask about without messages. Pure functions of the plan: deterministic.
 //
 //   slow ps:m x k   node m's SSD-PS works at k times its rate (ssd_bytes_per_s) from at_s for
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "emulation/fault_plan.hpp"
+#include "faults/fault_plan.hpp"
 
 namespace troupe {
 

@@ -8,7 +8,7 @@
 #include "agent/external_link.hpp"
 #include "agent/external_source.hpp"
 #include "base/status.hpp"
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 #include "runner/cluster/run_setup.hpp"
 
 namespace troupe {

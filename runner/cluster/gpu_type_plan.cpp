@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "emulation/gpu_types.hpp"
+#include "workload/gpu_types.hpp"
 
 namespace troupe {
 

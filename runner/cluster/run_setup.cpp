@@ -7,8 +7,8 @@
 #include <functional>
 
 #include "config/scheduler_names.hpp"
-#include "emulation/synergy_generator.hpp"
-#include "emulation/trace_reader.hpp"
+#include "workload/synergy_generator.hpp"
+#include "workload/trace_reader.hpp"
 #include "runner/cluster/gpu_type_plan.hpp"
 #include "runner/deployment.hpp"
 

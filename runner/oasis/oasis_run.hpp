@@ -26,7 +26,7 @@
 #include "actors/oasis/oasis_scheduler_actor.hpp"
 #include "base/status.hpp"
 #include "base/status_or.hpp"
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 #include "messages/summary.pb.h"
 #include "runner/execute_options.hpp"
 #include "runtime/actor_runtime.hpp"

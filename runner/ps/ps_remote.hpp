@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 #include "runner/ps/ps_run.hpp"
 #include "runtime/actor_runtime.hpp"
 

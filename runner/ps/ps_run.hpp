@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "emulation/fault_plan.hpp"
-#include "messages/config.pb.h"
+#include "faults/fault_plan.hpp"
+#include "config/config.pb.h"
 #include "messages/ps_messages.hpp"
 #include "messages/tier_counts.hpp"
 #include "paramserver/criteo.hpp"

@@ -27,7 +27,7 @@
 
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
-#include "messages/config_ranges.hpp"
+#include "config/config_ranges.hpp"
 #include "runner/cluster/run_setup.hpp"
 #include "runner/oasis/oasis_run.hpp"
 #include "runner/ps/ps_run.hpp"

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "emulation/fault_plan.hpp"
+#include "faults/fault_plan.hpp"
 
 namespace troupe::testing {
 

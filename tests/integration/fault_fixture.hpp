@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "emulation/run_invariants.hpp"
-#include "messages/config.pb.h"
+#include "faults/run_invariants.hpp"
+#include "config/config.pb.h"
 #include "tests/integration/run_fixture.hpp"
 
 namespace troupe::testing {
@@ -21,7 +21,7 @@ config::Faults FaultBlock(const std::vector<std::string>& faults);
 // `config` (a FaultTestConfig) run under `faults`.
 RunResult RunWithFaults(const std::string& config, const std::vector<std::string>& faults);
 
-// The run invariants (emulation/run_invariants.hpp) of a FaultTestConfig run under `faults`, each
+// The run invariants (faults/run_invariants.hpp) of a FaultTestConfig run under `faults`, each
 // violation a test failure, and no job lost.
 InvariantReport CheckFaultRun(const RunResult& r, const std::vector<std::string>& faults);
 

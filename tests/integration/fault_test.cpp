@@ -1,5 +1,5 @@
 // One test per fault kind in cluster runs (docs/faults.md). Each checks the run invariants
-// (emulation/run_invariants.hpp: every job finishes once or fails with a reason, capacity is never
+// (faults/run_invariants.hpp: every job finishes once or fails with a reason, capacity is never
 // exceeded, nothing dead is leased after the crash) and what the fault must do, against the same
 // run without faults where that says more: jobs the fault did not touch keep their JCT, and
 // faults that lose nothing (duplicates, delays) change no JCT at all.

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "emulation/gpu_types.hpp"
+#include "workload/gpu_types.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 namespace troupe::testing {

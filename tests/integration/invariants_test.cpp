@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 namespace troupe::testing {

@@ -3,7 +3,7 @@
 // so 50 ms a round and about 5 s a run) schedules 12 jobs on them, and the node hosting servers 2
 // and 3 dies mid-run: killed by the test with SIGKILL, or by a `crash node:HOST:PORT` fault (the
 // node calls _Exit(137)). Heartbeats are on with or without a `faults` block. Asserts that the run
-// exits 0, that jobs.csv has every job finished exactly once (emulation/run_invariants.hpp on the
+// exits 0, that jobs.csv has every job finished exactly once (faults/run_invariants.hpp on the
 // run directory read back), that the scheduler was told of exactly the dead node's servers by
 // down messages, and that no round starting a round after it learned leases them. Without a
 // faults block the trace has a 13th job of 20 GPUs arriving late: once the node is gone only 16
@@ -24,7 +24,7 @@
 #include <sstream>
 #include <thread>
 
-#include "emulation/run_invariants.hpp"
+#include "faults/run_invariants.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 extern char** environ;

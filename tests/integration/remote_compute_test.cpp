@@ -26,7 +26,7 @@
 
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 #include "gpu/collective_backend.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/gang_exchange.hpp"

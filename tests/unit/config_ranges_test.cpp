@@ -1,6 +1,6 @@
-// Every number of the config schema has a range (messages/config.proto), and the validator
+// Every number of the config schema has a range (config/config.proto), and the validator
 // enforces it: a field added without one fails here, not in a user's run.
-#include "messages/config_ranges.hpp"
+#include "config/config_ranges.hpp"
 
 #include <gtest/gtest.h>
 

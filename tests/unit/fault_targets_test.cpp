@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "emulation/fault_plan.hpp"
+#include "faults/fault_plan.hpp"
 
 namespace troupe {
 namespace {

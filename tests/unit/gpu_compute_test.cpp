@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/cpu_gemm.hpp"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 #include "gpu/real_progress.hpp"
 
 namespace troupe::gpu {

@@ -21,7 +21,7 @@
 #include <set>
 #include <vector>
 
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 #include "scheduling/demand.hpp"
 #include "scheduling/greedy.hpp"
 #include "scheduling/mechanism_registry.hpp"

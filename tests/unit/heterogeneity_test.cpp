@@ -4,7 +4,7 @@
 #include <memory>
 #include <numeric>
 
-#include "emulation/gpu_types.hpp"
+#include "workload/gpu_types.hpp"
 #include "scheduling/cluster_ledger.hpp"
 #include "scheduling/gavel.hpp"
 #include "scheduling/gavel_lp.hpp"

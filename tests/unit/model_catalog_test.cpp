@@ -1,6 +1,6 @@
 // The model catalogue: the built-in profiles match configs/models, Speedup interpolates the way
 // schedulers rely on, and a broken catalogue is refused with a message that points at the fault.
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 
 #include <gtest/gtest.h>
 

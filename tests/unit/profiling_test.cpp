@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "emulation/model_catalog.hpp"
-#include "emulation/rng.hpp"
+#include "workload/model_catalog.hpp"
+#include "base/rng.hpp"
 
 namespace troupe::scheduling {
 namespace {

@@ -2,7 +2,7 @@
 // SenseTime's Helios, Shanghai AI Lab's Acme (Seren and Kalos) and Alibaba PAI's task table, load
 // into the jobs their rows describe; the format is told from the header; bad rows are refused
 // with file:line; and files are streamed in blocks without changing what is read.
-#include "emulation/public_traces.hpp"
+#include "workload/public_traces.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "emulation/csv_input.hpp"
-#include "emulation/model_assigner.hpp"
-#include "emulation/model_catalog.hpp"
-#include "emulation/trace_fields.hpp"
-#include "emulation/trace_reader.hpp"
+#include "workload/csv_input.hpp"
+#include "workload/model_assigner.hpp"
+#include "workload/model_catalog.hpp"
+#include "workload/trace_fields.hpp"
+#include "workload/trace_reader.hpp"
 
 namespace troupe {
 namespace {

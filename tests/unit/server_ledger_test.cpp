@@ -1,4 +1,4 @@
-// ServerLedger (emulation/server_ledger.hpp): one server's authoritative books of leases.
+// ServerLedger (scheduling/server_ledger.hpp): one server's authoritative books of leases.
 //
 // Contract checked here: a grant gets the lowest free GPU indices; a lease that would overcommit
 // GPUs, CPUs or memory is refused as invalid input with a message naming that resource, and the
@@ -7,7 +7,7 @@
 // and refuses growth beyond what is free; Release ends a lease once. A seeded random sequence of
 // all of these never uses more than capacity, keeps GPU ids disjoint across leases, and grants
 // exactly the requests a brute-force check says fit.
-#include "emulation/server_ledger.hpp"
+#include "scheduling/server_ledger.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The Synergy workload generator: a seed names one workload, and its statistics are the ones
 // Synergy's simulator draws (Poisson arrivals, the two-range duration mixture, the class mix and
 // the multi-GPU mix).
-#include "emulation/synergy_generator.hpp"
+#include "workload/synergy_generator.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "emulation/model_catalog.hpp"
-#include "emulation/rng.hpp"
+#include "workload/model_catalog.hpp"
+#include "base/rng.hpp"
 
 namespace troupe {
 namespace {

@@ -1,6 +1,6 @@
 // Trace files: troupe's CSV and the Philly trace load into the jobs a run expects, and every
 // kind of bad input is refused with one line that says where the problem is.
-#include "emulation/trace_reader.hpp"
+#include "workload/trace_reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "emulation/job_source.hpp"
-#include "emulation/model_catalog.hpp"
+#include "workload/job_source.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 namespace {

@@ -1,4 +1,4 @@
-#include "emulation/run_invariants.hpp"
+#include "faults/run_invariants.hpp"
 
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "emulation/server_ledger.hpp"
+#include "scheduling/server_ledger.hpp"
 
 #include <algorithm>
 #include <cassert>

@@ -1,4 +1,4 @@
-#include "emulation/job_source.hpp"
+#include "workload/job_source.hpp"
 
 #include <algorithm>
 #include <utility>

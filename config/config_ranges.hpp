@@ -1,4 +1,4 @@
-// Field ranges: every number of the config schema has one, declared once in messages/config.proto
+// Field ranges: every number of the config schema has one, declared once in config/config.proto
 // with the (min), (max) and (max_count) field options, and checked here by reflection.
 //
 // Contract:

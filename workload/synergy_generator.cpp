@@ -1,10 +1,10 @@
-#include "emulation/synergy_generator.hpp"
+#include "workload/synergy_generator.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
-#include "emulation/csv_input.hpp"
+#include "workload/csv_input.hpp"
 
 namespace troupe {
 namespace {

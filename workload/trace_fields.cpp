@@ -1,11 +1,11 @@
-#include "emulation/trace_fields.hpp"
+#include "workload/trace_fields.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "emulation/csv_input.hpp"
+#include "workload/csv_input.hpp"
 
 namespace troupe {
 namespace {

@@ -1,11 +1,11 @@
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "base/input_file.hpp"
-#include "emulation/csv_input.hpp"
+#include "workload/csv_input.hpp"
 
 namespace troupe {
 namespace builtin {

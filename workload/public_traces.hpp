@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "emulation/csv_input.hpp"
-#include "emulation/model_catalog.hpp"
-#include "emulation/trace_reader.hpp"
+#include "workload/csv_input.hpp"
+#include "workload/model_catalog.hpp"
+#include "workload/trace_reader.hpp"
 #include "messages/job_spec.hpp"
 
 namespace troupe {

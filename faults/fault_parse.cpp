@@ -10,8 +10,8 @@
 
 #include "base/closest_name.hpp"
 #include "base/quoted.hpp"
-#include "emulation/fault_plan.hpp"
-#include "messages/config_ranges.hpp"
+#include "faults/fault_plan.hpp"
+#include "config/config_ranges.hpp"
 
 namespace troupe {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "emulation/fault_plan.hpp"
+#include "faults/fault_plan.hpp"
 #include "messages/records.hpp"
 
 namespace troupe {

@@ -1,4 +1,4 @@
-#include "emulation/gpu_types.hpp"
+#include "workload/gpu_types.hpp"
 
 #include <array>
 

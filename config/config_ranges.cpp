@@ -1,11 +1,11 @@
-// CheckFieldRanges and SchemaRanges (config_ranges.hpp): the ranges messages/config.proto declares.
-#include "messages/config_ranges.hpp"
+// CheckFieldRanges and SchemaRanges (config_ranges.hpp): the ranges config/config.proto declares.
+#include "config/config_ranges.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
-#include "messages/config.pb.h"
+#include "config/config.pb.h"
 
 namespace troupe {
 namespace {

@@ -1,12 +1,12 @@
-#include "emulation/fault_plan.hpp"
+#include "faults/fault_plan.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "emulation/rng.hpp"
-#include "messages/config_ranges.hpp"
+#include "base/rng.hpp"
+#include "config/config_ranges.hpp"
 
 namespace troupe {
 namespace {

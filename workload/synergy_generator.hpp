@@ -17,10 +17,10 @@
 #include <string>
 
 #include "base/status.hpp"
-#include "emulation/job_source.hpp"
-#include "emulation/model_assigner.hpp"
-#include "emulation/model_catalog.hpp"
-#include "emulation/rng.hpp"
+#include "workload/job_source.hpp"
+#include "workload/model_assigner.hpp"
+#include "workload/model_catalog.hpp"
+#include "base/rng.hpp"
 
 namespace troupe {
 

@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "emulation/job_source.hpp"
-#include "emulation/model_catalog.hpp"
+#include "workload/job_source.hpp"
+#include "workload/model_catalog.hpp"
 #include "messages/job_spec.hpp"
 
 namespace troupe {

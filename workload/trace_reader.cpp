@@ -1,4 +1,4 @@
-#include "emulation/trace_reader.hpp"
+#include "workload/trace_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 
 #include "base/input_file.hpp"
 #include "base/quoted.hpp"
-#include "emulation/csv_input.hpp"
-#include "emulation/public_traces.hpp"
-#include "emulation/trace_fields.hpp"
+#include "workload/csv_input.hpp"
+#include "workload/public_traces.hpp"
+#include "workload/trace_fields.hpp"
 
 namespace troupe {
 namespace {

@@ -1,4 +1,4 @@
-#include "emulation/csv_input.hpp"
+#include "workload/csv_input.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "base/quoted.hpp"
-#include "messages/config_ranges.hpp"
+#include "config/config_ranges.hpp"
 
 namespace troupe {
 namespace {

@@ -1,9 +1,9 @@
-#include "emulation/model_assigner.hpp"
+#include "workload/model_assigner.hpp"
 
 #include <cmath>
 #include <string>
 
-#include "emulation/csv_input.hpp"
+#include "workload/csv_input.hpp"
 
 namespace troupe {
 namespace {

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "base/status.hpp"
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "emulation/model_catalog.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 

@@ -1,4 +1,4 @@
-#include "emulation/public_traces.hpp"
+#include "workload/public_traces.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "base/quoted.hpp"
-#include "emulation/model_assigner.hpp"
-#include "emulation/trace_fields.hpp"
+#include "workload/model_assigner.hpp"
+#include "workload/trace_fields.hpp"
 
 namespace troupe {
 namespace {
