@@ -4,16 +4,10 @@
 #include <cmath>
 
 #include "gpu/gang_exchange.hpp"
+#include "scheduling/lease_credit.hpp"
 
 namespace troupe {
 namespace {
-
-// Iterations done in a lease of `seconds` at `speedup`, as Synergy's simulator counts them
-// (same operation order, so the same floating-point result).
-int64_t IterationsIn(double seconds, double iter_time_s, double speedup) {
-  const double per_iteration = iter_time_s / speedup;
-  return static_cast<int64_t>(std::floor(seconds / per_iteration));
-}
 
 // The record of a measured lease (MeasuredLeaseLog), before it is committed.
 MeasuredLease MeasuredOf(const JobActorState& st, const JobProgress& p, double lease_s,
@@ -85,7 +79,7 @@ JobProgress RunLease(JobActorState& st) {
   // gpu/real_progress.hpp); a failed worker measured nothing and credits nothing.
   const int64_t possible =
       st.compute ? gpu::IterationsFromMeasurement(lease_s, lease.seconds_per_iteration, p.speedup)
-                 : IterationsIn(lease_s, st.profile->iter_time_s, p.speedup);
+                 : scheduling::IterationsIn(lease_s, st.profile->iter_time_s, p.speedup);
   st.offer = StandingOffer{possible, p.gpus, lease_s};
   JobCheckpoint& account = st.account;
   p.iterations_done = std::min(possible, account.iterations_left);
@@ -109,8 +103,11 @@ void CreditStoodRounds(JobActorState& st, int32_t rounds) {
   const StandingOffer& offer = st.offer;
   if (rounds <= 0 || offer.iterations < 0) return;
   JobCheckpoint& account = st.account;
-  account.iterations_left -= std::min(account.iterations_left, offer.iterations * rounds);
-  account.finished = account.iterations_left == 0;
+  // As the scheduler credited them, round by round (scheduling/lease_credit.hpp).
+  const scheduling::StoodCredit credit =
+      scheduling::CreditStood(account.iterations_left, offer.iterations, rounds);
+  account.iterations_left = credit.iterations_left;
+  account.finished = credit.finished;
   account.rounds_run += rounds;
   account.gpu_seconds += offer.gpus * offer.lease_s * rounds;
   account.at_s += offer.lease_s * rounds;  // the rounds stood follow the lease directly

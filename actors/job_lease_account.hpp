@@ -2,7 +2,8 @@
 // messages. RunLease commits an assembled lease's work to the job's account — Synergy's
 // iterations for the round's length at the share's speed-up, or what real compute measured — and
 // builds the report; CreditStoodRounds commits the rounds a standing lease stood
-// (messages/cluster_messages.hpp) at the rate the last report offered, to the same figures.
+// (messages/cluster_messages.hpp) at the rate the last report offered, to the same figures. Both
+// count iterations as the scheduler's books count them (scheduling/lease_credit.hpp).
 #pragma once
 
 #include <cstdint>

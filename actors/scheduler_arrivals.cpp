@@ -1,94 +1,23 @@
-// The scheduler's arrivals: jobs the workload hands over become tracked queue entries, and the
-// profiler's estimates replace their demands when they come.
-#include <memory>
-#include <string>
+// The scheduler's arrivals (scheduler_internal.hpp): each job the workload hands over is handed
+// to the engine, and its actor, if it came with one, kept and watched.
+#include <utility>
+#include <vector>
 
 #include "actors/scheduler_internal.hpp"
 
 namespace troupe::scheduler_detail {
-namespace {
 
-bool IsMeasured(const SchedulerOptions& o, int64_t job_id) {
-  return o.measure_first_job < 0 || (job_id >= o.measure_first_job && job_id <= o.measure_last_job);
-}
-
-// The arrival's matrix, shared with the model's earlier arrivals when it is the same (as it is
-// for every job of a model under oracle profiling): a deep queue then holds one copy a model,
-// not one a job.
-std::shared_ptr<const SensitivityMatrix> SharedSensitivity(SchedulerState& st,
-                                                           const std::string& model,
-                                                           SensitivityMatrix&& matrix) {
-  auto& shared = st.model_sensitivity[model];
-  if (shared && shared->cpu_grid == matrix.cpu_grid && shared->memory_grid == matrix.memory_grid &&
-      shared->values == matrix.values) {
-    return shared;
-  }
-  auto own = std::make_shared<const SensitivityMatrix>(std::move(matrix));
-  if (!shared) shared = own;
-  return own;
-}
-
-}  // namespace
-
-std::vector<ProfileAsk> Admit(Self* self, std::vector<ArrivedJob>& arrived) {
-  SchedulerState& st = self->state;
-  std::vector<ProfileAsk> asks;
+std::vector<scheduling::Arrival> TakeArrivals(Self* self, std::vector<ArrivedJob>& arrived) {
+  std::vector<scheduling::Arrival> arrivals;
+  arrivals.reserve(arrived.size());
   for (ArrivedJob& a : arrived) {
-    if (st.cluster.profiler)
-      asks.push_back(ProfileAsk{a.spec.job_id, a.spec.model, a.spec.arrival_s});
-    TrackedJob t;
-    const JobSpec& s = a.spec;
-    scheduling::SchedJob& v = t.view;
-    v.id = s.job_id;
-    v.arrival_s = s.arrival_s;
-    v.gpus = s.gpus;
-    v.iter_time_s = a.iter_time_s;
-    v.iterations_total = v.iterations_left = s.iterations;
-    v.ideal_cpus_per_gpu = a.ideal_cpus_per_gpu;
-    v.ideal_memory_gb_per_gpu = a.ideal_memory_gb_per_gpu;
-    v.speedup_at_ideal = a.speedup_at_ideal;
-    v.sensitivity = SharedSensitivity(st, s.model, std::move(a.sensitivity));
-    if (st.options.type_speeds) {
-      const auto speeds = st.options.type_speeds->find(s.model);
-      if (speeds != st.options.type_speeds->end()) v.type_speed = speeds->second;
-    }
-    v.expected_speedup =
-        scheduling::ExpectedSpeedup(st.mechanism_definition->proportional_share_only, v, nullptr);
-    t.handle = std::move(a.job);
-    t.record.job_id = s.job_id;
-    t.record.model = s.model;
-    t.record.gpus = s.gpus;
-    t.record.iterations = s.iterations;
-    t.record.arrival_s = s.arrival_s;
-    t.record.ideal_duration_s = static_cast<double>(s.iterations) * a.iter_time_s;
-    t.record.measured = IsMeasured(st.options, s.job_id);
-    if (t.record.measured) ++st.measured_arrived;
-    st.queue.push_back(s.job_id);
-    st.unchecked_arrivals.push_back(s.job_id);
-    ++st.queued;
-    Touch(st, s.job_id);
-    TrackedJob& admitted = st.jobs.emplace(s.job_id, std::move(t)).first->second;
-    admitted.view.owner = &admitted;  // a node's place is stable: placements lead back here
-    WatchJob(self, admitted);
+    const bool has_actor = static_cast<bool>(a.job);
+    if (has_actor) WatchJob(self, a.spec.job_id, std::move(a.job));
+    arrivals.push_back(scheduling::Arrival{std::move(a.spec), has_actor, a.iter_time_s,
+                                           a.ideal_cpus_per_gpu, a.ideal_memory_gb_per_gpu,
+                                           a.speedup_at_ideal, std::move(a.sensitivity)});
   }
-  return asks;
-}
-
-void ApplyProfiles(Self* self, ProfileBatch& batch) {
-  SchedulerState& st = self->state;
-  for (JobProfile& p : batch.profiles) {
-    TrackedJob& job = st.jobs[p.job_id];
-    job.view.ideal_cpus_per_gpu = p.ideal_cpus_per_gpu;
-    job.view.ideal_memory_gb_per_gpu = p.ideal_memory_gb_per_gpu;
-    job.view.speedup_at_ideal = p.speedup_at_ideal;
-    job.view.sensitivity = std::make_shared<const SensitivityMatrix>(std::move(p.estimated));
-    job.view.expected_speedup = scheduling::ExpectedSpeedup(
-        st.mechanism_definition->proportional_share_only, job.view, nullptr);
-    job.ready_at_s = p.ready_at_s;
-    job.record.profiling_points = p.points_profiled;
-    job.record.profiling_s = p.profiling_s;
-    Touch(st, p.job_id);
-  }
+  return arrivals;
 }
 
 }  // namespace troupe::scheduler_detail

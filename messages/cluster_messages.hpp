@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "messages/gang_weights.hpp"
+#include "messages/job_progress.hpp"
 #include "messages/job_spec.hpp"
 #include "messages/sensitivity.hpp"
 
@@ -64,19 +65,6 @@ struct LeaseOrder {
 template <class Inspector>
 auto inspect(Inspector& f, LeaseOrder& x) {
   return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts, x.type_speed, x.rounds_stood);
-}
-
-// A part of a standing lease on one server: the server keeps the job's lease there, with its
-// GPUs, if it is of this size, and otherwise books one; either way it tells the job nothing.
-struct StandingPart {
-  int64_t job_id = 0;
-  int32_t gpus = 0;
-  double cpus = 0;
-  double memory_gb = 0;
-};
-template <class Inspector>
-auto inspect(Inspector& f, StandingPart& x) {
-  return f(x.job_id, x.gpus, x.cpus, x.memory_gb);
 }
 
 // Every lease of one round on one server. Leases of earlier rounds have ended by start_s, but for
@@ -203,48 +191,6 @@ struct ServerFree {
 template <class Inspector>
 auto inspect(Inspector& f, ServerFree& x) {
   return f(x.server, x.gpus, x.cpus, x.memory_gb);
-}
-
-// One part of a lease as the job holds it: the server, its GPU indices there, CPUs, memory.
-struct LeasePart {
-  int32_t server = 0;
-  std::vector<int32_t> gpu_ids;
-  double cpus = 0;
-  double memory_gb = 0;
-};
-template <class Inspector>
-auto inspect(Inspector& f, LeasePart& x) {
-  return f(x.server, x.gpu_ids, x.cpus, x.memory_gb);
-}
-
-// A job's report at the end of a lease.
-struct JobProgress {
-  int64_t job_id = 0;
-  int64_t round = 0;
-  bool ran = false;  // false when a part of its gang lease was refused
-  int64_t iterations_done = 0;
-  int64_t iterations_left = 0;
-  bool finished = false;
-  int32_t gpus = 0;
-  double cpus = 0;
-  double memory_gb = 0;
-  double speedup = 0;            // throughput relative to the proportional share this lease
-  std::vector<LeasePart> parts;  // what the servers granted it this round
-  double lease_start_s = 0;
-  double wasted_gpu_s = 0;  // GPU-seconds of a lease lost to a dead server (work not checkpointed)
-  // Sent at the grant for the lease's end (emulated, without faults: the work is committed at
-  // the grant): the scheduler files it and takes it when its round's timer fires, as it would
-  // take a report timed to arrive then.
-  bool for_round_end = false;
-  // The job's offer to keep this lease (-1: none): the iterations it makes in each further round
-  // of the same length and share, with nothing to do per round (the standing leases above).
-  int64_t standing_iterations = -1;
-};
-template <class Inspector>
-auto inspect(Inspector& f, JobProgress& x) {
-  return f(x.job_id, x.round, x.ran, x.iterations_done, x.iterations_left, x.finished, x.gpus,
-           x.cpus, x.memory_gb, x.speedup, x.parts, x.lease_start_s, x.wasted_gpu_s,
-           x.for_round_end, x.standing_iterations);
 }
 
 // The scheduler asks the workload for every job arriving up to until_s.

@@ -1,6 +1,6 @@
 // The starvation guard on a long queue (the scheduler keeps such a queue ordered between rounds
-// and asks the guard only for the jobs that became due: actors/scheduler_queue.cpp). Debug builds
-// (make test-asan) also check every round against the whole queue's order.
+// and asks the guard only for the jobs that became due: scheduling/cluster_scheduler_queue.cpp).
+// Debug builds (make test-asan) also check every round against the whole queue's order.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,9 +1,9 @@
-// The scheduler's queue between rounds (scheduler_actor.hpp). A short queue is walked and sorted
-// every round. A long one (above kIndexAbove heads; FIFO's above the GPUs) keeps its runnable jobs
-// in the policy's order and the starvation guard's watch from round to round, refiling only the
-// jobs touched since, so that planning a round costs what changed and the head it reads, not the
-// queue. Both ways give the same rounds: a head that does not fill the GPUs falls back to the whole
-// queue.
+// The round engine's queue between rounds (cluster_scheduler.hpp). A short queue is walked and
+// sorted every round. A long one (above kIndexAbove heads; FIFO's above the GPUs) keeps its
+// runnable jobs in the policy's order and the starvation guard's watch from round to round,
+// refiling only the jobs touched since, so that planning a round costs what changed and the head
+// it reads, not the queue. Both ways give the same rounds: a head that does not fill the GPUs
+// falls back to the whole queue.
 #include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
@@ -11,13 +11,13 @@
 #include <cassert>
 #include <limits>
 
-#include "actors/scheduler_internal.hpp"
+#include "scheduling/cluster_scheduler_internal.hpp"
 
-namespace troupe::scheduler_detail {
+namespace troupe::scheduling::engine_detail {
 namespace {
 
 // Files, moves or removes one job as its state now says.
-void Refile(SchedulerState& st, int64_t id, double start_s) {
+void Refile(EngineState& st, int64_t id, double start_s) {
   auto it = st.jobs.find(id);
   if (it == st.jobs.end() || it->second.done) {
     st.order.Remove(id);
@@ -44,14 +44,14 @@ void Refile(SchedulerState& st, int64_t id, double start_s) {
   st.order.File(job.view);
 }
 
-void RefileTouched(SchedulerState& st, double start_s) {
+void RefileTouched(EngineState& st, double start_s) {
   std::vector<int64_t> ids(st.not_ready.begin(), st.not_ready.end());
   ids.insert(ids.end(), st.touched.begin(), st.touched.end());
   st.touched.clear();
   for (int64_t id : ids) Refile(st, id, start_s);
 }
 
-const std::vector<scheduling::QueuedJob>& OrderedHead(SchedulerState& st, double start_s,
+const std::vector<scheduling::QueuedJob>& OrderedHead(EngineState& st, double start_s,
                                                       size_t count) {
   // Filed views are jobs' entries in st.jobs, refiled (RefileTouched) before they go, and again
   // whenever what a placement reads of them changes (ApplyProfiles touches the job).
@@ -59,8 +59,7 @@ const std::vector<scheduling::QueuedJob>& OrderedHead(SchedulerState& st, double
   return st.head_jobs;
 }
 
-std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(SchedulerState& st,
-                                                                double start_s) {
+std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(EngineState& st, double start_s) {
   std::vector<const scheduling::SchedJob*> runnable;
   runnable.reserve(static_cast<size_t>(st.queued));
   for (int64_t id : st.queue) {
@@ -73,7 +72,7 @@ std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(SchedulerState& 
 }
 
 // Takes the capacity of dead servers out of the round's plan.
-void ResetLedger(SchedulerState& st) {
+void ResetLedger(EngineState& st) {
   st.ledger->Reset();
   for (int32_t s = 0; s < st.ledger->server_count(); ++s) {
     if (st.server_up[s]) continue;
@@ -93,16 +92,16 @@ constexpr size_t kIndexBelow = 2;
 // queued job up: its queue is kept ordered as soon as it is longer
 // than the cluster has GPUs (default experiment: a tenth fewer instructions planning its rounds
 // than from 4 heads on), and sorted again below half of that.
-size_t IndexAbove(const SchedulerState& st, size_t head) {
+size_t IndexAbove(const EngineState& st, size_t head) {
   return st.policy->constant_key ? static_cast<size_t>(st.ledger->total_gpus())
                                  : kIndexAbove * head;
 }
-size_t IndexBelow(const SchedulerState& st, size_t head) {
+size_t IndexBelow(const EngineState& st, size_t head) {
   return st.policy->constant_key ? static_cast<size_t>(st.ledger->total_gpus()) / 2
                                  : kIndexBelow * head;
 }
 
-void SetIndexed(SchedulerState& st, bool indexed, double start_s) {
+void SetIndexed(EngineState& st, bool indexed, double start_s) {
   st.indexed = indexed;
   st.head_fell_short = false;
   st.touched.clear();
@@ -117,7 +116,7 @@ void SetIndexed(SchedulerState& st, bool indexed, double start_s) {
 // and the rest as the partial sort leaves it; all of it ordered if the GPUs are still not full.
 // Sets head_fell_short unless the GPUs filled with jobs of the head alone.
 std::vector<scheduling::JobPlacement> PlaceWholeQueue(
-    SchedulerState& st, double start_s, size_t head,
+    EngineState& st, double start_s, size_t head,
     std::vector<const scheduling::SchedJob*>& runnable) {
   scheduling::OrderJobs(*st.policy, start_s, runnable, st.options.order, head);
   ResetLedger(st);
@@ -138,7 +137,7 @@ std::vector<scheduling::JobPlacement> PlaceWholeQueue(
 }
 
 // The starvation guard's marks on a short queue, once its round is planned.
-void MarkStarvingRunnable(SchedulerState& st, double start_s,
+void MarkStarvingRunnable(EngineState& st, double start_s,
                           const std::vector<const scheduling::SchedJob*>& runnable) {
   if (st.options.order.starvation_s <= 0) return;
   for (const scheduling::SchedJob* job : runnable) {
@@ -149,7 +148,7 @@ void MarkStarvingRunnable(SchedulerState& st, double start_s,
 }
 
 // The starvation guard's marks on a long queue: only the jobs that have waited too long are read.
-void MarkStarvingIndexed(SchedulerState& st, double start_s) {
+void MarkStarvingIndexed(EngineState& st, double start_s) {
   if (!st.starvation.enabled()) return;
   std::vector<int64_t> due;
   const auto waiting_since = [&st](int64_t id) {
@@ -174,7 +173,7 @@ void MarkStarvingIndexed(SchedulerState& st, double start_s) {
 
 }  // namespace
 
-void EraseDoneJobs(SchedulerState& st) {
+void EraseDoneJobs(EngineState& st) {
   for (int64_t id : st.done_in_queue) {
     if (st.jobs.erase(id) > 0) --st.queued;
   }
@@ -184,7 +183,7 @@ void EraseDoneJobs(SchedulerState& st) {
   }
 }
 
-bool HeadIsWholeOrder(SchedulerState& st, double start_s,
+bool HeadIsWholeOrder(EngineState& st, double start_s,
                       const std::vector<scheduling::QueuedJob>& head) {
   std::vector<const scheduling::SchedJob*> all = RunnableInArrivalOrder(st, start_s);
   if (all.size() != st.order.size()) return false;
@@ -195,7 +194,7 @@ bool HeadIsWholeOrder(SchedulerState& st, double start_s,
                     });
 }
 
-std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, double start_s) {
+std::vector<scheduling::JobPlacement> PlacePolicyOrder(EngineState& st, double start_s) {
   // A mechanism stops reading once the GPUs are full: a long queue offers it the head only.
   const size_t head = std::max<size_t>(4 * static_cast<size_t>(st.ledger->total_gpus()), 64);
   const auto queued = static_cast<size_t>(st.queued);
@@ -242,7 +241,7 @@ std::vector<scheduling::JobPlacement> PlacePolicyOrder(SchedulerState& st, doubl
   return placements;
 }
 
-void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placed) {
+void NoteExpectedSpeedups(EngineState& st, const std::vector<scheduling::JobPlacement>& placed) {
   if (!st.policy->key_reads_expected_speedup) return;  // the order does not depend on it
   // A job not placed in the round before expects its speed-up without a placement (Admit and
   // ApplyProfiles set it so): only last round's and this round's placed jobs change.
@@ -263,4 +262,4 @@ void NoteExpectedSpeedups(SchedulerState& st, const std::vector<scheduling::JobP
   }
 }
 
-}  // namespace troupe::scheduler_detail
+}  // namespace troupe::scheduling::engine_detail

@@ -1,23 +1,19 @@
-// The round's leases (scheduler_internal.hpp): each placed job's lease granted anew or standing,
-// and every server that hears of the round told its share.
-#include "actors/scheduler_internal.hpp"
+// The round's leases (cluster_scheduler_internal.hpp): each placed job's lease granted anew or
+// standing, and every server that hears of the round told its share.
+#include "scheduling/cluster_scheduler_internal.hpp"
 
-namespace troupe::scheduler_detail {
+namespace troupe::scheduling::engine_detail {
 namespace {
 
-// Spawns the actor of a job that arrived without one, before any lease can reach it. Its spec is
-// what the record keeps of it (the job actor never reads the trace line).
-void SpawnJob(Self* self, TrackedJob& job) {
-  SchedulerState& st = self->state;
-  const JobRecord& r = job.record;
-  JobSpec spec{r.job_id, r.model, r.gpus, r.iterations, r.arrival_s, 0};
-  job.handle = st.cluster.jobs.Spawn(self, std::move(spec), caf::actor_cast<caf::actor>(self));
-  WatchJob(self, job);
+// Has the actor of a job that arrived without one spawned, before any lease can reach it.
+void SpawnJob(EngineState& st, TrackedJob& job) {
+  st.out->SpawnJob(job.record);
+  job.has_actor = true;
 }
 
 // The round's placed jobs' entries, in its order (where a placement does not name its job's
 // entry, the line that leads to it asked for a few placements ahead), and the parts on each server.
-void FindPlacedJobs(SchedulerState& st, const std::vector<scheduling::JobPlacement>& placements,
+void FindPlacedJobs(EngineState& st, const std::vector<scheduling::JobPlacement>& placements,
                     std::vector<size_t>& parts_on_server) {
   std::vector<TrackedJob*>& placed = st.placed_jobs;
   placed.resize(placements.size());
@@ -38,8 +34,7 @@ void FindPlacedJobs(SchedulerState& st, const std::vector<scheduling::JobPlaceme
 
 // Lists each job's parts to their servers where its lease is granted anew; notes them in
 // standing_parts where it stands. Returns how many standing rounds were taken as they stood.
-size_t GrantOrStand(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
-  SchedulerState& st = self->state;
+size_t GrantOrStand(EngineState& st, const std::vector<scheduling::JobPlacement>& placements) {
   const std::vector<TrackedJob*>& placed = st.placed_jobs;
   st.standing_parts.clear();
   size_t taken = 0;
@@ -47,7 +42,7 @@ size_t GrantOrStand(Self* self, const std::vector<scheduling::JobPlacement>& pla
     const scheduling::JobPlacement& p = placements[i];
     if (i + kPrefetchAhead < placed.size()) PrefetchForLease(placed[i + kPrefetchAhead]);
     TrackedJob& job = *placed[i];
-    if (!job.handle) SpawnJob(self, job);  // first placed: until now it was a record alone
+    if (!job.has_actor) SpawnJob(st, job);  // first placed: until now it was a record alone
     const int32_t parts = static_cast<int32_t>(p.parts.size());
     int32_t rounds_stood = 0;
     const LeaseFate fate = LeaseStands(st, job, p, i, &rounds_stood);
@@ -58,9 +53,9 @@ size_t GrantOrStand(Self* self, const std::vector<scheduling::JobPlacement>& pla
       if (fate != LeaseFate::kGranted) {
         st.standing_parts.push_back({part.server, static_cast<int32_t>(i), k});
       } else {
-        st.leases_by_server[part.server].leases.push_back(
-            LeaseOrder{p.job_id, job.handle, part.gpus, part.cpus, part.memory_gb, parts,
-                       job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type), rounds_stood});
+        st.leases_by_server[part.server].grants.push_back(
+            Grant{p.job_id, part.gpus, part.cpus, part.memory_gb, parts,
+                  job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type), rounds_stood});
       }
       st.current.gpus_allocated += part.gpus;
       st.current.cpus_allocated += part.cpus;
@@ -72,17 +67,16 @@ size_t GrantOrStand(Self* self, const std::vector<scheduling::JobPlacement>& pla
 
 // A server with nothing to grant hears nothing: its books catch up with the standing parts on it
 // (extended, booked where they moved to it) in the round that next brings it a grant, before the
-// grant (ServerActor). The live view shows every server every round. So the standing parts are
-// listed to the servers that hear alone, once the grants are known.
-void TellServers(Self* self, const std::vector<scheduling::JobPlacement>& placements,
+// grant (ServerActor). A live view shows every server every round (every_server_hears). So the
+// standing parts are listed to the servers that hear alone, once the grants are known.
+void TellServers(EngineState& st, const std::vector<scheduling::JobPlacement>& placements,
                  const std::vector<size_t>& parts_on_server) {
-  SchedulerState& st = self->state;
-  std::vector<RoundLeases>& by_server = st.leases_by_server;  // each emptied as it is sent
-  const bool quiet_servers_hear = st.telemetry->live != nullptr;
+  std::vector<ServerRound>& by_server = st.leases_by_server;  // each emptied as it is sent
+  const bool quiet_servers_hear = st.setup.every_server_hears;
   const auto hears = [&](size_t s) {
-    return !by_server[s].leases.empty() || (quiet_servers_hear && parts_on_server[s] > 0);
+    return !by_server[s].grants.empty() || (quiet_servers_hear && parts_on_server[s] > 0);
   };
-  for (const SchedulerState::StandingRef& ref : st.standing_parts) {
+  for (const EngineState::StandingRef& ref : st.standing_parts) {
     if (!hears(static_cast<size_t>(ref.server))) continue;
     std::vector<StandingPart>& standing = by_server[ref.server].standing;
     // Most parts stand round after round: one allocation a server, not one per doubling.
@@ -96,23 +90,22 @@ void TellServers(Self* self, const std::vector<scheduling::JobPlacement>& placem
     by_server[s].round = st.round;
     by_server[s].start_s = st.current.start_s;
     by_server[s].end_s = st.current.end_s;
-    Tell(self, st.telemetry, st.cluster.servers[s], std::move(by_server[s]));
-    by_server[s] = RoundLeases{};
+    st.out->LeaseRound(static_cast<int32_t>(s), std::move(by_server[s]));
+    by_server[s] = ServerRound{};
   }
 }
 
 }  // namespace
 
-size_t SendLeases(Self* self, const std::vector<scheduling::JobPlacement>& placements) {
-  SchedulerState& st = self->state;
-  st.leases_by_server.resize(st.cluster.servers.size());
+size_t LeaseRound(EngineState& st, const std::vector<scheduling::JobPlacement>& placements) {
+  st.leases_by_server.resize(st.setup.servers.size());
   st.round_jobs.clear();
   st.round_standing.clear();
   std::vector<size_t> parts_on_server(st.leases_by_server.size(), 0);
   FindPlacedJobs(st, placements, parts_on_server);
-  const size_t taken = GrantOrStand(self, placements);
-  TellServers(self, placements, parts_on_server);
+  const size_t taken = GrantOrStand(st, placements);
+  TellServers(st, placements, parts_on_server);
   return placements.size() - taken;
 }
 
-}  // namespace troupe::scheduler_detail
+}  // namespace troupe::scheduling::engine_detail

@@ -9,27 +9,28 @@
 #include <algorithm>
 #include <climits>
 
-#include "actors/scheduler_internal.hpp"
+#include "scheduling/cluster_scheduler_internal.hpp"
+#include "scheduling/lease_credit.hpp"
 
-namespace troupe::scheduler_detail {
+namespace troupe::scheduling::engine_detail {
 namespace {
 
-PartShape ShapeOf(const SchedulerState& st, const TrackedJob& job,
+PartShape ShapeOf(const EngineState& st, const TrackedJob& job,
                   const scheduling::PlacementPart& part) {
   return PartShape{part.gpus, part.cpus, part.memory_gb,
                    job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type)};
 }
 
 // The parts as the job's progress sees them, sorted.
-void ShapesOf(const SchedulerState& st, const TrackedJob& job,
-              const scheduling::PlacementParts& parts, PartShapes* shapes) {
+void ShapesOf(const EngineState& st, const TrackedJob& job, const scheduling::PlacementParts& parts,
+              PartShapes* shapes) {
   shapes->clear();
   for (const scheduling::PlacementPart& part : parts) shapes->push_back(ShapeOf(st, job, part));
   std::sort(shapes->begin(), shapes->end());
 }
 
 // Whether two sets of parts give the job the same share (where they are does not matter).
-bool SameShapes(SchedulerState& st, const TrackedJob& job, const scheduling::PlacementParts& a,
+bool SameShapes(EngineState& st, const TrackedJob& job, const scheduling::PlacementParts& a,
                 const scheduling::PlacementParts& b) {
   if (a.size() != b.size()) return false;
   if (a.size() == 1) {  // most jobs: the job's GPU speeds are read only across GPU types
@@ -60,7 +61,7 @@ uint64_t ReportKeyOf(const TrackedJob* job) {
 }
 
 // The report of a round the job's lease stood: what RunLease commits at the offered rate.
-JobProgress StandingReport(SchedulerState& st, const TrackedJob& job, const LeaseHeld& held) {
+JobProgress StandingReport(EngineState& st, const TrackedJob& job, const LeaseHeld& held) {
   const int64_t left = job.view.iterations_left;
   JobProgress p;
   p.job_id = job.view.id;
@@ -79,41 +80,40 @@ JobProgress StandingReport(SchedulerState& st, const TrackedJob& job, const Leas
       p.memory_gb += part.memory_gb;
     }
   }
-  p.iterations_done = std::min(held.offered_iterations, left);
-  p.iterations_left = left - p.iterations_done;
-  p.finished = p.iterations_left == 0;
+  const StoodCredit credit = CreditStood(left, held.offered_iterations, 1);
+  p.iterations_done = credit.iterations_done;
+  p.iterations_left = credit.iterations_left;
+  p.finished = credit.finished;
   p.standing_iterations = held.offered_iterations;
   p.for_round_end = true;
   return p;
 }
 
 // Takes the report of a round the job's lease stood: its offer stands for the next round too.
-void TakeStandingRound(Self* self, TrackedJob& job) {
-  SchedulerState& st = self->state;
+void TakeStandingRound(EngineState& st, TrackedJob& job) {
   job.lease.offer_round = static_cast<int32_t>(st.round);
-  TakeProgress(self, job, StandingReport(st, job, job.lease));
+  TakeProgress(st, job, StandingReport(st, job, job.lease));
 }
 
 // `turns` came in the round's order (report keys ascending within each lowest server): a
 // stable counting sort by lowest server orders them by report key, in time linear in the turns.
 // (A placement without parts, lowest server INT32_MAX, sorts last.)
-void SortByReportKey(const std::vector<SchedulerState::StandingTurn>& turns, size_t servers,
-                     std::vector<SchedulerState::StandingTurn>* sorted) {
-  const auto bucket = [servers](const SchedulerState::StandingTurn& turn) {
+void SortByReportKey(const std::vector<EngineState::StandingTurn>& turns, size_t servers,
+                     std::vector<EngineState::StandingTurn>* sorted) {
+  const auto bucket = [servers](const EngineState::StandingTurn& turn) {
     return std::min<size_t>(turn.report_key >> 32, servers);
   };
   std::vector<size_t> first(servers + 2, 0);
-  for (const SchedulerState::StandingTurn& turn : turns) ++first[bucket(turn) + 1];
+  for (const EngineState::StandingTurn& turn : turns) ++first[bucket(turn) + 1];
   for (size_t s = 1; s < first.size(); ++s) first[s] += first[s - 1];
   sorted->resize(turns.size());
-  for (const SchedulerState::StandingTurn& turn : turns) (*sorted)[first[bucket(turn)]++] = turn;
+  for (const EngineState::StandingTurn& turn : turns) (*sorted)[first[bucket(turn)]++] = turn;
 }
 
 }  // namespace
 
-LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
-                      const scheduling::JobPlacement& placement, size_t index,
-                      int32_t* rounds_stood) {
+LeaseFate LeaseStands(EngineState& st, TrackedJob& job, const scheduling::JobPlacement& placement,
+                      size_t index, int32_t* rounds_stood) {
   *rounds_stood = 0;
   if (!st.options.standing_leases) return LeaseFate::kGranted;
   LeaseHeld& held = job.lease;
@@ -134,21 +134,21 @@ LeaseFate LeaseStands(SchedulerState& st, TrackedJob& job,
   } else if (held.parts != placement.parts) {
     held.parts = placement.parts;
   }
-  const int64_t left = job.view.iterations_left;
-  if (st.policy->constant_key && held.offered_iterations < left) {
+  const StoodCredit credit = CreditStood(job.view.iterations_left, held.offered_iterations, 1);
+  if (st.policy->constant_key && !credit.finished) {
     // Most rounds of most jobs: the report would add nothing but the run (it lists no parts and
     // wastes nothing), so it is not built.
     held.offer_round = static_cast<int32_t>(st.round);
     int32_t gpus = 0;
     for (const scheduling::PlacementPart& part : held.parts) gpus += part.gpus;
-    TakeRunGoingOn(st, job, gpus, left - held.offered_iterations);
+    TakeRunGoingOn(st, job, gpus, credit.iterations_left);
     return LeaseFate::kStandsTaken;
   }
   st.round_standing.push_back({held.report_key, &job});
   return LeaseFate::kStands;
 }
 
-void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& p) {
+void NoteStandingOffer(EngineState& st, TrackedJob& job, const JobProgress& p) {
   if (!st.options.standing_leases || !job.lease.held()) return;
   LeaseHeld& held = job.lease;
   held.offered_iterations = p.ran && !p.finished ? p.standing_iterations : -1;
@@ -156,11 +156,10 @@ void NoteStandingOffer(SchedulerState& st, TrackedJob& job, const JobProgress& p
   held.lease_s = st.current.end_s - st.current.start_s;
 }
 
-void TakeRoundReports(Self* self) {
-  SchedulerState& st = self->state;
+void TakeRoundReports(EngineState& st) {
   std::vector<JobProgress> reports;
   reports.swap(st.filed_reports);
-  SortByReportKey(st.round_standing, st.cluster.servers.size(), &st.standing_closing);
+  SortByReportKey(st.round_standing, st.setup.servers.size(), &st.standing_closing);
   st.round_standing.clear();  // the next round's fill it
   size_t next = 0;
   const auto take_standing_before = [&](uint64_t key) {
@@ -170,7 +169,7 @@ void TakeRoundReports(Self* self) {
       if (next + 2 * kPrefetchAhead < st.standing_closing.size()) {
         PrefetchForStandingReport(st.standing_closing[next + 2 * kPrefetchAhead].job);
       }
-      TakeStandingRound(self, *st.standing_closing[next++].job);
+      TakeStandingRound(st, *st.standing_closing[next++].job);
     }
   };
   for (const JobProgress& p : reports) {
@@ -181,9 +180,9 @@ void TakeRoundReports(Self* self) {
     // Jobs leave `jobs` only once the round closed (no report awaited): `job` is still theirs
     // unless that happened, and then OnProgress looks again (and drops it as stray).
     if (st.awaiting_reports == 0) {
-      OnProgress(self, p);
+      OnProgress(st, p);
     } else {
-      OnProgressOf(self, job, p);
+      OnProgressOf(st, job, p);
     }
   }
   take_standing_before(UINT64_MAX);
@@ -192,4 +191,4 @@ void TakeRoundReports(Self* self) {
   if (st.filed_reports.empty()) st.filed_reports.swap(reports);  // its storage
 }
 
-}  // namespace troupe::scheduler_detail
+}  // namespace troupe::scheduling::engine_detail

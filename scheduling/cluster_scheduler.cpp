@@ -1,0 +1,195 @@
+#include "scheduling/cluster_scheduler.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "scheduling/cluster_scheduler_internal.hpp"
+
+namespace troupe::scheduling {
+
+using namespace engine_detail;
+
+ClusterScheduler::ClusterScheduler(const ClusterSchedulerOptions& options, ClusterSetup setup,
+                                   SchedulerOutput* output)
+    : st_(std::make_unique<EngineState>()) {
+  EngineState& st = *st_;
+  st.ledger = std::make_unique<ClusterLedger>(setup.servers);
+  st.policy = &PolicyNamed(options.policy);
+  st.mechanism_definition = &MechanismNamed(options.mechanism);
+  st.mechanism = st.mechanism_definition->make(options.mechanism_options);
+  st.options = options;
+  st.server_up.assign(setup.servers.size(), true);
+  st.server_back_at_s.assign(setup.servers.size(), -1);
+  st.setup = std::move(setup);
+  st.out = output;
+  st.order = QueueOrder(*st.policy, options.order);
+  st.starvation = StarvationGuard(options.order.starvation_s);
+}
+
+ClusterScheduler::~ClusterScheduler() = default;
+
+ClusterScheduler::RoundStart ClusterScheduler::BeginRound(double start_s) {
+  EngineState& st = *st_;
+  if (st.options.deadline_s > 0 && start_s >= st.options.deadline_s) {
+    engine_detail::EndRun(st, "deadline");
+    return RoundStart::kEnded;
+  }
+  if (st.next_arrival_s >= 0 && st.next_arrival_s <= start_s) return RoundStart::kPullArrivals;
+  engine_detail::PlanRound(st, start_s);
+  return RoundStart::kPlanned;
+}
+
+std::vector<ProfileAsk> ClusterScheduler::Admit(std::vector<Arrival>& arrivals,
+                                                double next_arrival_s) {
+  std::vector<ProfileAsk> asks = engine_detail::Admit(*st_, arrivals);
+  st_->next_arrival_s = next_arrival_s;
+  return asks;
+}
+
+void ClusterScheduler::ApplyProfiles(ProfileBatch& batch) {
+  engine_detail::ApplyProfiles(*st_, batch);
+}
+
+void ClusterScheduler::PlanRound(double start_s) { engine_detail::PlanRound(*st_, start_s); }
+
+bool ClusterScheduler::FileForRoundEnd(JobProgress& p) {
+  EngineState& st = *st_;
+  if (!p.for_round_end || st.round_timer_fired || p.round != st.round) return false;
+  st.filed_reports.push_back(std::move(p));
+  return true;
+}
+
+void ClusterScheduler::OnProgress(const JobProgress& p) { engine_detail::OnProgress(*st_, p); }
+
+void ClusterScheduler::OnRoundTimer() {
+  EngineState& st = *st_;
+  st.round_timer_fired = true;
+  const bool reports_due = st.awaiting_reports > 0;
+  MaybeCloseRound(st);  // at once when no report is due (else it arms the grace timer)
+  // The filed reports, as if each had arrived now, after the timer, in the order they were sent.
+  if (reports_due) TakeRoundReports(st);
+}
+
+void ClusterScheduler::OnGrace(int64_t round) {
+  EngineState& st = *st_;
+  if (st.ended || round != st.round) return;
+  st.grace_pending = false;
+  if (st.awaiting_reports <= 0) return;
+  for (int64_t id : st.round_jobs) {
+    auto it = st.jobs.find(id);
+    if (it == st.jobs.end() || !it->second.has_actor || !AwaitedThisRound(st, it->second)) {
+      continue;
+    }
+    st.out->QueryProgress(id, st.round, st.current.start_s);
+  }
+  ArmGrace(st);
+}
+
+void ClusterScheduler::EndRun(const std::string& reason) { engine_detail::EndRun(*st_, reason); }
+
+void ClusterScheduler::ServerDown(int32_t server) {
+  EngineState& st = *st_;
+  st.server_up[server] = false;
+  // Its leases end now; a gang job loses every part (the job reports at once). After the round's
+  // timer, the jobs still awaited on it may be waiting for a grant it never sent: they report too.
+  for (const JobPlacement& placement : st.round_placements) {
+    const auto& parts = placement.parts;
+    const auto on_server = [server](const PlacementPart& p) { return p.server == server; };
+    if (std::none_of(parts.begin(), parts.end(), on_server)) continue;
+    auto it = st.jobs.find(placement.job_id);
+    if (it == st.jobs.end() || it->second.done || !it->second.has_actor) continue;
+    if (!AwaitedThisRound(st, it->second)) continue;
+    st.out->LoseLease(placement.job_id, st.round, st.current.start_s, server);
+  }
+}
+
+void ClusterScheduler::ServerNotice(int32_t server, double restart_at_s) {
+  EngineState& st = *st_;
+  if (server < 0 || static_cast<size_t>(server) >= st.server_back_at_s.size()) return;
+  st.server_back_at_s[server] = restart_at_s;
+}
+
+void ClusterScheduler::ServerUp(int32_t server) {
+  EngineState& st = *st_;
+  st.server_up[server] = true;
+  st.server_back_at_s[server] = -1;
+}
+
+void ClusterScheduler::JobDown(int64_t job_id, double now_s, const std::string& cause) {
+  EngineState& st = *st_;
+  auto it = st.jobs.find(job_id);
+  if (it == st.jobs.end()) return;
+  TrackedJob& job = it->second;
+  job.has_actor = false;
+  if (job.done) return;
+  job.down = true;
+  Touch(st, job_id);
+  if (AwaitedThisRound(st, job)) {
+    // The lease dies with the job: its work since the lease start was never checkpointed. Lost
+    // is what it held of the lease, as a job counts a lease it loses (JobActor): on the wall
+    // clock the round's timer may fire late on a loaded machine, and a death taken before it
+    // can come after the lease's end, but the lease ended there.
+    if (st.round >= 0 && !st.round_timer_fired) {
+      job.record.wasted_gpu_s += job.view.gpus * std::clamp(now_s - st.current.start_s, 0.0,
+                                                            st.current.end_s - st.current.start_s);
+    }
+    job.reported_round = static_cast<int32_t>(st.round);
+    --st.awaiting_reports;
+  }
+  if (job.restart_at_s < 0) {
+    const std::string& why = job.crash_fault.empty() ? cause : job.crash_fault;
+    RecordFailed(st, job, fmt::format("actor died at {:.0f} s: {}", now_s, why));
+  }
+  MaybeCloseRound(st);
+}
+
+void ClusterScheduler::FaultNotice(int64_t job_id, double restart_at_s, const std::string& fault) {
+  EngineState& st = *st_;
+  auto it = st.jobs.find(job_id);
+  if (it == st.jobs.end() || it->second.done) return;
+  TrackedJob& job = it->second;
+  job.restart_at_s = restart_at_s;
+  if (!job.down) {
+    job.crash_fault = fault;
+    return;
+  }
+  // Down already, and now known not to come back.
+  if (restart_at_s < 0) {
+    RecordFailed(st, job, fmt::format("{} ({})", job.crash_fault, fault));
+    MaybeCloseRound(st);
+  }
+}
+
+ClusterScheduler::Respawn ClusterScheduler::JobRespawned(int64_t job_id, const ResumePoint& from) {
+  EngineState& st = *st_;
+  auto it = st.jobs.find(job_id);
+  if (it == st.jobs.end() || it->second.done || !it->second.down) return Respawn::kRejected;
+  TrackedJob& job = it->second;
+  job.record.restarts = from.restarts;
+  if (from.finished) {
+    // It finished before it died, and its last report was lost: the checkpoint says when.
+    job.down = false;
+    RecordFinished(st, job, from.at_s);
+    return Respawn::kFinished;
+  }
+  job.has_actor = true;
+  job.down = false;
+  job.restart_at_s = -1;
+  if (from.iterations_left >= 0) job.view.iterations_left = from.iterations_left;
+  Touch(st, job_id);
+  return Respawn::kResumed;
+}
+
+bool ClusterScheduler::ended() const { return st_->ended; }
+int64_t ClusterScheduler::round() const { return st_->round; }
+int64_t ClusterScheduler::queued() const { return st_->queued; }
+
+bool ClusterScheduler::Awaited(int64_t job_id) const {
+  auto it = st_->jobs.find(job_id);
+  return it != st_->jobs.end() && !it->second.done && AwaitedThisRound(*st_, it->second);
+}
+
+}  // namespace troupe::scheduling

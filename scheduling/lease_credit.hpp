@@ -1,0 +1,32 @@
+// What a lease credits a job, in iterations: the arithmetic that the job's own account
+// (actors/job_lease_account.hpp) and the round engine's books of a standing lease
+// (cluster_scheduler_standing.cpp) share, so that the two always agree on a job's progress.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace troupe::scheduling {
+
+// Iterations done in a lease of `seconds` at `speedup`, as Synergy's simulator counts them
+// (same operation order, so the same floating-point result).
+inline int64_t IterationsIn(double seconds, double iter_time_s, double speedup) {
+  const double per_iteration = iter_time_s / speedup;
+  return static_cast<int64_t>(std::floor(seconds / per_iteration));
+}
+
+// `rounds` rounds of a standing lease, each at the iterations its last report offered
+// (JobProgress.standing_iterations), taken from `iterations_left`.
+struct StoodCredit {
+  int64_t iterations_done = 0;
+  int64_t iterations_left = 0;
+  bool finished = false;
+};
+inline StoodCredit CreditStood(int64_t iterations_left, int64_t offered_iterations,
+                               int32_t rounds) {
+  const int64_t done = std::min(iterations_left, offered_iterations * rounds);
+  return StoodCredit{done, iterations_left - done, done == iterations_left};
+}
+
+}  // namespace troupe::scheduling
