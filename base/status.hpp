@@ -6,7 +6,9 @@
 // ("configs/x.textproto:12:3: unknown field 'foo'"). Callers print it and exit with status 2 (bad
 // input) or 1 (anything else); nothing that could look like a result is written. kCorrupt means
 // stored bytes failed a check (checksum, magic, size) and nothing read from them was returned.
-// Errors travel as values: no exception crosses a library boundary.
+// Errors travel as values: no exception crosses a library boundary. Status is [[nodiscard]]: a
+// call whose Status is dropped does not compile. Propagate it (base/status_macros.hpp), handle it,
+// or, where ignoring it is right, cast it to void beside a comment that says why.
 #pragma once
 
 #include <string>
@@ -14,7 +16,7 @@
 
 namespace troupe {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code { kOk = 0, kInvalidInput = 2, kIoError = 3, kInternal = 4, kCorrupt = 5 };
 

@@ -4,6 +4,7 @@
 // MemCache::Create(...)`). Built implicitly from a T or from a Status; building one from an OK
 // Status is a programming error and yields a kInternal error instead, so a caller never sees
 // ok() without a value. value()/operator*/operator-> may be used only after ok() is checked.
+// Like Status, a StatusOr is [[nodiscard]].
 #pragma once
 
 #include <cassert>
@@ -16,12 +17,12 @@
 namespace troupe {
 
 template <typename T>
-class StatusOr {
+class [[nodiscard]] StatusOr {
  public:
   // NOLINTNEXTLINE(google-explicit-constructor): returning a Status must read naturally.
-  StatusOr(Status status) : status_(std::move(status)) {
-    if (status_.ok()) status_ = Status::Internal("StatusOr built from an OK Status");
-  }
+  StatusOr(Status status)
+      : status_(status.ok() ? Status::Internal("StatusOr built from an OK Status")
+                            : std::move(status)) {}
   // NOLINTNEXTLINE(google-explicit-constructor): returning a value must read naturally.
   StatusOr(T value) : value_(std::move(value)) {}
   template <typename U, typename = std::enable_if_t<std::is_convertible_v<U&&, T> &&

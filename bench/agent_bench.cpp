@@ -87,7 +87,10 @@ void BM_AgentLeaseRoundTrip(benchmark::State& state) {
       state.SkipWithError("no lease_end");
       break;
     }
-    client.Send(checkpoint);
+    if (!client.Send(checkpoint).ok()) {  // else WaitFrames would wait for a frame never sent
+      state.SkipWithError("cannot send checkpoint_done");
+      break;
+    }
     gw.WaitFrames(++expected);
   }
   state.SetItemsProcessed(state.iterations());
@@ -115,7 +118,12 @@ void BM_AgentHeartbeats(benchmark::State& state) {
   const std::string& frame = *framed;
   int64_t expected = gw.frames.load();
   for (auto _ : state) {
-    for (auto& client : clients) client->SendBytes(frame);
+    bool sent = true;
+    for (auto& client : clients) sent = client->SendBytes(frame).ok() && sent;
+    if (!sent) {  // else WaitFrames would wait for frames never sent
+      state.SkipWithError("cannot send every heartbeat");
+      break;
+    }
     expected += agents;
     gw.WaitFrames(expected);
   }
