@@ -9,6 +9,7 @@
 
 #include "base/input_file.hpp"
 #include "base/quoted.hpp"
+#include "base/status_macros.hpp"
 
 namespace troupe::paramserver {
 namespace {
@@ -185,7 +186,7 @@ Status ParseCriteoLine(std::string_view line, Example* out) {
     const std::string_view text =
         line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
     if (index < kFields) {
-      if (Status s = ParseField(index, text, &e); !s.ok()) return s;
+      RETURN_IF_ERROR(ParseField(index, text, &e));
     }
     ++index;
     if (tab == std::string_view::npos) break;
@@ -207,7 +208,7 @@ Status ReadCriteoTsv(const std::string& path, OnError on_error, std::vector<Exam
   st = {};
   std::string report;
   InputFile file;
-  if (Status s = OpenInputFile(path, field, &file); !s.ok()) return s;
+  RETURN_IF_ERROR(OpenInputFile(path, field, &file));
   LineReader lines(file.get(), path);
   std::string_view line;
   Example e;
@@ -223,7 +224,7 @@ Status ReadCriteoTsv(const std::string& path, OnError on_error, std::vector<Exam
     if (on_error == OnError::kStop) return Status::InvalidInput(message);
     if (++st.skipped <= kReported) report += (st.skipped > 1 ? "\n" : "") + message;
   }
-  if (!lines.status().ok()) return lines.status();
+  RETURN_IF_ERROR(lines.status());
   if (st.skipped > kReported) {
     report += "\n... and " + std::to_string(st.skipped - kReported) + " more malformed lines";
   }

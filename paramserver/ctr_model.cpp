@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "base/status_macros.hpp"
 #include "paramserver/zipf.hpp"
 
 namespace troupe::paramserver {
@@ -79,7 +80,7 @@ Status CtrModel::Check(const CtrModelConfig& config) {
 }
 
 StatusOr<CtrModel> CtrModel::Create(const CtrModelConfig& config) {
-  if (Status s = Check(config); !s.ok()) return s;
+  RETURN_IF_ERROR(Check(config));
   return CtrModel(config);
 }
 

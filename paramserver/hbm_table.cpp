@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::paramserver {
 namespace {
 
@@ -91,10 +93,10 @@ Status CheckHbmConfig(const HbmConfig& config) {
 }
 
 StatusOr<std::unique_ptr<CpuHbmTable>> CpuHbmTable::Create(const HbmConfig& config) {
-  if (Status s = CheckHbmConfig(config); !s.ok()) return s;
-  StatusOr<std::unique_ptr<Optimizer>> optimizer = MakeOptimizer(config.optimizer, config.layout);
-  if (!optimizer.ok()) return optimizer.status();
-  return std::unique_ptr<CpuHbmTable>(new CpuHbmTable(config, std::move(*optimizer)));
+  RETURN_IF_ERROR(CheckHbmConfig(config));
+  ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> optimizer,
+                   MakeOptimizer(config.optimizer, config.layout));
+  return std::unique_ptr<CpuHbmTable>(new CpuHbmTable(config, std::move(optimizer)));
 }
 
 CpuHbmTable::CpuHbmTable(const HbmConfig& config, std::unique_ptr<Optimizer> optimizer)
@@ -265,9 +267,8 @@ size_t CpuHbmTable::size() const {
 StatusOr<HbmTable> HbmTable::Create(const HbmConfig& config) {
   switch (config.backend) {
     case HbmBackendKind::kCpu: {
-      StatusOr<std::unique_ptr<CpuHbmTable>> cpu = CpuHbmTable::Create(config);
-      if (!cpu.ok()) return cpu.status();
-      return HbmTable(std::move(*cpu));
+      ASSIGN_OR_RETURN(std::unique_ptr<CpuHbmTable> cpu, CpuHbmTable::Create(config));
+      return HbmTable(std::move(cpu));
     }
     case HbmBackendKind::kCuda:
       return Status::InvalidInput("HbmTable: the CUDA backend comes from gpu::MakeCudaHbmTable");

@@ -4,6 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::paramserver {
 namespace {
 
@@ -27,7 +29,7 @@ Status MemCache::Check(const MemCacheConfig& config) {
 
 StatusOr<std::unique_ptr<MemCache>> MemCache::Create(MemCacheConfig config, BackingStore* store) {
   if (store == nullptr) return Status::InvalidInput("MemCache: null backing store");
-  if (Status s = Check(config); !s.ok()) return s;
+  RETURN_IF_ERROR(Check(config));
   if (store->layout().floats() != config.layout.floats()) {
     return Status::InvalidInput("MemCache: backing store layout differs");
   }
@@ -173,7 +175,7 @@ Status MemCache::Fetch(std::span<const Key> keys, RowBatch* out, FetchStats* sta
     std::copy_n(RowOf(value), width_, out->values.data() + i * width_);
     Touch(value);
   }
-  if (Status status = LoadMisses(out); !status.ok()) return status;
+  RETURN_IF_ERROR(LoadMisses(out));
   const size_t written_back = write_back_.keys.size();
   if (stats != nullptr) {
     *stats = FetchStats{keys.size(), keys.size() - miss_positions_.size(), miss_keys_.size(),

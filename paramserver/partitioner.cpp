@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::paramserver {
 namespace {
 
@@ -80,7 +82,7 @@ Status PartitionByNodeInto(std::span<const Key> keys, int32_t nodes, Partition* 
 
 StatusOr<Partition> PartitionByNode(std::span<const Key> keys, int32_t nodes) {
   Partition out;
-  if (Status s = PartitionByNodeInto(keys, nodes, &out); !s.ok()) return s;
+  RETURN_IF_ERROR(PartitionByNodeInto(keys, nodes, &out));
   return out;
 }
 
@@ -98,7 +100,7 @@ Status PartitionByGpuInto(std::span<const Key> keys, int32_t nodes, int32_t gpus
 StatusOr<Partition> PartitionByGpu(std::span<const Key> keys, int32_t nodes,
                                    int32_t gpus_per_node) {
   Partition out;
-  if (Status s = PartitionByGpuInto(keys, nodes, gpus_per_node, &out); !s.ok()) return s;
+  RETURN_IF_ERROR(PartitionByGpuInto(keys, nodes, gpus_per_node, &out));
   return out;
 }
 

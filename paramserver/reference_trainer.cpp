@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "base/status_macros.hpp"
 #include "paramserver/auc.hpp"
 
 namespace troupe::paramserver {
@@ -31,9 +32,8 @@ double MaxAbsDifference(const CtrParameters& a, const CtrParameters& b) {
 }
 
 StatusOr<ReferenceTrainer> ReferenceTrainer::Create(const CtrModelConfig& config) {
-  StatusOr<CtrModel> model = CtrModel::Create(config);
-  if (!model.ok()) return model.status();
-  return ReferenceTrainer(std::move(*model));
+  ASSIGN_OR_RETURN(CtrModel model, CtrModel::Create(config));
+  return ReferenceTrainer(std::move(model));
 }
 
 ReferenceTrainer::ReferenceTrainer(CtrModel model)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/status_macros.hpp"
+
 namespace troupe {
 
 using paramserver::Key;
@@ -25,7 +27,7 @@ Status ShardCore::Open(const PsOptions& options, int32_t shard, const std::strin
   core->write_fault_ = std::make_unique<paramserver::SsdWriteFault>();
   ssd.write_fault = core->write_fault_.get();
   ssd.owner = paramserver::ssd::StoreIdentity{options.ssd_run_id, static_cast<uint64_t>(shard)};
-  if (Status s = paramserver::SsdStore::Open(dir, ssd, &core->ssd_); !s.ok()) return s;
+  RETURN_IF_ERROR(paramserver::SsdStore::Open(dir, ssd, &core->ssd_));
   core->recovery_bytes_ = static_cast<int64_t>(core->ssd_->recovery_bytes());
   core->backing_ = std::make_unique<SsdBackingStore>(core->ssd_.get(), core->layout_);
   paramserver::HbmConfig hbm;
@@ -92,7 +94,7 @@ Status ShardCore::Prepare(int64_t step, std::span<const Key> keys, PrepareStats*
   const SsdCounters before = backing_->counters();
   RowBatch rows;
   paramserver::FetchStats fetch;
-  if (Status s = mem_->Fetch(fresh, &rows, &fetch); !s.ok()) return s;
+  RETURN_IF_ERROR(mem_->Fetch(fresh, &rows, &fetch));
   const SsdCounters& after = backing_->counters();
   stats->mem_keys += static_cast<int64_t>(fresh.size());
   stats->mem_hits += static_cast<int64_t>(fetch.hits);
@@ -100,21 +102,20 @@ Status ShardCore::Prepare(int64_t step, std::span<const Key> keys, PrepareStats*
   stats->rows_created += after.rows_created - before.rows_created;
   stats->ssd_bytes_read += after.bytes_read - before.bytes_read;
   stats->ssd_bytes_written += after.bytes_written - before.bytes_written;
-  const StatusOr<paramserver::InsertResult> inserted = hbm_->Insert(rows);
-  if (!inserted.ok()) return inserted.status();
-  if (!inserted->rejected.empty()) {
+  ASSIGN_OR_RETURN(const paramserver::InsertResult inserted, hbm_->Insert(rows));
+  if (!inserted.rejected.empty()) {
     return Status::InvalidInput(ShardName(shard_) + ": HBM-PS is full (" +
-                                std::to_string(inserted->rejected.size()) + " rows rejected)");
+                                std::to_string(inserted.rejected.size()) + " rows rejected)");
   }
   return Status::Ok();
 }
 
 Status ShardCore::Pull(std::span<const Key> keys, RowBatch* out) {
-  const StatusOr<std::vector<Key>> absent = hbm_->Get(keys, out, paramserver::RowPart::kEmbedding);
-  if (!absent.ok()) return absent.status();
-  if (!absent->empty()) {
+  ASSIGN_OR_RETURN(const std::vector<Key> absent,
+                   hbm_->Get(keys, out, paramserver::RowPart::kEmbedding));
+  if (!absent.empty()) {
     return Status::InvalidInput(ShardName(shard_) + ": pulled key " +
-                                std::to_string(absent->front()) + " is not in HBM-PS");
+                                std::to_string(absent.front()) + " is not in HBM-PS");
   }
   return Status::Ok();
 }
@@ -141,9 +142,8 @@ Status ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, Apply
     }
   }
   RowBatch rows;
-  const StatusOr<std::vector<Key>> absent = hbm_->Get(keys, &rows);
-  if (!absent.ok()) return absent.status();
-  if (!absent->empty()) {
+  ASSIGN_OR_RETURN(const std::vector<Key> absent, hbm_->Get(keys, &rows));
+  if (!absent.empty()) {
     return Status::InvalidInput(ShardName(shard_) + ": a key of step " + std::to_string(step) +
                                 " left HBM-PS before its update");
   }
@@ -153,7 +153,7 @@ Status ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, Apply
                               model.lr_embedding, model.eps, model.dim);
   }
   // Overwrites: every key is present, so nothing is rejected.
-  if (auto s = hbm_->Insert(rows); !s.ok()) return s.status();
+  RETURN_IF_ERROR(hbm_->Insert(rows).status());
   RowBatch released;
   for (size_t i = 0; i < keys.size(); ++i) {
     const auto it = pinned_.find(keys[i]);
@@ -163,16 +163,14 @@ Status ShardCore::Apply(int64_t step, std::span<const GradientPart> parts, Apply
     const auto row = rows.row(i, layout_);
     released.values.insert(released.values.end(), row.begin(), row.end());
   }
-  if (auto s = hbm_->Erase(released.keys); !s.ok()) return s.status();
+  RETURN_IF_ERROR(hbm_->Erase(released.keys).status());
   stats->rows_released = static_cast<int64_t>(released.size());
   const int64_t written_before = backing_->counters().bytes_written;
   if (options_.durable_updates) {
     // Write-through before anything acknowledges the step: every row it updated, tagged.
-    if (Status s = backing_->StoreTagged(rows, static_cast<uint64_t>(step) + 1); !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(backing_->StoreTagged(rows, static_cast<uint64_t>(step) + 1));
   }
-  if (Status s = mem_->Update(released, nullptr, options_.durable_updates); !s.ok()) return s;
+  RETURN_IF_ERROR(mem_->Update(released, nullptr, options_.durable_updates));
   stats->ssd_bytes_written = backing_->counters().bytes_written - written_before;
   if (blocked()) return Status::Ok();  // compaction waits for the writes to succeed
   return Compact(stats);
@@ -201,10 +199,10 @@ const Status& ShardCore::WriteError() const {
 
 Status ShardCore::RetryWrites() {
   if (backing_->blocked()) {
-    if (Status s = backing_->Flush(); !s.ok()) return s;
+    RETURN_IF_ERROR(backing_->Flush());
   }
   if (!compaction_error_.ok()) {
-    if (Status s = Compact(nullptr); !s.ok()) return s;
+    RETURN_IF_ERROR(Compact(nullptr));
     return compaction_error_;
   }
   return Status::Ok();
@@ -217,11 +215,11 @@ Status ShardCore::Final(RowBatch* out) {
     return Status::InvalidInput(ShardName(shard_) + ": " + std::to_string(pinned_.size()) +
                                 " rows still pinned in HBM-PS at the end");
   }
-  if (Status s = mem_->Flush(); !s.ok()) return s;
+  RETURN_IF_ERROR(mem_->Flush());
   if (blocked()) return WriteError();
   const std::vector<Key> keys = backing_->KnownKeys();
   paramserver::GetStats stats;
-  if (Status s = ssd_->Get(keys, out, &stats); !s.ok()) return s;
+  RETURN_IF_ERROR(ssd_->Get(keys, out, &stats));
   if (out->keys.size() != keys.size()) {
     return Status::Corrupt(ShardName(shard_) + ": " + std::to_string(stats.keys_missing) +
                            " stored keys missing from SSD-PS");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/status_macros.hpp"
 #include "paramserver/ctr_model.hpp"
 
 namespace troupe {
@@ -17,7 +18,7 @@ Status SsdBackingStore::Load(std::span<const Key> keys, RowBatch* out) {
     if (!pending_at_.contains(key)) on_disk.push_back(key);
   }
   paramserver::GetStats stats;
-  if (Status s = store_->Get(on_disk, &found_, &stats); !s.ok()) return s;
+  RETURN_IF_ERROR(store_->Get(on_disk, &found_, &stats));
   out->keys.assign(keys.begin(), keys.end());
   out->values.assign(keys.size() * width, 0.0f);
   // found_ holds the keys the store has, in on_disk order (Load's keys are distinct).

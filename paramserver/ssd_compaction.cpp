@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/status_macros.hpp"
 #include "paramserver/ssd_store.hpp"
 
 namespace troupe::paramserver {
@@ -15,8 +16,7 @@ Status SsdStore::ReadLiveRows(uint64_t seq, ssd::ParamFile* file, std::vector<Ke
                               std::vector<float>* values, CompactionStats* stats) {
   const FileInfo& info = files_.at(seq);
   if (info.live == 0) return Status::Ok();  // nothing to keep: no need to read it
-  Status status = file->Read(FilePath(seq), seq, info.bytes, options_.layout.floats());
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(file->Read(FilePath(seq), seq, info.bytes, options_.layout.floats()));
   stats->bytes_read += static_cast<int64_t>(file->bytes());
   const size_t floats = static_cast<size_t>(options_.layout.floats());
   for (uint64_t slot = 0; slot < file->count(); ++slot) {

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::paramserver::ssd {
 namespace {
 
@@ -292,8 +294,7 @@ Status WriteAll(int fd, const void* data, size_t n, const std::string& path) {
 }
 
 Status WriteHalfThenFail(int fd, const void* data, size_t n, int error, const std::string& path) {
-  Status status = WriteAll(fd, data, n / 2, path);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(WriteAll(fd, data, n / 2, path));
   errno = error;
   return ErrnoStatus("write", path);
 }

@@ -10,6 +10,8 @@
 #include <system_error>
 #include <utility>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::paramserver {
 
 namespace fs = std::filesystem;
@@ -37,8 +39,7 @@ Status SsdStore::Open(const std::string& dir, const SsdStoreOptions& options,
   fs::create_directories(dir, error);
   if (error) return Status::IoError(dir + ": create directory: " + error.message());
   std::unique_ptr<SsdStore> opened(new SsdStore(dir, options));
-  Status status = opened->Recover();
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(opened->Recover());
   *store = std::move(opened);
   return Status::Ok();
 }
@@ -54,7 +55,7 @@ Status SsdStore::Recover() {
                                 std::to_string(options_.layout.floats()));
   }
   if (found) {
-    if (Status owner = CheckOwner(manifest); !owner.ok()) return owner;
+    RETURN_IF_ERROR(CheckOwner(manifest));
     next_seq_ = manifest.next_seq;
     tag_ = manifest.tag;
     identity_ = manifest.identity;
@@ -226,7 +227,7 @@ Status SsdStore::Put(const RowBatch& batch, uint64_t tag) {
   // Small Puts commit by their own files (one fdatasync each); bigger ones by the manifest.
   const bool journal = files <= std::min<size_t>(options_.journal_files, UINT16_MAX);
   if (journal) {
-    if (Status status = EnsureSpares(files); !status.ok()) return status;
+    RETURN_IF_ERROR(EnsureSpares(files));
   }
   ssd::FileCommit commit{tag, commit_point_, 0, static_cast<uint16_t>(journal ? files : 0)};
   std::vector<Written> written;
@@ -242,12 +243,10 @@ Status SsdStore::Put(const RowBatch& batch, uint64_t tag) {
       std::memcpy(values.data() + (i - begin) * floats, batch.values.data() + rows[i] * floats,
                   floats * sizeof(float));
     }
-    Status status = WriteFile(keys, values, &written, commit);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(WriteFile(keys, values, &written, commit));
   }
   if (!journal || journal_files_ + files >= options_.journal_files) {
-    Status status = CommitManifest(written, {}, tag);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(CommitManifest(written, {}, tag));
   } else {
     journal_files_ += files;
     commit_point_ = written.back().seq;
@@ -323,7 +322,7 @@ size_t SsdStore::RunEnd(const ssd::FileShape& shape, std::span<const Want> wants
 Status SsdStore::OpenFor(std::span<const Want> wants, int* fd) {
   const uint64_t seq = wants.front().seq;
   const FileInfo& info = files_.at(seq);
-  if (Status s = ssd::OpenParamFile(FilePath(seq), info.bytes, fd); !s.ok()) return s;
+  RETURN_IF_ERROR(ssd::OpenParamFile(FilePath(seq), info.bytes, fd));
   if (!options_.advise_reads) return Status::Ok();
   const ssd::FileShape shape{seq, info.count, options_.layout.floats(), info.block_rows};
   uint64_t first = 0, last = 0;
