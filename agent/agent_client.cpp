@@ -2,6 +2,7 @@
 
 #include "agent/agent_auth.hpp"
 #include "agent/agent_gateway.hpp"
+#include "base/status_macros.hpp"
 
 namespace troupe::agent_wire {
 
@@ -20,7 +21,7 @@ Status AgentClient::Connect(const std::string& host, uint16_t port) {
 Status AgentClient::Register(const agent::JobRequest& job, std::string_view secret,
                              int64_t* job_id) {
   agent::Envelope frame;
-  if (Status s = Read(&frame, std::chrono::seconds(10)); !s.ok()) return s;
+  RETURN_IF_ERROR(Read(&frame, std::chrono::seconds(10)));
   if (!frame.has_hello()) {
     return Status::InvalidInput("agent client: expected hello, got " +
                                 std::string(BodyName(frame)));
@@ -28,12 +29,11 @@ Status AgentClient::Register(const agent::JobRequest& job, std::string_view secr
   hello_ = frame.hello();
   agent::Envelope reg;
   *reg.mutable_register_()->mutable_job() = job;
-  StatusOr<std::string> token = AgentToken(secret, hello_.nonce());
-  if (!token.ok()) return token.status();
-  reg.mutable_register_()->set_token(*token);
+  ASSIGN_OR_RETURN(const std::string token, AgentToken(secret, hello_.nonce()));
+  reg.mutable_register_()->set_token(token);
   reg.mutable_register_()->set_protocol_version(kProtocolVersion);
-  if (Status s = Send(reg); !s.ok()) return s;
-  if (Status s = Read(&frame, std::chrono::seconds(10)); !s.ok()) return s;
+  RETURN_IF_ERROR(Send(reg));
+  RETURN_IF_ERROR(Read(&frame, std::chrono::seconds(10)));
   if (frame.has_error()) return Status::InvalidInput("refused: " + frame.error().message());
   if (!frame.has_registered()) {
     return Status::InvalidInput("agent client: expected registered, got " +
@@ -44,9 +44,8 @@ Status AgentClient::Register(const agent::JobRequest& job, std::string_view secr
 }
 
 Status AgentClient::Send(const agent::Envelope& frame) {
-  StatusOr<std::string> bytes = Frame(frame);
-  if (!bytes.ok()) return bytes.status();
-  return SendBytes(*bytes);
+  ASSIGN_OR_RETURN(const std::string bytes, Frame(frame));
+  return SendBytes(bytes);
 }
 
 Status AgentClient::SendBytes(std::string_view bytes) {
@@ -84,7 +83,7 @@ Status AgentClient::Read(agent::Envelope* frame, std::chrono::milliseconds timeo
     }
     if (ec == asio::error::eof) return Status::IoError("closed");
     if (ec) return Status::IoError("closed: " + ec.message());
-    if (Status s = decoder_.Feed(std::string_view(buffer.data(), n), &ready_); !s.ok()) return s;
+    RETURN_IF_ERROR(decoder_.Feed(std::string_view(buffer.data(), n), &ready_));
   }
   *frame = std::move(ready_[next_ready_++]);
   return Status::Ok();

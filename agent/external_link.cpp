@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "agent/agent_auth.hpp"
+#include "base/status_macros.hpp"
 
 namespace troupe::agent_wire {
 namespace {
@@ -289,7 +290,7 @@ Status ExternalLink::Receive(double timeout_s, external::Envelope* out) {
     return Status::IoError("external scheduler: no answer within " + Seconds(timeout_s));
   }
   unsigned char header[4];
-  if (Status s = ReadExact(reinterpret_cast<char*>(header), 4, deadline); !s.ok()) return s;
+  RETURN_IF_ERROR(ReadExact(reinterpret_cast<char*>(header), 4, deadline));
   const uint32_t length = (uint32_t{header[0]} << 24) | (uint32_t{header[1]} << 16) |
                           (uint32_t{header[2]} << 8) | uint32_t{header[3]};
   if (length == 0) return Fail("malformed frame: length 0");
@@ -298,7 +299,7 @@ Status ExternalLink::Receive(double timeout_s, external::Envelope* out) {
                 std::to_string(options_.max_frame_bytes));
   }
   std::string payload(length, '\0');
-  if (Status s = ReadExact(payload.data(), length, deadline); !s.ok()) return s;
+  RETURN_IF_ERROR(ReadExact(payload.data(), length, deadline));
   if (!out->ParseFromString(payload)) {
     return Fail("malformed frame: " + std::to_string(length) +
                 " bytes that are not an external scheduler envelope");

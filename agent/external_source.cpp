@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::agent_wire {
 namespace {
 
@@ -89,7 +91,7 @@ Status ExternalSource::AwaitAllocation(std::vector<scheduling::JobPlacement>* pr
   const double deadline = WallNow() + answer_timeout_s_;
   for (;;) {
     external::Envelope in;
-    if (Status s = link_->Receive(std::max(0.0, deadline - WallNow()), &in); !s.ok()) return s;
+    RETURN_IF_ERROR(link_->Receive(std::max(0.0, deadline - WallNow()), &in));
     if (!in.has_allocation()) {
       return Status::InvalidInput("expected an allocation, got another frame (body number " +
                                   std::to_string(in.body_case()) + ")");

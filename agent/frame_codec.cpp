@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::agent_wire {
 namespace {
 
@@ -35,7 +37,7 @@ Status EncodeFrame(const agent::Envelope& envelope, std::string* frame, size_t m
 
 StatusOr<std::string> Frame(const agent::Envelope& envelope, size_t max_bytes) {
   std::string frame;
-  if (Status s = EncodeFrame(envelope, &frame, max_bytes); !s.ok()) return s;
+  RETURN_IF_ERROR(EncodeFrame(envelope, &frame, max_bytes));
   return frame;
 }
 
@@ -113,7 +115,7 @@ Status FrameDecoder::Feed(std::string_view bytes, std::vector<agent::Envelope>* 
 Status DecodeOneFrame(std::string_view bytes, size_t max_frame_bytes, agent::Envelope* out) {
   FrameDecoder decoder(max_frame_bytes);
   std::vector<agent::Envelope> frames;
-  if (Status s = decoder.Feed(bytes, &frames); !s.ok()) return s;
+  RETURN_IF_ERROR(decoder.Feed(bytes, &frames));
   if (frames.empty()) {
     return Status::InvalidInput("truncated frame: " + std::to_string(decoder.pending_bytes()) +
                                 " bytes of an incomplete frame");

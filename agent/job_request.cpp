@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::agent_wire {
 namespace {
 
@@ -34,8 +36,8 @@ Status CheckGrid(const std::string& field, const google::protobuf::RepeatedField
 
 Status FromSensitivity(const agent::JobRequest& r, ArrivedJob* arrived) {
   const agent::Sensitivity& m = r.sensitivity();
-  if (Status s = CheckGrid("sensitivity.cpu_grid", m.cpu_grid()); !s.ok()) return s;
-  if (Status s = CheckGrid("sensitivity.memory_grid", m.memory_grid()); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckGrid("sensitivity.cpu_grid", m.cpu_grid()));
+  RETURN_IF_ERROR(CheckGrid("sensitivity.memory_grid", m.memory_grid()));
   const size_t cells = static_cast<size_t>(m.cpu_grid_size()) * m.memory_grid_size();
   if (static_cast<size_t>(m.values_size()) != cells) {
     return Bad("sensitivity.values", std::to_string(m.values_size()) + " values for a " +
@@ -99,8 +101,8 @@ Status MakeArrivedJob(const agent::JobRequest& r, const ModelCatalog& catalog,
     arrived->speedup_at_ideal = profile->speedup_at_ideal;
     arrived->sensitivity = profile->sensitivity;
     arrived->spec.model = profile->name;
-  } else if (Status s = FromSensitivity(r, arrived); !s.ok()) {
-    return s;
+  } else {
+    RETURN_IF_ERROR(FromSensitivity(r, arrived));
   }
   arrived->spec.job_id = job_id;
   arrived->spec.gpus = r.gpus();

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include "base/status_macros.hpp"
 #include "network/network_plugin.hpp"
 
 namespace troupe {
@@ -11,9 +12,8 @@ Status LoadDeploymentCredentials(const std::string& dir, const std::string& wher
   const std::string base = dir.empty() || dir.back() == '/' ? dir : dir + "/";
   DeploymentCredentials c{base + "ca.pem", base + "cert.pem", base + "key.pem"};
   const NetworkTable* network = nullptr;
-  if (Status s = LoadNetwork(&network); !s.ok()) return s;
-  Status checked = network->check_credentials(c.ca_file, c.certificate_file, c.key_file, where);
-  if (!checked.ok()) return checked;
+  RETURN_IF_ERROR(LoadNetwork(&network));
+  RETURN_IF_ERROR(network->check_credentials(c.ca_file, c.certificate_file, c.key_file, where));
   *out = std::move(c);
   return Status::Ok();
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "base/status_macros.hpp"
 #include "network/network_plugin.hpp"
 
 namespace troupe {
@@ -21,7 +22,7 @@ Status ConnectNode(caf::actor_system& sys, const std::string& address, caf::acto
   const std::string host = address.substr(0, colon);
   const auto port = static_cast<uint16_t>(std::stoi(address.substr(colon + 1)));
   const NetworkTable* network = nullptr;
-  if (Status s = LoadNetwork(&network); !s.ok()) return s;
+  RETURN_IF_ERROR(LoadNetwork(&network));
   const bool tls = sys.has_openssl_manager();
   // The node may still be starting: retry for a while before giving up. A handshake broken off
   // is a refusal (one side's certificate is not from the other's deployment, or one side has
@@ -61,7 +62,7 @@ Status ReconnectNode(caf::actor_system& sys, const std::string& address, caf::ac
 Status PublishNode(caf::actor_system& sys, const caf::actor& actor, const std::string& host,
                    uint16_t port, uint16_t* bound) {
   const NetworkTable* network = nullptr;
-  if (Status s = LoadNetwork(&network); !s.ok()) return s;
+  RETURN_IF_ERROR(LoadNetwork(&network));
   auto published = network->publish(sys, actor, host, port);
   if (!published) {
     return Status::IoError("cannot listen on " + host + ":" + std::to_string(port) + ": " +

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "base/status_macros.hpp"
 #include "network/plugin/network_impl.hpp"
 
 namespace troupe::network_impl {
@@ -61,7 +62,7 @@ Status OpenFile(const std::string& path, const std::string& where, File* out) {
 
 Status ReadCertificate(const std::string& path, const std::string& where, Cert* out) {
   File file;
-  if (Status s = OpenFile(path, where, &file); !s.ok()) return s;
+  RETURN_IF_ERROR(OpenFile(path, where, &file));
   out->reset(PEM_read_X509(file.get(), nullptr, NoPassphrase, nullptr));
   if (!*out) {
     return Status::InvalidInput(where + ": " + path + ": not a PEM certificate (" +
@@ -72,7 +73,7 @@ Status ReadCertificate(const std::string& path, const std::string& where, Cert* 
 
 Status ReadKey(const std::string& path, const std::string& where, Key* out) {
   File file;
-  if (Status s = OpenFile(path, where, &file); !s.ok()) return s;
+  RETURN_IF_ERROR(OpenFile(path, where, &file));
   out->reset(PEM_read_PrivateKey(file.get(), nullptr, NoPassphrase, nullptr));
   if (!*out) {
     return Status::InvalidInput(where + ": " + path +
@@ -110,9 +111,9 @@ Status CheckCredentialFiles(const std::string& ca_file, const std::string& certi
   Cert ca;
   Cert certificate;
   Key key;
-  if (Status s = ReadCertificate(ca_file, where, &ca); !s.ok()) return s;
-  if (Status s = ReadCertificate(certificate_file, where, &certificate); !s.ok()) return s;
-  if (Status s = ReadKey(key_file, where, &key); !s.ok()) return s;
+  RETURN_IF_ERROR(ReadCertificate(ca_file, where, &ca));
+  RETURN_IF_ERROR(ReadCertificate(certificate_file, where, &certificate));
+  RETURN_IF_ERROR(ReadKey(key_file, where, &key));
   if (X509_check_private_key(certificate.get(), key.get()) != 1) {
     ERR_clear_error();
     return Status::InvalidInput(where + ": " + key_file + ": not the key of " + certificate_file);
