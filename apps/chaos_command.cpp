@@ -13,6 +13,7 @@
 
 #include "base/closest_name.hpp"
 #include "base/quoted.hpp"
+#include "base/status_macros.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "runner/output_folder.hpp"
@@ -29,9 +30,9 @@ struct ChaosRow {
 };
 
 Status LoadBase(const ChaosSpec& spec, config::RunConfig* cfg) {
-  if (Status s = LoadConfigFile(spec.config, cfg); !s.ok()) return s;
+  RETURN_IF_ERROR(LoadConfigFile(spec.config, cfg));
   for (const std::string& set : spec.sets) {
-    if (Status s = ApplyOverride(set, cfg); !s.ok()) return s;
+    RETURN_IF_ERROR(ApplyOverride(set, cfg));
   }
   if (cfg->run().mode() != config::emulated) {
     return Status::InvalidInput(spec.config +
@@ -53,9 +54,9 @@ std::string KeptDir(const ChaosSpec& spec, int index) {
 // --keep DIR, and every DIR/run-N a run may write, must be free or troupe's before anything runs.
 Status CheckKeepFolders(const ChaosSpec& spec) {
   if (spec.keep_dir.empty()) return Status::Ok();
-  if (Status s = CheckOutputFolder(spec.keep_dir, "--keep"); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckOutputFolder(spec.keep_dir, "--keep"));
   for (int i = 0; i <= spec.runs; ++i) {
-    if (Status s = CheckOutputFolder(KeptDir(spec, i), "--keep"); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckOutputFolder(KeptDir(spec, i), "--keep"));
   }
   return Status::Ok();
 }
@@ -100,7 +101,7 @@ Status AddRandomFaults(const ChaosSpec& spec, uint64_t fault_seed, double window
 // and the kinds this kind of run can take (a drawn fault of another kind would fail run 1).
 Status CheckFaultFlags(const ChaosSpec& spec, const config::RunConfig& base) {
   config::RunConfig probe = base;
-  if (Status s = AddRandomFaults(spec, spec.seed, 1.0, &probe); !s.ok()) return s;
+  RETURN_IF_ERROR(AddRandomFaults(spec, spec.seed, 1.0, &probe));
   const bool ps = base.has_paramserver();
   for (const std::string& name : spec.kinds) {
     const bool ps_kind = name == "crash" || name == "slow" || name == "disk";
@@ -120,7 +121,7 @@ Status CheckFaultFlags(const ChaosSpec& spec, const config::RunConfig& base) {
 // tagged with its number (runs go one after another, so one pattern at a time is right).
 Status RunOnce(const ChaosSpec& spec, int index, const config::RunConfig& cfg, ChaosRow* row) {
   std::unique_ptr<PlannedRun> run;
-  if (Status s = PlanAnyRun(cfg, spec.config, &run); !s.ok()) return s;
+  RETURN_IF_ERROR(PlanAnyRun(cfg, spec.config, &run));
   run->set_out_dir(KeptDir(spec, index));
   ExecuteOptions options;
   options.provenance = spec.provenance;

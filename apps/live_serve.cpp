@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "base/parse.hpp"
+#include "base/status_macros.hpp"
 
 namespace troupe {
 
@@ -30,9 +31,9 @@ Status StartLiveView(const std::string& address, double linger_s,
                      std::unique_ptr<LiveViewProcess>* view) {
   std::string host;
   uint16_t port = 0;
-  if (Status s = ParseServeAddress(address, &host, &port); !s.ok()) return s;
+  RETURN_IF_ERROR(ParseServeAddress(address, &host, &port));
   auto started = std::make_unique<LiveViewProcess>();
-  if (Status s = started->Start(host, port, "--serve", linger_s); !s.ok()) return s;
+  RETURN_IF_ERROR(started->Start(host, port, "--serve", linger_s));
   std::fprintf(stderr, "live view: http://%s:%u/\n", host.c_str(),
                static_cast<unsigned>(started->port()));
   std::fflush(stderr);

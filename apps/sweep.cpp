@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "base/parse.hpp"
+#include "base/status_macros.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "runner/output_folder.hpp"
@@ -68,14 +69,14 @@ std::string RunName(const std::vector<SweepAxis>& axes, const Combination& c) {
 
 // Every run's folder inside the sweep's must be free or troupe's, and no two runs may share one.
 Status CheckRunFolders(const SweepSpec& spec, const std::vector<Combination>& grid) {
-  if (Status s = CheckOutputFolder(spec.out_dir, "--out"); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckOutputFolder(spec.out_dir, "--out"));
   std::set<std::string> seen;
   for (const Combination& c : grid) {
     if (!seen.insert(c.run->out_dir()).second) {
       return Status::InvalidInput("--over: two runs would share the folder " + c.run->out_dir() +
                                   " (a value or seed is repeated)");
     }
-    if (Status s = CheckOutputFolder(c.run->out_dir(), "sweep run"); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckOutputFolder(c.run->out_dir(), "sweep run"));
   }
   std::error_code ec;
   std::filesystem::create_directories(spec.out_dir, ec);
@@ -90,7 +91,7 @@ Status CheckRunFolders(const SweepSpec& spec, const std::vector<Combination>& gr
 Status WriteSweepCsv(const std::string& out_dir, const std::string& csv) {
   const std::string folder = OutputTarget(out_dir);
   const std::string partial = std::string(kSweepCsv) + ".tmp";
-  if (Status s = WriteOutputFile(folder, partial, csv); !s.ok()) return s;
+  RETURN_IF_ERROR(WriteOutputFile(folder, partial, csv));
   std::error_code ec;
   std::filesystem::rename(folder + "/" + partial, folder + "/" + kSweepCsv, ec);
   if (ec) {
@@ -103,14 +104,14 @@ Status WriteSweepCsv(const std::string& out_dir, const std::string& csv) {
 
 Status PlanCombination(const SweepSpec& spec, Combination* c) {
   config::RunConfig cfg;
-  if (Status s = LoadConfigFile(spec.config, &cfg); !s.ok()) return s;
+  RETURN_IF_ERROR(LoadConfigFile(spec.config, &cfg));
   for (const std::string& set : spec.sets) {
-    if (Status s = ApplyOverride(set, &cfg); !s.ok()) return s;
+    RETURN_IF_ERROR(ApplyOverride(set, &cfg));
   }
   std::vector<std::string> sets = spec.sets;
   for (size_t i = 0; i < spec.axes.size(); ++i) {
     sets.push_back(spec.axes[i].field + "=" + c->values[i]);
-    if (Status s = ApplyOverride(sets.back(), &cfg); !s.ok()) return s;
+    RETURN_IF_ERROR(ApplyOverride(sets.back(), &cfg));
   }
   if (spec.seeds.empty()) {
     c->seed = cfg.run().seed();
@@ -120,7 +121,7 @@ Status PlanCombination(const SweepSpec& spec, Combination* c) {
   if (Status s = ValidateConfig(cfg, spec.config); !s.ok()) {
     return LocateConfigError(s, spec.config, sets);
   }
-  if (Status s = PlanAnyRun(cfg, spec.config, &c->run); !s.ok()) return s;
+  RETURN_IF_ERROR(PlanAnyRun(cfg, spec.config, &c->run));
   c->run->set_out_dir(spec.out_dir.empty() ? "" : spec.out_dir + "/" + RunName(spec.axes, *c));
   return Status::Ok();
 }
@@ -267,10 +268,10 @@ class SweepWatch {
 Status RunSweep(const SweepSpec& spec, std::vector<SweepRow>* rows) {
   std::vector<Combination> grid = Grid(spec);
   for (Combination& c : grid) {
-    if (Status s = PlanCombination(spec, &c); !s.ok()) return s;
+    RETURN_IF_ERROR(PlanCombination(spec, &c));
   }
   if (!spec.out_dir.empty()) {
-    if (Status s = CheckRunFolders(spec, grid); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckRunFolders(spec, grid));
   }
   rows->assign(grid.size(), SweepRow{});
   ExecuteOptions options;

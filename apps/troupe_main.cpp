@@ -32,6 +32,7 @@
 #include "apps/sweep.hpp"
 #include "base/parse.hpp"
 #include "base/quoted.hpp"
+#include "base/status_macros.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "faults/fault_plan.hpp"
@@ -134,13 +135,13 @@ Status NameFaultFlagsInPlan(Status status, const RunArgs& args, const config::Ru
 }
 
 Status LoadChecked(const RunArgs& args, config::RunConfig* cfg, int* first_flag) {
-  if (Status s = LoadConfigFile(args.config, cfg); !s.ok()) return s;
+  RETURN_IF_ERROR(LoadConfigFile(args.config, cfg));
   for (const std::string& assignment : args.sets) {
-    if (Status s = ApplyOverride(assignment, cfg); !s.ok()) return s;
+    RETURN_IF_ERROR(ApplyOverride(assignment, cfg));
   }
   *first_flag = cfg->faults().fault_size();
   for (const std::string& flag : args.faults) {
-    if (Status s = ParseFaultFlag(flag, cfg->mutable_faults()->add_fault()); !s.ok()) return s;
+    RETURN_IF_ERROR(ParseFaultFlag(flag, cfg->mutable_faults()->add_fault()));
   }
   if (args.seed >= 0) cfg->mutable_run()->set_seed(static_cast<uint64_t>(args.seed));
   if (!args.out.empty()) cfg->mutable_run()->set_out_dir(args.out);
@@ -279,7 +280,7 @@ Status NodeFromHosts(const NodeArgs& args, std::string* listen, std::vector<int3
   }
   if (args.config.empty()) return Status::InvalidInput("--host " + args.host + ": needs --config");
   config::RunConfig cfg;
-  if (Status s = LoadConfigFile(args.config, &cfg); !s.ok()) return s;
+  RETURN_IF_ERROR(LoadConfigFile(args.config, &cfg));
   for (const config::Host& h : cfg.deployment().host()) {
     if (h.name() != args.host) continue;
     if (listen->empty()) *listen = h.address();

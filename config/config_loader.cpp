@@ -19,6 +19,7 @@
 #include "base/input_file.hpp"
 #include "base/parse.hpp"
 #include "base/quoted.hpp"
+#include "base/status_macros.hpp"
 #include "config/config_paths.hpp"
 
 namespace troupe {
@@ -218,8 +219,8 @@ Status ParseConfigText(std::string_view text, const std::string& name, config::R
 
 Status LoadConfigFile(const std::string& path, config::RunConfig* out) {
   std::string text;
-  if (Status s = ReadWholeFile(path, "config file", &text); !s.ok()) return s;
-  if (Status s = ParseConfigText(text, path, out); !s.ok()) return s;
+  RETURN_IF_ERROR(ReadWholeFile(path, "config file", &text));
+  RETURN_IF_ERROR(ParseConfigText(text, path, out));
   // A config names its input files relative to itself, so it runs from any current folder.
   ResolveInputPaths(std::filesystem::path(path).parent_path(), out);
   return Status::Ok();
@@ -280,7 +281,7 @@ Status SetRepeatedLeaf(std::string_view assignment, const std::string& value, in
     reflection->SetRepeatedEnum(message, field, index, v);
     return Status::Ok();
   }
-  if (Status s = SetLeaf(assignment, value, field, message); !s.ok()) return s;
+  RETURN_IF_ERROR(SetLeaf(assignment, value, field, message));
   const int last = reflection->FieldSize(*message, field) - 1;
   reflection->SwapElements(message, field, index, last);
   reflection->RemoveLast(message, field);
@@ -301,7 +302,7 @@ Status ApplyTo(std::string_view assignment, pb::Message* root) {
   while (true) {
     size_t dot = path.find('.');
     PathPart part;
-    if (Status s = ParsePart(assignment, path.substr(0, dot), &part); !s.ok()) return s;
+    RETURN_IF_ERROR(ParsePart(assignment, path.substr(0, dot), &part));
     const pb::Descriptor* type = message->GetDescriptor();
     const pb::FieldDescriptor* field = type->FindFieldByName(part.name);
     if (field == nullptr) {
@@ -319,7 +320,7 @@ Status ApplyTo(std::string_view assignment, pb::Message* root) {
                                            " is not a repeated field; it takes no index");
     }
     if (part.index) {
-      if (Status s = CheckIndex(assignment, part, field, *message); !s.ok()) return s;
+      RETURN_IF_ERROR(CheckIndex(assignment, part, field, *message));
     }
     bool is_message = field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
     if (dot == std::string_view::npos) {

@@ -15,9 +15,10 @@
 
 #include "base/parse.hpp"
 #include "base/quoted.hpp"
+#include "base/status_macros.hpp"
+#include "config/config_ranges.hpp"
 #include "config/scheduler_names.hpp"
 #include "faults/fault_plan.hpp"
-#include "config/config_ranges.hpp"
 #include "scheduling/mechanism_registry.hpp"
 
 namespace troupe {
@@ -417,10 +418,10 @@ void ValidateBackends(const config::RunConfig& cfg, Check& check) {
 }  // namespace
 
 Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
-  if (Status s = CheckFieldRanges(cfg, name); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckFieldRanges(cfg, name));
   if (cfg.has_faults()) {
     if (cfg.has_oasis()) return Status::InvalidInput(name + ": faults: OASiS runs take no faults");
-    if (Status s = CheckFaults(cfg.faults(), name + ": faults"); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckFaults(cfg.faults(), name + ": faults"));
   }
   Check check(name);
   if (cfg.has_paramserver()) {
@@ -431,7 +432,7 @@ Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
     ValidateOasis(cfg, check);
     return check.status();
   }
-  if (Status s = CheckSchedulerNames(cfg.scheduler(), name); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckSchedulerNames(cfg.scheduler(), name));
   ValidateServers(cfg.cluster(), check);
   ValidateRun(cfg, check);
   ValidateWorkload(cfg, check);

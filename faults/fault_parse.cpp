@@ -10,8 +10,9 @@
 
 #include "base/closest_name.hpp"
 #include "base/quoted.hpp"
-#include "faults/fault_plan.hpp"
+#include "base/status_macros.hpp"
 #include "config/config_ranges.hpp"
+#include "faults/fault_plan.hpp"
 
 namespace troupe {
 namespace {
@@ -170,7 +171,7 @@ Status ParseFaultFlag(std::string_view flag, config::Fault* out) {
   rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
   while (!rest.empty()) {
     const size_t next = rest.find(',');
-    if (Status s = ApplyFlagOption(flag, rest.substr(0, next), out); !s.ok()) return s;
+    RETURN_IF_ERROR(ApplyFlagOption(flag, rest.substr(0, next), out));
     rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
   }
   // The ranges config.proto gives a Fault (a time past 1e9 s would wrap the run's clock).

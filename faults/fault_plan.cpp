@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/rng.hpp"
+#include "base/status_macros.hpp"
 #include "config/config_ranges.hpp"
 
 namespace troupe {
@@ -241,12 +242,10 @@ std::vector<int64_t> FaultPlan::ServersLostForGood(int64_t servers) const {
 Status CheckFaults(const config::Faults& faults, const std::string& where) {
   // The ranges config.proto declares (a slow factor in [0.001, 1], times, probabilities), for a
   // block that did not come through ValidateConfig.
-  if (Status s = CheckFieldRanges(faults, where); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckFieldRanges(faults, where));
   for (int i = 0; i < faults.fault_size(); ++i) {
     FaultEvent e;
-    if (Status s = ToEvent(faults.fault(i), fmt::format("{}.fault[{}]", where, i), &e); !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(ToEvent(faults.fault(i), fmt::format("{}.fault[{}]", where, i), &e));
   }
   const config::RandomFaults& r = faults.random();
   if (r.count() < 0) return Invalid(where + ".random.count", "must be >= 0");
@@ -269,14 +268,14 @@ Status CheckFaults(const config::Faults& faults, const std::string& where) {
 Status BuildFaultPlan(const config::Faults& faults, uint64_t run_seed,
                       const FaultUniverse& universe, FaultPlan* out) {
   *out = FaultPlan{};
-  if (Status s = CheckFaults(faults, "faults"); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckFaults(faults, "faults"));
   out->report_grace_s = faults.report_grace_s();
   out->heartbeat_s = faults.heartbeat_s();
   for (int i = 0; i < faults.fault_size(); ++i) {
     FaultEvent e;
     const std::string where = fmt::format("faults.fault[{}]", i);
     (void)ToEvent(faults.fault(i), where, &e);  // checked above
-    if (Status s = CheckAgainstUniverse(e, universe, where); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckAgainstUniverse(e, universe, where));
     out->events.push_back(std::move(e));
   }
   const config::RandomFaults& r = faults.random();

@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/status_macros.hpp"
 #include "paramserver/ssd_store.hpp"
 
 namespace troupe {
@@ -263,7 +264,7 @@ std::string OutputMarkerText(const std::string& kind, const std::vector<std::str
 
 Status WriteOutputMarker(const std::string& folder, const std::string& kind) {
   std::vector<std::string> entries;
-  if (Status s = ListEntries(folder, &entries); !s.ok()) return s;
+  RETURN_IF_ERROR(ListEntries(folder, &entries));
   const std::string text = OutputMarkerText(kind, entries);
   const fs::path marker = fs::path(folder) / kOutputMarker;
   std::string old_kind;
@@ -272,7 +273,7 @@ Status WriteOutputMarker(const std::string& folder, const std::string& kind) {
   if (!ReadMarker(folder, &old_kind, &old_entries)) return WriteText(marker, text, "wb");
   // Rewritten in place, a marker cut short by a kill or a full disk would leave the folder
   // looking like a user's: the new one is written beside it, named in it, then renamed over it.
-  if (Status s = NameInOutputMarker(folder, kMarkerUpdate); !s.ok()) return s;
+  RETURN_IF_ERROR(NameInOutputMarker(folder, kMarkerUpdate));
   const fs::path update = fs::path(folder) / kMarkerUpdate;
   Status status = WriteText(update, text, "wb");
   std::error_code ec;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "base/status_macros.hpp"
 #include "runner/output_folder.hpp"
 
 namespace troupe {
@@ -62,7 +63,7 @@ Status Replace(const fs::path& staging, const fs::path& target) {
     if (ec) return Status::IoError(target.string() + ": cannot create: " + ec.message());
     return Status::Ok();
   }
-  if (Status s = CheckOutputFolder(target.string(), "out_dir"); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckOutputFolder(target.string(), "out_dir"));
   fs::path old = target;
   old += ".old-" + std::to_string(::getpid());
   fs::remove_all(old, ec);
@@ -126,7 +127,7 @@ std::string StagingDirectory(const std::string& out_dir) {
 }
 
 Status CommitRunDirectory(const std::string& out_dir, const std::vector<NamedFile>& files) {
-  if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckRunDirectory(out_dir));
   const fs::path staging = StagingDirectory(out_dir);
   std::error_code ec;
   Status status = Status::Ok();

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "workload/job_source.hpp"
+#include "base/status_macros.hpp"
 #include "faults/run_invariants.hpp"
 #include "runner/cluster/report_writer.hpp"
 #include "runner/deployment.hpp"
@@ -15,6 +15,7 @@
 #include "runner/run_directory.hpp"
 #include "runner/run_record.hpp"
 #include "runtime/telemetry.hpp"
+#include "workload/job_source.hpp"
 
 namespace troupe {
 namespace {
@@ -44,9 +45,9 @@ class KindOfRun : public PlannedRun {
   Status Execute(const ExecuteOptions& options) final {
     const std::string out_dir = plan_.out_dir;
     if (!out_dir.empty()) {
-      if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
+      RETURN_IF_ERROR(CheckRunDirectory(out_dir));
       config_.mutable_run()->set_out_dir(out_dir);  // a sweep's point sets its own
-      if (Status s = StageRunRecord(out_dir, config_, options.provenance); !s.ok()) return s;
+      RETURN_IF_ERROR(StageRunRecord(out_dir, config_, options.provenance));
     }
     const ProgressCount count = Counted();
     ProgressLine line(options.progress, "run", count.unit, count.total);
@@ -275,21 +276,21 @@ class OasisOnlineRun final : public KindOfRun<OasisPlan, OasisRunResult> {
 
 Status PlanAnyRun(const config::RunConfig& cfg, const std::string& config_name,
                   std::unique_ptr<PlannedRun>* out) {
-  if (Status s = CheckDeploymentCredentials(cfg, config_name); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckDeploymentCredentials(cfg, config_name));
   if (cfg.has_paramserver()) {
     PsPlan plan;
-    if (Status s = PlanPsRun(cfg, config_name, &plan); !s.ok()) return s;
+    RETURN_IF_ERROR(PlanPsRun(cfg, config_name, &plan));
     *out = std::make_unique<ParamServerRun>(std::move(plan), cfg);
     return Status::Ok();
   }
   if (cfg.has_oasis()) {
     OasisPlan plan;
-    if (Status s = PlanOasisRun(cfg, config_name, &plan); !s.ok()) return s;
+    RETURN_IF_ERROR(PlanOasisRun(cfg, config_name, &plan));
     *out = std::make_unique<OasisOnlineRun>(std::move(plan), cfg);
     return Status::Ok();
   }
   RunPlan plan;
-  if (Status s = PlanRun(cfg, config_name, &plan); !s.ok()) return s;
+  RETURN_IF_ERROR(PlanRun(cfg, config_name, &plan));
   std::optional<config::AgentGateway> agents;
   if (cfg.has_agents()) agents = cfg.agents();
   *out = std::make_unique<ClusterRun>(std::move(plan), cfg, std::move(agents));

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "base/status_macros.hpp"
+
 namespace troupe {
 namespace {
 
@@ -34,7 +36,7 @@ Status NormaliseDoubles(pb::Message* m) {
 }  // namespace
 
 StatusOr<std::string> PrintSummaryJson(pb::Message* summary) {
-  if (Status s = NormaliseDoubles(summary); !s.ok()) return s;
+  RETURN_IF_ERROR(NormaliseDoubles(summary));
   pb::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.always_print_primitive_fields = true;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/quoted.hpp"
+#include "base/status_macros.hpp"
 #include "workload/model_assigner.hpp"
 #include "workload/trace_fields.hpp"
 
@@ -173,8 +174,7 @@ Status RowReader::ReadPaiTimes(const CsvLine& line, TimedRow* row, bool* keep) {
       return Status::Ok();
     }
     double* value = i == 0 ? &start : &end;
-    Status status = ParseDurationField(text, file, line.number, Column(i), value);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(ParseDurationField(text, file, line.number, Column(i), value));
   }
   if (end < start) {
     return FieldError(file, line.number, Column(1),

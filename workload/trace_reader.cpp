@@ -10,6 +10,7 @@
 
 #include "base/input_file.hpp"
 #include "base/quoted.hpp"
+#include "base/status_macros.hpp"
 #include "workload/csv_input.hpp"
 #include "workload/public_traces.hpp"
 #include "workload/trace_fields.hpp"
@@ -197,7 +198,7 @@ Status ReadTrace(const std::string& path, const TraceOptions& options, const Mod
   // An input the user named that cannot be read (missing, a directory, no permission, a FIFO) is
   // bad input: the user fixes the path.
   InputFile file;
-  if (Status s = OpenInputFile(path, options.field, &file); !s.ok()) return s;
+  RETURN_IF_ERROR(OpenInputFile(path, options.field, &file));
   CsvCursor cursor(file.get(), path);
   return ParseFromCursor(&cursor, path, options, catalog, jobs);
 }
@@ -205,8 +206,7 @@ Status ReadTrace(const std::string& path, const TraceOptions& options, const Mod
 Status OpenTraceSource(const std::string& path, const TraceOptions& options,
                        const ModelCatalog& catalog, std::unique_ptr<JobSource>* source) {
   std::vector<JobSpec> jobs;
-  Status status = ReadTrace(path, options, catalog, &jobs);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(ReadTrace(path, options, catalog, &jobs));
   std::string name = std::filesystem::path(path).filename().string();
   *source = std::make_unique<VectorJobSource>(std::move(jobs), "trace " + name);
   return Status::Ok();

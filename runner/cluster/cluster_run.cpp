@@ -15,6 +15,7 @@
 #include "actors/server_actor.hpp"
 #include "actors/workload_actor.hpp"
 #include "base/huge_pages.hpp"
+#include "base/status_macros.hpp"
 #include "messages/atoms.hpp"
 #include "runner/cluster/external_session.hpp"
 #include "runner/cluster/node_counters.hpp"
@@ -70,13 +71,12 @@ Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<caf:
       continue;
     }
     if (!nodes.count(address)) {
-      if (Status s = ConnectNode(runtime.system(), address, &nodes[address]); !s.ok()) return s;
+      RETURN_IF_ERROR(ConnectNode(runtime.system(), address, &nodes[address]));
     }
     if (!run->actor) run->actor = runtime.system().spawn(RunHandleActor);
     caf::actor server;
-    Status s = SpawnRemoteServer(runtime.system(), nodes[address], plan.servers[i], address,
-                                 run->actor, &server);
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(SpawnRemoteServer(runtime.system(), nodes[address], plan.servers[i], address,
+                                      run->actor, &server));
     out->push_back(std::move(server));
   }
   return Status::Ok();
@@ -197,14 +197,13 @@ void CollectResult(const RunPlan& plan, RunRecords records, const Telemetry& tel
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result) {
   // Refused before anything runs: troupe never replaces a folder it did not write.
   if (!plan.out_dir.empty()) {
-    if (Status s = CheckRunDirectory(plan.out_dir); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckRunDirectory(plan.out_dir));
   }
   // The external scheduler registers before the first round (docs/external-scheduler.md); the
   // session outlives the actors, whose mechanism asks it every round.
   std::unique_ptr<ExternalSession> external;
   if (options.external_scheduler) {
-    Status s = ExternalSession::Start(*options.external_scheduler, &plan, &external);
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(ExternalSession::Start(*options.external_scheduler, &plan, &external));
   }
   // A cluster this large walks more job entries a round than 4 KiB pages can map at once.
   if (plan.capacity.gpus >= kHugePagesFromGpus) PreferHugePages();

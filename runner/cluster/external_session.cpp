@@ -4,6 +4,7 @@
 
 #include "agent/agent_auth.hpp"
 #include "base/parse.hpp"
+#include "base/status_macros.hpp"
 
 namespace troupe {
 
@@ -25,7 +26,7 @@ Status ExternalSession::Start(const config::ExternalScheduler& cfg, RunPlan* pla
   options.max_frame_bytes = static_cast<size_t>(cfg.max_frame_bytes());
   auto session = std::unique_ptr<ExternalSession>(new ExternalSession());
   session->link_ = std::make_shared<agent_wire::ExternalLink>(std::move(options));
-  if (Status s = session->link_->Listen(); !s.ok()) return s;
+  RETURN_IF_ERROR(session->link_->Listen());
 
   external::Hello hello;
   const std::vector<int32_t>& types = plan->scheduler.server_gpu_types;
@@ -41,7 +42,7 @@ Status ExternalSession::Start(const config::ExternalScheduler& cfg, RunPlan* pla
   hello.set_answer_timeout_s(cfg.answer_timeout_s());
   hello.set_fallback(cfg.fallback());
   hello.set_policy(plan->scheduler.policy);
-  if (Status s = session->link_->Accept(std::move(hello)); !s.ok()) return s;
+  RETURN_IF_ERROR(session->link_->Accept(std::move(hello)));
 
   session->source_ =
       std::make_shared<agent_wire::ExternalSource>(session->link_, cfg.answer_timeout_s());

@@ -6,6 +6,7 @@
 #include <system_error>
 #include <utility>
 
+#include "base/status_macros.hpp"
 #include "runner/run_directory.hpp"
 #include "runner/summary_json.hpp"
 
@@ -219,7 +220,7 @@ Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
                          const std::vector<LeaseRecord>* leases,
                          const std::vector<FaultRecord>* faults) {
-  if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckRunDirectory(out_dir));
   // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
   StatusOr<std::string> json = SummaryJson(summary);
   if (!json.ok()) return json.status();

@@ -6,11 +6,12 @@
 #include <filesystem>
 #include <functional>
 
+#include "base/status_macros.hpp"
 #include "config/scheduler_names.hpp"
-#include "workload/synergy_generator.hpp"
-#include "workload/trace_reader.hpp"
 #include "runner/cluster/gpu_type_plan.hpp"
 #include "runner/deployment.hpp"
+#include "workload/synergy_generator.hpp"
+#include "workload/trace_reader.hpp"
 
 namespace troupe {
 namespace {
@@ -95,7 +96,7 @@ Status OpenTrace(const config::Workload& w, const config::Run& r, const std::str
                                 "' is a folder, not a trace file");
   }
   std::vector<JobSpec> jobs;
-  if (Status s = ReadTrace(w.trace_file(), options, *plan->catalog, &jobs); !s.ok()) return s;
+  RETURN_IF_ERROR(ReadTrace(w.trace_file(), options, *plan->catalog, &jobs));
   for (const JobSpec& job : jobs) {
     plan->largest_job_gpus = std::max(plan->largest_job_gpus, job.gpus);
     if (job.gpus > plan->capacity.gpus) {
@@ -117,8 +118,7 @@ Status OpenTrace(const config::Workload& w, const config::Run& r, const std::str
                             [](const JobSpec& a, const JobSpec& b) { return a.job_id < b.job_id; });
     ids += ", ids " + std::to_string(low->job_id) + ".." + std::to_string(high->job_id);
   }
-  Status s = CheckWindow(r, config_name, in_window, "trace " + name + ": " + ids, plan);
-  if (!s.ok()) return s;
+  RETURN_IF_ERROR(CheckWindow(r, config_name, in_window, "trace " + name + ": " + ids, plan));
   plan->source = std::make_shared<VectorJobSource>(std::move(jobs), "trace " + name);
   return Status::Ok();
 }
@@ -151,8 +151,7 @@ Status OpenGenerator(const config::RunConfig& cfg, const std::string& config_nam
   const std::string jobs = n == 0 ? std::string("an endless generator")
                                   : "workload.generator.num_jobs: " + std::to_string(n) +
                                         " jobs, ids 0.." + std::to_string(n - 1);
-  Status s = CheckWindow(cfg.run(), config_name, in_window, jobs, plan);
-  if (!s.ok()) return s;
+  RETURN_IF_ERROR(CheckWindow(cfg.run(), config_name, in_window, jobs, plan));
   plan->source = std::make_shared<SynergyGenerator>(options, *plan->catalog);
   return Status::Ok();
 }
@@ -288,7 +287,7 @@ Status PlanBackends(const config::RunConfig& cfg, const std::string& config_name
   if (Status s = gpu::MakeComputeBackend(o.compute, &compute); !s.ok()) {
     return fail("backends.compute", "'" + o.compute + "' cannot run here: " + s.message());
   }
-  if (Status s = ResolveReferenceFlops(config_name, &o); !s.ok()) return s;
+  RETURN_IF_ERROR(ResolveReferenceFlops(config_name, &o));
   if (plan->largest_job_gpus > compute->max_devices()) {
     return fail("backends.compute", "'" + o.compute + "' has " +
                                         std::to_string(compute->max_devices()) +
@@ -320,21 +319,18 @@ Status PlanBackends(const config::RunConfig& cfg, const std::string& config_name
 
 Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
   PlanOptions(cfg, config_name, plan);
-  if (Status s = CheckSchedulerNames(cfg.scheduler(), config_name); !s.ok()) return s;
-  if (Status s = LoadCatalog(cfg.workload(), config_name, &plan->catalog); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckSchedulerNames(cfg.scheduler(), config_name));
+  RETURN_IF_ERROR(LoadCatalog(cfg.workload(), config_name, &plan->catalog));
   PlanServers(cfg, plan);
-  if (Status s = PlanGpuTypes(cfg, config_name, *plan->catalog, &plan->scheduler); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(PlanGpuTypes(cfg, config_name, *plan->catalog, &plan->scheduler));
   if (plan->runtime.middleman) {
-    Status s = PlanDeployment(cfg, config_name, plan->server_nodes, &plan->runtime);
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(PlanDeployment(cfg, config_name, plan->server_nodes, &plan->runtime));
   }
   Status opened = cfg.workload().has_trace_file() && !cfg.workload().trace_file().empty()
                       ? OpenTrace(cfg.workload(), cfg.run(), config_name, plan)
                       : OpenGenerator(cfg, config_name, plan);
   if (!opened.ok()) return opened;
-  if (Status s = PlanBackends(cfg, config_name, plan); !s.ok()) return s;
+  RETURN_IF_ERROR(PlanBackends(cfg, config_name, plan));
   return PlanFaults(cfg, config_name, plan);
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "base/status_macros.hpp"
 #include "runner/oasis/oasis_run.hpp"
 #include "runner/run_directory.hpp"
 #include "runner/summary_json.hpp"
@@ -91,7 +92,7 @@ std::string OasisSlotsCsv(const std::vector<OasisSlotRow>& slots) {
 }
 
 Status WriteOasisRunDirectory(const std::string& out_dir, const OasisRunResult& result) {
-  if (Status s = CheckRunDirectory(out_dir); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckRunDirectory(out_dir));
   // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
   StatusOr<std::string> json = OasisSummaryJson(result.summary);
   if (!json.ok()) return json.status();

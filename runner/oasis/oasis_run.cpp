@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <future>
 
+#include "base/status_macros.hpp"
 #include "runner/oasis/oasis_experiment.hpp"
 #include "runner/run_directory.hpp"
 #include "scheduling/oasis/baselines.hpp"
@@ -131,7 +132,7 @@ Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name
   const config::Oasis& o = cfg.oasis();
   plan->config_name = config_name;
   plan->spec = Spec(o);
-  if (Status s = CheckScale(plan->spec, config_name); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckScale(plan->spec, config_name));
   plan->seed = cfg.run().seed();
   plan->cluster = so::MakeCluster(plan->spec);
   plan->jobs = so::MakeJobs(plan->spec, plan->seed);
@@ -156,7 +157,7 @@ Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name
 Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunResult* result) {
   // Refused before anything runs: troupe never replaces a folder it did not write.
   if (!plan.out_dir.empty()) {
-    if (Status s = CheckRunDirectory(plan.out_dir); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckRunDirectory(plan.out_dir));
   }
   std::shared_ptr<so::OnlinePolicy> policy = NewPolicy(plan);
   if (!policy)

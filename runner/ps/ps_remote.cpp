@@ -6,6 +6,7 @@
 #include "actors/ps/remote_feed.hpp"
 #include "actors/ps/remote_shard.hpp"
 #include "base/parse.hpp"
+#include "base/status_macros.hpp"
 #include "messages/atoms.hpp"
 #include "runner/deployment.hpp"
 #include "runtime/remote_node.hpp"
@@ -105,7 +106,7 @@ Status PsHostsOfDeployment(const config::RunConfig& cfg, const std::string& conf
 Status PlanPsHosts(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan) {
   config::ParamServer p = cfg.paramserver();
   std::vector<std::string> whole;  // deployment.host, role "ps": whole nodes
-  if (Status s = PsHostsOfDeployment(cfg, config_name, &whole); !s.ok()) return s;
+  RETURN_IF_ERROR(PsHostsOfDeployment(cfg, config_name, &whole));
   for (const std::string& address : whole) {
     p.add_hosts(address);
     p.add_trainer_hosts(address);
@@ -114,13 +115,13 @@ Status PlanPsHosts(const config::RunConfig& cfg, const std::string& config_name,
   const bool deployed = !whole.empty();
   if (p.hosts_size() > 0) {
     const std::string field = deployed ? "deployment.host" : "paramserver.hosts";
-    if (Status s = CheckHostList(cfg, config_name, field, p.hosts()); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckHostList(cfg, config_name, field, p.hosts()));
     // A node process may die at any moment: every acknowledged update must be on its SSD-PS.
     plan->options.durable_updates = true;
   }
   if (p.trainer_hosts_size() > 0) {
     const std::string field = deployed ? "deployment.host" : "paramserver.trainer_hosts";
-    if (Status s = CheckHostList(cfg, config_name, field, p.trainer_hosts()); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckHostList(cfg, config_name, field, p.trainer_hosts()));
   }
   plan->hosts.assign(p.hosts().begin(), p.hosts().end());
   plan->trainer_hosts.assign(p.trainer_hosts().begin(), p.trainer_hosts().end());

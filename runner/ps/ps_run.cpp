@@ -17,6 +17,7 @@
 #include "actors/ps/remote_supervisor.hpp"
 #include "actors/ps/shard_actor.hpp"
 #include "actors/ps/trainer_actor.hpp"
+#include "base/status_macros.hpp"
 #include "gpu/cuda_hbm_table.hpp"
 #include "gpu/devices.hpp"
 #include "runner/output_folder.hpp"
@@ -82,11 +83,8 @@ Status ReadCriteo(const config::ParamServer& p, const std::string& config_name, 
   std::string skipped;
   ps::CriteoReadStats stats;
   const ps::OnError on_error = p.criteo_skip_bad_lines() ? ps::OnError::kSkip : ps::OnError::kStop;
-  if (Status s = ps::ReadCriteoTsv(p.criteo_file(), on_error, &all, &stats, &skipped,
-                                   config_name + ": paramserver.criteo_file");
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ps::ReadCriteoTsv(p.criteo_file(), on_error, &all, &stats, &skipped,
+                                    config_name + ": paramserver.criteo_file"));
   if (stats.skipped > 0) {
     spdlog::warn("{}: skipped {} malformed lines:\n{}", p.criteo_file(), stats.skipped, skipped);
   }
@@ -145,10 +143,10 @@ Status OpenShards(const PsPlan& plan, std::vector<std::shared_ptr<ShardCore>>* c
   for (int32_t m = 0; m < plan.options.nodes; ++m) {
     const fs::path dir = fs::path(plan.options.ssd_dir) / ("node-" + std::to_string(m));
     // Every run starts from an empty SSD-PS; a folder troupe did not write is never emptied.
-    if (Status s = ResetSsdNodeFolder(dir.string(), "paramserver.ssd_dir"); !s.ok()) return s;
+    RETURN_IF_ERROR(ResetSsdNodeFolder(dir.string(), "paramserver.ssd_dir"));
     if (!plan.hosts.empty()) continue;  // the node hosting shard m opens it
     std::unique_ptr<ShardCore> core;
-    if (Status s = ShardCore::Open(plan.options, m, dir.string(), &core); !s.ok()) return s;
+    RETURN_IF_ERROR(ShardCore::Open(plan.options, m, dir.string(), &core));
     cores->push_back(std::move(core));
   }
   return Status::Ok();
@@ -189,7 +187,7 @@ Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
   out->all.push_back(collector);
   std::vector<caf::actor> shards, trainers, readers, partitioners;
   if (!plan.hosts.empty()) {
-    if (Status s = SpawnRemoteShards(runtime, plan, collector, &shards); !s.ok()) return s;
+    RETURN_IF_ERROR(SpawnRemoteShards(runtime, plan, collector, &shards));
   }
   for (int32_t m = 0; m < o.nodes && plan.hosts.empty(); ++m) {
     ShardSetup setup;
@@ -302,11 +300,8 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
     return Status::InvalidInput(config_name + ": paramserver: " + s.message());
   }
   const config::ParamServer& p = cfg.paramserver();
-  if (Status s = CheckHbmDevice(p, config_name); !s.ok()) return s;
-  if (Status s = CheckSsdDir(p.ssd_dir(), p.nodes(), config_name + ": paramserver.ssd_dir");
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(CheckHbmDevice(p, config_name));
+  RETURN_IF_ERROR(CheckSsdDir(p.ssd_dir(), p.nodes(), config_name + ": paramserver.ssd_dir"));
   if (cfg.has_faults()) {
     FaultUniverse universe;
     universe.ps_nodes = p.nodes();
@@ -322,16 +317,16 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
     }
     plan->options.durable_updates = PlanCrashesPsNodes(plan->faults, p.nodes());
   }
-  if (Status s = PlanPsHosts(cfg, config_name, plan); !s.ok()) return s;
+  RETURN_IF_ERROR(PlanPsHosts(cfg, config_name, plan));
   if (!p.criteo_file().empty()) return ReadCriteo(p, config_name, plan);
   return Generate(p, config_name, plan);
 }
 
 Status ExecutePsRun(PsPlan plan, const ExecuteOptions& options, PsRunResult* result) {
   if (!plan.out_dir.empty()) {
-    if (Status s = CheckRunDirectory(plan.out_dir); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckRunDirectory(plan.out_dir));
     // The SSD-PS files live in the staging folder until the run commits (SsdRoot).
-    if (Status s = PrepareStagingDirectory(plan.out_dir); !s.ok()) return s;
+    RETURN_IF_ERROR(PrepareStagingDirectory(plan.out_dir));
   }
   const std::string root = SsdRoot(plan);
   plan.scratch_ssd = plan.options.ssd_dir.empty();

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/status_macros.hpp"
 #include "paramserver/ssd_store.hpp"
 #include "runner/output_folder.hpp"
 
@@ -110,15 +111,15 @@ fs::path NodeFolder(const std::string& ssd_dir, int32_t node) {
 
 Status CheckSsdDir(const std::string& ssd_dir, int32_t nodes, const std::string& what) {
   if (ssd_dir.empty()) return Status::Ok();
-  if (Status s = CheckRoot(ssd_dir, what); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckRoot(ssd_dir, what));
   for (int32_t m = 0; m < nodes; ++m) {
-    if (Status s = CheckNodeFolder(NodeFolder(ssd_dir, m), what); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckNodeFolder(NodeFolder(ssd_dir, m), what));
   }
   return Status::Ok();
 }
 
 Status ResetSsdNodeFolder(const std::string& dir, const std::string& what) {
-  if (Status s = CheckNodeFolder(dir, what); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckNodeFolder(dir, what));
   return ResetScratchFolder(dir, kSsdPsKind, what);
 }
 
