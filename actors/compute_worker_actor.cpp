@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "actors/allreduce_rank_actor.hpp"
+#include "base/status_macros.hpp"
 #include "gpu/gang_exchange.hpp"
 #include "runtime/counted_send.hpp"
 #include "runtime/run_clock.hpp"
@@ -65,8 +66,8 @@ void Finish(Self* self) {
 Status Prepare(ComputeWorkerState& st) {
   const gpu::RealComputeOptions& o = st.options;
   const int32_t devices = static_cast<int32_t>(st.work.gpu_ids.size());
-  if (Status s = gpu::MakeComputeBackend(o.compute, &st.compute); !s.ok()) return s;
-  if (Status s = st.compute->Lease(PartPlan(st.work), devices, st.work.seed); !s.ok()) return s;
+  RETURN_IF_ERROR(gpu::MakeComputeBackend(o.compute, &st.compute));
+  RETURN_IF_ERROR(st.compute->Lease(PartPlan(st.work), devices, st.work.seed));
   if (devices < 2 || !(o.gradient_bytes > 0)) return Status::Ok();
   Status s = gpu::MakeCollectiveBackend(o.collective, o.link, &st.collective);
   if (!s.ok()) return s;
@@ -87,14 +88,14 @@ Status Prepare(ComputeWorkerState& st) {
 // One step: the GEMM chain on every device, then the all-reduce among the part's devices.
 Status Step(ComputeWorkerState& st, double* compute_s, double* allreduce_s) {
   gpu::StepTiming timing;
-  if (Status s = st.compute->RunStep(&timing); !s.ok()) return s;
+  RETURN_IF_ERROR(st.compute->RunStep(&timing));
   *compute_s = timing.seconds;
   *allreduce_s = 0;
   if (st.collective) {
     for (size_t r = 0; r < st.gradients.size(); ++r) {
       std::copy(st.pristine[r].begin(), st.pristine[r].end(), st.gradients[r].begin());
     }
-    if (Status s = st.collective->AllReduceSum(&st.gradients, allreduce_s); !s.ok()) return s;
+    RETURN_IF_ERROR(st.collective->AllReduceSum(&st.gradients, allreduce_s));
   }
   return Status::Ok();
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "base/status_macros.hpp"
 #include "gpu/gang_exchange.hpp"
 
 namespace troupe {
@@ -92,7 +93,7 @@ Status NcclExchange(NcclGangPart& gang, uint64_t seed, int64_t exchange, bool vo
                       std::span<float>(buffer).first(floats));
     buffer[floats] = vote ? 1.0f : 0.0f;
   }
-  if (Status s = gang.comm->AllReduceSum(&buffers, seconds); !s.ok()) return s;
+  RETURN_IF_ERROR(gang.comm->AllReduceSum(&buffers, seconds));
   const std::vector<float>& sum = buffers[0];
   gpu::ApplyGangSum(std::span<const float>(sum).first(floats), plan.nranks, weights);
   *stop = sum[floats] > 0;

@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "base/status.hpp"
+#include "base/status_macros.hpp"
 
 namespace troupe {
 
@@ -88,7 +89,7 @@ inline Status OpenInputFile(const std::string& path, std::string_view field, Inp
 // Reads a whole input file into *out in one go (a config, a model catalogue: a few kB).
 inline Status ReadWholeFile(const std::string& path, std::string_view field, std::string* out) {
   InputFile file;
-  if (Status s = OpenInputFile(path, field, &file); !s.ok()) return s;
+  RETURN_IF_ERROR(OpenInputFile(path, field, &file));
   out->clear();
   char buffer[1 << 16];
   size_t got;

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "base/status.hpp"
+#include "base/status_macros.hpp"
 
 namespace troupe {
 
@@ -50,7 +51,7 @@ template <class Table>
 Status LoadPluginTableFrom(const PluginSpec& spec, const std::string& path, const Table** table) {
   static_assert(std::is_standard_layout_v<Table>, "a plugin table starts with its PluginHeader");
   const PluginHeader* header = nullptr;
-  if (Status s = LoadPluginFrom(spec, path, &header); !s.ok()) return s;
+  RETURN_IF_ERROR(LoadPluginFrom(spec, path, &header));
   *table = reinterpret_cast<const Table*>(header);  // its first member: the same address
   return Status::Ok();
 }

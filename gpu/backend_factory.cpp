@@ -3,6 +3,7 @@
 // a process that never asks for a CUDA backend never maps a CUDA library.
 #include <string>
 
+#include "base/status_macros.hpp"
 #include "gpu/collective_backend.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/cuda/device_hash_shard.hpp"
@@ -47,19 +48,19 @@ Status MakeCollectiveBackend(std::string_view kind, const LinkModel& link,
 
 Status MakeCudaComputeBackend(std::unique_ptr<ComputeBackend>* out) {
   const CudaBackendsTable* t = nullptr;
-  if (Status s = Plugin("cuda compute", &t); !s.ok()) return s;
+  RETURN_IF_ERROR(Plugin("cuda compute", &t));
   return t->make_compute(out);
 }
 
 Status MakeNcclCollective(std::unique_ptr<CollectiveBackend>* out) {
   const CudaBackendsTable* t = nullptr;
-  if (Status s = Plugin("nccl", &t); !s.ok()) return s;
+  RETURN_IF_ERROR(Plugin("nccl", &t));
   return t->make_nccl_collective(out);
 }
 
 Status MakeCudaEmbedding(std::unique_ptr<EmbeddingBackend>* out) {
   const CudaBackendsTable* t = nullptr;
-  if (Status s = Plugin("cuda embedding", &t); !s.ok()) return s;
+  RETURN_IF_ERROR(Plugin("cuda embedding", &t));
   return t->make_embedding(out);
 }
 
@@ -70,26 +71,26 @@ Status MakeCudaHbmTable(const paramserver::HbmConfig& config,
     return Status::InvalidInput("HBM-PS config: " + s.message());
   }
   const CudaBackendsTable* t = nullptr;
-  if (Status s = Plugin("cuda HBM-PS", &t); !s.ok()) return s;
+  RETURN_IF_ERROR(Plugin("cuda HBM-PS", &t));
   return t->make_hbm_table(config, out);
 }
 
 Status MeasureEmbeddingBandwidth(int64_t rows, int32_t dim, int64_t bags, int32_t pool, int repeats,
                                  EmbeddingMeasurement* out) {
   const CudaBackendsTable* t = nullptr;
-  if (Status s = Plugin("embedding benchmark", &t); !s.ok()) return s;
+  RETURN_IF_ERROR(Plugin("embedding benchmark", &t));
   return t->measure_embedding(rows, dim, bags, pool, repeats, out);
 }
 
 Status MeasureNcclAllReduce(size_t floats, int ranks, int repeats, AllReduceMeasurement* out) {
   const CudaBackendsTable* t = nullptr;
-  if (Status s = Plugin("nccl", &t); !s.ok()) return s;
+  RETURN_IF_ERROR(Plugin("nccl", &t));
   return t->measure_nccl_all_reduce(floats, ranks, repeats, out);
 }
 
 Status MeasureHashShard(size_t keys, int repeats, HashMeasurement* out) {
   const CudaBackendsTable* t = nullptr;
-  if (Status s = Plugin("hash benchmark", &t); !s.ok()) return s;
+  RETURN_IF_ERROR(Plugin("hash benchmark", &t));
   return t->measure_hash_shard(keys, repeats, out);
 }
 

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::gpu {
 
 Status CheckSameLength(const std::vector<std::vector<float>>& buffers) {
@@ -25,7 +27,7 @@ class EmulatedCollective final : public CollectiveBackend {
   std::string_view name() const override { return "emulated"; }
   int max_ranks() const override { return std::numeric_limits<int>::max(); }
   Status AllReduceSum(std::vector<std::vector<float>>* buffers, double* seconds) override {
-    if (Status s = CheckSameLength(*buffers); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckSameLength(*buffers));
     *seconds = RingAllReduceSeconds(static_cast<double>((*buffers)[0].size() * sizeof(float)),
                                     static_cast<int>(buffers->size()), link_);
     return Status::Ok();
@@ -40,7 +42,7 @@ class CpuCollective final : public CollectiveBackend {
   std::string_view name() const override { return "cpu"; }
   int max_ranks() const override { return std::numeric_limits<int>::max(); }
   Status AllReduceSum(std::vector<std::vector<float>>* buffers, double* seconds) override {
-    if (Status s = CheckSameLength(*buffers); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckSameLength(*buffers));
     const auto start = std::chrono::steady_clock::now();
     // Sum into rank 0 in rank order, then copy the sum to every other rank.
     std::vector<float>& sum = (*buffers)[0];

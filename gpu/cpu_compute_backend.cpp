@@ -9,6 +9,7 @@
 #include <limits>
 #include <thread>
 
+#include "base/status_macros.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/cpu_gemm.hpp"
 
@@ -123,12 +124,12 @@ Status MeasureCpuFlopsPerS(int64_t width, double* flops_per_s) {
   constexpr int kMaxSteps = 100;
   StepPlan plan = PlanStepForFlops(kStepFlops, std::min<int64_t>(width, 2048), 1);
   CpuComputeBackend cpu;
-  if (Status s = cpu.Lease(plan, 1, /*seed=*/1); !s.ok()) return s;
+  RETURN_IF_ERROR(cpu.Lease(plan, 1, /*seed=*/1));
   StepTiming timing;
-  if (Status s = cpu.RunStep(&timing); !s.ok()) return s;
+  RETURN_IF_ERROR(cpu.RunStep(&timing));
   double seconds = 0, flops = 0;
   for (int i = 0; i < kMaxSteps && seconds < kEnoughSeconds; ++i) {
-    if (Status s = cpu.RunStep(&timing); !s.ok()) return s;
+    RETURN_IF_ERROR(cpu.RunStep(&timing));
     seconds += timing.seconds;
     flops += timing.flops;
   }

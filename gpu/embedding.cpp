@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "base/status_macros.hpp"
+
 namespace troupe::gpu {
 
 Status ValidateEmbeddingBags(const EmbeddingBags& bags, size_t table_rows) {
@@ -57,7 +59,7 @@ class CpuEmbedding final : public EmbeddingBackend {
 
   Status Forward(const std::vector<float>& table, int32_t dim, int32_t row_stride,
                  const EmbeddingBags& bags, std::vector<float>* pooled) override {
-    if (Status s = ValidateForward(table, dim, row_stride, bags); !s.ok()) return s;
+    RETURN_IF_ERROR(ValidateForward(table, dim, row_stride, bags));
     const auto d = static_cast<size_t>(dim);
     pooled->assign(bags.bags() * d, 0.0f);
     for (size_t b = 0; b < bags.bags(); ++b) {
@@ -74,7 +76,7 @@ class CpuEmbedding final : public EmbeddingBackend {
 
   Status Backward(const std::vector<float>& pooled_grad, int32_t dim, const EmbeddingBags& bags,
                   std::vector<float>* table_grad) override {
-    if (Status s = ValidateBackward(pooled_grad, dim, bags, *table_grad); !s.ok()) return s;
+    RETURN_IF_ERROR(ValidateBackward(pooled_grad, dim, bags, *table_grad));
     const auto d = static_cast<size_t>(dim);
     for (size_t b = 0; b < bags.bags(); ++b) {
       const float* g = pooled_grad.data() + b * d;

@@ -13,6 +13,7 @@
 #include "agent/agent_auth.hpp"
 #include "agent/job_request.hpp"
 #include "base/parse.hpp"
+#include "base/status_macros.hpp"
 
 namespace troupe {
 namespace {
@@ -72,7 +73,7 @@ AgentService::~AgentService() { Stop(); }
 
 Status AgentService::Start(const config::AgentGateway& cfg) {
   agent_wire::GatewayOptions options;
-  if (Status s = AgentGatewayOptionsFromConfig(cfg, clock_.time_scale, &options); !s.ok()) return s;
+  RETURN_IF_ERROR(AgentGatewayOptionsFromConfig(cfg, clock_.time_scale, &options));
   {
     std::lock_guard lock(mutex_);
     expected_ = cfg.expected_jobs();
@@ -93,7 +94,7 @@ Status AgentService::Start(const config::AgentGateway& cfg) {
                       : Status::IoError("agents.listen: " + s.message()));
   }
   if (!cfg.port_file().empty()) {
-    if (Status s = WritePortFile(cfg.port_file(), gateway_->port()); !s.ok()) return s;
+    RETURN_IF_ERROR(WritePortFile(cfg.port_file(), gateway_->port()));
   }
   caf::anon_send(workload_, AgentsExpected{cfg.expected_jobs(), deadline_s_});
   return Status::Ok();

@@ -224,9 +224,8 @@ Status cuda_impl::MakeHbmTable(const paramserver::HbmConfig& config,
                                  config.optimizer.learning_rate, config.optimizer.epsilon};
   std::vector<std::unique_ptr<DeviceHashShard>> shards(static_cast<size_t>(config.gpus_per_node));
   for (size_t g = 0; g < shards.size(); ++g) {
-    Status s = DeviceHashShard::Create(static_cast<int>(g) % gpus, capacity, config.layout.dim,
-                                       config.layout.floats(), optimizer, &shards[g]);
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(DeviceHashShard::Create(static_cast<int>(g) % gpus, capacity, config.layout.dim,
+                                            config.layout.floats(), optimizer, &shards[g]));
   }
   *out = std::make_unique<CudaHbmTable>(config, std::move(shards), capacity);
   return Status::Ok();

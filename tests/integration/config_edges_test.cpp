@@ -25,9 +25,10 @@
 #include <thread>
 #include <type_traits>
 
+#include "base/status_macros.hpp"
 #include "config/config_loader.hpp"
-#include "config/config_validation.hpp"
 #include "config/config_ranges.hpp"
+#include "config/config_validation.hpp"
 #include "runner/cluster/run_setup.hpp"
 #include "runner/oasis/oasis_run.hpp"
 #include "runner/ps/ps_run.hpp"
@@ -238,7 +239,7 @@ int Lines(const std::string& text) {
 
 // What `troupe validate` does, in this process: the rules, then the plan of the run's kind.
 Status ValidateAndPlan(const config::RunConfig& cfg) {
-  if (Status s = ValidateConfig(cfg, "edge.textproto"); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateConfig(cfg, "edge.textproto"));
   if (cfg.has_paramserver()) {
     PsPlan plan;
     return PlanPsRun(cfg, "edge.textproto", &plan);

@@ -24,15 +24,16 @@
 #include <thread>
 #include <tuple>
 
+#include "base/status_macros.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
-#include "workload/model_catalog.hpp"
 #include "gpu/collective_backend.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/gang_exchange.hpp"
 #include "gpu/real_progress.hpp"
 #include "tests/integration/node_process.hpp"
 #include "tests/integration/run_fixture.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe::testing {
 namespace {
@@ -101,11 +102,11 @@ Status RunHere(const std::string& text, const std::string& out_dir, RunResult* r
                std::shared_ptr<MeasuredLeaseLog> log,
                std::function<void(const Telemetry&)> on_progress = {}) {
   config::RunConfig cfg;
-  if (Status s = ParseConfigText(text, "remote.textproto", &cfg); !s.ok()) return s;
+  RETURN_IF_ERROR(ParseConfigText(text, "remote.textproto", &cfg));
   cfg.mutable_run()->set_out_dir(out_dir);
-  if (Status s = ValidateConfig(cfg, "remote.textproto"); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateConfig(cfg, "remote.textproto"));
   RunPlan plan;
-  if (Status s = PlanRun(cfg, "remote.textproto", &plan); !s.ok()) return s;
+  RETURN_IF_ERROR(PlanRun(cfg, "remote.textproto", &plan));
   plan.measured_leases = std::move(log);
   ExecuteOptions options;
   options.on_progress = std::move(on_progress);

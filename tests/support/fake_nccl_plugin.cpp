@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/status_macros.hpp"
 #include "gpu/collective_backend.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/cuda_backends_abi.hpp"
@@ -81,7 +82,7 @@ class FileGang final : public NcclGangComm {
     for (int32_t i = 0; i < plan_.local_ranks; ++i) {
       WriteWhole(dir_ / (round + std::to_string(plan_.first_rank + i)), (*buffers)[i]);
     }
-    if (Status s = WaitForAll(round); !s.ok()) return s;
+    RETURN_IF_ERROR(WaitForAll(round));
     std::vector<std::vector<float>> all;
     for (int32_t r = 0; r < plan_.nranks; ++r) {
       std::ifstream in(dir_ / (round + std::to_string(r)), std::ios::binary);
@@ -95,7 +96,7 @@ class FileGang final : public NcclGangComm {
       all.push_back(std::move(values));
     }
     double unused = 0;
-    if (Status s = MakeCpuCollective()->AllReduceSum(&all, &unused); !s.ok()) return s;
+    RETURN_IF_ERROR(MakeCpuCollective()->AllReduceSum(&all, &unused));
     for (std::vector<float>& buffer : *buffers) buffer = all[0];
     *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     return Status::Ok();
@@ -142,7 +143,7 @@ Status MakeUniqueId(NcclUniqueIdBytes* out) {
 
 Status MakeGangComm(const NcclGangOptions& options, std::unique_ptr<NcclGangComm>* out) {
   auto gang = std::make_unique<FileGang>(Root() / Hex(options.id), options.plan, options.timeout_s);
-  if (Status s = gang->Join(); !s.ok()) return s;
+  RETURN_IF_ERROR(gang->Join());
   *out = std::move(gang);
   return Status::Ok();
 }

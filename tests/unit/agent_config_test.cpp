@@ -1,6 +1,7 @@
 // Validation of RunConfig.agents (config/config_validation.cpp, docs/config.md#agents-job-agents).
 #include <gtest/gtest.h>
 
+#include "base/status_macros.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 
@@ -13,9 +14,8 @@ constexpr char kBase[] =
 
 Status Check(const std::string& run, const std::string& agents) {
   config::RunConfig cfg;
-  Status s = ParseConfigText(std::string(kBase) + run + "agents { " + agents + " }\n",
-                             "a.textproto", &cfg);
-  if (!s.ok()) return s;
+  RETURN_IF_ERROR(ParseConfigText(std::string(kBase) + run + "agents { " + agents + " }\n",
+                                  "a.textproto", &cfg));
   return ValidateConfig(cfg, "a.textproto");
 }
 

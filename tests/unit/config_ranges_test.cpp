@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "base/status_macros.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 
@@ -67,7 +68,7 @@ TEST(ConfigRanges, DefaultsLieInTheirRanges) {
 
 Status Validate(const std::string& text) {
   config::RunConfig cfg;
-  if (Status s = ParseConfigText(text, "t", &cfg); !s.ok()) return s;
+  RETURN_IF_ERROR(ParseConfigText(text, "t", &cfg));
   return ValidateConfig(cfg, "t");
 }
 
