@@ -139,22 +139,23 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
   }
   ProgressCount Counted() const override { return counted_; }
   int64_t FinalCount() const override {
-    return window_ ? result_.summary.jobs_measured : static_cast<int64_t>(result_.jobs.size());
+    return window_ ? result_.summary.jobs_measured() : static_cast<int64_t>(result_.jobs.size());
   }
   std::string SummaryTable() const override { return FormatSummaryTable(result_.summary); }
   std::vector<RunMetric> Metrics() const override {
-    const RunSummary& s = result_.summary;
-    return {{"jct_mean_s", s.jct_mean_s, 3, "JCT mean h", 1.0 / 3600, 2},
-            {"jct_median_s", s.jct_median_s, 3, "", 1, 2},
-            {"jct_p95_s", s.jct_p95_s, 3, "", 1, 2},
-            {"jct_p99_s", s.jct_p99_s, 3, "p99 h", 1.0 / 3600, 2},
-            {"makespan_s", s.makespan_s, 3, "makespan h", 1.0 / 3600, 1},
-            {"gpu_utilisation", s.gpu_utilisation, 6, "GPU %", 100, 1},
-            {"cpu_utilisation", s.cpu_utilisation, 6, "CPU %", 100, 1},
-            {"memory_utilisation", s.memory_utilisation, 6, "mem %", 100, 1},
-            {"jobs_measured_finished", static_cast<double>(s.jobs_measured_finished), 0, "", 1, 0},
-            {"rounds", static_cast<double>(s.rounds), 0, "", 1, 0},
-            WallSeconds(s.wall_s)};
+    const summaries::ClusterRunSummary& s = result_.summary;
+    return {{"jct_mean_s", s.jct_mean_s(), 3, "JCT mean h", 1.0 / 3600, 2},
+            {"jct_median_s", s.jct_median_s(), 3, "", 1, 2},
+            {"jct_p95_s", s.jct_p95_s(), 3, "", 1, 2},
+            {"jct_p99_s", s.jct_p99_s(), 3, "p99 h", 1.0 / 3600, 2},
+            {"makespan_s", s.makespan_s(), 3, "makespan h", 1.0 / 3600, 1},
+            {"gpu_utilisation", s.gpu_utilisation(), 6, "GPU %", 100, 1},
+            {"cpu_utilisation", s.cpu_utilisation(), 6, "CPU %", 100, 1},
+            {"memory_utilisation", s.memory_utilisation(), 6, "mem %", 100, 1},
+            {"jobs_measured_finished", static_cast<double>(s.jobs_measured_finished()), 0, "", 1,
+             0},
+            {"rounds", static_cast<double>(s.rounds()), 0, "", 1, 0},
+            WallSeconds(s.wall_s())};
   }
   RunAudit Audit() const override {
     InvariantInput in = invariants_;
@@ -162,18 +163,18 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
     in.rounds = &result_.rounds;
     in.leases = &result_.leases;
     in.faults = &faults_;
-    in.end_reason = result_.summary.end_reason;
+    in.end_reason = result_.summary.end_reason();
     const InvariantReport report = CheckRunInvariants(in);
     RunAudit audit;
-    audit.faults = result_.summary.faults_injected;
+    audit.faults = result_.summary.faults_injected();
     for (const FaultRecord& f : result_.faults) audit.recoveries += f.recovered_s >= 0;
     audit.servers_lost = static_cast<int64_t>(
         faults_.ServersLostForGood(static_cast<int64_t>(in.servers.size())).size());
     audit.lost = report.jobs_lost;
     audit.failed = report.jobs_failed;
     audit.wasted_gpu_hours = report.wasted_gpu_hours;
-    audit.jct_mean_h = result_.summary.jct_mean_s / 3600;
-    audit.end_s = result_.summary.makespan_s;
+    audit.jct_mean_h = result_.summary.jct_mean_s() / 3600;
+    audit.end_s = result_.summary.makespan_s();
     audit.violations = report.violations;
     return audit;
   }
@@ -206,26 +207,26 @@ class ParamServerRun final : public KindOfRun<PsPlan, PsRunResult> {
   int64_t FinalCount() const override { return batches_; }
   std::string SummaryTable() const override { return FormatPsSummaryTable(result_.summary); }
   std::vector<RunMetric> Metrics() const override {
-    const PsSummary& s = result_.summary;
-    return {{"examples_per_s", s.examples_per_s, 1, "examples/s", 1, 0},
-            {"auc", s.auc, 6, "AUC", 1, 4},
-            {"final_loss", s.final_loss, 6, "loss", 1, 4},
-            {"batch_time_s", s.batch_time_s, 6, "batch ms", 1000, 3},
-            {"hbm_hit_rate", s.hbm_hit_rate, 6, "HBM hit %", 100, 1},
-            {"mem_hit_rate", s.mem_hit_rate, 6, "MEM hit %", 100, 1},
-            {"emulated_s", s.emulated_s, 6, "", 1, 3},
-            WallSeconds(s.wall_s)};
+    const summaries::PsRunSummary& s = result_.summary;
+    return {{"examples_per_s", s.examples_per_s(), 1, "examples/s", 1, 0},
+            {"auc", s.auc(), 6, "AUC", 1, 4},
+            {"final_loss", s.final_loss(), 6, "loss", 1, 4},
+            {"batch_time_s", s.batch_time_s(), 6, "batch ms", 1000, 3},
+            {"hbm_hit_rate", s.hbm_hit_rate(), 6, "HBM hit %", 100, 1},
+            {"mem_hit_rate", s.mem_hit_rate(), 6, "MEM hit %", 100, 1},
+            {"emulated_s", s.emulated_s(), 6, "", 1, 3},
+            WallSeconds(s.wall_s())};
   }
   RunAudit Audit() const override {
-    const PsSummary& s = result_.summary;
+    const summaries::PsRunSummary& s = result_.summary;
     RunAudit audit;
-    audit.faults = s.faults_injected;
-    audit.recoveries = s.restarts + s.disk_recoveries;
-    audit.lost = s.updates_lost;
-    audit.auc = s.auc;
-    audit.end_s = s.emulated_s;
-    if (s.updates_lost > 0) {
-      audit.violations.push_back(std::to_string(s.updates_lost) + " updates lost");
+    audit.faults = s.faults_injected();
+    audit.recoveries = s.restarts() + s.disk_recoveries();
+    audit.lost = s.updates_lost();
+    audit.auc = s.auc();
+    audit.end_s = s.emulated_s();
+    if (s.updates_lost() > 0) {
+      audit.violations.push_back(std::to_string(s.updates_lost()) + " updates lost");
     }
     return audit;
   }
@@ -256,14 +257,14 @@ class OasisOnlineRun final : public KindOfRun<OasisPlan, OasisRunResult> {
   int64_t FinalCount() const override { return slots_; }
   std::string SummaryTable() const override { return FormatOasisSummary(result_.summary); }
   std::vector<RunMetric> Metrics() const override {
-    const OasisSummary& s = result_.summary;
-    return {{"total_utility", s.total_utility, 3, "utility", 1, 2},
-            {"admitted", static_cast<double>(s.admitted), 0, "admitted", 1, 0},
-            {"rejected", static_cast<double>(s.rejected), 0, "rejected", 1, 0},
-            {"finished", static_cast<double>(s.finished), 0, "finished", 1, 0},
-            {"late", static_cast<double>(s.late), 0, "late", 1, 0},
-            {"mean_gpu_use", s.mean_gpu_use, 6, "GPU %", 100, 1},
-            WallSeconds(s.wall_s)};
+    const summaries::OasisRunSummary& s = result_.summary;
+    return {{"total_utility", s.total_utility(), 3, "utility", 1, 2},
+            {"admitted", static_cast<double>(s.admitted()), 0, "admitted", 1, 0},
+            {"rejected", static_cast<double>(s.rejected()), 0, "rejected", 1, 0},
+            {"finished", static_cast<double>(s.finished()), 0, "finished", 1, 0},
+            {"late", static_cast<double>(s.late()), 0, "late", 1, 0},
+            {"mean_gpu_use", s.mean_gpu_use(), 6, "GPU %", 100, 1},
+            WallSeconds(s.wall_s())};
   }
   // OASiS runs take no faults (ValidateConfig refuses them): nothing can be lost.
   RunAudit Audit() const override { return RunAudit{}; }

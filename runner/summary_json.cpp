@@ -4,6 +4,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <cmath>
+#include <memory>
 
 #include "base/status_macros.hpp"
 
@@ -35,14 +36,16 @@ Status NormaliseDoubles(pb::Message* m) {
 
 }  // namespace
 
-StatusOr<std::string> PrintSummaryJson(pb::Message* summary) {
-  RETURN_IF_ERROR(NormaliseDoubles(summary));
+StatusOr<std::string> PrintSummaryJson(const pb::Message& summary) {
+  const std::unique_ptr<pb::Message> printed(summary.New());
+  printed->CopyFrom(summary);
+  RETURN_IF_ERROR(NormaliseDoubles(printed.get()));
   pb::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.always_print_primitive_fields = true;
   options.preserve_proto_field_names = true;
   std::string json;
-  if (const auto s = pb::util::MessageToJsonString(*summary, &json, options); !s.ok()) {
+  if (const auto s = pb::util::MessageToJsonString(*printed, &json, options); !s.ok()) {
     return Status::Internal("summary.json: " + s.ToString());
   }
   return json;  // the printer ends the object with a newline

@@ -17,6 +17,7 @@
 
 namespace troupe {
 
-StatusOr<std::string> PrintSummaryJson(google::protobuf::Message* summary);
+// The summary itself is left as it is (an unknown value stays NaN for the run's other readers).
+StatusOr<std::string> PrintSummaryJson(const google::protobuf::Message& summary);
 
 }  // namespace troupe

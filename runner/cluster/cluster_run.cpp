@@ -88,7 +88,7 @@ std::unique_ptr<LiveFeed> MakeLiveFeed(const RunPlan& plan) {
   for (const ServerSpec& spec : plan.servers) {
     servers.push_back(LiveServer{spec.name, spec.gpus, spec.cpus, spec.memory_gb});
   }
-  return std::make_unique<LiveFeed>("cluster", plan.identity.config_name, std::move(servers));
+  return std::make_unique<LiveFeed>("cluster", plan.identity.config_name(), std::move(servers));
 }
 
 void PublishLive(const LiveFeed& feed, double wall_s, bool done, LiveSink* sink) {
@@ -167,16 +167,16 @@ void StopCluster(const ClusterHandles& cluster) {
 // The run's records and counters into `result`.
 void CollectResult(const RunPlan& plan, RunRecords records, const Telemetry& telemetry,
                    double wall_s, const FaultNetwork* network, RunResult* result) {
-  RunSummary& summary = result->summary;
+  summaries::ClusterRunSummary& summary = result->summary;
   summary = plan.identity;
-  summary.end_reason = records.end.reason;
-  summary.rounds = records.end.rounds;
-  summary.messages = telemetry.messages.load();
-  summary.events = telemetry.timed_events.load();
-  summary.wall_s = wall_s;
-  if (summary.wall_s > 0) {
-    summary.events_per_s = summary.events / summary.wall_s;
-    summary.messages_per_s = summary.messages / summary.wall_s;
+  summary.set_end_reason(records.end.reason);
+  summary.set_rounds(static_cast<int32_t>(records.end.rounds));
+  summary.set_messages(static_cast<double>(telemetry.messages.load()));
+  summary.set_events(static_cast<double>(telemetry.timed_events.load()));
+  summary.set_wall_s(wall_s);
+  if (wall_s > 0) {
+    summary.set_events_per_s(summary.events() / wall_s);
+    summary.set_messages_per_s(summary.messages() / wall_s);
   }
   Summarize(records.jobs, records.rounds, plan.capacity, &summary);
   result->jobs = std::move(records.jobs);
@@ -185,11 +185,11 @@ void CollectResult(const RunPlan& plan, RunRecords records, const Telemetry& tel
   result->faults = std::move(records.faults);
   if (network) {
     const NetworkCounters c = network->counters();
-    summary.messages_dropped = c.dropped + c.partitioned;
-    summary.messages_duplicated = c.duplicated;
-    summary.messages_delayed = c.delayed;
+    summary.set_messages_dropped(static_cast<double>(c.dropped + c.partitioned));
+    summary.set_messages_duplicated(static_cast<double>(c.duplicated));
+    summary.set_messages_delayed(static_cast<double>(c.delayed));
   }
-  summary.faults_injected = static_cast<int64_t>(result->faults.size());
+  summary.set_faults_injected(static_cast<int32_t>(result->faults.size()));
 }
 
 }  // namespace
@@ -217,7 +217,7 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   }
   if (plan.faults.HasLinkFaults()) {
     faults.network =
-        std::make_unique<FaultNetwork>(plan.faults, plan.identity.seed, runtime.clock());
+        std::make_unique<FaultNetwork>(plan.faults, plan.identity.seed(), runtime.clock());
     runtime.telemetry()->network = faults.network.get();
   }
   // Real compute: where every part ran, for nodes.csv (a caller's record, or one of our own).
@@ -268,7 +268,7 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   }
   CollectResult(plan, records_future.get(), *runtime.telemetry(), runtime.WallSeconds(),
                 faults.network.get(), result);
-  if (live) PublishLive(*live, result->summary.wall_s, true, options.live);
+  if (live) PublishLive(*live, result->summary.wall_s(), true, options.live);
   if (plan.out_dir.empty()) return Status::Ok();
   if (plan.compute.enabled()) {
     Status s =

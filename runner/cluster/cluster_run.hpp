@@ -18,7 +18,7 @@
 namespace troupe {
 
 struct RunResult {
-  RunSummary summary;
+  summaries::ClusterRunSummary summary;  // summary.json's message
   std::vector<JobRecord> jobs;
   std::vector<RoundRecord> rounds;
   std::vector<LeaseRecord> leases;  // with run.lease_log

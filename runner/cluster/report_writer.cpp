@@ -34,46 +34,6 @@ std::string Seconds(double value) { return Fixed(value, 3); }
 
 }  // namespace
 
-summaries::ClusterRunSummary SummaryProto(const RunSummary& s) {
-  summaries::ClusterRunSummary m;
-  m.set_config_name(s.config_name);
-  m.set_mode(s.mode);
-  m.set_policy(s.policy);
-  m.set_mechanism(s.mechanism);
-  m.set_end_reason(s.end_reason);
-  m.set_seed(s.seed);
-  m.set_jobs_total(s.jobs_total);
-  m.set_jobs_finished(s.jobs_finished);
-  m.set_jobs_measured(s.jobs_measured);
-  m.set_jobs_measured_finished(s.jobs_measured_finished);
-  m.set_rounds(s.rounds);
-  m.set_jct_mean_s(s.jct_mean_s);
-  m.set_jct_median_s(s.jct_median_s);
-  m.set_jct_p95_s(s.jct_p95_s);
-  m.set_jct_p99_s(s.jct_p99_s);
-  m.set_makespan_s(s.makespan_s);
-  m.set_gpu_utilisation(s.gpu_utilisation);
-  m.set_cpu_utilisation(s.cpu_utilisation);
-  m.set_memory_utilisation(s.memory_utilisation);
-  m.set_events(s.events);
-  m.set_messages(s.messages);
-  m.set_wall_s(s.wall_s);
-  m.set_events_per_s(s.events_per_s);
-  m.set_messages_per_s(s.messages_per_s);
-  m.set_jobs_failed(s.jobs_failed);
-  m.set_wasted_gpu_hours(s.wasted_gpu_hours);
-  m.set_faults_injected(s.faults_injected);
-  m.set_messages_dropped(s.messages_dropped);
-  m.set_messages_duplicated(s.messages_duplicated);
-  m.set_messages_delayed(s.messages_delayed);
-  return m;
-}
-
-StatusOr<std::string> SummaryJson(const RunSummary& s) {
-  summaries::ClusterRunSummary m = SummaryProto(s);
-  return PrintSummaryJson(&m);
-}
-
 namespace {
 
 // A CSV row built field by field in place: a million-job run's jobs.csv has 17 million fields,
@@ -216,13 +176,13 @@ std::string FaultsCsv(const std::vector<FaultRecord>& faults) {
   return out;
 }
 
-Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
+Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
                          const std::vector<LeaseRecord>* leases,
                          const std::vector<FaultRecord>* faults) {
   RETURN_IF_ERROR(CheckRunDirectory(out_dir));
   // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
-  StatusOr<std::string> json = SummaryJson(summary);
+  StatusOr<std::string> json = PrintSummaryJson(summary);
   if (!json.ok()) return json.status();
   const std::vector<const JobRecord*> by_id = ById(jobs);
   Status staged = StageCsv(out_dir, "jobs.csv", kJobsCsvHeader, by_id.size(),
@@ -237,32 +197,33 @@ Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
   return CommitRunDirectory(out_dir, files);
 }
 
-std::string FormatSummaryTable(const RunSummary& s) {
+std::string FormatSummaryTable(const summaries::ClusterRunSummary& s) {
   auto hours = [](double seconds) { return Fixed(seconds / 3600, 2); };
   auto percent = [](double fraction) { return Fixed(fraction * 100, 1) + "%"; };
+  // Counts the message holds as doubles (summary.proto), printed as the whole numbers they are.
+  auto count = [](double n) { return std::to_string(static_cast<uint64_t>(n)); };
   std::string t;
-  t += "run          " + s.config_name + " (" + s.mode + ", seed " + std::to_string(s.seed) + ")\n";
-  t += "scheduler    " + s.policy + " + " + s.mechanism + "; ended: " + s.end_reason + "\n";
-  t += "JCT (h)      mean " + hours(s.jct_mean_s) + "  median " + hours(s.jct_median_s) + "  p95 " +
-       hours(s.jct_p95_s) + "  p99 " + hours(s.jct_p99_s) + "\n";
-  t += "makespan     " + hours(s.makespan_s) + " h\n";
-  t += "utilisation  GPU " + percent(s.gpu_utilisation) + "  CPU " + percent(s.cpu_utilisation) +
-       "  memory " + percent(s.memory_utilisation) + "\n";
-  t += "jobs         " + std::to_string(s.jobs_total) + " total, " +
-       std::to_string(s.jobs_finished) + " finished, " + std::to_string(s.jobs_measured) +
-       " measured (" + std::to_string(s.jobs_measured_finished) + " finished)\n";
-  t += "rounds       " + std::to_string(s.rounds) + "\n";
-  if (s.faults_injected > 0) {
-    t += "faults       " + std::to_string(s.faults_injected) + " injected, " +
-         std::to_string(s.jobs_failed) + " jobs failed, " + Fixed(s.wasted_gpu_hours, 2) +
-         " GPU-h wasted; messages dropped " + std::to_string(s.messages_dropped) + ", duplicated " +
-         std::to_string(s.messages_duplicated) + ", delayed " + std::to_string(s.messages_delayed) +
-         "\n";
+  t += "run          " + s.config_name() + " (" + s.mode() + ", seed " + std::to_string(s.seed()) +
+       ")\n";
+  t += "scheduler    " + s.policy() + " + " + s.mechanism() + "; ended: " + s.end_reason() + "\n";
+  t += "JCT (h)      mean " + hours(s.jct_mean_s()) + "  median " + hours(s.jct_median_s()) +
+       "  p95 " + hours(s.jct_p95_s()) + "  p99 " + hours(s.jct_p99_s()) + "\n";
+  t += "makespan     " + hours(s.makespan_s()) + " h\n";
+  t += "utilisation  GPU " + percent(s.gpu_utilisation()) + "  CPU " +
+       percent(s.cpu_utilisation()) + "  memory " + percent(s.memory_utilisation()) + "\n";
+  t += "jobs         " + std::to_string(s.jobs_total()) + " total, " +
+       std::to_string(s.jobs_finished()) + " finished, " + std::to_string(s.jobs_measured()) +
+       " measured (" + std::to_string(s.jobs_measured_finished()) + " finished)\n";
+  t += "rounds       " + std::to_string(s.rounds()) + "\n";
+  if (s.faults_injected() > 0) {
+    t += "faults       " + std::to_string(s.faults_injected()) + " injected, " +
+         std::to_string(s.jobs_failed()) + " jobs failed, " + Fixed(s.wasted_gpu_hours(), 2) +
+         " GPU-h wasted; messages dropped " + count(s.messages_dropped()) + ", duplicated " +
+         count(s.messages_duplicated()) + ", delayed " + count(s.messages_delayed()) + "\n";
   }
-  t += "events       " + std::to_string(s.events) + ", messages " + std::to_string(s.messages) +
-       "\n";
-  t += "wall         " + Fixed(s.wall_s, 3) + " s, " + Fixed(s.events_per_s, 0) + " events/s, " +
-       Fixed(s.messages_per_s, 0) + " messages/s\n";
+  t += "events       " + count(s.events()) + ", messages " + count(s.messages()) + "\n";
+  t += "wall         " + Fixed(s.wall_s(), 3) + " s, " + Fixed(s.events_per_s(), 0) +
+       " events/s, " + Fixed(s.messages_per_s(), 0) + " messages/s\n";
   return t;
 }
 

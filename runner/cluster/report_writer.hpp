@@ -12,9 +12,8 @@
 //    exactly, so the same records give the same bytes. The wall-clock fields (wall_s, events_per_s)
 //    appear only in summary.json, so jobs.csv and rounds.csv of two identical emulated runs
 //    compare equal.
-//  - summary.json is one JSON object holding every RunSummary field under its own name, as
-//    messages/summary.proto's ClusterRunSummary (its schema) printed by protobuf's JSON printer
-//    (runner/summary_json.hpp).
+//  - summary.json is the run's ClusterRunSummary (messages/summary.proto, its schema) printed by
+//    protobuf's JSON printer (runner/summary_json.hpp).
 //  - FormatSummaryTable renders a summary as a short human-readable table (JCT in hours,
 //    utilisations in percent) for stdout.
 #pragma once
@@ -41,20 +40,18 @@ inline constexpr char kRoundsCsvHeader[] =
 
 // `leases`, when given, is written as leases.csv (header kLeasesCsvHeader, GPU indices joined
 // by ';'); `faults`, when given, as faults.csv (one row a fault applied, in order).
-Status WriteRunDirectory(const std::string& out_dir, const RunSummary& summary,
+Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
                          const std::vector<LeaseRecord>* leases = nullptr,
                          const std::vector<FaultRecord>* faults = nullptr);
 
-// The files' contents, as WriteRunDirectory writes them. SummaryProto is the summary as
-// summary.json's schema holds it; SummaryJson prints it (an error only for a non-finite number).
-summaries::ClusterRunSummary SummaryProto(const RunSummary& summary);
-StatusOr<std::string> SummaryJson(const RunSummary& summary);
+// The CSV files' contents, as WriteRunDirectory writes them (summary.json is
+// PrintSummaryJson(summary), runner/summary_json.hpp).
 std::string JobsCsv(const std::vector<JobRecord>& jobs);
 std::string RoundsCsv(const std::vector<RoundRecord>& rounds);
 std::string LeasesCsv(const std::vector<LeaseRecord>& leases);
 std::string FaultsCsv(const std::vector<FaultRecord>& faults);
 
-std::string FormatSummaryTable(const RunSummary& summary);
+std::string FormatSummaryTable(const summaries::ClusterRunSummary& summary);
 
 }  // namespace troupe

@@ -185,11 +185,11 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
   plan->runtime.threads = r.threads();
   plan->runtime.middleman = cfg.placement_size() > 0 || cfg.deployment().host_size() > 0;
   plan->out_dir = r.out_dir();
-  plan->identity.config_name = config_name;
-  plan->identity.mode = config::Mode_Name(r.mode());
-  plan->identity.policy = plan->scheduler.policy;
-  plan->identity.mechanism = plan->scheduler.mechanism;
-  plan->identity.seed = r.seed();
+  plan->identity.set_config_name(config_name);
+  plan->identity.set_mode(config::Mode_Name(r.mode()));
+  plan->identity.set_policy(plan->scheduler.policy);
+  plan->identity.set_mechanism(plan->scheduler.mechanism);
+  plan->identity.set_seed(r.seed());
 }
 
 // The fault plan against the run's shape: targets must name servers and jobs it has.

@@ -32,7 +32,8 @@ struct RunPlan {
   ProfilerConfig profiler;
   RuntimeOptions runtime;
   ClusterCapacity capacity;
-  RunSummary identity;     // config name, mode, policy, mechanism, seed
+  // config name, mode, policy, mechanism, seed: the summary's fields the plan knows
+  summaries::ClusterRunSummary identity;
   std::string out_dir;     // "" writes nothing
   FaultPlan faults;        // empty: a run without faults (no injector, store or network)
   int64_t jobs_known = 0;  // jobs the source will release (0: unknown)

@@ -1,4 +1,5 @@
-// Run summary: the figures of one run that go into summary.json and the stdout table.
+// Run summary: the figures of one run that go into summary.json and the stdout table, held in
+// summary.json's own message (messages/summary.proto's ClusterRunSummary).
 //
 // Contract: Summarize derives the statistics from the job and round records alone, so a summary
 // can always be recomputed from jobs.csv and rounds.csv. It fills the job and round counts, the JCT
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "messages/records.hpp"
+#include "messages/summary.pb.h"
 
 namespace troupe {
 
@@ -22,31 +24,8 @@ struct ClusterCapacity {
   double cpus = 0, memory_gb = 0;
 };
 
-struct RunSummary {
-  // end_reason: "measured jobs finished" | "all jobs finished" | "deadline".
-  std::string config_name, mode, policy, mechanism, end_reason;
-  uint64_t seed = 0;
-  int64_t jobs_total = 0, jobs_finished = 0, jobs_measured = 0, jobs_measured_finished = 0,
-          rounds = 0;
-  double jct_mean_s = 0, jct_median_s = 0, jct_p95_s = 0, jct_p99_s = 0;
-  double makespan_s = 0;
-  double gpu_utilisation = 0, cpu_utilisation = 0, memory_utilisation = 0;  // fractions, 0..1
-  // events: timed events (delayed messages; the virtual clock jumps from one to the next);
-  // messages: every message the run's actors sent, timed or not.
-  uint64_t events = 0, messages = 0;
-  double wall_s = 0;
-  double events_per_s = 0;
-  double messages_per_s = 0;
-  // Faults (docs/faults.md): jobs reported failed, GPU time of leases lost, faults applied, and
-  // what the fault network did to messages.
-  int64_t jobs_failed = 0;
-  double wasted_gpu_hours = 0;
-  int64_t faults_injected = 0;
-  uint64_t messages_dropped = 0, messages_duplicated = 0, messages_delayed = 0;
-};
-
 void Summarize(const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
-               const ClusterCapacity& capacity, RunSummary* summary);
+               const ClusterCapacity& capacity, summaries::ClusterRunSummary* summary);
 
 // The q-quantile (0 <= q <= 1) of `sorted` (ascending), interpolating linearly between the two
 // nearest order statistics; 0 for an empty vector.

@@ -21,43 +21,6 @@ std::string Num(double v, int digits = 6) {
 
 }  // namespace
 
-summaries::OasisRunSummary OasisSummaryProto(const OasisSummary& s) {
-  summaries::OasisRunSummary m;
-  m.set_config(s.config_name);
-  m.set_mode(s.mode);
-  m.set_policy(s.policy);
-  m.set_seed(s.seed);
-  m.set_slots(s.slots);
-  m.set_worker_servers(s.worker_servers);
-  m.set_ps_machines(s.ps_machines);
-  m.set_jobs(s.jobs);
-  m.set_admitted(s.admitted);
-  m.set_rejected(s.rejected);
-  m.set_finished(s.finished);
-  m.set_late(s.late);
-  m.set_total_utility(s.total_utility);
-  m.set_low_factor(s.low_factor);
-  m.set_mean_gpu_use(s.mean_gpu_use);
-  m.set_released_worker_slots(s.released_worker_slots);
-  m.set_chunk_pieces(s.pieces);
-  m.set_messages(s.messages);
-  m.set_events(s.events);
-  m.set_wall_s(s.wall_s);
-  m.set_behind(s.behind);
-  m.set_lost_utility(s.lost_utility);
-  m.set_ps_link_slowdown(s.ps_link_slowdown);
-  m.set_link_delay_s(s.link_delay_s);
-  m.set_simulator_utility(s.simulator_utility);
-  m.set_simulator_finished(s.simulator_finished);
-  for (const std::string& v : s.violations) m.add_violations(v);
-  return m;
-}
-
-StatusOr<std::string> OasisSummaryJson(const OasisSummary& s) {
-  summaries::OasisRunSummary m = OasisSummaryProto(s);
-  return PrintSummaryJson(&m);
-}
-
 std::string OasisJobsCsv(const std::vector<OasisJobRow>& jobs) {
   std::string csv =
       "id,arrival,admitted,reason,planned_end,actual_end,finish_s,utility,worker_slots,trained,"
@@ -94,36 +57,39 @@ std::string OasisSlotsCsv(const std::vector<OasisSlotRow>& slots) {
 Status WriteOasisRunDirectory(const std::string& out_dir, const OasisRunResult& result) {
   RETURN_IF_ERROR(CheckRunDirectory(out_dir));
   // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
-  StatusOr<std::string> json = OasisSummaryJson(result.summary);
+  StatusOr<std::string> json = PrintSummaryJson(result.summary);
   if (!json.ok()) return json.status();
   return CommitRunDirectory(out_dir, {{"summary.json", *std::move(json)},
                                       {"jobs.csv", OasisJobsCsv(result.records.jobs)},
                                       {"slots.csv", OasisSlotsCsv(result.records.slots)}});
 }
 
-std::string FormatOasisSummary(const OasisSummary& s) {
+std::string FormatOasisSummary(const summaries::OasisRunSummary& s) {
+  // Counts the message holds as doubles (summary.proto), printed as the whole numbers they are.
+  auto count = [](double n) { return std::to_string(static_cast<uint64_t>(n)); };
   std::string t;
-  t += "run          " + s.config_name + " (" + s.mode + ", seed " + std::to_string(s.seed) +
-       ", policy " + s.policy + ")\n";
-  t += "cluster      " + std::to_string(s.worker_servers) + " worker servers + " +
-       std::to_string(s.ps_machines) + " PS machines, " + std::to_string(s.slots) + " slots\n";
-  t += "jobs         " + std::to_string(s.jobs) + ": " + std::to_string(s.admitted) +
-       " admitted, " + std::to_string(s.rejected) + " rejected, " + std::to_string(s.finished) +
-       " finished, " + std::to_string(s.late) + " after their planned end\n";
-  t += "utility      " + Num(s.total_utility, 8) + " total; mean GPU use " +
-       Num(100 * s.mean_gpu_use, 3) + "%\n";
-  t += "network      PS links " + Num(s.ps_link_slowdown, 6) + "x slower, " +
-       Num(s.link_delay_s, 6) + " s delay: " + std::to_string(s.behind) +
-       " jobs fell behind their plan, losing " + Num(s.lost_utility, 8) +
+  t += "run          " + s.config() + " (" + s.mode() + ", seed " + std::to_string(s.seed()) +
+       ", policy " + s.policy() + ")\n";
+  t += "cluster      " + std::to_string(s.worker_servers()) + " worker servers + " +
+       std::to_string(s.ps_machines()) + " PS machines, " + std::to_string(s.slots()) +
+       " slots\n";
+  t += "jobs         " + std::to_string(s.jobs()) + ": " + std::to_string(s.admitted()) +
+       " admitted, " + std::to_string(s.rejected()) + " rejected, " +
+       std::to_string(s.finished()) + " finished, " + std::to_string(s.late()) +
+       " after their planned end\n";
+  t += "utility      " + Num(s.total_utility(), 8) + " total; mean GPU use " +
+       Num(100 * s.mean_gpu_use(), 3) + "%\n";
+  t += "network      PS links " + Num(s.ps_link_slowdown(), 6) + "x slower, " +
+       Num(s.link_delay_s(), 6) + " s delay: " + std::to_string(s.behind()) +
+       " jobs fell behind their plan, losing " + Num(s.lost_utility(), 8) +
        " of the utility the model scores them\n";
-  if (s.simulator_finished >= 0) {
-    t += "simulator    " + Num(s.simulator_utility, 8) + " total utility, " +
-         std::to_string(s.simulator_finished) + " finished (same policy and jobs, no network)\n";
+  if (s.simulator_finished() >= 0) {
+    t += "simulator    " + Num(s.simulator_utility(), 8) + " total utility, " +
+         std::to_string(s.simulator_finished()) + " finished (same policy and jobs, no network)\n";
   }
-  t += "emulation    " + std::to_string(s.pieces) + " chunk exchanges, " +
-       std::to_string(s.messages) + " messages, " + std::to_string(s.events) + " timed events, " +
-       Num(s.wall_s, 3) + " s wall\n";
-  t += "violations   " + std::to_string(s.violations.size()) + "\n";
+  t += "emulation    " + count(s.chunk_pieces()) + " chunk exchanges, " + count(s.messages()) +
+       " messages, " + count(s.events()) + " timed events, " + Num(s.wall_s(), 3) + " s wall\n";
+  t += "violations   " + std::to_string(s.violations_size()) + "\n";
   return t;
 }
 

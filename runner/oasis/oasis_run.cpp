@@ -65,32 +65,46 @@ so::WorkloadSpec Spec(const config::Oasis& o) {
 }
 
 void Summarise(const OasisPlan& plan, OasisRunResult* result) {
-  OasisSummary& s = result->summary;
-  s.config_name = plan.config_name;
-  s.mode = plan.mode;
-  s.policy = plan.policy;
-  s.seed = plan.seed;
-  s.slots = plan.cluster.slots;
-  s.worker_servers = static_cast<int32_t>(plan.cluster.workers.size());
-  s.ps_machines = static_cast<int32_t>(plan.cluster.ps.size());
-  s.low_factor = plan.low_factor;
-  s.ps_link_slowdown = plan.links.ps_slowdown;
-  s.link_delay_s = plan.links.delay_s;
+  summaries::OasisRunSummary& s = result->summary;
+  s.set_config(plan.config_name);
+  s.set_mode(plan.mode);
+  s.set_policy(plan.policy);
+  s.set_seed(plan.seed);
+  s.set_slots(plan.cluster.slots);
+  s.set_worker_servers(static_cast<int32_t>(plan.cluster.workers.size()));
+  s.set_ps_machines(static_cast<int32_t>(plan.cluster.ps.size()));
+  s.set_low_factor(plan.low_factor);
+  s.set_ps_link_slowdown(plan.links.ps_slowdown);
+  s.set_link_delay_s(plan.links.delay_s);
+  s.set_simulator_utility(-1);  // without interference the run equals the simulator
+  s.set_simulator_finished(-1);
   const OasisRecords& r = result->records;
-  s.jobs = static_cast<int32_t>(r.jobs.size());
+  s.set_jobs(static_cast<int32_t>(r.jobs.size()));
+  int32_t admitted = 0, rejected = 0, finished = 0, late = 0, behind = 0;
+  int64_t pieces = 0;
+  double total_utility = 0, lost_utility = 0, mean_gpu_use = 0;
   for (const OasisJobRow& j : r.jobs) {
-    s.admitted += j.admitted;
-    s.rejected += !j.admitted;
-    s.finished += j.end_slot >= 0;
-    s.late += j.admitted && j.planned_end >= 0 && (j.end_slot < 0 || j.end_slot > j.planned_end);
-    s.total_utility += j.utility;
-    s.pieces += j.pieces;
-    s.behind += j.behind;
-    if (j.behind) s.lost_utility += j.model_utility - j.utility;
+    admitted += j.admitted;
+    rejected += !j.admitted;
+    finished += j.end_slot >= 0;
+    late += j.admitted && j.planned_end >= 0 && (j.end_slot < 0 || j.end_slot > j.planned_end);
+    total_utility += j.utility;
+    pieces += j.pieces;
+    behind += j.behind;
+    if (j.behind) lost_utility += j.model_utility - j.utility;
   }
-  for (const OasisSlotRow& row : r.slots) s.mean_gpu_use += row.worker_use[0] / r.slots.size();
-  s.released_worker_slots = r.released_worker_slots;
-  s.violations = r.violations;
+  for (const OasisSlotRow& row : r.slots) mean_gpu_use += row.worker_use[0] / r.slots.size();
+  s.set_admitted(admitted);
+  s.set_rejected(rejected);
+  s.set_finished(finished);
+  s.set_late(late);
+  s.set_total_utility(total_utility);
+  s.set_chunk_pieces(static_cast<double>(pieces));
+  s.set_behind(behind);
+  s.set_lost_utility(lost_utility);
+  s.set_mean_gpu_use(mean_gpu_use);
+  s.set_released_worker_slots(r.released_worker_slots);
+  s.mutable_violations()->Assign(r.violations.begin(), r.violations.end());
 }
 
 // What the run holds must fit memory and its ints: a usage entry per machine and slot, the jobs,
@@ -177,15 +191,15 @@ Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunRe
                             std::to_string(runtime.telemetry()->virtual_s.load()) + " s");
   }
   result->records = future.get();
-  result->summary.wall_s = runtime.WallSeconds();
-  result->summary.messages = runtime.telemetry()->messages.load();
-  result->summary.events = runtime.telemetry()->timed_events.load();
+  result->summary.set_wall_s(runtime.WallSeconds());
+  result->summary.set_messages(static_cast<double>(runtime.telemetry()->messages.load()));
+  result->summary.set_events(static_cast<double>(runtime.telemetry()->timed_events.load()));
   Summarise(plan, result);
   if (plan.links.ps_slowdown != 1 || plan.links.delay_s != 0) {
     // Interference on: the slot simulator's outcome for the same policy and jobs, beside it.
     const so::SimResult sim = so::Simulate(plan.cluster, plan.jobs, *NewPolicy(plan));
-    result->summary.simulator_utility = sim.total_utility;
-    result->summary.simulator_finished = sim.finished;
+    result->summary.set_simulator_utility(sim.total_utility);
+    result->summary.set_simulator_finished(sim.finished);
   }
   if (plan.out_dir.empty()) return Status::Ok();
   return WriteOasisRunDirectory(plan.out_dir, *result);

@@ -55,32 +55,8 @@ struct OasisPlan {
 // Precondition: ValidateConfig(cfg) is OK and cfg.has_oasis().
 Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name, OasisPlan* plan);
 
-struct OasisSummary {
-  std::string config_name, mode, policy;
-  uint64_t seed = 0;
-  int32_t slots = 0, worker_servers = 0, ps_machines = 0;
-  int32_t jobs = 0, admitted = 0, rejected = 0, finished = 0, late = 0;  // late: after t-hat
-  double total_utility = 0;
-  // Jobs whose worker-slots reached W_i with mini-batches left (slow PS links), and the utility
-  // they lost against what the model scores them.
-  int32_t behind = 0;
-  double lost_utility = 0;
-  double ps_link_slowdown = 1, link_delay_s = 0;
-  // With a slowdown or a delay set: the slot simulator's total utility and finished jobs for the
-  // same policy and jobs (-1 otherwise; without interference the run equals it).
-  double simulator_utility = -1;
-  int32_t simulator_finished = -1;
-  double low_factor = 1;
-  double mean_gpu_use = 0;
-  int32_t released_worker_slots = 0;
-  int64_t pieces = 0;
-  uint64_t messages = 0, events = 0;
-  double wall_s = 0;
-  std::vector<std::string> violations;
-};
-
 struct OasisRunResult {
-  OasisSummary summary;
+  summaries::OasisRunSummary summary;  // summary.json's message
   OasisRecords records;
 };
 
@@ -89,11 +65,8 @@ Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunRe
 // Writes summary.json, jobs.csv and slots.csv into a staging folder beside out_dir, then moves
 // it onto out_dir (replacing a folder there).
 Status WriteOasisRunDirectory(const std::string& out_dir, const OasisRunResult& result);
-// summary.json: the summary as messages/summary.proto's OasisRunSummary, and its text.
-summaries::OasisRunSummary OasisSummaryProto(const OasisSummary& s);
-StatusOr<std::string> OasisSummaryJson(const OasisSummary& s);
 std::string OasisJobsCsv(const std::vector<OasisJobRow>& jobs);
 std::string OasisSlotsCsv(const std::vector<OasisSlotRow>& slots);
-std::string FormatOasisSummary(const OasisSummary& s);
+std::string FormatOasisSummary(const summaries::OasisRunSummary& s);
 
 }  // namespace troupe

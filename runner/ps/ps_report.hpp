@@ -1,7 +1,7 @@
 // The run directory and the stdout table of a parameter-server run (ps_run.hpp).
 //
-//  - WritePsRunDirectory writes summary.json (every PsSummary field under its own name, as
-//    messages/summary.proto's PsRunSummary printed by runner/summary_json.hpp) and
+//  - WritePsRunDirectory writes summary.json (the run's PsRunSummary, messages/summary.proto,
+//    printed by runner/summary_json.hpp) and
 //    batches.csv (one row a global step, header kPsBatchesCsvHeader) into out_dir, atomically:
 //    into the sibling staging folder `<out_dir>.tmp-<pid>`, renamed onto out_dir (replacing a
 //    folder there) only once both are written. On failure: IoError naming the path, the staging
@@ -31,7 +31,7 @@ inline constexpr char kPsBatchesCsvHeader[] =
 
 // With `faults` (a run with a faults block), also faults.csv (header kPsFaultsCsvHeader): one row
 // a PsFaultRecord.
-Status WritePsRunDirectory(const std::string& out_dir, const PsSummary& summary,
+Status WritePsRunDirectory(const std::string& out_dir, const summaries::PsRunSummary& summary,
                            const std::vector<PsBatchRecord>& batches,
                            const std::vector<PsFaultRecord>* faults = nullptr);
 
@@ -39,12 +39,8 @@ inline constexpr char kPsFaultsCsvHeader[] = "at_s,node,fault,event,step,count,d
 std::string PsFaultsCsv(const std::vector<PsFaultRecord>& faults);
 
 std::string PsBatchesCsv(const std::vector<PsBatchRecord>& batches);
-// summary.json's message (PsSummaryProto; a new PsSummary field is one line there and one in
-// summary.proto) and its text (an error only for a non-finite number outside an optional field).
-summaries::PsRunSummary PsSummaryProto(const PsSummary& summary);
-StatusOr<std::string> PsSummaryJson(const PsSummary& summary);
 
 // A short table for stdout: throughput, AUC, loss, hit rates per tier, bytes moved, stage times.
-std::string FormatPsSummaryTable(const PsSummary& summary);
+std::string FormatPsSummaryTable(const summaries::PsRunSummary& summary);
 
 }  // namespace troupe

@@ -97,7 +97,8 @@ double Mean(const std::vector<PsBatchRecord>& b, size_t from, size_t to, F f) {
 }
 
 // Per stage, the slowest node's mean busy time over the steady batches.
-void StageMeans(const PsRecords& records, const PsOptions& o, int64_t from, PsSummary* s) {
+void StageMeans(const PsRecords& records, const PsOptions& o, int64_t from,
+                summaries::PsRunSummary* s) {
   const auto n = static_cast<size_t>(o.nodes);
   std::vector<std::vector<double>> sum(4, std::vector<double>(n, 0));
   for (const PsStageReport& r : records.stages) {
@@ -110,66 +111,97 @@ void StageMeans(const PsRecords& records, const PsOptions& o, int64_t from, PsSu
     if (r.step >= from) sum[3][r.node] += TrainBusy(r);
   }
   const double steps = static_cast<double>(o.batches - from);
-  double* means[4] = {&s->read_s, &s->partition_s, &s->ssd_s, &s->train_s};
+  double means[4];
   const char* names[4] = {"read", "partition", "ssd", "train"};
+  double stage_sum_s = 0, slowest_stage_s = 0;
   for (int k = 0; k < 4; ++k) {
-    *means[k] = *std::max_element(sum[k].begin(), sum[k].end()) / steps;
-    s->stage_sum_s += *means[k];
-    if (*means[k] > s->slowest_stage_s || k == 0) {
-      s->slowest_stage_s = *means[k];
-      s->slowest_stage = names[k];
+    means[k] = *std::max_element(sum[k].begin(), sum[k].end()) / steps;
+    stage_sum_s += means[k];
+    if (means[k] > slowest_stage_s || k == 0) {
+      slowest_stage_s = means[k];
+      s->set_slowest_stage(names[k]);
     }
   }
+  s->set_read_s(means[0]);
+  s->set_partition_s(means[1]);
+  s->set_ssd_s(means[2]);
+  s->set_train_s(means[3]);
+  s->set_stage_sum_s(stage_sum_s);
+  s->set_slowest_stage_s(slowest_stage_s);
 }
 
-void Totals(const std::vector<PsBatchRecord>& batches, PsSummary* s) {
+void Totals(const std::vector<PsBatchRecord>& batches, summaries::PsRunSummary* s) {
+  TierCounts counts, counts_first_100;  // over every batch; over batches 0-99
+  int64_t disk_bytes = 0, net_bytes = 0, bytes_moved = 0;
   for (const PsBatchRecord& b : batches) {
-    s->counts += b.counts;
-    if (b.batch < 100) s->counts_first_100 += b.counts;
-    s->disk_bytes += b.disk_bytes;
-    s->net_bytes += b.net_bytes;
-    s->bytes_moved += b.bytes_moved;
+    counts += b.counts;
+    if (b.batch < 100) counts_first_100 += b.counts;
+    disk_bytes += b.disk_bytes;
+    net_bytes += b.net_bytes;
+    bytes_moved += b.bytes_moved;
   }
-  s->hbm_hit_rate = s->counts.hbm_hit_rate();
-  s->mem_hit_rate = s->counts.mem_hit_rate();
-  s->mem_hit_rate_first_100 = s->counts_first_100.mem_hit_rate();
-  s->cache_hit_rate = s->counts.memory_hit_rate();
-  s->cache_hit_rate_first_100 = s->counts_first_100.memory_hit_rate();
-  s->ssd_hit_rate = s->counts.ssd_hit_rate();
-  s->ssd_keys = batches.back().ssd_keys;
-  s->mem_rows = batches.back().mem_rows;
+  s->set_hbm_hit_rate(counts.hbm_hit_rate());
+  s->set_mem_hit_rate(counts.mem_hit_rate());
+  s->set_mem_hit_rate_first_100(counts_first_100.mem_hit_rate());
+  s->set_cache_hit_rate(counts.memory_hit_rate());
+  s->set_cache_hit_rate_first_100(counts_first_100.memory_hit_rate());
+  s->set_ssd_hit_rate(counts.ssd_hit_rate());
+  s->set_ssd_rows_read(static_cast<double>(counts.ssd_rows_read));
+  s->set_rows_created(static_cast<double>(counts.rows_created));
+  s->set_ssd_bytes_read(static_cast<double>(counts.ssd_bytes_read));
+  s->set_ssd_bytes_written(static_cast<double>(counts.ssd_bytes_written));
+  s->set_compaction_bytes(static_cast<double>(counts.compaction_bytes));
+  s->set_disk_bytes(static_cast<double>(disk_bytes));
+  s->set_net_bytes(static_cast<double>(net_bytes));
+  s->set_bytes_moved(static_cast<double>(bytes_moved));
+  s->set_ssd_keys(static_cast<double>(batches.back().ssd_keys));
+  s->set_mem_rows(static_cast<double>(batches.back().mem_rows));
 }
 
-void Summarize(const PsPlan& plan, const PsRecords& records,
-               const std::vector<PsBatchRecord>& batches, PsSummary* s) {
-  const PsOptions& o = plan.options;
-  s->config_name = plan.config_name;
-  s->mode = plan.mode;
-  s->data = plan.data;
-  s->seed = plan.seed;
-  s->nodes = o.nodes;
-  s->gpus_per_node = o.gpus_per_node;
-  s->batch_size = o.batch_size;
-  s->batches = o.batches;
-  s->examples = o.batches * o.nodes * o.batch_size;
-  s->emulated_s = batches.back().end_s;
-  s->examples_per_s = s->emulated_s > 0 ? s->examples / s->emulated_s : 0;
-  s->examples_per_s_wall = s->wall_s > 0 ? s->examples / s->wall_s : 0;
-  s->first_loss = batches.front().loss;
-  const size_t tail = std::max<size_t>(1, batches.size() / 10);
-  s->final_loss = Mean(batches, batches.size() - tail, batches.size(),
-                       [](const PsBatchRecord& b) { return b.loss; });
-  s->steady_from = std::min<int64_t>(o.prefetch, o.batches / 2);
-  StageMeans(records, o, s->steady_from, s);
-  const double before = s->steady_from > 0 ? batches[s->steady_from - 1].end_s : 0;
-  s->batch_time_s = (s->emulated_s - before) / static_cast<double>(o.batches - s->steady_from);
-  Totals(batches, s);
+void ShardTotals(const PsRecords& records, summaries::PsRunSummary* s) {
+  int64_t mem_capacity_rows = 0, ssd_disk_bytes = 0, ssd_files = 0, compactions = 0;
   for (const PsShardFinal& f : records.shard_finals) {
-    s->mem_capacity_rows += f.mem_capacity_rows;
-    s->ssd_disk_bytes += f.ssd_disk_bytes;
-    s->ssd_files += f.ssd_files;
-    s->compactions += f.compactions;
+    mem_capacity_rows += f.mem_capacity_rows;
+    ssd_disk_bytes += f.ssd_disk_bytes;
+    ssd_files += f.ssd_files;
+    compactions += f.compactions;
   }
+  s->set_mem_capacity_rows(static_cast<double>(mem_capacity_rows));
+  s->set_ssd_disk_bytes(static_cast<double>(ssd_disk_bytes));
+  s->set_ssd_files(static_cast<int32_t>(ssd_files));
+  s->set_compactions(static_cast<int32_t>(compactions));
+}
+
+// Fills the summary but for the fault counts, the parameters and the AUC; keeps wall_s, messages
+// and events.
+void Summarize(const PsPlan& plan, const PsRecords& records,
+               const std::vector<PsBatchRecord>& batches, summaries::PsRunSummary* s) {
+  const PsOptions& o = plan.options;
+  s->set_config_name(plan.config_name);
+  s->set_mode(plan.mode);
+  s->set_data(plan.data);
+  s->set_seed(plan.seed);
+  s->set_nodes(o.nodes);
+  s->set_gpus_per_node(o.gpus_per_node);
+  s->set_batch_size(o.batch_size);
+  s->set_batches(static_cast<int32_t>(o.batches));
+  const double examples = static_cast<double>(o.batches * o.nodes * o.batch_size);
+  const double emulated_s = batches.back().end_s;
+  s->set_examples(examples);
+  s->set_emulated_s(emulated_s);
+  s->set_examples_per_s(emulated_s > 0 ? examples / emulated_s : 0);
+  s->set_examples_per_s_wall(s->wall_s() > 0 ? examples / s->wall_s() : 0);
+  s->set_first_loss(batches.front().loss);
+  const size_t tail = std::max<size_t>(1, batches.size() / 10);
+  s->set_final_loss(Mean(batches, batches.size() - tail, batches.size(),
+                         [](const PsBatchRecord& b) { return b.loss; }));
+  const int64_t steady_from = std::min<int64_t>(o.prefetch, o.batches / 2);
+  s->set_steady_from(static_cast<int32_t>(steady_from));
+  StageMeans(records, o, steady_from, s);
+  const double before = steady_from > 0 ? batches[steady_from - 1].end_s : 0;
+  s->set_batch_time_s((emulated_s - before) / static_cast<double>(o.batches - steady_from));
+  Totals(batches, s);
+  ShardTotals(records, s);
 }
 
 }  // namespace
@@ -216,16 +248,25 @@ void CollectFaults(PsRecords& records, PsRunResult* result) {
                    [](const PsFaultRecord& a, const PsFaultRecord& b) {
                      return a.at_s != b.at_s ? a.at_s < b.at_s : a.node < b.node;
                    });
-  PsSummary& s = result->summary;
+  int64_t injected = 0, crashes = 0, restarts = 0, write_failures = 0, recoveries = 0;
+  int64_t replayed = 0, lost = 0;
   for (const PsFaultRecord& r : faults) {
-    s.faults_injected += r.event == "crashed" || r.event == "began";
-    s.crashes += r.event == "crashed";
-    s.restarts += r.event == "restarted";
-    s.disk_write_failures += r.event == "write_failed";
-    s.disk_recoveries += r.event == "writes_recovered";
-    s.steps_replayed += r.event == "replayed";
-    s.updates_lost += r.event == "updates_lost" ? r.count : 0;
+    injected += r.event == "crashed" || r.event == "began";
+    crashes += r.event == "crashed";
+    restarts += r.event == "restarted";
+    write_failures += r.event == "write_failed";
+    recoveries += r.event == "writes_recovered";
+    replayed += r.event == "replayed";
+    lost += r.event == "updates_lost" ? r.count : 0;
   }
+  summaries::PsRunSummary& s = result->summary;
+  s.set_faults_injected(static_cast<int32_t>(injected));
+  s.set_crashes(static_cast<int32_t>(crashes));
+  s.set_restarts(static_cast<int32_t>(restarts));
+  s.set_disk_write_failures(static_cast<int32_t>(write_failures));
+  s.set_disk_recoveries(static_cast<int32_t>(recoveries));
+  s.set_steps_replayed(static_cast<int32_t>(replayed));
+  s.set_updates_lost(static_cast<int32_t>(lost));
   result->faults = std::move(faults);
 }
 
@@ -234,10 +275,12 @@ void CollectFaults(PsRecords& records, PsRunResult* result) {
 void BuildPsResult(const PsPlan& plan, PsRecords records, PsRunResult* result) {
   CollectFaults(records, result);
   result->batches = BuildBatches(plan.options, records);
-  result->parameters = Assemble(records, &result->summary.replicas_identical);
+  bool identical = false;
+  result->parameters = Assemble(records, &identical);
+  result->summary.set_replicas_identical(identical);
   Summarize(plan, records, result->batches, &result->summary);
-  result->summary.parameters = static_cast<int64_t>(result->parameters.embeddings.keys.size());
-  result->summary.auc = EvaluatePsAuc(plan.options.model, result->parameters, plan.holdout);
+  result->summary.set_parameters(static_cast<double>(result->parameters.embeddings.keys.size()));
+  result->summary.set_auc(EvaluatePsAuc(plan.options.model, result->parameters, plan.holdout));
 }
 
 }  // namespace troupe

@@ -1,6 +1,6 @@
 // Turning a parameter-server run's records (collector_actor.hpp) into its result (ps_run.hpp):
-// one PsBatchRecord per step, the PsSummary, the final parameters and their held-out AUC.
-// Plain functions of their inputs: the same records give the same result.
+// one PsBatchRecord per step, the summary (summary.json's message), the final parameters and their
+// held-out AUC. Plain functions of their inputs: the same records give the same result.
 #pragma once
 
 #include "actors/ps/collector_actor.hpp"

@@ -244,7 +244,7 @@ Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
 // The shard actors own the cores: a crashed shard's core (its HBM-PS and MEM-PS) dies with it.
 Status Drive(const PsPlan& plan, const ExecuteOptions& options,
              std::vector<std::shared_ptr<ShardCore>> cores, PsRecords* records,
-             PsSummary* counters) {
+             summaries::PsRunSummary* counters) {
   std::unique_ptr<LiveFeed> live;  // with --serve; outlives the runtime
   ActorRuntime runtime(plan.runtime);
   if (options.live) {
@@ -281,9 +281,9 @@ Status Drive(const PsPlan& plan, const ExecuteOptions& options,
                             std::to_string(runtime.telemetry()->virtual_s.load()) + " s");
   }
   *records = future.get();
-  counters->wall_s = runtime.WallSeconds();
-  counters->messages = runtime.telemetry()->messages.load();
-  counters->events = runtime.telemetry()->timed_events.load();
+  counters->set_wall_s(runtime.WallSeconds());
+  counters->set_messages(static_cast<double>(runtime.telemetry()->messages.load()));
+  counters->set_events(static_cast<double>(runtime.telemetry()->timed_events.load()));
   publish(true);
   if (records->failure.empty()) return Status::Ok();
   const bool bad_input = records->failure.rfind("paramserver.", 0) == 0;

@@ -5,7 +5,7 @@
 // generator or a Criteo TSV file) and the held-out set. ExecutePsRun opens one SSD-PS per node,
 // spawns per node a reader, a partitioner, a shard and a trainer (actors/ps/*_actor.hpp) and a
 // collector, drives them on the run's ActorRuntime until the last step, and turns the records
-// into a PsRunResult: one PsBatchRecord per global step, a PsSummary, and the final parameters
+// into a PsRunResult: one PsBatchRecord per global step, the summary, and the final parameters
 // (which a test compares with paramserver::ReferenceTrainer). When the plan names an out_dir it
 // writes the run directory there (ps_report.hpp), all of it or nothing.
 //
@@ -29,6 +29,7 @@
 #include "faults/fault_plan.hpp"
 #include "config/config.pb.h"
 #include "messages/ps_messages.hpp"
+#include "messages/summary.pb.h"
 #include "messages/tier_counts.hpp"
 #include "paramserver/criteo.hpp"
 #include "paramserver/ps_options.hpp"
@@ -76,40 +77,8 @@ struct PsBatchRecord {
   int64_t mem_rows = 0, ssd_keys = 0;  // resident in MEM-PS / stored in SSD-PS after the step
 };
 
-struct PsSummary {
-  std::string config_name, mode, data;
-  uint64_t seed = 0;
-  int32_t nodes = 0, gpus_per_node = 0, batch_size = 0;
-  int64_t batches = 0, examples = 0;
-  double emulated_s = 0, wall_s = 0;
-  double examples_per_s = 0, examples_per_s_wall = 0;  // emulated, wall clock
-  double auc = 0;                                      // held-out; NaN without a held-out set
-  double first_loss = 0, final_loss = 0;               // first batch; mean of the last tenth
-  // Steady state: batches from steady_from on (the first `prefetch` fill the pipeline).
-  int64_t steady_from = 0;
-  double read_s = 0, partition_s = 0, ssd_s = 0, train_s = 0;  // slowest node's mean per batch
-  std::string slowest_stage;
-  double slowest_stage_s = 0, batch_time_s = 0, stage_sum_s = 0;
-  double hbm_hit_rate = 0, mem_hit_rate = 0, mem_hit_rate_first_100 = 0;
-  double cache_hit_rate = 0, cache_hit_rate_first_100 = 0;
-  double ssd_hit_rate = 0;              // of MEM-PS's misses (TierCounts::ssd_hit_rate)
-  TierCounts counts, counts_first_100;  // over every batch; over batches 0-99
-  int64_t disk_bytes = 0, net_bytes = 0, bytes_moved = 0;
-  // Tiers at the end of the last step (before the final flush), summed over nodes.
-  int64_t parameters = 0, ssd_keys = 0, mem_rows = 0, mem_capacity_rows = 0;
-  int64_t ssd_disk_bytes = 0, ssd_files = 0, compactions = 0;
-  bool replicas_identical = false;  // every trainer ended with the same dense parameters
-  uint64_t messages = 0, events = 0;
-  // Faults (faults.csv has the details): faults that began, shards crashed and restarted, SSD-PS
-  // write failures and recoveries, steps a restarted shard applied again from re-sent pushes,
-  // acknowledged updates a restart did not recover (must be 0).
-  int64_t faults_injected = 0, crashes = 0, restarts = 0;
-  int64_t disk_write_failures = 0, disk_recoveries = 0;
-  int64_t steps_replayed = 0, updates_lost = 0;
-};
-
 struct PsRunResult {
-  PsSummary summary;
+  summaries::PsRunSummary summary;  // summary.json's message
   std::vector<PsBatchRecord> batches;
   paramserver::CtrParameters parameters;  // dense from trainer 0, every key sorted
   std::vector<PsFaultRecord> faults;      // by time, then node

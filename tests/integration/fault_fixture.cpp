@@ -37,7 +37,7 @@ InvariantReport CheckFaultRun(const RunResult& r, const std::vector<std::string>
   in.servers.assign(4, ServerCapacity{4, 16, 200});
   in.faults = &plan;
   in.jobs_expected = 60;
-  in.end_reason = r.summary.end_reason;
+  in.end_reason = r.summary.end_reason();
   InvariantReport report = CheckRunInvariants(in);
   for (const std::string& v : report.violations) ADD_FAILURE() << v;
   EXPECT_EQ(report.jobs_lost, 0);

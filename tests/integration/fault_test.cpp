@@ -52,7 +52,7 @@ void ExpectSameJctBefore(const RunResult& r, double t) {
 TEST(Faults, BaselineHoldsTheInvariants) {
   InvariantReport report = Check(Baseline(), {});
   EXPECT_EQ(report.jobs_finished, 60);
-  EXPECT_EQ(Baseline().summary.end_reason, "all jobs finished");
+  EXPECT_EQ(Baseline().summary.end_reason(), "all jobs finished");
 }
 
 TEST(Faults, CrashedServerLeavesThePlanAndComesBack) {
@@ -60,7 +60,7 @@ TEST(Faults, CrashedServerLeavesThePlanAndComesBack) {
   RunResult r = RunWithFaults(faults);
   InvariantReport report = Check(r, faults);
   EXPECT_EQ(report.jobs_finished, 60);
-  EXPECT_GT(r.summary.wasted_gpu_hours, 0) << "leases on the server were lost mid-round";
+  EXPECT_GT(r.summary.wasted_gpu_hours(), 0) << "leases on the server were lost mid-round";
   bool used_after_restart = false;
   std::map<int64_t, double> start;
   for (const RoundRecord& round : r.rounds) start[round.round] = round.start_s;
@@ -146,7 +146,7 @@ TEST(Faults, PartitionedServerGetsNoWorkUntilItHeals) {
   const std::vector<std::string> faults = {"partition:server:2@9000+3000,peer=scheduler"};
   RunResult r = RunWithFaults(faults);
   EXPECT_EQ(Check(r, faults).jobs_finished, 60);
-  EXPECT_GT(r.summary.messages_dropped, 0u);
+  EXPECT_GT(r.summary.messages_dropped(), 0u);
   std::map<int64_t, double> start;
   for (const RoundRecord& round : r.rounds) start[round.round] = round.start_s;
   for (const LeaseRecord& l : r.leases) {
@@ -159,7 +159,7 @@ TEST(Faults, DroppedMessagesAreAskedForAgain) {
   const std::vector<std::string> faults = {"drop:*@0,p=0.2"};
   RunResult r = RunWithFaults(faults);
   EXPECT_EQ(Check(r, faults).jobs_finished, 60);
-  EXPECT_GT(r.summary.messages_dropped, 100u);
+  EXPECT_GT(r.summary.messages_dropped(), 100u);
 }
 
 TEST(Faults, RequestsDroppedOnTheirWayAreAskedAgain) {
@@ -167,13 +167,13 @@ TEST(Faults, RequestsDroppedOnTheirWayAreAskedAgain) {
   const std::vector<std::string> faults = {"drop:scheduler->workload@0,p=0.5"};
   RunResult r = RunWithFaults(faults);
   EXPECT_EQ(Check(r, faults).jobs_finished, 60);
-  EXPECT_GT(r.summary.messages_dropped, 10u);
+  EXPECT_GT(r.summary.messages_dropped(), 10u);
 }
 
 TEST(Faults, AWorkloadCutOffForGoodEndsTheRunWithTheReason) {
   RunResult r = RunWithFaults({"drop:scheduler->workload@0,p=1"});
-  EXPECT_NE(r.summary.end_reason.find("the workload is unreachable"), std::string::npos)
-      << r.summary.end_reason;
+  EXPECT_NE(r.summary.end_reason().find("the workload is unreachable"), std::string::npos)
+      << r.summary.end_reason();
   EXPECT_LT(r.jobs.size(), 60u);
 }
 
@@ -183,7 +183,7 @@ TEST(Faults, DuplicatesAndDelaysChangeNoJct) {
     Check(r, {fault});
     std::map<int64_t, JobRecord> base = ById(Baseline());
     for (const JobRecord& j : r.jobs) EXPECT_EQ(j.jct_s, base.at(j.job_id).jct_s) << fault;
-    EXPECT_GT(r.summary.messages_duplicated + r.summary.messages_delayed, 0u) << fault;
+    EXPECT_GT(r.summary.messages_duplicated() + r.summary.messages_delayed(), 0u) << fault;
   }
 }
 
@@ -191,7 +191,7 @@ TEST(Faults, SlowServerStretchesTheJobsOnIt) {
   const std::vector<std::string> faults = {"slow:server:*@0,x=0.5"};
   RunResult r = RunWithFaults(faults);
   Check(r, faults);
-  EXPECT_GT(r.summary.jct_mean_s, Baseline().summary.jct_mean_s * 1.3);
+  EXPECT_GT(r.summary.jct_mean_s(), Baseline().summary.jct_mean_s() * 1.3);
 }
 
 TEST(Faults, RandomScheduleReplaysByteForByte) {

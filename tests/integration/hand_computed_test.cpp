@@ -43,9 +43,9 @@ TEST(HandComputed, ThreeJobsOnOneServerGiveSynergysJcts) {
     EXPECT_DOUBLE_EQ(job.jct_s, expected_jct.at(job.job_id)) << "job " << job.job_id;
     EXPECT_DOUBLE_EQ(job.start_s, expected_start.at(job.job_id)) << "job " << job.job_id;
   }
-  EXPECT_EQ(r.summary.rounds, 8);
-  EXPECT_DOUBLE_EQ(r.summary.makespan_s, 2400);
-  EXPECT_EQ(r.summary.end_reason, "all jobs finished");
+  EXPECT_EQ(r.summary.rounds(), 8);
+  EXPECT_DOUBLE_EQ(r.summary.makespan_s(), 2400);
+  EXPECT_EQ(r.summary.end_reason(), "all jobs finished");
   // Round 5: job 1 (4 GPUs) and job 4 (2 GPUs) run, job 3 waits.
   ASSERT_GE(r.rounds.size(), 6u);
   EXPECT_EQ(r.rounds[5].gpus_allocated, 6);
@@ -71,7 +71,7 @@ TEST(HandComputed, ArrivalOnABoundaryRunsThatRoundAndIdleRoundsAreSkipped) {
   EXPECT_DOUBLE_EQ(r.jobs[0].jct_s, 300);
   EXPECT_DOUBLE_EQ(r.jobs[1].start_s, 30000);
   EXPECT_DOUBLE_EQ(r.jobs[1].jct_s, 600);  // 501 iterations need two rounds of 500
-  EXPECT_EQ(r.summary.rounds, 3);          // the 99 empty rounds between them are not run
+  EXPECT_EQ(r.summary.rounds(), 3);          // the 99 empty rounds between them are not run
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ TEST(HeterogeneityRun, GavelFailsAJobWiderThanEveryTypeWithTheReason) {
   for (const std::string mechanism : kGavelMechanisms) {
     const RunResult r = TypedRun(cluster, mechanism, "0,res50,0,3000,12\n1,res50,0,3000,4\n");
     ASSERT_EQ(r.jobs.size(), 2u) << mechanism;
-    EXPECT_EQ(r.summary.end_reason, "all jobs finished") << mechanism;
+    EXPECT_EQ(r.summary.end_reason(), "all jobs finished") << mechanism;
     for (const JobRecord& j : r.jobs) {
       if (j.job_id == 1) {
         EXPECT_GE(j.end_s, 0) << mechanism;
@@ -147,7 +147,7 @@ TEST(HeterogeneityRun, GavelFailsJobsNoSurvivingTypeHoldsAfterALoss) {
     const RunResult r = TypedRun(
         cluster, mechanism, "0,res50,0,3000,8\n1,res50,0,3000,4\n2,res50,2000,3000,8\n", faults);
     ASSERT_EQ(r.jobs.size(), 3u) << mechanism;
-    EXPECT_EQ(r.summary.end_reason, "all jobs finished") << mechanism;
+    EXPECT_EQ(r.summary.end_reason(), "all jobs finished") << mechanism;
     for (const JobRecord& j : r.jobs) {
       if (j.job_id == 1) {
         EXPECT_GE(j.end_s, 0) << mechanism;

@@ -88,7 +88,7 @@ TEST_F(Invariants, EveryJobFinishesExactlyOnce) {
   }
   EXPECT_EQ(*ids.begin(), 0);
   EXPECT_EQ(*ids.rbegin(), 999);
-  EXPECT_EQ(result_->summary.jobs_finished, 1000);
+  EXPECT_EQ(result_->summary.jobs_finished(), 1000);
 }
 
 TEST_F(Invariants, JctIsNeverShorterThanTheDurationAtTheAllocationGot) {

@@ -343,7 +343,7 @@ TEST(NcclGangAcrossProcesses, ACudaGangOnTwoNodesEndsWithTheReferenceWeights) {
   RunResult result;
   Status ran = ExecuteRun(std::move(plan), ExecuteOptions{}, &result);
   ASSERT_TRUE(ran.ok()) << ran.message();
-  EXPECT_EQ(result.summary.jobs_finished, 1);
+  EXPECT_EQ(result.summary.jobs_finished(), 1);
 
   const int64_t floats = gpu::StepGradientFloats(1e4 * 1024 * 1024, 1e-5);
   const std::vector<MeasuredLease> leases = log->Take();

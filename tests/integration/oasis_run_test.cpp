@@ -60,12 +60,12 @@ TEST(OasisRunTest, AdmittedJobsFinishByTheirPlannedEndAndRejectedOnesSayWhy) {
   const std::string dir = FreshDir("oasis-run");
   const OasisRunOut run = RunOasis({"run.out_dir=" + dir});
   ASSERT_TRUE(run.status.ok()) << run.status.message();
-  const OasisSummary& s = run.result.summary;
-  EXPECT_TRUE(s.violations.empty()) << s.violations.front();
-  EXPECT_GT(s.admitted, 10);
-  EXPECT_GT(s.rejected, 0);
-  EXPECT_EQ(s.late, 0);
-  EXPECT_GT(s.pieces, 0);
+  const summaries::OasisRunSummary& s = run.result.summary;
+  EXPECT_TRUE(s.violations().empty()) << s.violations(0);
+  EXPECT_GT(s.admitted(), 10);
+  EXPECT_GT(s.rejected(), 0);
+  EXPECT_EQ(s.late(), 0);
+  EXPECT_GT(s.chunk_pieces(), 0);
   const auto jobs = ReadCsv(dir + "/jobs.csv");
   ASSERT_EQ(jobs.size(), run.plan.jobs.size());
   for (const auto& j : jobs) {
@@ -80,7 +80,7 @@ TEST(OasisRunTest, AdmittedJobsFinishByTheirPlannedEndAndRejectedOnesSayWhy) {
   }
   const std::string summary = ReadFile(dir + "/summary.json");
   EXPECT_NE(summary.find("\"total_utility\""), std::string::npos);
-  EXPECT_NE(summary.find("\"admitted\": " + std::to_string(s.admitted)), std::string::npos);
+  EXPECT_NE(summary.find("\"admitted\": " + std::to_string(s.admitted())), std::string::npos);
 }
 
 TEST(OasisRunTest, EveryPolicyRespectsCapacitiesAndMatchesTheSimulator) {
@@ -88,8 +88,8 @@ TEST(OasisRunTest, EveryPolicyRespectsCapacitiesAndMatchesTheSimulator) {
     const std::string dir = FreshDir(std::string("oasis-") + policy);
     const OasisRunOut run = RunOasis({"run.out_dir=" + dir, std::string("oasis.policy=") + policy});
     ASSERT_TRUE(run.status.ok()) << run.status.message();
-    EXPECT_TRUE(run.result.summary.violations.empty())
-        << policy << ": " << run.result.summary.violations.front();
+    EXPECT_TRUE(run.result.summary.violations().empty())
+        << policy << ": " << run.result.summary.violations(0);
     // What a policy returns is audited against the machines' capacities before anything can
     // drop it in tests/unit/oasis_audit_test.cpp; here the actors must lease, slot by slot,
     // exactly the workers and PS the simulator counts for the same policy.
@@ -104,10 +104,10 @@ TEST(OasisRunTest, EveryPolicyRespectsCapacitiesAndMatchesTheSimulator) {
       leased += std::stoi(slots[t].at("workers"));
     }
     EXPECT_GT(leased, 0) << policy;
-    EXPECT_NEAR(run.result.summary.total_utility, sim.total_utility, 1e-6) << policy;
-    EXPECT_EQ(run.result.summary.finished, sim.finished) << policy;
-    EXPECT_EQ(run.result.summary.behind, 0) << policy;
-    EXPECT_EQ(run.result.summary.lost_utility, 0) << policy;
+    EXPECT_NEAR(run.result.summary.total_utility(), sim.total_utility, 1e-6) << policy;
+    EXPECT_EQ(run.result.summary.finished(), sim.finished) << policy;
+    EXPECT_EQ(run.result.summary.behind(), 0) << policy;
+    EXPECT_EQ(run.result.summary.lost_utility(), 0) << policy;
   }
 }
 
@@ -120,14 +120,14 @@ TEST(OasisRunTest, SlowPsLinksMakeJobsLateAndTheRunSaysWhy) {
     const std::string dir = FreshDir("oasis-slow-" + policy + "-" + knob.substr(6, 6));
     const OasisRunOut run = RunOasis({"run.out_dir=" + dir, "oasis.policy=" + policy, knob});
     ASSERT_TRUE(run.status.ok()) << run.status.message();
-    const OasisSummary& s = run.result.summary;
-    EXPECT_TRUE(s.violations.empty()) << policy << ": " << s.violations.front();
+    const summaries::OasisRunSummary& s = run.result.summary;
+    EXPECT_TRUE(s.violations().empty()) << policy << ": " << s.violations(0);
     auto sim_policy = scheduling::oasis::MakePolicy(policy, run.plan.cluster, run.plan.prices);
     const auto sim = scheduling::oasis::Simulate(run.plan.cluster, run.plan.jobs, *sim_policy);
-    EXPECT_NEAR(s.simulator_utility, sim.total_utility, 1e-6) << policy;
-    EXPECT_LT(s.total_utility, sim.total_utility - 1) << policy;
-    EXPECT_GE(s.behind, 1) << policy;
-    EXPECT_GT(s.lost_utility, 0) << policy;
+    EXPECT_NEAR(s.simulator_utility(), sim.total_utility, 1e-6) << policy;
+    EXPECT_LT(s.total_utility(), sim.total_utility - 1) << policy;
+    EXPECT_GE(s.behind(), 1) << policy;
+    EXPECT_GT(s.lost_utility(), 0) << policy;
     int behind = 0;
     for (const OasisJobRow& j : run.result.records.jobs) {
       if (!j.behind) continue;
@@ -137,11 +137,11 @@ TEST(OasisRunTest, SlowPsLinksMakeJobsLateAndTheRunSaysWhy) {
       EXPECT_TRUE(j.end_slot < 0 || j.end_slot > j.model_end) << "job " << j.id;
       EXPECT_LE(j.utility, j.model_utility) << "job " << j.id;  // a sigmoid may be flat there
     }
-    EXPECT_EQ(behind, s.behind) << policy;
+    EXPECT_EQ(behind, s.behind()) << policy;
     const auto jobs = ReadCsv(dir + "/jobs.csv");
     int said = 0;
     for (const auto& j : jobs) said += j.at("reason").find("behind its plan") != std::string::npos;
-    EXPECT_EQ(said, s.behind) << policy;
+    EXPECT_EQ(said, s.behind()) << policy;
     EXPECT_NE(ReadFile(dir + "/summary.json").find("\"lost_utility\""), std::string::npos);
   }
 }

@@ -358,7 +358,7 @@ TEST_F(OutputSafety, AParameterServerNeverEmptiesAFolderItDidNotMake) {
   ASSERT_TRUE(first.status.ok()) << first.status.message();
   const PsRun second = RunPs(kSmallPsConfig, {"paramserver.ssd_dir=" + dir_ + "/ssd2"});
   ASSERT_TRUE(second.status.ok()) << second.status.message();
-  EXPECT_EQ(first.result.summary.auc, second.result.summary.auc);
+  EXPECT_EQ(first.result.summary.auc(), second.result.summary.auc());
 }
 
 }  // namespace

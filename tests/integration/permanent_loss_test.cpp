@@ -37,7 +37,7 @@ TEST(PermanentLoss, JobsThatNoLongerFitFailWithTheReasonAndTheRunEnds) {
   const std::vector<std::string> faults = {"crash:server:1-3@3600"};
   RunResult r = RunWithFaults(faults);
   InvariantReport report = Check(r, faults);
-  EXPECT_EQ(r.summary.end_reason, "all jobs finished");
+  EXPECT_EQ(r.summary.end_reason(), "all jobs finished");
   int failed = 0;
   for (const JobRecord& j : r.jobs) {
     if (j.gpus <= 4) {

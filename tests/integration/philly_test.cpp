@@ -16,16 +16,16 @@ TEST(Philly, First5000JobsCompleteOn512Gpus) {
   RunResult r = RunRepoConfig("configs/philly-512.textproto",
                               {"workload.trace_file=" + trace, "workload.max_jobs=5000"});
   ASSERT_EQ(r.jobs.size(), 5000u);
-  EXPECT_EQ(r.summary.jobs_finished, 5000);
-  EXPECT_EQ(r.summary.end_reason, "all jobs finished");
+  EXPECT_EQ(r.summary.jobs_finished(), 5000);
+  EXPECT_EQ(r.summary.end_reason(), "all jobs finished");
   std::set<int32_t> gpu_counts;
   for (const JobRecord& j : r.jobs) {
     EXPECT_GE(j.jct_s, 300) << "job " << j.job_id;  // at least one round
     gpu_counts.insert(j.gpus);
   }
   EXPECT_GT(gpu_counts.size(), 3u) << "the trace mixes job sizes";
-  EXPECT_GT(r.summary.gpu_utilisation, 0);
-  EXPECT_LE(r.summary.gpu_utilisation, 1);
+  EXPECT_GT(r.summary.gpu_utilisation(), 0);
+  EXPECT_LE(r.summary.gpu_utilisation(), 1);
 }
 
 }  // namespace

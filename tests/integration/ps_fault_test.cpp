@@ -55,22 +55,22 @@ size_t CountEvents(const PsRunResult& r, const std::string& event) {
 TEST(PsFaults, CrashedShardRecoversEveryAcknowledgedUpdate) {
   const PsRun clean = RunPsWithFaults("");
   ASSERT_TRUE(clean.status.ok()) << clean.status.message();
-  const double end_s = clean.result.summary.emulated_s;
+  const double end_s = clean.result.summary.emulated_s();
   // ps:1 dies half way through the run and restarts 2 ms later (a step it had not made durable
   // is replayed from its peers' copies); ps:3 dies near the end.
   const PsRun crashed = RunPsWithFaults(Fault("crash", "ps:1", 0.5 * end_s, 0.002) +
                                         Fault("crash", "ps:3", 0.8 * end_s, 0.001));
   ASSERT_TRUE(crashed.status.ok()) << crashed.status.message();
-  const PsSummary& s = crashed.result.summary;
-  EXPECT_EQ(s.crashes, 2);
-  EXPECT_EQ(s.restarts, 2);
-  EXPECT_GE(s.steps_replayed, 1);
-  EXPECT_EQ(s.updates_lost, 0);
+  const summaries::PsRunSummary& s = crashed.result.summary;
+  EXPECT_EQ(s.crashes(), 2);
+  EXPECT_EQ(s.restarts(), 2);
+  EXPECT_GE(s.steps_replayed(), 1);
+  EXPECT_EQ(s.updates_lost(), 0);
   EXPECT_EQ(CountEvents(crashed.result, "updates_lost"), 0u);
   // Write-through and re-sent work reproduce the fault-free arithmetic exactly.
   EXPECT_EQ(paramserver::MaxAbsDifference(clean.result.parameters, crashed.result.parameters), 0.0);
-  EXPECT_EQ(s.auc, clean.result.summary.auc);
-  EXPECT_TRUE(s.replicas_identical);
+  EXPECT_EQ(s.auc(), clean.result.summary.auc());
+  EXPECT_TRUE(s.replicas_identical());
 
   // And so, like the fault-free run, the reference's AUC within the lossless test's tolerance.
   paramserver::ReferenceTrainer reference =
@@ -81,22 +81,22 @@ TEST(PsFaults, CrashedShardRecoversEveryAcknowledgedUpdate) {
     reference.TrainBatch(train.subspan(step * global, global));
   }
   const double reference_auc = reference.Evaluate(crashed.plan.holdout);
-  EXPECT_LT(std::fabs(s.auc - reference_auc) / reference_auc, 1e-3);
+  EXPECT_LT(std::fabs(s.auc() - reference_auc) / reference_auc, 1e-3);
 
   // The stall costs at least the downtime over the same run with write-through and no crash (a
   // crash planned after the end turns write-through on and never fires).
   const PsRun durable = RunPsWithFaults(Fault("crash", "ps:1", 10, 1));
   ASSERT_TRUE(durable.status.ok()) << durable.status.message();
-  EXPECT_EQ(durable.result.summary.crashes, 0);
-  const double durable_s = durable.result.summary.emulated_s;
-  EXPECT_GT(s.emulated_s, durable_s + 0.002);
+  EXPECT_EQ(durable.result.summary.crashes(), 0);
+  const double durable_s = durable.result.summary.emulated_s();
+  EXPECT_GT(s.emulated_s(), durable_s + 0.002);
   std::printf(
       "[crash] AUC %.6f (reference %.6f, fault-free %.6f); %lld steps replayed, %lld updates "
       "lost; %.3f ms emulated vs %.3f ms with write-through and no crash (%.3f ms lost, 3 ms "
       "down) and %.3f ms without write-through\n",
-      s.auc, reference_auc, clean.result.summary.auc, static_cast<long long>(s.steps_replayed),
-      static_cast<long long>(s.updates_lost), 1e3 * s.emulated_s, 1e3 * durable_s,
-      1e3 * (s.emulated_s - durable_s), 1e3 * end_s);
+      s.auc(), reference_auc, clean.result.summary.auc(),
+      static_cast<long long>(s.steps_replayed()), static_cast<long long>(s.updates_lost()),
+      1e3 * s.emulated_s(), 1e3 * durable_s, 1e3 * (s.emulated_s() - durable_s), 1e3 * end_s);
 }
 
 TEST(PsFaults, NodeThatNeverRestartsFailsTheRunNamingIt) {
@@ -117,9 +117,9 @@ TEST(PsFaults, DiskErrorsAreRetriedUntilTheFaultEnds) {
       Fault("disk", "ps:0", 0.004, 0.003) + Fault("disk", "ps:3", 0.008, 0.002, "disk_full: true"),
       {"run.out_dir=" + out});
   ASSERT_TRUE(run.status.ok()) << run.status.message();
-  const PsSummary& s = run.result.summary;
-  EXPECT_GE(s.disk_write_failures, 2);
-  EXPECT_EQ(s.disk_recoveries, s.disk_write_failures);
+  const summaries::PsRunSummary& s = run.result.summary;
+  EXPECT_GE(s.disk_write_failures(), 2);
+  EXPECT_EQ(s.disk_recoveries(), s.disk_write_failures());
   EXPECT_EQ(paramserver::MaxAbsDifference(clean.result.parameters, run.result.parameters), 0.0);
   const std::string csv = ReadFile(out + "/faults.csv");
   EXPECT_NE(csv.find("ps:0 SSD-PS: "), std::string::npos) << csv;
@@ -127,8 +127,8 @@ TEST(PsFaults, DiskErrorsAreRetriedUntilTheFaultEnds) {
   EXPECT_NE(csv.find("node-3/"), std::string::npos) << csv;
   EXPECT_NE(csv.find("No space left on device"), std::string::npos) << csv;
   std::printf("[disk] %lld write failures, all recovered; %.3f ms emulated vs %.3f ms\n",
-              static_cast<long long>(s.disk_write_failures), 1e3 * s.emulated_s,
-              1e3 * clean.result.summary.emulated_s);
+              static_cast<long long>(s.disk_write_failures()), 1e3 * s.emulated_s(),
+              1e3 * clean.result.summary.emulated_s());
 }
 
 TEST(PsFaults, DiskThatNeverHealsFailsCleanlyAndLeavesTheStoreReadable) {
@@ -166,17 +166,17 @@ TEST(PsFaults, SlowDiskSlowsTheRunByItsFactorAndChangesNothingElse) {
   const PsRun slow = RunPsWithFaults(Fault("slow", "ps:0", 0, 0, "factor: 0.25"), one);
   ASSERT_TRUE(clean.status.ok()) << clean.status.message();
   ASSERT_TRUE(slow.status.ok()) << slow.status.message();
-  const PsSummary &c = clean.result.summary, &s = slow.result.summary;
-  ASSERT_EQ(c.slowest_stage, "ssd");
-  EXPECT_EQ(s.counts.ssd_bytes_read, c.counts.ssd_bytes_read);
-  EXPECT_EQ(s.counts.ssd_bytes_written, c.counts.ssd_bytes_written);
-  EXPECT_EQ(s.counts.compaction_bytes, c.counts.compaction_bytes);
-  EXPECT_EQ(s.auc, c.auc);
-  EXPECT_EQ(s.final_loss, c.final_loss);
-  const double ssd_ratio = s.ssd_s / c.ssd_s, batch_ratio = s.batch_time_s / c.batch_time_s;
+  const summaries::PsRunSummary &c = clean.result.summary, &s = slow.result.summary;
+  ASSERT_EQ(c.slowest_stage(), "ssd");
+  EXPECT_EQ(s.ssd_bytes_read(), c.ssd_bytes_read());
+  EXPECT_EQ(s.ssd_bytes_written(), c.ssd_bytes_written());
+  EXPECT_EQ(s.compaction_bytes(), c.compaction_bytes());
+  EXPECT_EQ(s.auc(), c.auc());
+  EXPECT_EQ(s.final_loss(), c.final_loss());
+  const double ssd_ratio = s.ssd_s() / c.ssd_s(), batch_ratio = s.batch_time_s() / c.batch_time_s();
   std::printf("[slow] SSD stage %.3f -> %.3f ms (x%.2f), batch %.3f -> %.3f ms (x%.2f) at 0.25x\n",
-              1e3 * c.ssd_s, 1e3 * s.ssd_s, ssd_ratio, 1e3 * c.batch_time_s, 1e3 * s.batch_time_s,
-              batch_ratio);
+              1e3 * c.ssd_s(), 1e3 * s.ssd_s(), ssd_ratio, 1e3 * c.batch_time_s(),
+              1e3 * s.batch_time_s(), batch_ratio);
   EXPECT_NEAR(ssd_ratio, 4.0, 0.05);
   EXPECT_GT(batch_ratio, 3.6);
   EXPECT_LT(batch_ratio, 4.05);
@@ -239,7 +239,7 @@ PsRun RunPsBounded(const std::string& faults, const std::vector<std::string>& se
 TEST(PsFaults, RealModeRestartRightAfterTheKillRecoversEverything) {
   const PsRun clean = RunPsWithFaults("");
   ASSERT_TRUE(clean.status.ok()) << clean.status.message();
-  const double mid_s = 0.5 * clean.result.summary.emulated_s;
+  const double mid_s = 0.5 * clean.result.summary.emulated_s();
   const double time_scale = 0.01;
   const std::vector<std::string> real = {"run.mode=real", "run.threads=2",
                                          "run.time_scale=" + std::to_string(time_scale)};
@@ -250,13 +250,13 @@ TEST(PsFaults, RealModeRestartRightAfterTheKillRecoversEverything) {
     const PsRun run = RunPsBounded(Fault("crash", "ps:1", mid_s, wall_downtime_s * time_scale),
                                    real, std::chrono::seconds(90));
     ASSERT_TRUE(run.status.ok()) << run.status.message();
-    const PsSummary& s = run.result.summary;
-    EXPECT_EQ(s.crashes, 1);
-    EXPECT_EQ(s.restarts, 1);
-    EXPECT_EQ(s.updates_lost, 0);
+    const summaries::PsRunSummary& s = run.result.summary;
+    EXPECT_EQ(s.crashes(), 1);
+    EXPECT_EQ(s.restarts(), 1);
+    EXPECT_EQ(s.updates_lost(), 0);
     EXPECT_EQ(paramserver::MaxAbsDifference(clean.result.parameters, run.result.parameters), 0.0);
-    EXPECT_EQ(s.auc, clean.result.summary.auc);
-    EXPECT_TRUE(s.replicas_identical);
+    EXPECT_EQ(s.auc(), clean.result.summary.auc());
+    EXPECT_TRUE(s.replicas_identical());
     for (const PsFaultRecord& f : run.result.faults) {
       if (f.event == "restarted") std::printf("[real crash] %s\n", f.detail.c_str());
     }

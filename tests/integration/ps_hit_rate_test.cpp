@@ -28,16 +28,17 @@ TEST(PsHitRates, MemPsHoldingThePapersShareOfTheModelHitsNearItsRate) {
                     {"paramserver.batch_size=128", "paramserver.batches=120",
                      "paramserver.holdout_examples=1024", "paramserver.mem_bytes_per_node=488232"});
   ASSERT_TRUE(run.status.ok()) << run.status.message();
-  const PsSummary& s = run.result.summary;
+  const summaries::PsRunSummary& s = run.result.summary;
   const std::vector<PsBatchRecord>& b = run.result.batches;
   ASSERT_EQ(b.size(), 120u);
-  const double share = static_cast<double>(s.mem_capacity_rows) / static_cast<double>(s.parameters);
+  const double share =
+      static_cast<double>(s.mem_capacity_rows()) / static_cast<double>(s.parameters());
   const double early = MemHitRate(b, 40, 80), late = MemHitRate(b, 80, 120);
   std::printf(
       "[paper proportions] MEM-PS holds %.1f%% of %lld parameters; its own hit rate %.1f%% "
       "(batches 41-80), %.1f%% (81-120); HBM-PS %.1f%%, SSD-PS %.1f%%\n",
-      100 * share, static_cast<long long>(s.parameters), 100 * early, 100 * late,
-      100 * s.hbm_hit_rate, 100 * s.ssd_hit_rate);
+      100 * share, static_cast<long long>(s.parameters()), 100 * early, 100 * late,
+      100 * s.hbm_hit_rate(), 100 * s.ssd_hit_rate());
   EXPECT_NEAR(share, 0.40, 0.01);
   EXPECT_GT(late, 0.36);
   EXPECT_LT(late, 0.52);

@@ -73,10 +73,10 @@ std::pair<size_t, size_t> CountDifferent(const paramserver::CtrParameters& a,
 TEST(PsPipeline, LosslessAgainstTheReferenceWithMostParametersOnSsd) {
   PsRun run = RunPs(kSmallPsConfig);
   ASSERT_TRUE(run.status.ok()) << run.status.message();
-  const PsSummary& s = run.result.summary;
+  const summaries::PsRunSummary& s = run.result.summary;
   const paramserver::ReferenceTrainer as_nodes = TrainReference(run, Grouping::kAsNodes);
   EXPECT_EQ(paramserver::MaxAbsDifference(as_nodes.Parameters(), run.result.parameters), 0.0);
-  EXPECT_EQ(as_nodes.Evaluate(run.plan.holdout), s.auc);
+  EXPECT_EQ(as_nodes.Evaluate(run.plan.holdout), s.auc());
   paramserver::ReferenceTrainer reference = TrainReference(run, Grouping::kWholeBatch);
   const double reference_auc = reference.Evaluate(run.plan.holdout);
   const paramserver::CtrParameters expected = reference.Parameters();
@@ -85,26 +85,26 @@ TEST(PsPipeline, LosslessAgainstTheReferenceWithMostParametersOnSsd) {
   std::printf(
       "[lossless] AUC reference %.6f, 4 nodes %.6f (relative %.2e); parameters: max "
       "difference %.3g, %zu of %zu floats differ by > 1e-5\n",
-      reference_auc, s.auc, std::fabs(s.auc - reference_auc) / reference_auc, difference, above,
+      reference_auc, s.auc(), std::fabs(s.auc() - reference_auc) / reference_auc, difference, above,
       total);
   EXPECT_GT(reference_auc, 0.7);
-  EXPECT_LT(std::fabs(s.auc - reference_auc) / reference_auc, 1e-3);  // the paper's 0.1%
+  EXPECT_LT(std::fabs(s.auc() - reference_auc) / reference_auc, 1e-3);  // the paper's 0.1%
   EXPECT_LT(difference, 0.005);                                       // a tenth of one step
   EXPECT_LT(above, total / 1000);
-  EXPECT_TRUE(s.replicas_identical);
+  EXPECT_TRUE(s.replicas_identical());
 
   // Most parameters lived on SSD-PS; MEM-PS could hold only a small share of them.
   std::printf(
       "[lossless] %lld parameters: %lld on SSD-PS, MEM-PS capacity %lld rows, %lld SSD "
       "rows read, MEM-PS hit rate %.3f\n",
-      static_cast<long long>(s.parameters), static_cast<long long>(s.ssd_keys),
-      static_cast<long long>(s.mem_capacity_rows), static_cast<long long>(s.counts.ssd_rows_read),
-      s.mem_hit_rate);
-  EXPECT_EQ(s.parameters, static_cast<int64_t>(reference.keys()));
-  EXPECT_GT(s.ssd_keys, s.parameters / 2);
-  EXPECT_LT(s.mem_capacity_rows, s.parameters / 5);
-  EXPECT_GT(s.counts.ssd_rows_read, s.parameters / 2);
-  EXPECT_GT(s.compactions, 0);
+      static_cast<long long>(s.parameters()), static_cast<long long>(s.ssd_keys()),
+      static_cast<long long>(s.mem_capacity_rows()), static_cast<long long>(s.ssd_rows_read()),
+      s.mem_hit_rate());
+  EXPECT_EQ(s.parameters(), static_cast<int64_t>(reference.keys()));
+  EXPECT_GT(s.ssd_keys(), s.parameters() / 2);
+  EXPECT_LT(s.mem_capacity_rows(), s.parameters() / 5);
+  EXPECT_GT(s.ssd_rows_read(), s.parameters() / 2);
+  EXPECT_GT(s.compactions(), 0);
 }
 
 // With one node nothing is reassociated: the pipeline does the reference's arithmetic exactly.
@@ -113,8 +113,8 @@ TEST(PsPipeline, OneNodeIsBitIdenticalToTheReference) {
   ASSERT_TRUE(run.status.ok()) << run.status.message();
   paramserver::ReferenceTrainer reference = TrainReference(run, Grouping::kWholeBatch);
   EXPECT_EQ(paramserver::MaxAbsDifference(reference.Parameters(), run.result.parameters), 0.0);
-  EXPECT_EQ(reference.Evaluate(run.plan.holdout), run.result.summary.auc);
-  EXPECT_GT(run.result.summary.counts.ssd_rows_read, 0);
+  EXPECT_EQ(reference.Evaluate(run.plan.holdout), run.result.summary.auc());
+  EXPECT_GT(run.result.summary.ssd_rows_read(), 0);
 }
 
 // Rates that make every stage matter: reading, SSD and training each take a comparable time.
@@ -122,15 +122,16 @@ TEST(PsPipeline, StagesOverlapSoTheBatchTakesTheSlowestStage) {
   PsRun run = RunPs(kSmallPsConfig,
                     {"paramserver.disk_bytes_per_s=60e6", "paramserver.network_bytes_per_s=250e6"});
   ASSERT_TRUE(run.status.ok()) << run.status.message();
-  const PsSummary& s = run.result.summary;
+  const summaries::PsRunSummary& s = run.result.summary;
   std::printf(
       "[overlap] read %.3f ms, partition %.3f ms, ssd %.3f ms, train %.3f ms; batch %.3f "
       "ms (slowest %s %.3f ms, sum %.3f ms)\n",
-      1e3 * s.read_s, 1e3 * s.partition_s, 1e3 * s.ssd_s, 1e3 * s.train_s, 1e3 * s.batch_time_s,
-      s.slowest_stage.c_str(), 1e3 * s.slowest_stage_s, 1e3 * s.stage_sum_s);
-  EXPECT_LE(s.batch_time_s, 1.15 * s.slowest_stage_s);
-  EXPECT_GE(s.batch_time_s, 0.999 * s.slowest_stage_s);
-  EXPECT_LT(s.batch_time_s, 0.75 * s.stage_sum_s);  // far from the sum: the stages overlap
+      1e3 * s.read_s(), 1e3 * s.partition_s(), 1e3 * s.ssd_s(), 1e3 * s.train_s(),
+      1e3 * s.batch_time_s(), s.slowest_stage().c_str(), 1e3 * s.slowest_stage_s(),
+      1e3 * s.stage_sum_s());
+  EXPECT_LE(s.batch_time_s(), 1.15 * s.slowest_stage_s());
+  EXPECT_GE(s.batch_time_s(), 0.999 * s.slowest_stage_s());
+  EXPECT_LT(s.batch_time_s(), 0.75 * s.stage_sum_s());  // far from the sum: the stages overlap
 
   // With no batch prefetched, each waits for the one before: the batch takes about the sum.
   PsRun serial =
@@ -138,8 +139,9 @@ TEST(PsPipeline, StagesOverlapSoTheBatchTakesTheSlowestStage) {
                              "paramserver.network_bytes_per_s=250e6", "paramserver.prefetch=1"});
   ASSERT_TRUE(serial.status.ok()) << serial.status.message();
   std::printf("[overlap] prefetch 1: batch %.3f ms, sum of stages %.3f ms\n",
-              1e3 * serial.result.summary.batch_time_s, 1e3 * serial.result.summary.stage_sum_s);
-  EXPECT_GT(serial.result.summary.batch_time_s, 0.9 * serial.result.summary.stage_sum_s);
+              1e3 * serial.result.summary.batch_time_s(),
+              1e3 * serial.result.summary.stage_sum_s());
+  EXPECT_GT(serial.result.summary.batch_time_s(), 0.9 * serial.result.summary.stage_sum_s());
 }
 
 // With the stages overlapped, a step takes as long as its slowest stage, so N nodes train
@@ -152,15 +154,15 @@ TEST(PsPipeline, SpeedUpIsTheStageBoundValue) {
   for (int i = 0; i < 3; ++i) {
     PsRun run = RunPs(kSmallPsConfig, {"paramserver.nodes=" + std::to_string(nodes[i])});
     ASSERT_TRUE(run.status.ok()) << run.status.message();
-    const PsSummary& s = run.result.summary;
-    rate[i] = s.examples_per_s;
-    slowest[i] = s.slowest_stage_s;
+    const summaries::PsRunSummary& s = run.result.summary;
+    rate[i] = s.examples_per_s();
+    slowest[i] = s.slowest_stage_s();
     const double bound = nodes[i] * slowest[0] / slowest[i];
     std::printf(
         "[speed-up] %d nodes: %.0f examples/s emulated (x%.2f; stage bound x%.2f), batch %.3f "
         "ms; read %.3f ssd %.3f train %.3f ms\n",
-        nodes[i], rate[i], rate[i] / rate[0], bound, 1e3 * s.batch_time_s, 1e3 * s.read_s,
-        1e3 * s.ssd_s, 1e3 * s.train_s);
+        nodes[i], rate[i], rate[i] / rate[0], bound, 1e3 * s.batch_time_s(), 1e3 * s.read_s(),
+        1e3 * s.ssd_s(), 1e3 * s.train_s());
     EXPECT_NEAR(rate[i] / rate[0], bound, 0.1 * bound) << nodes[i] << " nodes";
   }
   EXPECT_GT(rate[1] / rate[0], kSpeedUp2[0]);
@@ -192,10 +194,10 @@ TEST(PsPipeline, SsdCostPerBatchSettles) {
       "[ssd steady] SSD stage %.4f ms/batch (batches 100-199), %.4f (200-299), %.4f "
       "(300-399); %lld files at the end\n",
       1e3 * mean_ssd_s(100, 200), 1e3 * middle, 1e3 * last,
-      static_cast<long long>(run.result.summary.ssd_files));
+      static_cast<long long>(run.result.summary.ssd_files()));
   EXPECT_GT(middle, 0);
   EXPECT_NEAR(last, middle, 0.05 * middle);
-  EXPECT_LE(run.result.summary.ssd_files, 100);
+  EXPECT_LE(run.result.summary.ssd_files(), 100);
 }
 
 TEST(PsPipeline, SameConfigTwiceGivesIdenticalBatches) {
@@ -208,7 +210,7 @@ TEST(PsPipeline, SameConfigTwiceGivesIdenticalBatches) {
   EXPECT_EQ(ReadCsv(a + "/batches.csv").size(), 12u);
   EXPECT_TRUE(csv_a == csv_b) << "batches.csv differs between two runs of the same config";
   EXPECT_NE(ReadFile(a + "/summary.json").find("\"auc\""), std::string::npos);
-  EXPECT_EQ(first.result.summary.messages, second.result.summary.messages);
+  EXPECT_EQ(first.result.summary.messages(), second.result.summary.messages());
   PsRun other = RunPs(kSmallPsConfig, {"paramserver.batches=12", "run.seed=2"});
   ASSERT_TRUE(other.status.ok());
   EXPECT_NE(other.result.batches.back().loss, first.result.batches.back().loss);
@@ -249,7 +251,7 @@ TEST(PsPipeline, MalformedCriteoLineIsNamedOrSkipped) {
 
   PsRun skip = RunPs(config, {"paramserver.criteo_skip_bad_lines=true"});
   ASSERT_TRUE(skip.status.ok()) << skip.status.message();
-  EXPECT_EQ(skip.result.summary.batches, 3);
+  EXPECT_EQ(skip.result.summary.batches(), 3);
   EXPECT_EQ(skip.plan.holdout.size(), 64u);
 
   // The command line: exit status 2, the file and line on stderr, no run directory.
@@ -277,7 +279,7 @@ TEST(PsPipeline, RealModeTrainsTheSameParameters) {
   ASSERT_TRUE(emulated.status.ok()) << emulated.status.message();
   ASSERT_TRUE(real.status.ok()) << real.status.message();
   EXPECT_EQ(paramserver::MaxAbsDifference(emulated.result.parameters, real.result.parameters), 0.0);
-  EXPECT_EQ(emulated.result.summary.auc, real.result.summary.auc);
+  EXPECT_EQ(emulated.result.summary.auc(), real.result.summary.auc());
 }
 
 TEST(PsPipeline, ConfigChecksNameTheField) {
@@ -311,7 +313,7 @@ TEST(PsPipeline, HbmBackendIsCpuOrCudaAndBothTrainAlike) {
   ASSERT_TRUE(host.status.ok()) << host.status.message();
   const PsRun device = RunPs(kSmallPsConfig, {"paramserver.hbm_backend=cuda"});
   if (device.status.ok()) {
-    EXPECT_EQ(device.result.summary.auc, host.result.summary.auc);
+    EXPECT_EQ(device.result.summary.auc(), host.result.summary.auc());
   } else {
     EXPECT_NE(device.status.message().find("CUDA"), std::string::npos) << device.status.message();
   }

@@ -185,12 +185,12 @@ void ExpectLossless(const PsRun& run) {
     whole.TrainBatch(train.subspan(step * global, global));
   }
   EXPECT_EQ(paramserver::MaxAbsDifference(as_nodes.Parameters(), run.result.parameters), 0.0);
-  const double auc = run.result.summary.auc;
+  const double auc = run.result.summary.auc();
   const double reference_auc = whole.Evaluate(run.plan.holdout);
   std::printf("[remote] AUC over %d processes %.6f, reference %.6f (relative %.2e)\n", kNodes, auc,
               reference_auc, std::fabs(auc - reference_auc) / reference_auc);
   EXPECT_LT(std::fabs(auc - reference_auc) / reference_auc, 1e-4);
-  EXPECT_TRUE(run.result.summary.replicas_identical);
+  EXPECT_TRUE(run.result.summary.replicas_identical());
 }
 
 TEST_F(PsRemote, FourProcessesTrainTheReferenceModel) {
@@ -217,10 +217,10 @@ TEST_F(PsRemote, KilledNodeProcessRecoversItsShardFromItsSsd) {
   const PsRun run = Run(0.004, on_progress);
   ASSERT_TRUE(killed) << "the run ended before the kill";
   ASSERT_TRUE(run.status.ok()) << run.status.message();
-  const PsSummary& s = run.result.summary;
-  EXPECT_EQ(s.crashes, 1);
-  EXPECT_EQ(s.restarts, 1);
-  EXPECT_EQ(s.updates_lost, 0);
+  const summaries::PsRunSummary& s = run.result.summary;
+  EXPECT_EQ(s.crashes(), 1);
+  EXPECT_EQ(s.restarts(), 1);
+  EXPECT_EQ(s.updates_lost(), 0);
   for (const PsFaultRecord& f : run.result.faults) {
     std::printf("[remote] %s %s: %s\n", f.fault.c_str(), f.event.c_str(), f.detail.c_str());
   }

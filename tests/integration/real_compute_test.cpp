@@ -67,7 +67,7 @@ TEST(RealCompute, CpuStepsDriveProgress) {
   const std::map<int64_t, int64_t> wanted =
       two_gpu_job ? std::map<int64_t, int64_t>{{0, 40}, {1, 30}, {2, 25}}
                   : std::map<int64_t, int64_t>{{0, 40}, {2, 25}};
-  EXPECT_EQ(result.summary.jobs_finished, static_cast<int64_t>(wanted.size()));
+  EXPECT_EQ(result.summary.jobs_finished(), static_cast<int64_t>(wanted.size()));
   const auto rows = ReadCsv(dir + "/run/jobs.csv");
   ASSERT_EQ(rows.size(), wanted.size());
   std::map<int64_t, int64_t> rounds_run;
@@ -145,7 +145,7 @@ TEST(RealCompute, LostLeaseStopsTheWorker) {
   RunResult result;
   Status ran = ExecuteRun(std::move(plan), ExecuteOptions{}, &result);
   ASSERT_TRUE(ran.ok()) << ran.message();
-  EXPECT_EQ(result.summary.jobs_finished, 2);
+  EXPECT_EQ(result.summary.jobs_finished(), 2);
   std::map<int64_t, const JobRecord*> jobs;
   for (const JobRecord& j : result.jobs) jobs[j.job_id] = &j;
   ASSERT_TRUE(jobs.count(0));

@@ -32,10 +32,10 @@ TEST(RealMode, AgreesWithEmulatedMode) {
   RunResult emulated = RunConfigText(kConfig);
   // 300 s rounds in 0.5 ms of wall time.
   RunResult real = RunConfigText(kConfig, {"run.mode=real", "run.time_scale=600000"});
-  ASSERT_EQ(emulated.summary.jobs_finished, 20);
-  ASSERT_EQ(real.summary.jobs_finished, 20);
-  EXPECT_EQ(real.summary.mode, "real");
-  EXPECT_GT(emulated.summary.rounds, 100);
+  ASSERT_EQ(emulated.summary.jobs_finished(), 20);
+  ASSERT_EQ(real.summary.jobs_finished(), 20);
+  EXPECT_EQ(real.summary.mode(), "real");
+  EXPECT_GT(emulated.summary.rounds(), 100);
   EXPECT_EQ(CompletionOrder(emulated), CompletionOrder(real));
   std::map<int64_t, double> emulated_jct;
   for (const JobRecord& j : emulated.jobs) emulated_jct[j.job_id] = j.jct_s;

@@ -338,7 +338,7 @@ void ExpectAGangTrainsOnAcrossLeases(const std::string& name, const std::string&
                            RealCpu("gradient_mib: 39062.5") + Placements(nodes.addresses) + extra,
                        dir + "/run", &result, log);
   ASSERT_TRUE(ran.ok()) << ran.message();
-  EXPECT_EQ(result.summary.jobs_finished, 1);
+  EXPECT_EQ(result.summary.jobs_finished(), 1);
   ASSERT_EQ(result.jobs.size(), 1u);
   EXPECT_EQ(result.jobs[0].restarts, restarts);
   // At most the lease it died in is lost: 2 GPUs for one round (RealCpu's round_s). On the wall
@@ -452,7 +452,7 @@ TEST(RemoteCompute, SigkillOfANodeMidRunLosesItsLeasesAndEveryJobFinishesOnce) {
   ASSERT_TRUE(ran.ok()) << ran.message();
 
   // Every job finished, once, credited exactly its iterations over its leases.
-  EXPECT_EQ(result.summary.jobs_finished, 9);
+  EXPECT_EQ(result.summary.jobs_finished(), 9);
   std::set<int64_t> ids;
   for (const JobRecord& job : result.jobs) {
     EXPECT_TRUE(ids.insert(job.job_id).second) << "job " << job.job_id << " twice";

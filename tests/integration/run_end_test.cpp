@@ -13,9 +13,9 @@ constexpr char kBusyCluster[] =
 
 TEST(RunEnd, StopsAtTheDeadline) {
   RunResult r = RunConfigText(kBusyCluster, {"run.deadline_s=36000"});
-  EXPECT_EQ(r.summary.end_reason, "deadline");
-  EXPECT_LE(r.summary.makespan_s, 36000);
-  EXPECT_EQ(r.summary.rounds, 120);
+  EXPECT_EQ(r.summary.end_reason(), "deadline");
+  EXPECT_LE(r.summary.makespan_s(), 36000);
+  EXPECT_EQ(r.summary.rounds(), 120);
   int64_t unfinished = 0;
   for (const JobRecord& j : r.jobs) {
     if (j.end_s < 0) {
@@ -24,22 +24,22 @@ TEST(RunEnd, StopsAtTheDeadline) {
     }
   }
   EXPECT_GT(unfinished, 0);
-  EXPECT_EQ(unfinished + r.summary.jobs_finished, static_cast<int64_t>(r.jobs.size()));
+  EXPECT_EQ(unfinished + r.summary.jobs_finished(), static_cast<int64_t>(r.jobs.size()));
 }
 
 TEST(RunEnd, StopsWhenTheMeasuredJobsHaveFinished) {
   RunResult r =
       RunConfigText(kBusyCluster, {"run.measure_first_job=100", "run.measure_last_job=149"});
-  EXPECT_EQ(r.summary.end_reason, "measured jobs finished");
-  EXPECT_EQ(r.summary.jobs_measured, 50);
-  EXPECT_EQ(r.summary.jobs_measured_finished, 50);
+  EXPECT_EQ(r.summary.end_reason(), "measured jobs finished");
+  EXPECT_EQ(r.summary.jobs_measured(), 50);
+  EXPECT_EQ(r.summary.jobs_measured_finished(), 50);
   double last_measured_end = 0;
   for (const JobRecord& j : r.jobs) {
     EXPECT_EQ(j.measured, j.job_id >= 100 && j.job_id <= 149);
     if (j.measured) last_measured_end = std::max(last_measured_end, j.end_s);
   }
-  EXPECT_DOUBLE_EQ(r.summary.makespan_s, last_measured_end);
-  EXPECT_LT(r.summary.jobs_finished, 400);  // later jobs were still running or queued
+  EXPECT_DOUBLE_EQ(r.summary.makespan_s(), last_measured_end);
+  EXPECT_LT(r.summary.jobs_finished(), 400);  // later jobs were still running or queued
 }
 
 }  // namespace

@@ -39,17 +39,17 @@ void ExpectSameRecordsAsEveryLeaseGranted(const std::string& name, const std::st
   b.push_back("run.lease_log=true");
   const RunResult with = repo_config ? RunRepoConfig(config, a) : RunConfigText(config, a);
   const RunResult without = repo_config ? RunRepoConfig(config, b) : RunConfigText(config, b);
-  ASSERT_GT(with.summary.jobs_finished, 100) << name;
+  ASSERT_GT(with.summary.jobs_finished(), 100) << name;
   for (const char* file : {"/jobs.csv", "/rounds.csv"}) {
     const std::string bytes = ReadFile(standing + file);
     EXPECT_GT(bytes.size(), 1000u) << name << file;
     EXPECT_TRUE(bytes == ReadFile(granted + file))
         << name << file << " differs from the run that grants every lease";
   }
-  EXPECT_LT(static_cast<double>(with.summary.messages),
-            share * static_cast<double>(without.summary.messages))
-      << name << ": " << with.summary.messages << " messages against " << without.summary.messages
-      << " (did any lease stand?)";
+  EXPECT_LT(static_cast<double>(with.summary.messages()),
+            share * static_cast<double>(without.summary.messages()))
+      << name << ": " << with.summary.messages() << " messages against "
+      << without.summary.messages() << " (did any lease stand?)";
 }
 
 TEST(StandingLeases, FifoProportionalRecordsAreThoseOfEveryLeaseGranted) {

@@ -90,44 +90,44 @@ TEST(RunSummary, QuantileMatchesNumpysLinearInterpolation) {
 }
 
 TEST(RunSummary, StatisticsComeFromMeasuredFinishedJobsAndRounds) {
-  RunSummary s;
-  s.config_name = "t";
-  s.events = 42;
+  summaries::ClusterRunSummary s;
+  s.set_config_name("t");
+  s.set_events(42);
   Summarize(SampleJobs(), SampleRounds(), ClusterCapacity{8, 24, 500}, &s);
-  EXPECT_EQ(s.jobs_total, 12);
-  EXPECT_EQ(s.jobs_finished, 11);
-  EXPECT_EQ(s.jobs_measured, 11);
-  EXPECT_EQ(s.jobs_measured_finished, 10);
-  EXPECT_EQ(s.rounds, 2);
-  EXPECT_DOUBLE_EQ(s.jct_mean_s, 550);
-  EXPECT_DOUBLE_EQ(s.jct_median_s, 550);
-  EXPECT_DOUBLE_EQ(s.jct_p95_s, 955);  // h = 9 * 0.95 = 8.55: 900 + 0.55 * 100
-  EXPECT_DOUBLE_EQ(s.jct_p99_s, 991);
-  EXPECT_DOUBLE_EQ(s.makespan_s, 600);
-  EXPECT_DOUBLE_EQ(s.gpu_utilisation, (4 * 300 + 8 * 300) / (8.0 * 600));
-  EXPECT_DOUBLE_EQ(s.cpu_utilisation, (12 * 300 + 6 * 300) / (24.0 * 600));
-  EXPECT_DOUBLE_EQ(s.memory_utilisation, (100 * 300 + 400 * 300) / (500.0 * 600));
+  EXPECT_EQ(s.jobs_total(), 12);
+  EXPECT_EQ(s.jobs_finished(), 11);
+  EXPECT_EQ(s.jobs_measured(), 11);
+  EXPECT_EQ(s.jobs_measured_finished(), 10);
+  EXPECT_EQ(s.rounds(), 2);
+  EXPECT_DOUBLE_EQ(s.jct_mean_s(), 550);
+  EXPECT_DOUBLE_EQ(s.jct_median_s(), 550);
+  EXPECT_DOUBLE_EQ(s.jct_p95_s(), 955);  // h = 9 * 0.95 = 8.55: 900 + 0.55 * 100
+  EXPECT_DOUBLE_EQ(s.jct_p99_s(), 991);
+  EXPECT_DOUBLE_EQ(s.makespan_s(), 600);
+  EXPECT_DOUBLE_EQ(s.gpu_utilisation(), (4 * 300 + 8 * 300) / (8.0 * 600));
+  EXPECT_DOUBLE_EQ(s.cpu_utilisation(), (12 * 300 + 6 * 300) / (24.0 * 600));
+  EXPECT_DOUBLE_EQ(s.memory_utilisation(), (100 * 300 + 400 * 300) / (500.0 * 600));
   // Identity and counters are the caller's.
-  EXPECT_EQ(s.config_name, "t");
-  EXPECT_EQ(s.events, 42u);
+  EXPECT_EQ(s.config_name(), "t");
+  EXPECT_EQ(s.events(), 42u);
 }
 
 TEST(RunSummary, NothingMeasuredGivesZeros) {
-  RunSummary s;
+  summaries::ClusterRunSummary s;
   Summarize({}, {}, ClusterCapacity{8, 24, 500}, &s);
-  EXPECT_EQ(s.jobs_total, 0);
-  EXPECT_EQ(s.jct_mean_s, 0);
-  EXPECT_EQ(s.jct_p99_s, 0);
-  EXPECT_EQ(s.gpu_utilisation, 0);
+  EXPECT_EQ(s.jobs_total(), 0);
+  EXPECT_EQ(s.jct_mean_s(), 0);
+  EXPECT_EQ(s.jct_p99_s(), 0);
+  EXPECT_EQ(s.gpu_utilisation(), 0);
 }
 
 TEST(ReportWriter, WritesThreeFilesWithExactHeadersAndSortedRows) {
   fs::path dir = FreshDir("three");
-  RunSummary s;
-  s.config_name = "say \"hi\"\\\n";
+  summaries::ClusterRunSummary s;
+  s.set_config_name("say \"hi\"\\\n");
   Summarize(SampleJobs(), SampleRounds(), ClusterCapacity{8, 24, 500}, &s);
-  s.wall_s = 1.25;
-  s.events_per_s = 1234.5;
+  s.set_wall_s(1.25);
+  s.set_events_per_s(1234.5);
   Status st = WriteRunDirectory((dir / "out").string(), s, SampleJobs(), SampleRounds());
   ASSERT_TRUE(st.ok()) << st.message();
 
@@ -167,13 +167,13 @@ TEST(ReportWriter, WritesThreeFilesWithExactHeadersAndSortedRows) {
   std::string json = ReadFile(dir / "out" / "summary.json");
   summaries::ClusterRunSummary read;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &read).ok()) << json;
-  EXPECT_EQ(read.config_name(), s.config_name);
-  EXPECT_EQ(read.jct_p95_s(), s.jct_p95_s) << "numbers read back exactly";
+  EXPECT_EQ(read.config_name(), s.config_name());
+  EXPECT_EQ(read.jct_p95_s(), s.jct_p95_s()) << "numbers read back exactly";
   EXPECT_NEAR(read.jct_p95_s(), 955, 1e-9);
-  EXPECT_EQ(read.gpu_utilisation(), s.gpu_utilisation);
+  EXPECT_EQ(read.gpu_utilisation(), s.gpu_utilisation());
   EXPECT_NEAR(read.gpu_utilisation(), 0.75, 1e-12);
   EXPECT_EQ(read.wall_s(), 1.25);
-  EXPECT_EQ(read.jobs_total(), s.jobs_total);
+  EXPECT_EQ(read.jobs_total(), s.jobs_total());
   for (const char* key :
        {"mode", "policy", "mechanism", "end_reason", "seed", "jobs_total", "jobs_finished",
         "jobs_measured", "jobs_measured_finished", "rounds", "jct_mean_s", "jct_median_s",
@@ -189,7 +189,7 @@ TEST(ReportWriter, WritesThreeFilesWithExactHeadersAndSortedRows) {
 
 TEST(ReportWriter, SameRecordsGiveSameBytes) {
   fs::path dir = FreshDir("same");
-  RunSummary s;
+  summaries::ClusterRunSummary s;
   Summarize(SampleJobs(), SampleRounds(), ClusterCapacity{8, 24, 500}, &s);
   std::vector<JobRecord> shuffled = SampleJobs();
   std::swap(shuffled.front(), shuffled.back());
@@ -224,7 +224,7 @@ TEST(ReportWriter, ALargeRunsCsvsAreTheWholeTextWrittenInPieces) {
     jobs.push_back(Job(id, 10.0 * id, id % 5 == 0 ? -1 : 10.0 * id + 3600.5, id % 2 == 0));
     rounds.push_back(Round(i, 300.0 * i, 300.0 * (i + 1), static_cast<int>(i % 128), 1.5, 2.25));
   }
-  RunSummary s;
+  summaries::ClusterRunSummary s;
   ASSERT_TRUE(WriteRunDirectory((dir / "out").string(), s, jobs, rounds).ok());
   const std::string jobs_csv = JobsCsv(jobs);
   ASSERT_GT(jobs_csv.size(), 1u << 20);  // four chunks and more
@@ -236,7 +236,7 @@ TEST(ReportWriter, ALargeRunsCsvsAreTheWholeTextWrittenInPieces) {
 
 TEST(ReportWriter, ARunDirectoryTroupeWroteIsReplacedWhole) {
   fs::path dir = FreshDir("replace");
-  RunSummary s;
+  summaries::ClusterRunSummary s;
   const std::vector<LeaseRecord> leases;
   ASSERT_TRUE(WriteRunDirectory((dir / "out").string(), s, SampleJobs(), {}, &leases).ok());
   ASSERT_TRUE(fs::exists(dir / "out" / "leases.csv"));
@@ -255,7 +255,7 @@ TEST(ReportWriter, AFolderTroupeDidNotWriteIsNeverReplaced) {
   fs::create_directories(dir / "out");
   std::ofstream(dir / "out" / "notes.txt") << "the user's";
   std::ofstream(dir / "out" / "jobs.csv") << "the user's too";
-  RunSummary s;
+  summaries::ClusterRunSummary s;
   Status st = WriteRunDirectory((dir / "out").string(), s, SampleJobs(), {});
   EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
   EXPECT_NE(st.message().find("not written by troupe"), std::string::npos) << st.message();
@@ -271,7 +271,7 @@ TEST(ReportWriter, AFolderTroupeDidNotWriteIsNeverReplaced) {
 TEST(ReportWriter, ParentThatIsAFileFailsAndLeavesNothing) {
   fs::path dir = FreshDir("parentfile");
   std::ofstream(dir / "file") << "x";
-  RunSummary s;
+  summaries::ClusterRunSummary s;
   Status st = WriteRunDirectory((dir / "file" / "out").string(), s, SampleJobs(), SampleRounds());
   EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
   EXPECT_NE(st.message().find("file"), std::string::npos) << st.message();
@@ -284,7 +284,7 @@ TEST(ReportWriter, ParentThatIsAFileFailsAndLeavesNothing) {
 TEST(ReportWriter, AFileAtOutDirIsRefusedAndKept) {
   fs::path dir = FreshDir("outfile");
   std::ofstream(dir / "out") << "not a run";
-  RunSummary s;
+  summaries::ClusterRunSummary s;
   Status st = WriteRunDirectory((dir / "out").string(), s, SampleJobs(), SampleRounds());
   EXPECT_EQ(st.code(), Status::Code::kInvalidInput);
   EXPECT_NE(st.message().find("not a folder"), std::string::npos) << st.message();
@@ -294,14 +294,14 @@ TEST(ReportWriter, AFileAtOutDirIsRefusedAndKept) {
 }
 
 TEST(ReportWriter, SummaryTableShowsHoursAndPercents) {
-  RunSummary s;
-  s.config_name = "default";
-  s.jct_mean_s = 81.09 * 3600;
-  s.jct_p99_s = 214.6 * 3600;
-  s.gpu_utilisation = 0.853;
-  s.events = 1000;
-  s.wall_s = 2;
-  s.events_per_s = 500;
+  summaries::ClusterRunSummary s;
+  s.set_config_name("default");
+  s.set_jct_mean_s(81.09 * 3600);
+  s.set_jct_p99_s(214.6 * 3600);
+  s.set_gpu_utilisation(0.853);
+  s.set_events(1000);
+  s.set_wall_s(2);
+  s.set_events_per_s(500);
   std::string t = FormatSummaryTable(s);
   EXPECT_NE(t.find("mean 81.09"), std::string::npos) << t;
   EXPECT_NE(t.find("p99 214.60"), std::string::npos) << t;

@@ -5,6 +5,7 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -29,7 +30,7 @@ void ExpectKeys(const std::string& json, const std::string& names) {
 }
 
 TEST(SummaryJson, ClusterFieldsKeepTheirNames) {
-  StatusOr<std::string> json = SummaryJson(RunSummary{});
+  StatusOr<std::string> json = PrintSummaryJson(summaries::ClusterRunSummary());
   ASSERT_TRUE(json.ok()) << json.status().message();
   ExpectKeys(*json,
              "config_name mode policy mechanism end_reason seed jobs_total jobs_finished "
@@ -41,9 +42,9 @@ TEST(SummaryJson, ClusterFieldsKeepTheirNames) {
 }
 
 TEST(SummaryJson, OasisFieldsKeepTheirNames) {
-  OasisSummary s;
-  s.violations = {"job 3: \"late\"\n"};
-  StatusOr<std::string> json = OasisSummaryJson(s);
+  summaries::OasisRunSummary s;
+  s.add_violations("job 3: \"late\"\n");
+  StatusOr<std::string> json = PrintSummaryJson(s);
   ASSERT_TRUE(json.ok()) << json.status().message();
   ExpectKeys(*json,
              "config mode policy seed slots worker_servers ps_machines jobs admitted "
@@ -52,14 +53,17 @@ TEST(SummaryJson, OasisFieldsKeepTheirNames) {
   summaries::OasisRunSummary read;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &read).ok()) << *json;
   ASSERT_EQ(read.violations_size(), 1);
-  EXPECT_EQ(read.violations(0), s.violations[0]);
-  EXPECT_TRUE(Has(*OasisSummaryJson(OasisSummary{}), "\"violations\": []")) << "an empty list";
+  EXPECT_EQ(read.violations(0), s.violations(0));
+  EXPECT_TRUE(Has(*PrintSummaryJson(summaries::OasisRunSummary()), "\"violations\": []"))
+      << "an empty list";
 }
 
 TEST(SummaryJson, PsFieldsKeepTheirNames) {
-  PsSummary s;
-  s.auc = s.first_loss = s.final_loss = 0.5;
-  StatusOr<std::string> json = PsSummaryJson(s);
+  summaries::PsRunSummary s;
+  s.set_auc(0.5);
+  s.set_first_loss(0.5);
+  s.set_final_loss(0.5);
+  StatusOr<std::string> json = PrintSummaryJson(s);
   ASSERT_TRUE(json.ok()) << json.status().message();
   ExpectKeys(*json,
              "config_name mode data seed nodes gpus_per_node batch_size batches examples "
@@ -74,49 +78,50 @@ TEST(SummaryJson, PsFieldsKeepTheirNames) {
 }
 
 TEST(SummaryJson, TheSeedIsAStringAndLargeCountsAreExactNumbers) {
-  RunSummary s;
-  s.seed = std::numeric_limits<uint64_t>::max();
-  s.messages = (uint64_t{1} << 53) - 1;  // past 2^31, still exact in a double
-  s.events = 5'000'000'000;
-  s.config_name = "say \"hi\"\\\n\t\x01";
-  StatusOr<std::string> json = SummaryJson(s);
+  summaries::ClusterRunSummary s;
+  s.set_seed(std::numeric_limits<uint64_t>::max());
+  s.set_messages(static_cast<double>((uint64_t{1} << 53) - 1));  // past 2^31, still exact
+  s.set_events(5'000'000'000);
+  s.set_config_name("say \"hi\"\\\n\t\x01");
+  StatusOr<std::string> json = PrintSummaryJson(s);
   ASSERT_TRUE(json.ok()) << json.status().message();
   EXPECT_TRUE(Has(*json, "\"seed\": \"18446744073709551615\",")) << *json;
   EXPECT_TRUE(Has(*json, "\"messages\": 9007199254740991,")) << *json;
   EXPECT_TRUE(Has(*json, "\"events\": 5000000000,")) << *json;
   summaries::ClusterRunSummary read;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &read).ok()) << *json;
-  EXPECT_EQ(read.config_name(), s.config_name);
-  EXPECT_EQ(read.seed(), s.seed);
+  EXPECT_EQ(read.config_name(), s.config_name());
+  EXPECT_EQ(read.seed(), s.seed());
 }
 
 TEST(SummaryJson, AnUnknownAucIsLeftOutAndAKnownOneIsPrinted) {
-  PsSummary s;
-  s.auc = std::numeric_limits<double>::quiet_NaN();
-  s.first_loss = 0.5;
-  StatusOr<std::string> json = PsSummaryJson(s);
+  summaries::PsRunSummary s;
+  s.set_auc(std::numeric_limits<double>::quiet_NaN());
+  s.set_first_loss(0.5);
+  StatusOr<std::string> json = PrintSummaryJson(s);
   ASSERT_TRUE(json.ok()) << json.status().message();
   EXPECT_FALSE(Has(*json, "\"auc\"")) << *json;
   EXPECT_FALSE(Has(*json, "NaN")) << *json;
   EXPECT_TRUE(Has(*json, "\"first_loss\": 0.5")) << *json;
   EXPECT_TRUE(Has(*json, "\"updates_lost\": 0")) << *json;
-  s.auc = 0.75;
-  EXPECT_TRUE(Has(*PsSummaryJson(s), "\"auc\": 0.75")) << *PsSummaryJson(s);
+  EXPECT_TRUE(std::isnan(s.auc())) << "printing leaves the run's own summary as it was";
+  s.set_auc(0.75);
+  EXPECT_TRUE(Has(*PrintSummaryJson(s), "\"auc\": 0.75")) << *PrintSummaryJson(s);
 }
 
 TEST(SummaryJson, ANonFiniteNumberThatCannotBeUnknownIsAnError) {
-  RunSummary s;
-  s.makespan_s = std::numeric_limits<double>::infinity();
-  StatusOr<std::string> json = SummaryJson(s);
+  summaries::ClusterRunSummary s;
+  s.set_makespan_s(std::numeric_limits<double>::infinity());
+  StatusOr<std::string> json = PrintSummaryJson(s);
   ASSERT_FALSE(json.ok());
   EXPECT_EQ(json.status().code(), Status::Code::kInternal);
   EXPECT_TRUE(Has(json.status().message(), "makespan_s")) << json.status().message();
 }
 
 TEST(SummaryJson, NegativeZeroPrintsAsZero) {
-  RunSummary s;
-  s.wasted_gpu_hours = -0.0;
-  EXPECT_TRUE(Has(*SummaryJson(s), "\"wasted_gpu_hours\": 0,")) << *SummaryJson(s);
+  summaries::ClusterRunSummary s;
+  s.set_wasted_gpu_hours(-0.0);
+  EXPECT_TRUE(Has(*PrintSummaryJson(s), "\"wasted_gpu_hours\": 0,")) << *PrintSummaryJson(s);
 }
 
 }  // namespace
