@@ -28,7 +28,12 @@
 #include <string>
 #include <vector>
 
+#include "messages/proto_bytes.hpp"
 #include "messages/tier_counts.hpp"
+
+namespace troupe::config {
+class ParamServer;  // config/config.proto: what PsShardSpawn carries, packed
+}  // namespace troupe::config
 
 namespace troupe {
 
@@ -290,29 +295,18 @@ auto inspect(Inspector& f, PsFaultRecord& x) {
 }
 
 // Run -> `troupe node` (with spawn_ps_atom): host shard `shard` of a parameter-server run in the
-// node's process (docs/paramserver.md, "Across processes"). The run's PsOptions travel flat (this
-// header does not depend on paramserver/; actors/ps/remote_shard.hpp converts). The node opens
-// <ssd_dir>/node-<shard> and recovers whatever it holds (an empty folder: a fresh shard).
+// node's process (docs/paramserver.md, "Across processes"). The run's options travel as the
+// config's own paramserver block, as the run resolved it (ssd_dir: the folder its stores live in;
+// batches: the steps it trains), with what the block does not say beside it; the node builds the
+// shard's options from them with the run's own conversion (actors/ps/ps_options_of.hpp). The node
+// opens <ssd_dir>/node-<shard> and recovers whatever it holds (an empty folder: a fresh shard).
 // `virtual_now_s` is the run's virtual time when it sent this: the node's RunClock starts there.
 struct PsShardSpawn {
   int32_t shard = 0;
   int32_t incarnation = 0;
-  int32_t nodes = 0, gpus_per_node = 0;
-  int64_t hbm_bytes_per_gpu = 0, mem_bytes_per_node = 0;
-  int64_t ssd_file_bytes = 0, ssd_compaction_threshold = 0;
-  bool ssd_sync = false;
-  std::string ssd_dir;
-  uint64_t ssd_run_id = 0;
-  bool hbm_cuda = false;
-  int32_t dim = 0;
-  std::vector<int32_t> hidden;
-  float lr_dense = 0, lr_embedding = 0, eps = 0;
-  int32_t dense_optimizer = 0;
-  uint64_t model_seed = 0;
-  int32_t batch_size = 0;
-  int64_t batches = 0;
-  int32_t prefetch = 0;
-  std::vector<double> rates;  // gpu_flops, hbm, network, ssd, disk bytes/s
+  ProtoBytes<config::ParamServer> paramserver;
+  uint64_t seed = 0;        // run.seed: the model's initial weights
+  uint64_t ssd_run_id = 0;  // the run's identity in its stores (PsOptions::ssd_run_id)
   bool durable_updates = false;
   int64_t final_rows_per_message = 0;
   caf::actor collector;
@@ -321,11 +315,8 @@ struct PsShardSpawn {
 };
 template <class Inspector>
 auto inspect(Inspector& f, PsShardSpawn& x) {
-  return f(x.shard, x.incarnation, x.nodes, x.gpus_per_node, x.hbm_bytes_per_gpu,
-           x.mem_bytes_per_node, x.ssd_file_bytes, x.ssd_compaction_threshold, x.ssd_sync,
-           x.ssd_dir, x.ssd_run_id, x.hbm_cuda, x.dim, x.hidden, x.lr_dense, x.lr_embedding, x.eps,
-           x.dense_optimizer, x.model_seed, x.batch_size, x.batches, x.prefetch, x.rates,
-           x.durable_updates, x.final_rows_per_message, x.collector, x.virtual_now_s, x.time_scale);
+  return f(x.shard, x.incarnation, x.paramserver, x.seed, x.ssd_run_id, x.durable_updates,
+           x.final_rows_per_message, x.collector, x.virtual_now_s, x.time_scale);
 }
 
 // The node's answer: the shard actor, and what it recovered from its SSD-PS (recovered_step -1

@@ -26,13 +26,17 @@ PsFeedSpawned SpawnFeedHere(caf::event_based_actor* node, const PsFeedSpawn& fee
   PsFeedSpawned out;
   const PsShardSpawn& spec = feed.spec;
   const int32_t n = spec.shard;
-  if (static_cast<int32_t>(feed.shards.size()) != spec.nodes || n < 0 || n >= spec.nodes) {
-    out.error = "trainer " + std::to_string(n) + ": the run named " +
-                std::to_string(feed.shards.size()) + " shards for " + std::to_string(spec.nodes) +
-                " nodes";
+  PsOptions options;
+  if (Status s = OptionsOf(spec, &options); !s.ok()) {
+    out.error = "trainer " + std::to_string(n) + ": " + s.message();
     return out;
   }
-  const PsOptions options = OptionsOf(spec);
+  if (static_cast<int32_t>(feed.shards.size()) != options.nodes || n < 0 || n >= options.nodes) {
+    out.error = "trainer " + std::to_string(n) + ": the run named " +
+                std::to_string(feed.shards.size()) + " shards for " +
+                std::to_string(options.nodes) + " nodes";
+    return out;
+  }
   RunClock clock;
   clock.time_scale = spec.time_scale;
   clock.epoch = node->clock().now() - SecondsToTimespan(spec.virtual_now_s / spec.time_scale);

@@ -93,9 +93,10 @@ void NodeBack(Self* self, int32_t node, const caf::actor& remote, const std::str
     return Fail(self, NodeName(node) + " went down and its node did not come back: " + error);
   }
   const int32_t incarnation = ++st.incarnation[static_cast<size_t>(node)];
-  PsShardSpawn spec = ShardSpawnOf(st.setup.options, node, st.setup.collector, Now(self),
-                                   st.setup.clock.time_scale);
+  PsShardSpawn spec = st.setup.spawn;
+  spec.shard = node;
   spec.incarnation = incarnation;
+  spec.virtual_now_s = Now(self);
   self->request(remote, std::chrono::seconds(30), spawn_ps_atom::value, std::move(spec))
       .then([=](PsShardSpawned& spawned) { Restarted(self, node, spawned); },
             [=](caf::error& e) {

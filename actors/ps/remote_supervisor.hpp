@@ -25,14 +25,15 @@
 #include <vector>
 
 #include "messages/ps_messages.hpp"
-#include "paramserver/ps_options.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
 
 namespace troupe {
 
 struct PsRemoteSupervisorSetup {
-  PsOptions options;
+  // What a restarted shard's node is sent (remote_shard.hpp's ShardSpawnOf); the supervisor sets
+  // the shard, its incarnation and the virtual time.
+  PsShardSpawn spawn;
   std::vector<std::string> hosts;       // by node; empty: shards in the run's process
   std::vector<std::string> feed_hosts;  // by node; empty: trainers and feeds in the run's process
   std::vector<caf::actor> shards, trainers, partitioners, readers;

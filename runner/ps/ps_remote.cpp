@@ -143,7 +143,8 @@ Status SpawnRemoteShards(ActorRuntime& runtime, const PsPlan& plan, const caf::a
     }
     const double now_s = runtime.clock().Seconds(sys.clock().now());
     const PsShardSpawn spec =
-        ShardSpawnOf(plan.options, m, collector, now_s, runtime.clock().time_scale);
+        ShardSpawnOf(plan.paramserver, plan.options, m, collector, now_s,
+                     runtime.clock().time_scale);
     Status status = Status::Ok();
     self->request(node, std::chrono::seconds(30), spawn_ps_atom::value, spec)
         .receive(
@@ -176,8 +177,9 @@ Status SpawnRemoteFeeds(ActorRuntime& runtime, const PsPlan& plan, const caf::ac
                              "]: " + s.message());
     }
     const double now_s = runtime.clock().Seconds(sys.clock().now());
-    const PsFeedSpawn spec{ShardSpawnOf(o, n, collector, now_s, runtime.clock().time_scale),
-                           shards};
+    const PsFeedSpawn spec{
+        ShardSpawnOf(plan.paramserver, o, n, collector, now_s, runtime.clock().time_scale),
+        shards};
     Status status = Status::Ok();
     self->request(node, std::chrono::seconds(30), spawn_feed_atom::value, spec)
         .receive(

@@ -14,11 +14,12 @@
 #include "actors/ps/feed_actors.hpp"
 #include "actors/ps/ps_fault_injector.hpp"
 #include "actors/ps/ps_faults.hpp"
+#include "actors/ps/ps_options_of.hpp"
+#include "actors/ps/remote_shard.hpp"
 #include "actors/ps/remote_supervisor.hpp"
 #include "actors/ps/shard_actor.hpp"
 #include "actors/ps/trainer_actor.hpp"
 #include "base/status_macros.hpp"
-#include "gpu/cuda_hbm_table.hpp"
 #include "gpu/devices.hpp"
 #include "runner/output_folder.hpp"
 #include "runner/ps/ps_remote.hpp"
@@ -35,27 +36,8 @@ namespace fs = std::filesystem;
 namespace ps = paramserver;
 
 void PlanOptions(const config::RunConfig& cfg, PsPlan* plan) {
-  const config::ParamServer& p = cfg.paramserver();
-  PsOptions& o = plan->options;
-  o.nodes = p.nodes();
-  o.gpus_per_node = p.gpus_per_node();
-  o.hbm_bytes_per_gpu = p.hbm_bytes_per_gpu();
-  o.mem_bytes_per_node = p.mem_bytes_per_node();
-  o.ssd_file_bytes = p.ssd_file_bytes();
-  o.ssd_compaction_threshold = p.ssd_compaction_threshold_bytes();
-  o.ssd_sync = p.ssd_sync();
-  o.ssd_dir = p.ssd_dir();
-  if (p.hbm_backend() == "cuda") o.hbm_device = gpu::MakeCudaHbmTable;
-  o.model.dim = p.dim();
-  if (p.hidden_size() > 0) o.model.hidden.assign(p.hidden().begin(), p.hidden().end());
-  o.model.lr_dense = p.lr_dense();
-  o.model.lr_embedding = p.lr_embedding();
-  o.model.seed = cfg.run().seed();
-  o.batch_size = p.batch_size();
-  o.batches = p.batches();
-  o.prefetch = p.prefetch();
-  o.rates = PsRates{p.gpu_flops(), p.hbm_bytes_per_s(), p.network_bytes_per_s(),
-                    p.ssd_bytes_per_s(), p.disk_bytes_per_s()};
+  plan->paramserver = cfg.paramserver();
+  plan->options = PsOptionsOf(cfg.paramserver(), cfg.run().seed());
   const config::Run& r = cfg.run();
   plan->runtime.emulated = r.mode() == config::emulated;
   plan->runtime.time_scale = r.time_scale();
@@ -230,8 +212,10 @@ Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
   if (!plan.hosts.empty() || !plan.trainer_hosts.empty()) {
     out->all.push_back(
         sys.spawn(PsRemoteSupervisorActor,
-                  PsRemoteSupervisorSetup{o, plan.hosts, plan.trainer_hosts, shards, trainers,
-                                          partitioners, readers, collector, clock, t}));
+                  PsRemoteSupervisorSetup{
+                      ShardSpawnOf(plan.paramserver, o, 0, collector, 0, clock.time_scale),
+                      plan.hosts, plan.trainer_hosts, shards, trainers, partitioners, readers,
+                      collector, clock, t}));
   }
   for (int32_t n = 0; n < o.nodes; ++n) caf::anon_send(trainers[n], PsPeers{trainers, readers[n]});
   for (const caf::actor& reader : readers) caf::anon_send(reader, PsStart{o.batches});

@@ -40,7 +40,9 @@
 namespace troupe {
 
 struct PsPlan {
-  PsOptions options;
+  PsOptions options;  // the config's paramserver block, as actors/ps/ps_options_of.hpp reads it
+  // The block itself: what a `troupe node` hosting a shard or a feed is sent (PsShardSpawn).
+  config::ParamServer paramserver;
   std::shared_ptr<const std::vector<paramserver::Example>> train;  // step s, node n: [(sN+n)b, +b)
   std::vector<paramserver::Example> holdout;
   RuntimeOptions runtime;
