@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "agent/agent_auth.hpp"
+#include "base/seconds.hpp"
 #include "base/status_macros.hpp"
 
 namespace troupe::agent_wire {
@@ -30,13 +30,9 @@ constexpr double kRegisterTimeoutS = 5;
 constexpr size_t kMaxPending = 8;
 constexpr uint32_t kMaxRegisterBytes = 64 << 10;
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // Milliseconds left until `deadline` for poll(), at least 0.
 int MillisLeft(double deadline) {
-  const double left = deadline - Now();
+  const double left = deadline - SteadyWallSeconds();
   if (left <= 0) return 0;
   return static_cast<int>(std::min(std::ceil(left * 1000), 1e9));
 }
@@ -119,7 +115,7 @@ struct ExternalLink::Pending {
 // silent one is closed at its own 5 s, and once kMaxPending wait, a new one closes the oldest
 // (whoever holds sockets open without the secret can delay the scheduler, never lock it out).
 Status ExternalLink::Accept(external::Hello hello) {
-  const double deadline = Now() + options_.connect_timeout_s;
+  const double deadline = SteadyWallSeconds() + options_.connect_timeout_s;
   std::deque<Pending> pending;
   std::string last_refusal;
   auto refuse = [&](size_t i, const std::string& reason) {
@@ -131,7 +127,7 @@ Status ExternalLink::Accept(external::Hello hello) {
     last_refusal = reason;
     spdlog::warn("external scheduler: connection refused: {}", reason);
   };
-  while (Now() < deadline) {
+  while (SteadyWallSeconds() < deadline) {
     double wake = deadline;
     std::vector<pollfd> polled{{listen_fd_, POLLIN, 0}};
     for (const Pending& p : pending) {
@@ -153,7 +149,7 @@ Status ExternalLink::Accept(external::Hello hello) {
           out.mutable_registered();
           return Send(out);
         }
-      } else if (Now() >= pending[i].deadline) {
+      } else if (SteadyWallSeconds() >= pending[i].deadline) {
         refuse(i, "did not register within " + Seconds(kRegisterTimeoutS));
       }
     }
@@ -185,7 +181,7 @@ StatusOr<ExternalLink::Pending> ExternalLink::Greet(external::Hello hello) {
     return nonce.status();
   }
   p.nonce = std::move(*nonce);
-  p.deadline = Now() + kRegisterTimeoutS;
+  p.deadline = SteadyWallSeconds() + kRegisterTimeoutS;
   hello.set_nonce(p.nonce);
   hello.set_protocol_version(kExternalProtocolVersion);
   external::Envelope out;
@@ -285,7 +281,7 @@ Status ExternalLink::ReadExact(char* data, size_t size, double deadline) {
 
 Status ExternalLink::Receive(double timeout_s, external::Envelope* out) {
   if (fd_ < 0) return Status::IoError("external scheduler: not connected");
-  const double deadline = Now() + timeout_s;
+  const double deadline = SteadyWallSeconds() + timeout_s;
   if (!WaitReadable(fd_, deadline)) {
     return Status::IoError("external scheduler: no answer within " + Seconds(timeout_s));
   }

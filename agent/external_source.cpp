@@ -2,9 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <cstdio>
 
+#include "base/seconds.hpp"
 #include "base/status_macros.hpp"
 
 namespace troupe::agent_wire {
@@ -12,10 +12,6 @@ namespace {
 
 // Refusals logged one by one; past this many only the count at the end says how many.
 constexpr int64_t kRefusalsLogged = 10;
-
-double WallNow() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 void FillJob(const scheduling::SchedJob& j, external::Job* out) {
   out->set_id(j.id);
@@ -88,10 +84,10 @@ external::Envelope ExternalSource::RoundStateOf(
 }
 
 Status ExternalSource::AwaitAllocation(std::vector<scheduling::JobPlacement>* proposed) {
-  const double deadline = WallNow() + answer_timeout_s_;
+  const double deadline = SteadyWallSeconds() + answer_timeout_s_;
   for (;;) {
     external::Envelope in;
-    RETURN_IF_ERROR(link_->Receive(std::max(0.0, deadline - WallNow()), &in));
+    RETURN_IF_ERROR(link_->Receive(std::max(0.0, deadline - SteadyWallSeconds()), &in));
     if (!in.has_allocation()) {
       return Status::InvalidInput("expected an allocation, got another frame (body number " +
                                   std::to_string(in.body_case()) + ")");
@@ -117,10 +113,10 @@ Status ExternalSource::Propose(const scheduling::RoundContext& round,
   ++ask_;
   ++counters_.asks;
   if (!link_->connected()) return Status::IoError("the external scheduler is not connected");
-  const double start = WallNow();
+  const double start = SteadyWallSeconds();
   Status status = link_->Send(RoundStateOf(round, offered, ledger));
   if (status.ok()) status = AwaitAllocation(proposed);
-  counters_.wait_s += WallNow() - start;
+  counters_.wait_s += SteadyWallSeconds() - start;
   return status;
 }
 

@@ -8,16 +8,14 @@
 #include <cmath>
 #include <utility>
 
+#include "base/seconds.hpp"
+
 namespace troupe {
 namespace {
 
 // A terminal line is rewritten at most this often (a plain line comes at least every
 // plain_every_s, 10 s unless a test says otherwise).
 constexpr double kTerminalEveryS = 0.25;
-
-double SteadySeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -64,7 +62,7 @@ ProgressLine::ProgressLine(ProgressMode mode, std::string what, std::string unit
       unit_(std::move(unit)),
       total_(total),
       out_(out),
-      start_s_(SteadySeconds()),
+      start_s_(SteadyWallSeconds()),
       plain_every_s_(plain_every_s) {}
 
 ProgressLine::~ProgressLine() {
@@ -96,7 +94,7 @@ void ProgressLine::WatchLoop() {
   }
 }
 
-double ProgressLine::Elapsed() const { return SteadySeconds() - start_s_; }
+double ProgressLine::Elapsed() const { return SteadyWallSeconds() - start_s_; }
 
 void ProgressLine::Update(int64_t done, const std::string& detail) {
   if (mode_ == ProgressMode::kOff) return;

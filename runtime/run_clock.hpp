@@ -29,6 +29,12 @@ struct RunClock {
     return std::chrono::duration<double>(now - epoch).count() * time_scale;
   }
 
+  // Virtual seconds now, read on `self`'s actor clock: how an actor reads the run's time.
+  template <class Actor>
+  double Now(Actor* self) const {
+    return Seconds(self->clock().now());
+  }
+
   // How long to wait, on the actor clock, until virtual time at_s (zero if it has passed).
   caf::timespan DelayUntil(caf::actor_clock::time_point now, double at_s) const {
     return SecondsToTimespan((at_s - Seconds(now)) / time_scale);

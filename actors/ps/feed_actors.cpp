@@ -37,11 +37,6 @@ PsExamples FromExamples(int64_t step, int32_t node, std::span<const Example> bat
 
 namespace {
 
-template <class State>
-double Now(caf::stateful_actor<State>* self) {
-  return self->state.clock.Seconds(self->clock().now());
-}
-
 // The node's examples of `step`, or null while they have not arrived (a reader in a node process).
 const Example* BatchOf(const ReaderState& st, int64_t step) {
   const int64_t b = st.options.batch_size;
@@ -59,7 +54,7 @@ void ReadAhead(caf::stateful_actor<ReaderState>* self) {
     const std::span<const Example> batch(first, static_cast<size_t>(b));
     const int64_t bytes = b * kPsExampleBytes;
     const double busy = static_cast<double>(bytes) / st.options.rates.disk_bytes_per_s;
-    st.free_s = std::max(Now(self), st.free_s) + busy;
+    st.free_s = std::max(st.clock.Now(self), st.free_s) + busy;
     TellAt(self, st.telemetry, st.clock, st.partitioner, st.free_s,
            FromExamples(st.next, st.node, batch));
     Tell(self, st.telemetry, st.collector,
@@ -135,7 +130,7 @@ caf::behavior PartitionerActor(caf::stateful_actor<PartitionerState>* self, int3
             static_cast<int64_t>(keys.size() - st.partition.keys[st.node].size());
         const int64_t bytes = remote * kPsKeyBytes;
         const double busy = static_cast<double>(bytes) / st.options.rates.network_bytes_per_s;
-        st.free_s = std::max(Now(self), st.free_s) + busy;
+        st.free_s = std::max(st.clock.Now(self), st.free_s) + busy;
         if (st.options.durable_updates) {
           st.sent[batch.step] = st.partition.keys;
           st.sent.erase(st.sent.begin(), st.sent.lower_bound(batch.step - st.options.prefetch - 2));

@@ -12,15 +12,14 @@ namespace {
 
 using Self = caf::stateful_actor<PsFaultInjectorState>;
 
-double Now(Self* self) { return self->state.setup.clock.Seconds(self->clock().now()); }
-
 std::string NodeName(int32_t node) { return "ps:" + std::to_string(node); }
 
 void Record(Self* self, int32_t node, const FaultEvent& e, const std::string& event, int64_t count,
             std::string detail) {
   PsFaultInjectorState& st = self->state;
   Tell(self, st.setup.telemetry, st.setup.collector,
-       PsFaultRecord{Now(self), node, FaultKindName(e.kind), event, -1, count, std::move(detail)});
+       PsFaultRecord{st.setup.clock.Now(self), node, FaultKindName(e.kind), event, -1, count,
+                     std::move(detail)});
 }
 
 void Crash(Self* self, const FaultEvent& e, int32_t node) {
@@ -53,7 +52,7 @@ void Restart(Self* self, const FaultEvent& e, int32_t node) {
     return;
   }
   const int64_t recovered = core->recovered_step();
-  const double now = Now(self);
+  const double now = st.setup.clock.Now(self);
   const double recovery_s = static_cast<double>(core->recovery_bytes()) / o.rates.ssd_bytes_per_s;
   ShardSetup setup;
   setup.shard = node;

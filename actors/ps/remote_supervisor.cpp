@@ -16,14 +16,12 @@ namespace {
 
 using Self = caf::stateful_actor<PsRemoteSupervisorState>;
 
-double Now(Self* self) { return self->state.setup.clock.Seconds(self->clock().now()); }
-
 std::string NodeName(int32_t node) { return "ps:" + std::to_string(node); }
 
 void Record(Self* self, int32_t node, const std::string& event, int64_t count, std::string detail) {
   PsRemoteSupervisorState& st = self->state;
   Tell(self, st.setup.telemetry, st.setup.collector,
-       PsFaultRecord{Now(self), node, "crash", event, -1, count, std::move(detail)});
+       PsFaultRecord{st.setup.clock.Now(self), node, "crash", event, -1, count, std::move(detail)});
 }
 
 void Fail(Self* self, std::string why) {
@@ -96,7 +94,7 @@ void NodeBack(Self* self, int32_t node, const caf::actor& remote, const std::str
   PsShardSpawn spec = st.setup.spawn;
   spec.shard = node;
   spec.incarnation = incarnation;
-  spec.virtual_now_s = Now(self);
+  spec.virtual_now_s = st.setup.clock.Now(self);
   self->request(remote, std::chrono::seconds(30), spawn_ps_atom::value, std::move(spec))
       .then([=](PsShardSpawned& spawned) { Restarted(self, node, spawned); },
             [=](caf::error& e) {

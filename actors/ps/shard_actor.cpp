@@ -11,15 +11,14 @@ namespace {
 
 using Self = caf::stateful_actor<ShardState>;
 
-double Now(Self* self) { return self->state.setup.clock.Seconds(self->clock().now()); }
-
 std::string NodeName(const ShardState& st) { return "ps:" + std::to_string(st.setup.shard); }
 
 void Record(Self* self, const std::string& fault, const std::string& event, int64_t step,
             int64_t count, std::string detail) {
   ShardState& st = self->state;
   Tell(self, st.setup.telemetry, st.setup.collector,
-       PsFaultRecord{Now(self), st.setup.shard, fault, event, step, count, std::move(detail)});
+       PsFaultRecord{st.setup.clock.Now(self), st.setup.shard, fault, event, step, count,
+                     std::move(detail)});
 }
 
 void Fail(Self* self, const std::string& why) {
@@ -32,7 +31,7 @@ void Fail(Self* self, const std::string& why) {
 // Sets the core's write fault switch to what the disk windows say for now.
 void SetDisk(Self* self) {
   ShardState& st = self->state;
-  const int error = st.setup.faults.DiskErrorAt(Now(self));
+  const int error = st.setup.faults.DiskErrorAt(st.setup.clock.Now(self));
   if (error != 0) {
     st.setup.core->write_fault().Fail(error);
   } else {
@@ -43,7 +42,7 @@ void SetDisk(Self* self) {
 // Occupies the SSD with `bytes` of work for `step`; returns when that work ends.
 double UseSsd(Self* self, int64_t bytes, int64_t step) {
   ShardState& st = self->state;
-  const double start = std::max(Now(self), st.ssd_free_s);
+  const double start = std::max(st.setup.clock.Now(self), st.ssd_free_s);
   const double rate = st.setup.options.rates.ssd_bytes_per_s * st.setup.faults.SlowFactorAt(start);
   const double busy = static_cast<double>(bytes) / rate;
   st.ssd_free_s = start + busy;
@@ -58,14 +57,14 @@ void CheckWrites(Self* self) {
   ShardState& st = self->state;
   if (st.blocked || !st.setup.core->blocked()) return;
   st.blocked = true;
-  st.blocked_since_s = Now(self);
+  st.blocked_since_s = st.setup.clock.Now(self);
   // Paths relative to the SSD-PS root, so that faults.csv does not depend on where the run ran.
   std::string why = st.setup.core->WriteError().message();
   const std::string root = st.setup.options.ssd_dir + "/";
   if (why.rfind(root, 0) == 0) why = why.substr(root.size());
   Record(self, "disk", "write_failed", st.applied, 0, NodeName(st) + " SSD-PS: " + why);
   TellAt(self, st.setup.telemetry, st.setup.clock, caf::actor_cast<caf::actor>(self),
-         Now(self) + RetryDelay(0), PsRetryWrites{0});
+         st.setup.clock.Now(self) + RetryDelay(0), PsRetryWrites{0});
 }
 
 // Handles the waiting prepares in (step, node) order while HBM-PS has room.
@@ -214,7 +213,7 @@ void RetryWrites(Self* self, int32_t attempt) {
   if (st.failed || !st.blocked) return;
   SetDisk(self);
   const Status status = st.setup.core->RetryWrites();
-  const double blocked_s = Now(self) - st.blocked_since_s;
+  const double blocked_s = st.setup.clock.Now(self) - st.blocked_since_s;
   if (status.ok()) {
     st.blocked = false;
     Record(self, "disk", "writes_recovered", st.applied, attempt + 1,
@@ -232,7 +231,7 @@ void RetryWrites(Self* self, int32_t attempt) {
                           std::to_string(blocked_s) + " s)");
   }
   TellAt(self, st.setup.telemetry, st.setup.clock, caf::actor_cast<caf::actor>(self),
-         Now(self) + RetryDelay(attempt + 1), PsRetryWrites{attempt + 1});
+         st.setup.clock.Now(self) + RetryDelay(attempt + 1), PsRetryWrites{attempt + 1});
 }
 
 }  // namespace

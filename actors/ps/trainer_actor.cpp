@@ -11,8 +11,6 @@ namespace {
 
 using Self = caf::stateful_actor<TrainerState>;
 
-double Now(Self* self) { return self->state.clock.Seconds(self->clock().now()); }
-
 void TryStart(Self* self) {
   TrainerState& st = self->state;
   if (st.busy || st.trainers.empty() || st.step >= st.options.batches) return;
@@ -36,7 +34,7 @@ void TryStart(Self* self) {
   st.report.step = st.step;
   st.report.node = st.node;
   st.report.unique_keys = static_cast<int64_t>(unique.size());
-  st.report.start_s = Now(self);
+  st.report.start_s = st.clock.Now(self);
   for (int32_t m = 0; m < st.options.nodes; ++m) {
     Tell(self, st.telemetry, st.shards[m].actor, PsPull{st.step, st.node, st.partition.keys[m]});
   }
@@ -52,7 +50,7 @@ void Record(Self* self, int32_t shard, const std::string& event, int64_t step, i
             std::string detail) {
   TrainerState& st = self->state;
   Tell(self, st.telemetry, st.collector,
-       PsFaultRecord{Now(self), shard, "crash", event, step, count, std::move(detail)});
+       PsFaultRecord{st.clock.Now(self), shard, "crash", event, step, count, std::move(detail)});
 }
 
 // Shard m came back, recovered up to `recovered`: re-send what it lost.
@@ -150,7 +148,7 @@ void TryAllReduce(Self* self) {
   st.report.loss = loss;
   st.computed = false;
   TellAt(self, st.telemetry, st.clock, caf::actor_cast<caf::actor>(self),
-         Now(self) + st.report.allreduce_s, PsStepDone{st.step});
+         st.clock.Now(self) + st.report.allreduce_s, PsStepDone{st.step});
 }
 
 void Compute(Self* self) {
@@ -172,7 +170,7 @@ void Compute(Self* self) {
     return;
   }
   Model(st);
-  const double sent_s = Now(self) + st.report.pull_s + st.report.gpu_s;
+  const double sent_s = st.clock.Now(self) + st.report.pull_s + st.report.gpu_s;
   for (const caf::actor& trainer : st.trainers) {
     TellAt(self, st.telemetry, st.clock, trainer, sent_s,
            PsExchange{st.step, st.node, g.loss, g.dense});
@@ -190,7 +188,7 @@ void Compute(Self* self) {
 
 void EndStep(Self* self) {
   TrainerState& st = self->state;
-  st.report.end_s = Now(self);
+  st.report.end_s = st.clock.Now(self);
   Tell(self, st.telemetry, st.collector, st.report);
   Tell(self, st.telemetry, st.reader, PsCredit{st.step});
   ++st.step;
