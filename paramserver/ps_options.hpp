@@ -1,6 +1,8 @@
 // What every actor of a parameter-server run is configured with (from RunConfig.paramserver,
 // runner/ps/ps_run.hpp): the cluster's shape and budgets, the model, the pipeline and the device
-// rates of the timing model. Plain data.
+// rates of the timing model. Plain data. What the config's paramserver block holds is set from it
+// (actors/ps/ps_options_of.hpp), so its defaults live in config/config.proto alone; here every
+// such field is zero until then.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +18,11 @@ namespace troupe {
 
 // The timing model's rates: GPU and HBM per GPU, the rest per node.
 struct PsRates {
-  double gpu_flops = 14e12;
-  double hbm_bytes_per_s = 900e9;
-  double network_bytes_per_s = 12.5e9;
-  double ssd_bytes_per_s = 3e9;
-  double disk_bytes_per_s = 2e9;
+  double gpu_flops = 0;
+  double hbm_bytes_per_s = 0;
+  double network_bytes_per_s = 0;
+  double ssd_bytes_per_s = 0;
+  double disk_bytes_per_s = 0;
 };
 
 // Bytes one example occupies when read (label, 13 dense floats, 26 keys): stage 1's unit.
@@ -33,12 +35,12 @@ using HbmDeviceFactory =
     std::function<Status(const paramserver::HbmConfig&, std::unique_ptr<paramserver::HbmBackend>*)>;
 
 struct PsOptions {
-  int32_t nodes = 4;
-  int32_t gpus_per_node = 2;
-  int64_t hbm_bytes_per_gpu = 4 << 20;
-  int64_t mem_bytes_per_node = 1 << 20;
-  int64_t ssd_file_bytes = 16 << 10;
-  int64_t ssd_compaction_threshold = 256 << 20;
+  int32_t nodes = 0;
+  int32_t gpus_per_node = 0;
+  int64_t hbm_bytes_per_gpu = 0;
+  int64_t mem_bytes_per_node = 0;
+  int64_t ssd_file_bytes = 0;
+  int64_t ssd_compaction_threshold = 0;
   bool ssd_sync = false;
   std::string ssd_dir;  // node m's SSD-PS lives in <ssd_dir>/node-<m>
   // Drawn once per run: a shard's SSD-PS records it with the shard's number, and recovers only a
@@ -46,9 +48,9 @@ struct PsOptions {
   uint64_t ssd_run_id = 0;
   HbmDeviceFactory hbm_device;  // set: HBM-PS in device memory; empty: in host memory
   paramserver::CtrModelConfig model;
-  int32_t batch_size = 512;  // per node
-  int64_t batches = 120;     // global steps
-  int32_t prefetch = 4;      // batches stages 1-3 may run ahead of stage 4
+  int32_t batch_size = 0;  // per node
+  int64_t batches = 0;     // global steps
+  int32_t prefetch = 0;    // batches stages 1-3 may run ahead of stage 4
   PsRates rates;
   // Write-through: a shard makes every step's updated rows durable in SSD-PS (tagged with the
   // step) before it acknowledges the step, so a crashed shard recovers every acknowledged update

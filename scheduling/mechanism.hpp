@@ -68,8 +68,9 @@ struct MechanismOptions {
   // that places a round whose proposal is refused.
   std::shared_ptr<AllocationSource> external;
   std::string external_fallback = "proportional";
-  // Seconds each round lasts (the Gavel mechanisms reckon elapsed time in them).
-  double round_s = 300;
+  // Seconds each round lasts (the Gavel mechanisms reckon elapsed time in them): the config's
+  // scheduler.round_s, whose default config/config.proto holds.
+  double round_s = 0;
 };
 
 // A mechanism, as it registers itself (mechanism_registry.hpp).

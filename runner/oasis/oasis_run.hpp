@@ -40,15 +40,15 @@ struct OasisPlan {
   scheduling::oasis::WorkloadSpec spec;
   scheduling::oasis::Cluster cluster;
   std::vector<scheduling::oasis::Job> jobs;
-  std::string policy = "oasis";
+  std::string policy;  // oasis.policy
   scheduling::oasis::PriceParams prices;
-  double low_factor = 1;  // applied to the estimate (oasis.low_scale)
+  double low_factor = 0;  // applied to the estimate (oasis.low_scale)
   scheduling::oasis::DormOptions dorm;
   OasisLinks links;  // oasis.ps_link_slowdown, oasis.link_delay_s
   RuntimeOptions runtime;
   std::string config_name;
   std::string mode;
-  uint64_t seed = 1;
+  uint64_t seed = 0;    // run.seed
   std::string out_dir;  // "" writes nothing
 };
 

@@ -49,7 +49,7 @@ struct PsPlan {
   std::string config_name;
   std::string mode;  // "emulated" | "real"
   std::string data;  // where the examples came from, in words
-  uint64_t seed = 1;
+  uint64_t seed = 0;  // run.seed
   std::string out_dir;      // "" writes nothing
   bool scratch_ssd = true;  // options.ssd_dir was made for this run: removed at its end
   FaultPlan faults;         // empty: a run without faults (no faults.csv)

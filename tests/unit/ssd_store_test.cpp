@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/ps/ps_options_of.hpp"
 #include "paramserver/shard_core.hpp"
 #include "tests/unit/scoped_temp_dir.hpp"
 
@@ -353,7 +354,7 @@ TEST(SsdStore, AnotherOwnersStoreIsRefusedNamingItsFolder) {
 TEST(SsdStore, ShardRefusesAnotherShardsOrRunsStore) {
   const test::ScopedTempDir scoped_dir("ssd_shard_owner");
   const std::string& dir = scoped_dir.path();
-  PsOptions options;
+  PsOptions options = PsOptionsOf(config::ParamServer(), 1);  // the config's defaults
   options.ssd_run_id = 41;
   std::unique_ptr<ShardCore> core;
   ASSERT_TRUE(ShardCore::Open(options, 0, dir, &core).ok());
