@@ -41,16 +41,20 @@ struct AgentOutcome {
 };
 
 // A well-behaved agent: trains `per_lease` iterations each lease, checkpoints on LeaseEnd,
-// heartbeats while it waits, and sends Finished once its iterations are done.
-AgentOutcome RunAgent(uint16_t port, int64_t iterations, int64_t per_lease, bool vanish) {
+// heartbeats while it waits, and sends Finished once its iterations are done. `registered`, when
+// given, is told once the gateway has answered its registration (or refused it).
+AgentOutcome RunAgent(uint16_t port, int64_t iterations, int64_t per_lease, bool vanish,
+                      std::promise<void>* registered = nullptr) {
   AgentOutcome o;
   AgentClient client;
   agent::JobRequest job;
   job.set_model("res18");
   job.set_gpus(1);
   job.set_iterations(iterations);
-  if (o.status = client.Connect("127.0.0.1", port); !o.status.ok()) return o;
-  if (o.status = client.Register(job, kSecret, &o.job_id); !o.status.ok()) return o;
+  o.status = client.Connect("127.0.0.1", port);
+  if (o.status.ok()) o.status = client.Register(job, kSecret, &o.job_id);
+  if (registered != nullptr) registered->set_value();
+  if (!o.status.ok()) return o;
   int64_t done = 0;
   agent::Envelope frame, reply;
   for (;;) {
@@ -137,8 +141,12 @@ TEST(AgentProxy, VanishedAgentFailsItsJobAndFreesItsLease) {
   const uint16_t port = WaitForPort(dir + "/port");
   ASSERT_GT(port, 0);
   // The vanishing agent registers first, so FIFO leases it the GPU first (after the trace job).
-  auto doomed = std::async(std::launch::async, [&] { return RunAgent(port, 40, 10, true); });
-  std::this_thread::sleep_for(milliseconds(20));
+  std::promise<void> doomed_registered;
+  auto doomed = std::async(std::launch::async,
+                           [&] { return RunAgent(port, 40, 10, true, &doomed_registered); });
+  ASSERT_EQ(doomed_registered.get_future().wait_for(std::chrono::seconds(60)),
+            std::future_status::ready)
+      << "the gateway never answered the first agent's registration";
   auto survivor = std::async(std::launch::async, [&] { return RunAgent(port, 40, 10, false); });
   const AgentOutcome gone = doomed.get();
   const AgentOutcome ok = survivor.get();

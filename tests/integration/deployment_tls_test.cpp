@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -97,7 +98,8 @@ class Child {
   int code_ = -1;
 };
 
-// Connects to host:port, sends `bytes`, and closes.
+// Connects to host:port, sends `bytes`, ends its side, and waits (up to 10 s) for the peer to
+// have read them and closed the connection.
 void SendRawBytes(const std::string& address, const std::string& bytes) {
   const auto colon = address.rfind(':');
   sockaddr_in peer{};
@@ -108,7 +110,13 @@ void SendRawBytes(const std::string& address, const std::string& bytes) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&peer), sizeof(peer)), 0) << address;
   EXPECT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  shutdown(fd, SHUT_WR);
+  // Whatever the peer answers (an alert), then its end of the connection (0, or a reset).
+  pollfd readable{fd, POLLIN, 0};
+  char answer[256];
+  bool closed = false;
+  while (!closed && poll(&readable, 1, 10000) == 1) closed = read(fd, answer, sizeof answer) <= 0;
+  EXPECT_TRUE(closed) << "the peer kept the connection open 10 s after the bytes";
   close(fd);
 }
 

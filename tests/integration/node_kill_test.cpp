@@ -46,7 +46,8 @@ constexpr char kTrace[] =
     "4,res18,60,1800,4\n5,res18,120,2400,1\n6,res18,120,1200,8\n7,res18,180,3600,2\n"
     "8,res18,240,1800,1\n9,res18,300,2400,4\n10,res18,600,1200,2\n11,res18,900,3000,1\n";
 
-// Arrives after the node died (about 960 s in); needs more GPUs than the two other nodes have.
+// Arrives after the node died (some 1,800 s in, see WaitForJobsDone); needs more GPUs than the
+// two other nodes have.
 constexpr int kBigJob = 12;
 constexpr double kBigJobArrivalS = 3000;
 constexpr char kBigJobLine[] = "12,res18,3000,600,20\n";
@@ -186,8 +187,8 @@ class NodeKill : public ::testing::Test {
     }
     if (faults_block) cfg << "faults { heartbeat_s: 0.2 " << faults << " }\n";
     WriteFile(dir_ + "/run.textproto", cfg.str());
-    run_ =
-        Spawn({"run", dir_ + "/run.textproto", "--out", dir_ + "/out", "--quiet"}, dir_ + "/run");
+    // With its progress line (on stderr): WaitForJobsDone reads it.
+    run_ = Spawn({"run", dir_ + "/run.textproto", "--out", dir_ + "/out"}, dir_ + "/run");
     ASSERT_GT(run_.pid, 0) << "cannot start troupe run";
   }
 
@@ -200,6 +201,15 @@ class NodeKill : public ::testing::Test {
     };
     ASSERT_TRUE(WaitForText(hosted, "node: hosting server", kServers, std::chrono::seconds(30)))
         << "the run did not place its servers: " << ReadFile(run_.out) << ReadFile(run_.err);
+  }
+
+  // Blocks until the run's progress line says that two of its jobs have finished (its first line
+  // off a terminal, a tenth of the jobs done: some 1,800 emulated seconds in, after every node's
+  // servers have held leases and well before the run ends).
+  void WaitForJobsDone() {
+    ASSERT_TRUE(WaitForText([&] { return ReadFile(run_.err); }, "[troupe] run: ", 1,
+                            std::chrono::seconds(120)))
+        << "the run finished no job: " << ReadFile(run_.out) << ReadFile(run_.err);
   }
 
   // Waits for the run and checks everything the run directory and its log must show.
@@ -319,9 +329,7 @@ TEST_F(NodeKill, SigkillOfANodeMidRunLosesNoJob) {
   ASSERT_NO_FATAL_FAILURE(StartNodes());
   ASSERT_NO_FATAL_FAILURE(StartRun(""));
   ASSERT_NO_FATAL_FAILURE(WaitForServersHosted());
-  // About 960 emulated seconds in (16 rounds of some 80): rounds run on the wall clock, so a
-  // loaded machine stretches the run, not this delay.
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  ASSERT_NO_FATAL_FAILURE(WaitForJobsDone());
   Child& victim = nodes_[kKilledNode];
   ASSERT_EQ(kill(victim.pid, SIGKILL), 0);
   ASSERT_TRUE(WaitExit(victim, std::chrono::seconds(10)));
@@ -340,7 +348,7 @@ TEST_F(NodeKill, SigkillWithoutAFaultsBlockEndsTheRun) {
   ASSERT_NO_FATAL_FAILURE(StartNodes());
   ASSERT_NO_FATAL_FAILURE(StartRun("", /*faults_block=*/false, kBigJobLine));
   ASSERT_NO_FATAL_FAILURE(WaitForServersHosted());
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  ASSERT_NO_FATAL_FAILURE(WaitForJobsDone());
   Child& victim = nodes_[kKilledNode];
   ASSERT_EQ(kill(victim.pid, SIGKILL), 0);
   ASSERT_TRUE(WaitExit(victim, std::chrono::seconds(10)));
@@ -356,7 +364,7 @@ TEST_F(NodeKill, HungNodeWithoutAFaultsBlockIsFoundByHeartbeats) {
   ASSERT_NO_FATAL_FAILURE(
       StartRun("", /*faults_block=*/false, std::string(kBigJobLine) + "13,res18,0,9000,1\n"));
   ASSERT_NO_FATAL_FAILURE(WaitForServersHosted());
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  ASSERT_NO_FATAL_FAILURE(WaitForJobsDone());
   ASSERT_EQ(kill(nodes_[kKilledNode].pid, SIGSTOP), 0);  // TearDown's SIGKILL ends it
   ExpectRunSurvivedTheNode();
 }

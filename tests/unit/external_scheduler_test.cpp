@@ -321,6 +321,7 @@ TEST(ExternalLinkAuth, SilentConnectionsCannotLockTheSchedulerOut) {
   std::thread scheduler([port = link.port()] {
     FakeScheduler honest(port);
     // A real scheduler takes a moment to answer Hello: it must not have to race the deadline.
+    // The delay is the behaviour under test (a slow newcomer), not an ordering.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     EXPECT_TRUE(honest.Register(kSecret).has_registered());
     honest.Read();

@@ -458,7 +458,7 @@ uint32_t RunAndKill(const std::string& dir, const SsdStoreOptions& options, int 
   const auto extra_us = static_cast<useconds_t>(rng() % 3000);
   uint32_t acks = 0, index = 0;
   while (acks < wait_acks && ::read(fds[0], &index, sizeof(index)) == sizeof(index)) ++acks;
-  ::usleep(extra_us);
+  ::usleep(extra_us);  // the random crash point is the behaviour under test, not an ordering
   ::kill(pid, SIGKILL);
   int wstatus = 0;
   ::waitpid(pid, &wstatus, 0);
