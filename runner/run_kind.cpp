@@ -144,18 +144,18 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
   std::string SummaryTable() const override { return FormatSummaryTable(result_.summary); }
   std::vector<RunMetric> Metrics() const override {
     const summaries::ClusterRunSummary& s = result_.summary;
-    return {{"jct_mean_s", s.jct_mean_s(), 3, "JCT mean h", 1.0 / 3600, 2},
-            {"jct_median_s", s.jct_median_s(), 3, "", 1, 2},
-            {"jct_p95_s", s.jct_p95_s(), 3, "", 1, 2},
-            {"jct_p99_s", s.jct_p99_s(), 3, "p99 h", 1.0 / 3600, 2},
-            {"makespan_s", s.makespan_s(), 3, "makespan h", 1.0 / 3600, 1},
-            {"gpu_utilisation", s.gpu_utilisation(), 6, "GPU %", 100, 1},
-            {"cpu_utilisation", s.cpu_utilisation(), 6, "CPU %", 100, 1},
-            {"memory_utilisation", s.memory_utilisation(), 6, "mem %", 100, 1},
-            {"jobs_measured_finished", static_cast<double>(s.jobs_measured_finished()), 0, "", 1,
-             0},
-            {"rounds", static_cast<double>(s.rounds()), 0, "", 1, 0},
-            WallSeconds(s.wall_s())};
+    return {
+        {"jct_mean_s", s.jct_mean_s(), 3, "JCT mean h", 1.0 / 3600, 2},
+        {"jct_median_s", s.jct_median_s(), 3, "", 1, 2},
+        {"jct_p95_s", s.jct_p95_s(), 3, "", 1, 2},
+        {"jct_p99_s", s.jct_p99_s(), 3, "p99 h", 1.0 / 3600, 2},
+        {"makespan_s", s.makespan_s(), 3, "makespan h", 1.0 / 3600, 1},
+        {"gpu_utilisation", s.gpu_utilisation(), 6, "GPU %", 100, 1},
+        {"cpu_utilisation", s.cpu_utilisation(), 6, "CPU %", 100, 1},
+        {"memory_utilisation", s.memory_utilisation(), 6, "mem %", 100, 1},
+        {"jobs_measured_finished", static_cast<double>(s.jobs_measured_finished()), 0, "", 1, 0},
+        {"rounds", static_cast<double>(s.rounds()), 0, "", 1, 0},
+        WallSeconds(s.wall_s())};
   }
   RunAudit Audit() const override {
     InvariantInput in = invariants_;

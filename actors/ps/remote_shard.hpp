@@ -1,8 +1,8 @@
 // A parameter-server shard hosted by a `troupe node` process (docs/paramserver.md, "Across
 // processes"). The run sends the node a PsShardSpawn (the config's paramserver block, what the run
-// adds to it, and the run's virtual time); the node opens the shard's SSD-PS folder, recovers what it holds, and spawns the same
-// ShardActor a one-process run spawns. Pulls, pushes and prepares then cross CAF's middleman as
-// the messages they always were (one per batch and peer).
+// adds to it, and the run's virtual time); the node opens the shard's SSD-PS folder, recovers what
+// it holds, and spawns the same ShardActor a one-process run spawns. Pulls, pushes and prepares
+// then cross CAF's middleman as the messages they always were (one per batch and peer).
 #pragma once
 
 #include <caf/actor_clock.hpp>
@@ -21,9 +21,8 @@ namespace troupe {
 // values the run resolved (ssd_dir, batches) and those the block does not say (seed, store
 // identity, write-through, final message size) taken from `options`, the run's; `virtual_now_s`
 // is the run's virtual time now.
-PsShardSpawn ShardSpawnOf(const config::ParamServer& block, const PsOptions& options,
-                          int32_t shard, const caf::actor& collector, double virtual_now_s,
-                          double time_scale);
+PsShardSpawn ShardSpawnOf(const config::ParamServer& block, const PsOptions& options, int32_t shard,
+                          const caf::actor& collector, double virtual_now_s, double time_scale);
 
 // The PsOptions a PsShardSpawn carries, built as the run built its own (ps_options_of.hpp; a
 // device HBM-PS comes from this build's plugin). InvalidInput when its block does not parse.

@@ -71,12 +71,10 @@ std::string FormatOasisSummary(const summaries::OasisRunSummary& s) {
   t += "run          " + s.config() + " (" + s.mode() + ", seed " + std::to_string(s.seed()) +
        ", policy " + s.policy() + ")\n";
   t += "cluster      " + std::to_string(s.worker_servers()) + " worker servers + " +
-       std::to_string(s.ps_machines()) + " PS machines, " + std::to_string(s.slots()) +
-       " slots\n";
+       std::to_string(s.ps_machines()) + " PS machines, " + std::to_string(s.slots()) + " slots\n";
   t += "jobs         " + std::to_string(s.jobs()) + ": " + std::to_string(s.admitted()) +
-       " admitted, " + std::to_string(s.rejected()) + " rejected, " +
-       std::to_string(s.finished()) + " finished, " + std::to_string(s.late()) +
-       " after their planned end\n";
+       " admitted, " + std::to_string(s.rejected()) + " rejected, " + std::to_string(s.finished()) +
+       " finished, " + std::to_string(s.late()) + " after their planned end\n";
   t += "utility      " + Num(s.total_utility(), 8) + " total; mean GPU use " +
        Num(100 * s.mean_gpu_use(), 3) + "%\n";
   t += "network      PS links " + Num(s.ps_link_slowdown(), 6) + "x slower, " +

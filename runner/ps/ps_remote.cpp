@@ -142,9 +142,8 @@ Status SpawnRemoteShards(ActorRuntime& runtime, const PsPlan& plan, const caf::a
       return Status::IoError("paramserver.hosts[" + std::to_string(m) + "]: " + s.message());
     }
     const double now_s = runtime.clock().Seconds(sys.clock().now());
-    const PsShardSpawn spec =
-        ShardSpawnOf(plan.paramserver, plan.options, m, collector, now_s,
-                     runtime.clock().time_scale);
+    const PsShardSpawn spec = ShardSpawnOf(plan.paramserver, plan.options, m, collector, now_s,
+                                           runtime.clock().time_scale);
     Status status = Status::Ok();
     self->request(node, std::chrono::seconds(30), spawn_ps_atom::value, spec)
         .receive(
@@ -178,8 +177,7 @@ Status SpawnRemoteFeeds(ActorRuntime& runtime, const PsPlan& plan, const caf::ac
     }
     const double now_s = runtime.clock().Seconds(sys.clock().now());
     const PsFeedSpawn spec{
-        ShardSpawnOf(plan.paramserver, o, n, collector, now_s, runtime.clock().time_scale),
-        shards};
+        ShardSpawnOf(plan.paramserver, o, n, collector, now_s, runtime.clock().time_scale), shards};
     Status status = Status::Ok();
     self->request(node, std::chrono::seconds(30), spawn_feed_atom::value, spec)
         .receive(

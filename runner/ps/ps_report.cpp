@@ -106,9 +106,9 @@ std::string FormatPsSummaryTable(const summaries::PsRunSummary& s) {
   // Each tier's own rate, of what the tier above it missed; then memory's combined one.
   t += "hit rates    HBM-PS " + pct(s.hbm_hit_rate()) + " of keys, MEM-PS " +
        pct(s.mem_hit_rate()) + " of HBM-PS misses, SSD-PS " + pct(s.ssd_hit_rate()) +
-       " of MEM-PS misses (" + count(s.ssd_rows_read()) + " rows read, " +
-       count(s.rows_created()) + " created); from memory " + pct(s.cache_hit_rate()) +
-       " (first 100 batches " + pct(s.cache_hit_rate_first_100()) + ")\n";
+       " of MEM-PS misses (" + count(s.ssd_rows_read()) + " rows read, " + count(s.rows_created()) +
+       " created); from memory " + pct(s.cache_hit_rate()) + " (first 100 batches " +
+       pct(s.cache_hit_rate_first_100()) + ")\n";
   t += "tiers        " + count(s.parameters()) + " parameters: " + count(s.ssd_keys()) +
        " on SSD-PS (" + pct(s.parameters() > 0 ? s.ssd_keys() / s.parameters() : 0) + "), " +
        count(s.mem_rows()) + " in MEM-PS (capacity " + count(s.mem_capacity_rows()) + ")\n";

@@ -210,12 +210,11 @@ Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
         PsFaultInjectorSetup{plan.faults, o, shards, trainers, partitioners, collector, clock, t}));
   }
   if (!plan.hosts.empty() || !plan.trainer_hosts.empty()) {
-    out->all.push_back(
-        sys.spawn(PsRemoteSupervisorActor,
-                  PsRemoteSupervisorSetup{
-                      ShardSpawnOf(plan.paramserver, o, 0, collector, 0, clock.time_scale),
-                      plan.hosts, plan.trainer_hosts, shards, trainers, partitioners, readers,
-                      collector, clock, t}));
+    out->all.push_back(sys.spawn(
+        PsRemoteSupervisorActor,
+        PsRemoteSupervisorSetup{
+            ShardSpawnOf(plan.paramserver, o, 0, collector, 0, clock.time_scale), plan.hosts,
+            plan.trainer_hosts, shards, trainers, partitioners, readers, collector, clock, t}));
   }
   for (int32_t n = 0; n < o.nodes; ++n) caf::anon_send(trainers[n], PsPeers{trainers, readers[n]});
   for (const caf::actor& reader : readers) caf::anon_send(reader, PsStart{o.batches});

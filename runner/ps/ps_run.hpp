@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "faults/fault_plan.hpp"
 #include "config/config.pb.h"
+#include "faults/fault_plan.hpp"
 #include "messages/ps_messages.hpp"
 #include "messages/summary.pb.h"
 #include "messages/tier_counts.hpp"
@@ -49,7 +49,7 @@ struct PsPlan {
   std::string config_name;
   std::string mode;  // "emulated" | "real"
   std::string data;  // where the examples came from, in words
-  uint64_t seed = 0;  // run.seed
+  uint64_t seed = 0;        // run.seed
   std::string out_dir;      // "" writes nothing
   bool scratch_ssd = true;  // options.ssd_dir was made for this run: removed at its end
   FaultPlan faults;         // empty: a run without faults (no faults.csv)
