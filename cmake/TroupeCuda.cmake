@@ -1,10 +1,34 @@
 # TROUPE_CUDA=AUTO|ON|OFF: find nvcc and NCCL (Debian machines keep them under /usr/local/cuda)
 # and set TROUPE_HAVE_CUDA / TROUPE_HAVE_NCCL. Without them everything else builds and runs. With
 # them gpu/cuda/ builds into the plugin troupe_cuda_backends.so (gpu/CMakeLists.txt); no other
-# target links a CUDA library.
+# target links a CUDA library. AUTO builds the plugin only where a GPU is present too: on a
+# machine with nvcc and no GPU it could not run, and it is about a minute of a first build. ON
+# builds it wherever nvcc is found (a GPU machine's build, or checking that the sources compile).
 set(TROUPE_HAVE_CUDA OFF)
 set(TROUPE_HAVE_NCCL OFF)
-if(NOT TROUPE_CUDA STREQUAL "OFF")
+set(TROUPE_CUDA_WHY "TROUPE_CUDA=OFF")
+
+# TROUPE_GPU_PRESENT: the NVIDIA driver lists a GPU (/proc/driver/nvidia/gpus, or nvidia-smi -L).
+set(TROUPE_GPU_PRESENT OFF)
+file(GLOB _troupe_driver_gpus /proc/driver/nvidia/gpus/*)
+if(_troupe_driver_gpus)
+  set(TROUPE_GPU_PRESENT ON)
+else()
+  find_program(TROUPE_NVIDIA_SMI nvidia-smi)
+  mark_as_advanced(TROUPE_NVIDIA_SMI)
+  if(TROUPE_NVIDIA_SMI)
+    execute_process(COMMAND ${TROUPE_NVIDIA_SMI} -L OUTPUT_VARIABLE _troupe_smi_gpus
+                    RESULT_VARIABLE _troupe_smi_status ERROR_QUIET TIMEOUT 30)
+    if(_troupe_smi_status EQUAL 0 AND _troupe_smi_gpus MATCHES "GPU [0-9]")
+      set(TROUPE_GPU_PRESENT ON)
+    endif()
+  endif()
+endif()
+
+if(TROUPE_CUDA STREQUAL "AUTO" AND NOT TROUPE_GPU_PRESENT)
+  set(TROUPE_CUDA_WHY "no GPU found; -DTROUPE_CUDA=ON builds it")
+elseif(NOT TROUPE_CUDA STREQUAL "OFF")
+  set(TROUPE_CUDA_WHY "no CUDA compiler found")
   include(CheckLanguage)
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
@@ -22,6 +46,7 @@ if(NOT TROUPE_CUDA STREQUAL "OFF")
     find_package(CUDAToolkit)
     if(CUDAToolkit_FOUND)
       set(TROUPE_HAVE_CUDA ON)
+      set(TROUPE_CUDA_WHY "")
       find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
       find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
       if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
@@ -36,4 +61,8 @@ if(NOT TROUPE_CUDA STREQUAL "OFF")
     message(FATAL_ERROR "TROUPE_CUDA=ON but no CUDA compiler/toolkit was found")
   endif()
 endif()
-message(STATUS "troupe: CUDA backends plugin ${TROUPE_HAVE_CUDA}, NCCL ${TROUPE_HAVE_NCCL}")
+if(TROUPE_HAVE_CUDA)
+  set(TROUPE_CUDA_SUMMARY "CUDA plugin ON (NCCL ${TROUPE_HAVE_NCCL})")
+else()
+  set(TROUPE_CUDA_SUMMARY "CUDA plugin OFF (${TROUPE_CUDA_WHY})")
+endif()
