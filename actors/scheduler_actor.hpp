@@ -68,7 +68,7 @@ struct SchedulerState {
   ClusterHandles cluster;
   RunClock clock;
   Telemetry* telemetry = nullptr;
-  double round_s = 300;  // the engine's: the requests' retry period
+  double round_s = 0;  // the engine's: the requests' retry period
   // The actor of each job that has one, until it ends or dies. A job gets its actor when first
   // placed (without faults), so this holds about one job a GPU, not the queue.
   absl::flat_hash_map<int64_t, caf::actor> job_actors;

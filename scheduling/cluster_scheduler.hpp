@@ -39,11 +39,12 @@ using TypeSpeedsByModel =
     absl::flat_hash_map<std::string, std::shared_ptr<const std::vector<double>>>;
 
 struct ClusterSchedulerOptions {
-  // Registered names (policy_registry.hpp, mechanism_registry.hpp); the run checked them.
-  std::string policy = "fifo";
-  std::string mechanism = "proportional";
+  // Registered names (policy_registry.hpp, mechanism_registry.hpp); the run checked them. These
+  // and round_s are the config's scheduler block, whose defaults config/config.proto holds.
+  std::string policy;
+  std::string mechanism;
   MechanismOptions mechanism_options;
-  double round_s = 300;
+  double round_s = 0;
   OrderOptions order;              // starvation guard, FTF's direction: OrderJobs
   int64_t measure_first_job = -1;  // -1: every job is measured
   int64_t measure_last_job = -1;
