@@ -100,10 +100,7 @@ Status Step(ComputeWorkerState& st, double* compute_s, double* allreduce_s) {
   return Status::Ok();
 }
 
-void Continue(Self* self) {
-  self->state.telemetry->messages.fetch_add(1, std::memory_order_relaxed);
-  self->send(self, work_step_atom::value);
-}
+void Continue(Self* self) { Tell(self, self->state.telemetry, self, work_step_atom::value); }
 
 bool PastBudget(Self* self) { return self->clock().now() >= self->state.deadline; }
 
@@ -137,7 +134,8 @@ void Exchange(Self* self, double compute_s, double allreduce_s) {
                     std::span<float>(buffer).first(floats));
   buffer[floats] = PastBudget(self) ? 1.0f : 0.0f;
   const auto began = self->clock().now();
-  self->request(st.rank, kExchangeTimeout, AllReduceStart{st.exchanges, FloatBlob::Of(buffer)})
+  AskWithin(self, st.telemetry, st.rank, kExchangeTimeout,
+            AllReduceStart{.round = st.exchanges, .values = FloatBlob::Of(buffer)})
       .await(
           [=](const AllReduceResult& result) {
             ComputeWorkerState& st = self->state;
@@ -302,7 +300,8 @@ caf::behavior ComputeWorkerActor(Self* self, PartWork work, std::vector<int32_t>
   }
   // An NCCL gang's group lists the workers themselves (nccl_gang_part.hpp).
   caf::actor rank = st.nccl ? caf::actor_cast<caf::actor>(self) : st.rank;
-  Tell(self, telemetry, st.work.job, PartStarted{st.work.lease_start_s, st.work.server, rank});
+  Tell(self, telemetry, st.work.job,
+       PartStarted{.lease_start_s = st.work.lease_start_s, .server = st.work.server, .rank = rank});
   if (!Gang(st)) Continue(self);  // a gang part waits for its group and weights
   return {
       [=](work_step_atom) { OnStep(self); },

@@ -9,6 +9,7 @@
 #include "actors/ps/feed_actors.hpp"
 #include "actors/ps/remote_shard.hpp"
 #include "actors/ps/trainer_actor.hpp"
+#include "runtime/counted_send.hpp"
 #include "runtime/run_clock.hpp"
 
 namespace troupe {
@@ -50,8 +51,9 @@ PsFeedSpawned SpawnFeedHere(caf::event_based_actor* node, const PsFeedSpawn& fee
   return out;
 }
 
-void SendFeedExamples(const caf::actor& reader, int32_t node, int32_t nodes, int32_t batch_size,
-                      int64_t steps, std::span<const paramserver::Example> train) {
+void SendFeedExamples(Telemetry* telemetry, const caf::actor& reader, int32_t node, int32_t nodes,
+                      int32_t batch_size, int64_t steps,
+                      std::span<const paramserver::Example> train) {
   const int64_t b = batch_size;
   const int64_t per_message = std::max<int64_t>(1, kFeedMessageBytes / (b * kPsExampleBytes));
   for (int64_t first = 0; first < steps; first += per_message) {
@@ -62,7 +64,7 @@ void SendFeedExamples(const caf::actor& reader, int32_t node, int32_t nodes, int
       const auto from = train.begin() + (s * nodes + node) * b;
       batches.insert(batches.end(), from, from + b);
     }
-    caf::anon_send(reader, FromExamples(first, node, batches));
+    TellAnon(telemetry, reader, FromExamples(first, node, batches));
   }
 }
 

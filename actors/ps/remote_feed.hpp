@@ -25,7 +25,9 @@ PsFeedSpawned SpawnFeedHere(caf::event_based_actor* node, const PsFeedSpawn& fee
 // In the run: sends `reader` (node `node` of `nodes`) its batches of the whole stream `train`
 // (step s: examples [(s * nodes + node) * batch_size, + batch_size)), steps 0..steps-1, as
 // PsExamples of at most about 4 MiB each (one step at least), in step order.
-void SendFeedExamples(const caf::actor& reader, int32_t node, int32_t nodes, int32_t batch_size,
-                      int64_t steps, std::span<const paramserver::Example> train);
+// Counted in `telemetry` (runtime/counted_send.hpp: TellAnon).
+void SendFeedExamples(Telemetry* telemetry, const caf::actor& reader, int32_t node, int32_t nodes,
+                      int32_t batch_size, int64_t steps,
+                      std::span<const paramserver::Example> train);
 
 }  // namespace troupe

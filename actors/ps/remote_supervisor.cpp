@@ -95,7 +95,8 @@ void NodeBack(Self* self, int32_t node, const caf::actor& remote, const std::str
   spec.shard = node;
   spec.incarnation = incarnation;
   spec.virtual_now_s = st.setup.clock.Now(self);
-  self->request(remote, std::chrono::seconds(30), spawn_ps_atom::value, std::move(spec))
+  AskWithin(self, st.setup.telemetry, remote, std::chrono::seconds(30), spawn_ps_atom::value,
+            std::move(spec))
       .then([=](PsShardSpawned& spawned) { Restarted(self, node, spawned); },
             [=](caf::error& e) {
               Fail(self,

@@ -195,7 +195,8 @@ Status SpawnRemoteFeeds(ActorRuntime& runtime, const PsPlan& plan, const caf::ac
                                        std::to_string(n) + ": " + sys.render(e));
             });
     if (!status.ok()) return status;
-    SendFeedExamples(feeds->readers.back(), n, o.nodes, o.batch_size, o.batches, *plan.train);
+    SendFeedExamples(runtime.telemetry(), feeds->readers.back(), n, o.nodes, o.batch_size,
+                     o.batches, *plan.train);
   }
   return Status::Ok();
 }
