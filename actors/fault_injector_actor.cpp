@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <caf/actor_cast.hpp>
 #include <caf/exit_reason.hpp>
 #include <cmath>
 #include <limits>
@@ -21,7 +22,10 @@ void Record(Self* self, const FaultEvent& e, std::string effect, double recovere
   FaultInjectorState& st = self->state;
   spdlog::info("fault at {:.0f} s: {} ({})", e.at_s, e.Describe(), effect);
   Tell(self, st.telemetry, st.setup.cluster.metrics,
-       FaultRecord{e.at_s, e.Describe(), std::move(effect), recovered_s});
+       FaultRecord{.at_s = e.at_s,
+                   .fault = e.Describe(),
+                   .effect = std::move(effect),
+                   .recovered_s = recovered_s});
 }
 
 double RestartAt(const FaultEvent& e) { return e.duration_s > 0 ? e.EndS() : -1; }
@@ -51,7 +55,9 @@ void CrashServers(Self* self, const FaultEvent& e) {
     // message arrives.
     if (changed) {
       Tell(self, st.telemetry, st.scheduler,
-           ServerNotice{static_cast<int32_t>(s), AsRestart(until), e.Describe()});
+           ServerNotice{.server = static_cast<int32_t>(s),
+                        .restart_at_s = AsRestart(until),
+                        .fault = e.Describe()});
     }
     if (already_down) {
       // One recovery, recorded by the crash that took it down.
@@ -74,7 +80,8 @@ void RestartServers(Self* self, const FaultEvent& e) {
       spdlog::warn("fault: server {} lived on another node; it restarts in this process", s);
     }
     cluster.servers[s] = self->spawn(ServerActor, cluster.specs[s], st.telemetry);
-    Tell(self, st.telemetry, st.scheduler, ServerUp{static_cast<int32_t>(s), cluster.servers[s]});
+    Tell(self, st.telemetry, st.scheduler,
+         ServerUp{.server = static_cast<int32_t>(s), .handle = cluster.servers[s]});
   }
 }
 
@@ -93,8 +100,10 @@ void CrashJobs(Self* self, const FaultEvent& e) {
   for (int64_t id : JobsHit(st, e.target)) {
     // The notice goes first, so the scheduler knows whether to wait for the job when its down
     // message arrives.
-    Tell(self, st.telemetry, st.scheduler, FaultNotice{id, RestartAt(e), e.Describe()});
-    Tell(self, st.telemetry, st.setup.cluster.workload, CrashJob{id, e.duration_s > 0});
+    Tell(self, st.telemetry, st.scheduler,
+         FaultNotice{.job_id = id, .restart_at_s = RestartAt(e), .fault = e.Describe()});
+    Tell(self, st.telemetry, st.setup.cluster.workload,
+         CrashJob{.job_id = id, .restarts = e.duration_s > 0});
   }
   Record(self, e, "killed the job's actor", RestartAt(e));
 }
@@ -102,7 +111,7 @@ void CrashJobs(Self* self, const FaultEvent& e) {
 void RestartJobs(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   for (int64_t id : JobsHit(st, e.target)) {
-    Tell(self, st.telemetry, st.setup.cluster.workload, RespawnJob{id});
+    Tell(self, st.telemetry, st.setup.cluster.workload, RespawnJob{.job_id = id});
   }
 }
 
@@ -128,13 +137,15 @@ void RestartScheduler(Self* self, const FaultEvent& e) {
   options.recover = true;
   ClusterHandles cluster = st.setup.cluster;
   cluster.injector = caf::actor_cast<caf::actor>(self);
-  st.scheduler = self->spawn(SchedulerActor, options, cluster, st.clock, st.telemetry);
+  st.scheduler = caf::actor_cast<scheduler_actor>(
+      self->spawn(SchedulerActor, options, cluster, st.clock, st.telemetry));
   // It finds the dead servers by their down messages; which of them come back, only we know.
   for (size_t s = 0; s < st.server_down_until.size(); ++s) {
     if (st.server_down_until[s] == kUp) continue;
     Tell(self, st.telemetry, st.scheduler,
-         ServerNotice{static_cast<int32_t>(s), AsRestart(st.server_down_until[s]),
-                      "down when the scheduler restarted"});
+         ServerNotice{.server = static_cast<int32_t>(s),
+                      .restart_at_s = AsRestart(st.server_down_until[s]),
+                      .fault = "down when the scheduler restarted"});
   }
 }
 
@@ -190,7 +201,9 @@ caf::behavior FaultInjectorActor(Self* self, FaultInjectorSetup setup, RunClock 
     }
   }
   return {
-      [=](caf::put_atom, caf::actor scheduler) { self->state.scheduler = std::move(scheduler); },
+      [=](caf::put_atom, caf::actor scheduler) {
+        self->state.scheduler = caf::actor_cast<scheduler_actor>(std::move(scheduler));
+      },
       [=](fault_atom, int64_t index, bool begin) {
         const FaultEvent& e = self->state.setup.plan.events[index];
         if (begin) {

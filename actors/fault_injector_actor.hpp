@@ -43,7 +43,7 @@ struct FaultInjectorSetup {
 
 struct FaultInjectorState {
   FaultInjectorSetup setup;
-  caf::actor scheduler;
+  scheduler_actor scheduler;
   // Until when each server, and the scheduler, is down: -1 while up, then its restart time, or
   // infinity when it never restarts.
   std::vector<double> server_down_until;

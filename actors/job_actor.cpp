@@ -17,7 +17,7 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<JobActorState>;
+using Self = emulated_job_actor::stateful_pointer<JobActorState>;
 
 // A new lease started: what the job ran of the previous one goes (its worker is stopped by the
 // caller).
@@ -37,13 +37,13 @@ void ResetRun(JobLease& lease) {
 }
 
 // Where reports go: the scheduler that ordered the lease, or the job's own if none said.
-const caf::actor& ReportTo(const JobActorState& st) {
+const scheduler_actor& ReportTo(const JobActorState& st) {
   return st.lease.assembly.scheduler() ? st.lease.assembly.scheduler() : st.scheduler;
 }
 
 // Stops the compute workers whose answers are no longer wanted (those not started yet are
 // stopped when they say they started: their lease is over by then).
-void StopWorkers(Self* self, JobLease& lease) {
+void StopWorkers(Self self, JobLease& lease) {
   for (auto& [server, worker] : lease.workers) {
     self->send_exit(worker, caf::exit_reason::user_shutdown);
   }
@@ -51,18 +51,18 @@ void StopWorkers(Self* self, JobLease& lease) {
   lease.parts_running = 0;
 }
 
-void Report(Self* self, JobProgress progress) {
+void Report(Self self, JobProgress progress) {
   JobActorState& st = self->state;
   StopWorkers(self, st.lease);
   st.lease.assembly.MarkEnded();
-  if (st.checkpoints) Tell(self, st.telemetry, st.checkpoints, st.account);
+  if (st.checkpoints) Tell(self, st.ctx, st.checkpoints, st.account);
   st.last_report = progress;
-  Tell(self, st.telemetry, ReportTo(st), std::move(progress));
+  Tell(self, st.ctx, ReportTo(st), std::move(progress));
 }
 
 // No grant of the lease starting at lease_start_s ever came (lost, or its server died first): the
 // lease never ran, and the report says so.
-void ReportLeaseNeverGranted(Self* self, int64_t round, double lease_start_s) {
+void ReportLeaseNeverGranted(Self self, int64_t round, double lease_start_s) {
   JobActorState& st = self->state;
   StopWorkers(self, st.lease);
   ResetRun(st.lease);
@@ -70,7 +70,7 @@ void ReportLeaseNeverGranted(Self* self, int64_t round, double lease_start_s) {
   Report(self, ReportOf(st, round, lease_start_s));
 }
 
-void OnLeaseLost(Self* self, const LeaseLost& lost) {
+void OnLeaseLost(Self self, const LeaseLost& lost) {
   JobActorState& st = self->state;
   const LeaseAssembly& lease = st.lease.assembly;
   if (lost.lease_start_s > lease.start_s())
@@ -78,7 +78,7 @@ void OnLeaseLost(Self* self, const LeaseLost& lost) {
   if (lost.lease_start_s != lease.start_s() || lease.ended()) return;
   JobProgress p = ReportOf(st, lease.round(), lease.start_s());
   if (Runnable(st)) {  // it was running: the GPU time since the lease start is lost
-    const double now_s = st.clock.Seconds(self->clock().now());
+    const double now_s = st.ctx.clock.Seconds(self->clock().now());
     const double held_s = std::clamp(now_s - lease.start_s(), 0.0, lease.end_s() - lease.start_s());
     p.wasted_gpu_s = st.spec.gpus * held_s;
     st.account.wasted_gpu_s += p.wasted_gpu_s;
@@ -86,18 +86,18 @@ void OnLeaseLost(Self* self, const LeaseLost& lost) {
   Report(self, std::move(p));
 }
 
-void OnProgressQuery(Self* self, const ProgressQuery& q) {
+void OnProgressQuery(Self self, const ProgressQuery& q) {
   JobActorState& st = self->state;
-  auto asker = caf::actor_cast<caf::actor>(self->current_sender());
+  auto asker = caf::actor_cast<scheduler_actor>(self->current_sender());
   if (asker) st.scheduler = asker;
   LeaseAssembly& lease = st.lease.assembly;
   if (st.last_report.lease_start_s == q.lease_start_s && st.last_report.round == q.round &&
       lease.ended()) {
-    Tell(self, st.telemetry, st.scheduler, st.last_report);
+    Tell(self, st.ctx, st.scheduler, st.last_report);
     return;
   }
   if (q.lease_start_s == lease.start_s()) {
-    const double now_s = st.clock.Seconds(self->clock().now());
+    const double now_s = st.ctx.clock.Seconds(self->clock().now());
     // Real compute: the workers are finishing their last steps and will answer (a lost node
     // comes as LeaseLost). Only workers late by a whole lease are given up on (an answer lost).
     if (st.lease.parts_running > 0 && now_s < 2 * lease.end_s() - lease.start_s()) return;
@@ -112,15 +112,15 @@ void OnProgressQuery(Self* self, const ProgressQuery& q) {
 }
 
 // Sends each part of a runnable lease to its server, which runs it in its own process.
-void StartWorkers(Self* self) {
+void StartWorkers(Self self) {
   JobActorState& st = self->state;
   JobLease& lease = st.lease;
   std::vector<LeasePart> parts = lease.assembly.parts();
   std::sort(parts.begin(), parts.end(),
             [](const LeasePart& a, const LeasePart& b) { return a.server < b.server; });
-  const double now_s = st.clock.Seconds(self->clock().now());
+  const double now_s = st.ctx.clock.Seconds(self->clock().now());
   const double wall_budget_s =
-      std::max(0.0, (lease.assembly.end_s() - now_s) / st.clock.time_scale);
+      std::max(0.0, (lease.assembly.end_s() - now_s) / st.ctx.clock.time_scale);
   for (size_t i = 0; i < parts.size(); ++i) {
     auto server = lease.servers.find(parts[i].server);
     if (server == lease.servers.end()) continue;  // cannot happen: every part came from a grant
@@ -140,7 +140,7 @@ void StartWorkers(Self* self) {
     work.job = caf::actor_cast<caf::actor>(self);
     lease.part_rank[parts[i].server] = work.part_rank;
     ++lease.parts_running;
-    Tell(self, st.telemetry, server->second, std::move(work));
+    Tell(self, st.ctx, server->second, std::move(work));
   }
   lease.ranks.assign(parts.size(), caf::actor{});
   const gpu::RealComputeOptions& o = st.compute->options;
@@ -156,7 +156,7 @@ bool OfThisLease(const JobLease& lease, double lease_start_s) {
 
 // A part's worker started: kept (to stop it), and once every part of a gang has started, each
 // worker is told its group of all-reduce ranks. A worker of a lease that is over is stopped.
-void OnPartStarted(Self* self, const PartStarted& started) {
+void OnPartStarted(Self self, const PartStarted& started) {
   JobActorState& st = self->state;
   JobLease& lease = st.lease;
   auto worker = caf::actor_cast<caf::actor>(self->current_sender());
@@ -167,16 +167,17 @@ void OnPartStarted(Self* self, const PartStarted& started) {
   lease.workers[started.server] = worker;
   lease.ranks[static_cast<size_t>(lease.part_rank[started.server])] = started.rank;
   if (started.rank && st.account.gang.weights) {  // a gang part resumes from the job's weights
-    ForEachGangChunk(started.lease_start_s, *st.account.gang.weights, [&](GangWeights chunk) {
-      Tell(self, st.telemetry, worker, std::move(chunk));
-    });
+    ForEachGangChunk(started.lease_start_s, *st.account.gang.weights,
+                     [&](GangWeights chunk) { Tell(self, st.ctx, worker, std::move(chunk)); });
   }
   if (++lease.parts_started < static_cast<int32_t>(lease.part_rank.size())) return;
   for (const caf::actor& rank : lease.ranks) {
     if (!rank) return;  // one part: no exchange
   }
   for (const auto& [server, w] : lease.workers) {
-    Tell(self, st.telemetry, w, AllReduceGroup{lease.part_rank[server], lease.ranks, 1 << 18});
+    Tell(self, st.ctx, w,
+         AllReduceGroup{
+             .rank = lease.part_rank[server], .ranks = lease.ranks, .segment_floats = 1 << 18});
   }
 }
 
@@ -203,7 +204,7 @@ bool KeepTrainedWeights(JobActorState& st) {
 }
 
 // Part 0's weights after the lease, one chunk.
-void OnGangWeights(Self* self, const GangWeights& chunk) {
+void OnGangWeights(Self self, const GangWeights& chunk) {
   JobActorState& st = self->state;
   if (!OfThisLease(st.lease, chunk.lease_start_s)) return;
   if (!st.lease.returned.Add(chunk)) {
@@ -213,7 +214,7 @@ void OnGangWeights(Self* self, const GangWeights& chunk) {
 
 // A part's answer: kept; after the last, the lease's measurement is the slowest part's (none if
 // a part failed), and the lease is committed if its timer has already fired.
-void OnPartDone(Self* self, PartDone& done) {
+void OnPartDone(Self self, PartDone& done) {
   JobActorState& st = self->state;
   JobLease& lease = st.lease;
   if (!OfThisLease(lease, done.lease_start_s)) return;
@@ -242,8 +243,9 @@ void OnPartDone(Self* self, PartDone& done) {
 
 }  // namespace
 
-caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCatalog> catalog,
-                       caf::actor scheduler, RunClock clock, Telemetry* telemetry, JobStart start) {
+emulated_job_actor::behavior_type JobActor(Self self, JobSpec spec,
+                                           std::shared_ptr<const ModelCatalog> catalog,
+                                           scheduler_actor scheduler, ActorContext ctx, JobStart start) {
   JobActorState& st = self->state;
   st.profile = catalog->Find(spec.model);
   st.catalog = std::move(catalog);
@@ -261,11 +263,10 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
   }
   st.spec = std::move(spec);
   st.scheduler = std::move(scheduler);
-  st.clock = clock;
-  st.telemetry = telemetry;
+  st.ctx = ctx;
   st.last_report.lease_start_s = -1;
-  if (telemetry->network) {
-    telemetry->network->Register(self->id(), EndpointKind::kJob, st.spec.job_id);
+  if (FaultNetwork* network = ctx.network()) {
+    network->Register(self->id(), EndpointKind::kJob, st.spec.job_id);
   }
   return {
       [=](LeaseGrant& grant) {
@@ -284,7 +285,7 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
         }
         // Only real compute sends the parts' servers their work.
         if (st.compute) {
-          if (auto server = caf::actor_cast<caf::actor>(self->current_sender())) {
+          if (auto server = caf::actor_cast<server_actor>(self->current_sender())) {
             st.lease.servers[server_index] = std::move(server);
           }
         }
@@ -297,10 +298,10 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
           progress.for_round_end = true;
           // Nothing is left to do in a further round of this lease: the job offers to keep it.
           if (!progress.finished) progress.standing_iterations = st.offer.iterations;
-          Tell(self, st.telemetry, ReportTo(st), std::move(progress));
+          Tell(self, st.ctx, ReportTo(st), std::move(progress));
           return;
         }
-        TellAt(self, st.telemetry, st.clock, self, end_s, lease_end_atom::value, start_s);
+        TellAt(self, st.ctx, self, end_s, lease_end_atom::value, start_s);
         if (st.compute && Runnable(st)) StartWorkers(self);
       },
       [=](lease_end_atom, double lease_start_s) {
@@ -317,6 +318,10 @@ caf::behavior JobActor(Self* self, JobSpec spec, std::shared_ptr<const ModelCata
       [=](const GangWeights& chunk) { OnGangWeights(self, chunk); },
       [=](const LeaseLost& lost) { OnLeaseLost(self, lost); },
       [=](const ProgressQuery& query) { OnProgressQuery(self, query); },
+      // Sent to an agent's job (agent_job_proxy.hpp); a job actor is told its scheduler at spawn.
+      [=](const JobScheduler& named) {
+        if (!self->state.scheduler) self->state.scheduler = named.scheduler;
+      },
   };
 }
 

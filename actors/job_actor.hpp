@@ -31,18 +31,20 @@
 // parts') fail the lease like a failed part.
 #pragma once
 
-#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <map>
 #include <memory>
 #include <vector>
 
+#include "actors/agent/agent_messages.hpp"
 #include "actors/compute_worker_actor.hpp"
-#include "workload/model_catalog.hpp"
+#include "messages/actor_interfaces.hpp"
+#include "messages/atoms.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/lease_assembly.hpp"
-#include "runtime/run_clock.hpp"
-#include "runtime/telemetry.hpp"
+#include "runtime/actor_context.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 
@@ -59,8 +61,8 @@ struct JobStart {
 
 // The lease being assembled from its parts, then run.
 struct JobLease {
-  LeaseAssembly assembly;                 // the servers' grants (messages/lease_assembly.hpp)
-  std::map<int32_t, caf::actor> servers;  // the granting server actors, by server index
+  LeaseAssembly assembly;                   // the servers' grants (messages/lease_assembly.hpp)
+  std::map<int32_t, server_actor> servers;  // the granting server actors, by server index
   // Real compute: the parts' work, from PartWork sent to the last PartDone.
   int32_t parts_running = 0;              // asked and not answered
   std::map<int32_t, int32_t> part_rank;   // server index -> the part's rank in a gang
@@ -87,11 +89,10 @@ struct JobActorState {
   JobSpec spec;
   std::shared_ptr<const ModelCatalog> catalog;  // keeps `profile` alive
   const ModelProfile* profile = nullptr;
-  caf::actor scheduler;
+  scheduler_actor scheduler;
   caf::actor checkpoints;
   bool commit_at_grant = false;
-  RunClock clock;
-  Telemetry* telemetry = nullptr;
+  ActorContext ctx;
   JobCheckpoint account;  // the committed state: what a checkpoint holds
   JobLease lease;
   JobProgress last_report;                    // re-sent on a ProgressQuery
@@ -106,8 +107,15 @@ struct JobActorState {
   static inline const char* name = "troupe.job";
 };
 
-caf::behavior JobActor(caf::stateful_actor<JobActorState>* self, JobSpec spec,
-                       std::shared_ptr<const ModelCatalog> catalog, caf::actor scheduler,
-                       RunClock clock, Telemetry* telemetry, JobStart start);
+// What a job's actor handles: the lease protocol (job_actor, messages/actor_interfaces.hpp), its
+// own lease timer, and its real-compute parts' messages (from compute workers).
+using emulated_job_actor =
+    job_actor::extend<caf::reacts_to<lease_end_atom, double>, caf::reacts_to<PartStarted>,
+                      caf::reacts_to<PartDone>, caf::reacts_to<GangWeights>>;
+
+emulated_job_actor::behavior_type JobActor(emulated_job_actor::stateful_pointer<JobActorState> self,
+                                           JobSpec spec,
+                                           std::shared_ptr<const ModelCatalog> catalog,
+                                           scheduler_actor scheduler, ActorContext ctx, JobStart start);
 
 }  // namespace troupe

@@ -1,5 +1,6 @@
 #include "actors/job_spawner.hpp"
 
+#include <caf/actor_cast.hpp>
 #include <utility>
 
 #include "actors/job_actor.hpp"
@@ -10,22 +11,21 @@ JobSpawner::JobSpawner(std::shared_ptr<const ModelCatalog> catalog, RunClock clo
                        Telemetry* telemetry, caf::actor checkpoints,
                        std::shared_ptr<const JobCompute> compute, bool commit_at_grant)
     : catalog_(std::move(catalog)),
-      clock_(clock),
-      telemetry_(telemetry),
+      ctx_{clock, telemetry},
       checkpoints_(std::move(checkpoints)),
       compute_(std::move(compute)),
       commit_at_grant_(commit_at_grant) {}
 
-caf::actor JobSpawner::Spawn(caf::local_actor* parent, JobSpec spec, caf::actor scheduler,
-                             const JobCheckpoint* from) const {
+job_actor JobSpawner::Spawn(caf::local_actor* parent, JobSpec spec, scheduler_actor scheduler,
+                            const JobCheckpoint* from) const {
   JobStart start;
   start.from.iterations_left = -1;
   if (from) start.from = *from;
   start.checkpoints = checkpoints_;
   start.compute = compute_;
   start.commit_at_grant = commit_at_grant_;
-  return parent->spawn(JobActor, std::move(spec), catalog_, std::move(scheduler), clock_,
-                       telemetry_, std::move(start));
+  return parent->spawn(JobActor, std::move(spec), catalog_, std::move(scheduler), ctx_,
+                       std::move(start));
 }
 
 }  // namespace troupe

@@ -12,11 +12,12 @@
 #include <memory>
 
 #include "actors/compute_worker_actor.hpp"
-#include "workload/model_catalog.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/job_spec.hpp"
+#include "runtime/actor_context.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 
@@ -32,15 +33,14 @@ class JobSpawner {
 
   // Spawns the job's actor as `parent`'s child, reporting to `scheduler`; it starts from `from`
   // (a restart) or, when null, from nothing.
-  caf::actor Spawn(caf::local_actor* parent, JobSpec spec, caf::actor scheduler,
+  job_actor Spawn(caf::local_actor* parent, JobSpec spec, scheduler_actor scheduler,
                    const JobCheckpoint* from = nullptr) const;
 
   bool valid() const { return catalog_ != nullptr; }
 
  private:
   std::shared_ptr<const ModelCatalog> catalog_;
-  RunClock clock_;
-  Telemetry* telemetry_ = nullptr;
+  ActorContext ctx_;
   caf::actor checkpoints_;
   std::shared_ptr<const JobCompute> compute_;
   bool commit_at_grant_ = false;

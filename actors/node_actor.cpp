@@ -126,7 +126,7 @@ caf::behavior NodeActor(caf::event_based_actor* self, Telemetry* telemetry,
         }
         spdlog::info("node: hosting server {} ({} GPUs, {} CPUs, {} GB)", spec.name, spec.gpus,
                      spec.cpus, spec.memory_gb);
-        caf::actor server = self->spawn(ServerActor, spec, telemetry);
+        caf::actor server = caf::actor_cast<caf::actor>(self->spawn(ServerActor, spec, telemetry));
         self->monitor(server);
         hosted->insert(server.address());
         pool->Keep(server.address(), spec);

@@ -68,8 +68,9 @@ scheduling::ClusterSetup SetupOf(const SchedulerOptions& options, const ClusterH
 
 }  // namespace
 
-caf::behavior SchedulerActor(Self* self, SchedulerOptions options, ClusterHandles cluster,
-                             RunClock clock, Telemetry* telemetry) {
+scheduler_actor_impl::behavior_type SchedulerActor(Self* self, SchedulerOptions options,
+                                                   ClusterHandles cluster, RunClock clock,
+                                                   Telemetry* telemetry) {
   SchedulerState& st = self->state;
   st.messenger = scheduler_detail::MakeMessenger(self);
   st.engine = std::make_unique<scheduling::ClusterScheduler>(

@@ -28,14 +28,17 @@
 #include <absl/hash/hash.h>
 
 #include <caf/actor_addr.hpp>
-#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "actors/job_spawner.hpp"
+#include "messages/actor_interfaces.hpp"
+#include "messages/atoms.hpp"
 #include "messages/cluster_messages.hpp"
+#include "messages/fault_messages.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
 #include "scheduling/cluster_scheduler.hpp"
@@ -49,8 +52,8 @@ using SchedulerOptions = scheduling::ClusterSchedulerOptions;
 
 struct ClusterHandles {
   std::vector<ServerSpec> specs;
-  std::vector<caf::actor> servers;  // same order as specs
-  caf::actor workload;
+  std::vector<server_actor> servers;  // same order as specs
+  workload_actor workload;
   caf::actor metrics;
   caf::actor profiler;     // none with oracle profiling: the workload's matrices are the truth
   caf::actor checkpoints;  // with faults: the checkpoint store
@@ -71,7 +74,7 @@ struct SchedulerState {
   double round_s = 0;  // the engine's: the requests' retry period
   // The actor of each job that has one, until it ends or dies. A job gets its actor when first
   // placed (without faults), so this holds about one job a GPU, not the queue.
-  absl::flat_hash_map<int64_t, caf::actor> job_actors;
+  absl::flat_hash_map<int64_t, job_actor> job_actors;
   // Supervision. A job's actor goes in when first placed and out when the job ends: a million-job
   // run erases a million, which in a table of nodes cost a walk of linked nodes each.
   struct AddrHash {  // the standard one is the actor's id alone, which a flat table must mix
@@ -83,7 +86,15 @@ struct SchedulerState {
   static inline const char* name = "troupe.scheduler";
 };
 
-caf::behavior SchedulerActor(caf::stateful_actor<SchedulerState>* self, SchedulerOptions options,
-                             ClusterHandles cluster, RunClock clock, Telemetry* telemetry);
+// What the scheduler's actor handles: its interface (scheduler_actor,
+// messages/actor_interfaces.hpp), its round and grace timers, and its own requests' timer (Ask).
+using scheduler_actor_impl =
+    scheduler_actor::extend<caf::reacts_to<ask_later_atom>,
+                            caf::reacts_to<round_end_atom, int64_t, double>,
+                            caf::reacts_to<grace_atom, int64_t>>;
+
+scheduler_actor_impl::behavior_type SchedulerActor(
+    scheduler_actor_impl::stateful_pointer<SchedulerState> self, SchedulerOptions options,
+    ClusterHandles cluster, RunClock clock, Telemetry* telemetry);
 
 }  // namespace troupe

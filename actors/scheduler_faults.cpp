@@ -70,9 +70,9 @@ void OnServerUp(Self* self, ServerUp& up) {
   SchedulerState& st = self->state;
   if (up.server < 0 || static_cast<size_t>(up.server) >= st.cluster.servers.size()) return;
   // The handle it replaces is no longer the server: its down message, late or not, means nothing.
-  caf::actor& slot = st.cluster.servers[up.server];
+  server_actor& slot = st.cluster.servers[up.server];
   st.server_of_actor.erase(slot.address());
-  self->demonitor(slot);
+  self->demonitor(slot.address());
   slot = std::move(up.handle);
   st.engine->ServerUp(up.server);
   self->monitor(slot);

@@ -16,7 +16,7 @@
 
 namespace troupe::scheduler_detail {
 
-using Self = caf::stateful_actor<SchedulerState>;
+using Self = scheduler_actor_impl::stateful_base<SchedulerState>;
 
 inline constexpr int64_t kWakeUp = -1;  // a round timer that starts a round instead of ending one
 
@@ -36,9 +36,9 @@ AskRetry RetryEveryRound(const SchedulerState& st);
 void Unreachable(Self* self, const std::string& who);
 
 // Keeps a job's actor and monitors it, so that its death arrives as a down message.
-void WatchJob(Self* self, int64_t job_id, caf::actor handle);
+void WatchJob(Self* self, int64_t job_id, job_actor handle);
 // Forgets a job's actor (it ended or died): no longer monitored; returns it (null: none).
-caf::actor ForgetJob(Self* self, int64_t job_id);
+job_actor ForgetJob(Self* self, int64_t job_id);
 
 // Supervision (scheduler_faults.cpp).
 // A checkpoint as the engine resumes a job from it.

@@ -26,8 +26,9 @@ class Messenger final : public scheduling::SchedulerOutput {
   void SpawnJob(const JobRecord& r) override {
     SchedulerState& st = self_->state;
     JobSpec spec{r.job_id, r.model, r.gpus, r.iterations, r.arrival_s, 0};
-    WatchJob(self_, r.job_id,
-             st.cluster.jobs.Spawn(self_, std::move(spec), caf::actor_cast<caf::actor>(self_)));
+    WatchJob(
+        self_, r.job_id,
+        st.cluster.jobs.Spawn(self_, std::move(spec), caf::actor_cast<scheduler_actor>(self_)));
   }
 
   void LeaseRound(int32_t server, scheduling::ServerRound&& round) override {
@@ -73,7 +74,7 @@ class Messenger final : public scheduling::SchedulerOutput {
       Tell(self_, st.telemetry, st.cluster.workload, JobFailed{record.job_id});
     }
     if (!stop_actor) return;
-    if (caf::actor job = ForgetJob(self_, record.job_id)) {
+    if (job_actor job = ForgetJob(self_, record.job_id)) {
       self_->send_exit(job, caf::exit_reason::user_shutdown);
     }
   }
@@ -103,9 +104,9 @@ class Messenger final : public scheduling::SchedulerOutput {
     SchedulerState& st = self_->state;
     Tell(self_, st.telemetry, st.cluster.metrics, std::move(end));
     for (int64_t id : jobs_with_actors) {
-      if (caf::actor job = HandleOf(id)) self_->send_exit(job, caf::exit_reason::user_shutdown);
+      if (job_actor job = HandleOf(id)) self_->send_exit(job, caf::exit_reason::user_shutdown);
     }
-    for (const caf::actor& server : st.cluster.servers) {
+    for (const server_actor& server : st.cluster.servers) {
       self_->send_exit(server, caf::exit_reason::user_shutdown);
     }
     self_->send_exit(st.cluster.workload, caf::exit_reason::user_shutdown);
@@ -125,10 +126,10 @@ class Messenger final : public scheduling::SchedulerOutput {
   }
 
  private:
-  caf::actor HandleOf(int64_t job_id) const {
+  job_actor HandleOf(int64_t job_id) const {
     const auto& actors = self_->state.job_actors;
     auto it = actors.find(job_id);
-    return it == actors.end() ? caf::actor{} : it->second;
+    return it == actors.end() ? job_actor{} : it->second;
   }
 
   template <class Record>
@@ -146,21 +147,21 @@ std::unique_ptr<scheduling::SchedulerOutput> MakeMessenger(Self* self) {
   return std::make_unique<Messenger>(self);
 }
 
-void WatchJob(Self* self, int64_t job_id, caf::actor handle) {
+void WatchJob(Self* self, int64_t job_id, job_actor handle) {
   if (!handle) return;
   self->monitor(handle);
   self->state.job_of_actor[handle.address()] = job_id;
   self->state.job_actors[job_id] = std::move(handle);
 }
 
-caf::actor ForgetJob(Self* self, int64_t job_id) {
+job_actor ForgetJob(Self* self, int64_t job_id) {
   SchedulerState& st = self->state;
   auto it = st.job_actors.find(job_id);
-  if (it == st.job_actors.end()) return caf::actor{};
-  caf::actor handle = std::move(it->second);
+  if (it == st.job_actors.end()) return job_actor{};
+  job_actor handle = std::move(it->second);
   st.job_actors.erase(it);
   st.job_of_actor.erase(handle.address());
-  self->demonitor(handle);
+  self->demonitor(handle.address());
   return handle;
 }
 

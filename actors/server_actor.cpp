@@ -14,20 +14,27 @@
 namespace troupe {
 namespace {
 
+using Self = server_actor::stateful_pointer<ServerState>;
+
 ServerFree FreeOf(const ServerState& st) {
-  return ServerFree{st.spec.index, st.ledger->free_gpus(), st.ledger->free_cpus(),
-                    st.ledger->free_memory_gb()};
+  return ServerFree{.server = st.spec.index,
+                    .gpus = st.ledger->free_gpus(),
+                    .cpus = st.ledger->free_cpus(),
+                    .memory_gb = st.ledger->free_memory_gb()};
 }
 
-void Refuse(caf::stateful_actor<ServerState>* self, const caf::actor& scheduler,
-            const RoundLeases& round, int64_t job_id, const Status& why) {
+void Refuse(Self self, const scheduler_actor& scheduler, const RoundLeases& round, int64_t job_id,
+            const Status& why) {
   ServerState& st = self->state;
   ++st.refusals;
   spdlog::warn("server {}: refused job {} in round {}: {}", st.spec.name, job_id, round.round,
                why.message());
   if (scheduler) {
     Tell(self, st.telemetry, scheduler,
-         LeaseRefusal{round.round, st.spec.index, job_id, why.message()});
+         LeaseRefusal{.round = round.round,
+                      .server = st.spec.index,
+                      .job_id = job_id,
+                      .reason = why.message()});
   }
 }
 
@@ -36,8 +43,7 @@ void Refuse(caf::stateful_actor<ServerState>* self, const caf::actor& scheduler,
 // that bring this server no grant bring it no message (SendLeases), so the books catch up here:
 // a standing lease is extended from whichever round it ended, before the leases that ended (or
 // whose jobs moved on since) are dropped, and a part that moved here since is booked after.
-void EndLeasesButStanding(caf::stateful_actor<ServerState>* self, const caf::actor& scheduler,
-                          const RoundLeases& round) {
+void EndLeasesButStanding(Self self, const scheduler_actor& scheduler, const RoundLeases& round) {
   ServerState& st = self->state;
   st.standing_to_book.clear();
   for (const StandingPart& part : round.standing) {
@@ -54,27 +60,27 @@ void EndLeasesButStanding(caf::stateful_actor<ServerState>* self, const caf::act
   }
 }
 
-void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round) {
+void ApplyRound(Self self, const RoundLeases& round) {
   ServerState& st = self->state;
   if (round.start_s <= st.last_round_start_s) return;  // delivered twice
   st.last_round_start_s = round.start_s;
-  auto scheduler = caf::actor_cast<caf::actor>(self->current_sender());
+  auto scheduler = caf::actor_cast<scheduler_actor>(self->current_sender());
   EndLeasesButStanding(self, scheduler, round);
   const double speed = round.start_s < st.slow.until_s ? st.slow.factor : 1.0;
   for (const LeaseOrder& order : round.leases) {
     // A straggler's factor and the GPU type's speed for this job compose.
-    LeaseGrant grant{round.round,
-                     round.start_s,
-                     round.end_s,
-                     st.spec.index,
-                     {},
-                     order.cpus,
-                     order.memory_gb,
-                     order.parts,
-                     true,
-                     scheduler,
-                     speed * order.type_speed,
-                     order.rounds_stood};
+    LeaseGrant grant{.round = round.round,
+                     .start_s = round.start_s,
+                     .end_s = round.end_s,
+                     .server = st.spec.index,
+                     .gpu_ids = {},
+                     .cpus = order.cpus,
+                     .memory_gb = order.memory_gb,
+                     .parts = order.parts,
+                     .granted = true,
+                     .scheduler = scheduler,
+                     .speed = speed * order.type_speed,
+                     .rounds_stood = order.rounds_stood};
     Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb, round.end_s,
                                 &grant.gpu_ids);
     if (!s.ok()) {
@@ -92,7 +98,7 @@ void ApplyRound(caf::stateful_actor<ServerState>* self, const RoundLeases& round
 
 // Real compute: one part of a job's lease runs here, in this server's process, on the devices
 // its leased GPUs are (detached: its steps block).
-void RunPart(caf::stateful_actor<ServerState>* self, PartWork& work) {
+void RunPart(Self self, PartWork& work) {
   const ServerSpec& spec = self->state.spec;
   std::vector<int32_t> devices;
   for (int32_t gpu : work.gpu_ids) {
@@ -105,8 +111,7 @@ void RunPart(caf::stateful_actor<ServerState>* self, PartWork& work) {
 
 }  // namespace
 
-caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spec,
-                          Telemetry* telemetry) {
+server_actor::behavior_type ServerActor(Self self, ServerSpec spec, Telemetry* telemetry) {
   self->state.ledger.emplace(spec.gpus, spec.cpus, spec.memory_gb);
   self->state.spec = std::move(spec);
   self->state.telemetry = telemetry;
@@ -127,7 +132,7 @@ caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spe
         }
         return FreeOf(self->state);
       },
-      [=](caf::get_atom) { return FreeOf(self->state); },
+      [=](caf::get_atom) -> ServerFree { return FreeOf(self->state); },
       [=](PartWork& work) { RunPart(self, work); },
   };
 }

@@ -12,14 +12,16 @@
 
 #include <absl/container/inlined_vector.h>
 
-#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <optional>
 
-#include "scheduling/server_ledger.hpp"
+#include "messages/actor_interfaces.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/fault_messages.hpp"
+#include "messages/work_messages.hpp"
 #include "runtime/telemetry.hpp"
+#include "scheduling/server_ledger.hpp"
 
 namespace troupe {
 
@@ -36,7 +38,8 @@ struct ServerState {
   static inline const char* name = "troupe.server";
 };
 
-caf::behavior ServerActor(caf::stateful_actor<ServerState>* self, ServerSpec spec,
-                          Telemetry* telemetry);
+// Its interface: server_actor (messages/actor_interfaces.hpp).
+server_actor::behavior_type ServerActor(server_actor::stateful_pointer<ServerState> self,
+                                        ServerSpec spec, Telemetry* telemetry);
 
 }  // namespace troupe

@@ -13,7 +13,7 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<WorkloadState>;
+using Self = workload_actor_impl::stateful_pointer<WorkloadState>;
 
 // The next arrival from the source or an agent still expected (-1: none will come).
 double NextArrival(const WorkloadState& st, double until_s) {
@@ -23,7 +23,7 @@ double NextArrival(const WorkloadState& st, double until_s) {
                                    : next_source.value_or(next_agent.value_or(-1));
 }
 
-ArrivalBatch TakeArrivals(Self* self, double until_s) {
+ArrivalBatch TakeArrivals(Self self, double until_s) {
   WorkloadState& st = self->state;
   ArrivalBatch batch;
   while (st.source->NextArrival() && *st.source->NextArrival() <= until_s) {
@@ -45,7 +45,7 @@ ArrivalBatch TakeArrivals(Self* self, double until_s) {
   const size_t first_agent_job = batch.jobs.size();
   st.agents.TakeUntil(until_s, &batch.jobs);
   for (size_t i = first_agent_job; i < batch.jobs.size(); ++i) {
-    Tell(self, st.telemetry, batch.jobs[i].job, JobScheduler{st.scheduler});
+    Tell(self, st.ctx, batch.jobs[i].job, JobScheduler{.scheduler = st.scheduler});
   }
   for (size_t i = first_agent_job; st.checkpoints && i < batch.jobs.size(); ++i) {
     st.agent_jobs.insert(batch.jobs[i].spec.job_id);
@@ -57,64 +57,67 @@ ArrivalBatch TakeArrivals(Self* self, double until_s) {
 
 // Respawns a crashed job from its checkpoint and tells the scheduler. A job that had finished
 // before it was killed is not respawned; the scheduler learns its end from the checkpoint.
-void Respawn(Self* self, const JobCheckpoint& checkpoint) {
+void Respawn(Self self, const JobCheckpoint& checkpoint) {
   WorkloadState& st = self->state;
   auto it = st.released.find(checkpoint.job_id);
   if (it == st.released.end()) return;
   JobCheckpoint from = checkpoint;
   from.restarts = checkpoint.restarts + 1;
   if (checkpoint.finished) {
-    it->second.job = caf::actor{};
+    it->second.job = job_actor{};
   } else {
     it->second.job = st.jobs.Spawn(self, it->second.spec, st.scheduler, &from);
     spdlog::info("workload: job {} restarted from its checkpoint ({} iterations left)",
                  checkpoint.job_id,
                  from.iterations_left < 0 ? it->second.spec.iterations : from.iterations_left);
   }
-  Tell(self, st.telemetry, st.scheduler, JobRespawned{checkpoint.job_id, it->second.job, from});
+  Tell(self, st.ctx, st.scheduler,
+       JobRespawned{.job_id = checkpoint.job_id, .handle = it->second.job, .checkpoint = from});
 }
 
 }  // namespace
 
-caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
-                            std::shared_ptr<const ModelCatalog> catalog, RunClock clock,
-                            Telemetry* telemetry, caf::actor checkpoints,
-                            std::shared_ptr<const JobCompute> compute, bool commit_at_grant) {
+workload_actor_impl::behavior_type WorkloadActor(Self self, std::shared_ptr<JobSource> source,
+                                                 std::shared_ptr<const ModelCatalog> catalog,
+                                                 ActorContext ctx, caf::actor checkpoints,
+                                                 std::shared_ptr<const JobCompute> compute,
+                                                 bool commit_at_grant) {
   WorkloadState& st = self->state;
   st.source = std::move(source);
   st.catalog = std::move(catalog);
-  st.clock = clock;
-  st.telemetry = telemetry;
+  st.ctx = ctx;
   st.checkpoints = checkpoints;
-  st.jobs = JobSpawner(st.catalog, clock, telemetry, std::move(checkpoints), std::move(compute),
-                       commit_at_grant);
-  if (telemetry->network) telemetry->network->Register(self->id(), EndpointKind::kWorkload, 0);
+  st.jobs = JobSpawner(st.catalog, ctx.clock, ctx.telemetry, std::move(checkpoints),
+                       std::move(compute), commit_at_grant);
+  if (FaultNetwork* network = ctx.network()) {
+    network->Register(self->id(), EndpointKind::kWorkload, 0);
+  }
   return {
       AskLaterHandler(),  // the timer of Ask (a CheckpointQuery)
-      [=](const ArrivalsRequest& request) {
-        self->state.scheduler = caf::actor_cast<caf::actor>(self->current_sender());
+      [=](const ArrivalsRequest& request) -> ArrivalBatch {
+        self->state.scheduler = caf::actor_cast<scheduler_actor>(self->current_sender());
         return TakeArrivals(self, request.until_s);
       },
-      [=](caf::get_atom) { return self->state.source->NextArrival().value_or(-1); },
+      [=](caf::get_atom) -> double { return self->state.source->NextArrival().value_or(-1); },
       [=](const AgentsExpected& expected) {
         self->state.agents.Expect(expected.count, expected.deadline_s);
       },
       [=](AgentArrival& arrival) {
-        const caf::actor job = arrival.job.job;
+        const job_actor job = arrival.job.job;
         const int64_t job_id = arrival.job.spec.job_id;
         if (self->state.agents.Add(std::move(arrival.job))) return;
         spdlog::warn("workload: agent job {} came after the run stopped waiting for agents",
                      job_id);
         self->send_exit(job, caf::exit_reason::user_shutdown);
       },
-      [=](const RecoverRequest&) {
+      [=](const RecoverRequest&) -> RecoveredJobs {
         WorkloadState& st = self->state;
-        st.scheduler = caf::actor_cast<caf::actor>(self->current_sender());
+        st.scheduler = caf::actor_cast<scheduler_actor>(self->current_sender());
         RecoveredJobs recovered;
         for (const auto& [id, job] : st.released) recovered.jobs.push_back(job);
         recovered.dead_for_good.assign(st.dead_for_good.begin(), st.dead_for_good.end());
         recovered.failed.assign(st.failed.begin(), st.failed.end());
-        recovered.next_arrival_s = NextArrival(st, st.clock.Seconds(self->clock().now()));
+        recovered.next_arrival_s = NextArrival(st, st.ctx.clock.Seconds(self->clock().now()));
         return recovered;
       },
       [=](const JobFailed& failed) { self->state.failed.insert(failed.job_id); },
@@ -124,7 +127,7 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
         // A job that has not arrived yet, or has already been killed, is left alone.
         if (it == st.released.end() || !it->second.job) return;
         self->send_exit(it->second.job, caf::exit_reason::kill);
-        it->second.job = caf::actor{};
+        it->second.job = job_actor{};
         if (!crash.restarts) st.dead_for_good.insert(crash.job_id);
       },
       [=](const RespawnJob& respawn) {
@@ -133,8 +136,10 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
         if (!st.checkpoints || it == st.released.end() || it->second.job) return;  // not dead
         if (st.agent_jobs.count(respawn.job_id)) {
           // Its training process is outside troupe: nothing here can bring it back.
-          Tell(self, st.telemetry, st.scheduler,
-               FaultNotice{respawn.job_id, -1, "an agent's job is not respawned"});
+          Tell(self, st.ctx, st.scheduler,
+               FaultNotice{.job_id = respawn.job_id,
+                           .restart_at_s = -1,
+                           .fault = "an agent's job is not respawned"});
           return;
         }
         auto respawn_from = [=](CheckpointList& list) {
@@ -145,8 +150,8 @@ caf::behavior WorkloadActor(Self* self, std::shared_ptr<JobSource> source,
           Respawn(self, from);
         };
         // Shared storage: the fault network never drops what goes to it, so it stays reachable.
-        Ask(self, st.telemetry, st.checkpoints, CheckpointQuery{respawn.job_id},
-            std::move(respawn_from), [] {});
+        Ask(self, st.ctx, st.checkpoints, CheckpointQuery{respawn.job_id}, std::move(respawn_from),
+            [] {});
       },
   };
 }

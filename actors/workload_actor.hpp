@@ -13,27 +13,27 @@
 #include <absl/container/btree_map.h>
 #include <absl/container/btree_set.h>
 
-#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <memory>
 
 #include "actors/agent/injected_arrivals.hpp"
 #include "actors/compute_worker_actor.hpp"
 #include "actors/job_spawner.hpp"
+#include "messages/actor_interfaces.hpp"
+#include "messages/atoms.hpp"
+#include "messages/cluster_messages.hpp"
+#include "runtime/actor_context.hpp"
 #include "workload/job_source.hpp"
 #include "workload/model_catalog.hpp"
-#include "messages/cluster_messages.hpp"
-#include "runtime/run_clock.hpp"
-#include "runtime/telemetry.hpp"
 
 namespace troupe {
 
 struct WorkloadState {
   std::shared_ptr<JobSource> source;  // owned by this actor alone once the run starts
   std::shared_ptr<const ModelCatalog> catalog;
-  RunClock clock;
-  Telemetry* telemetry = nullptr;
-  caf::actor scheduler;    // the latest to ask for arrivals
+  ActorContext ctx;
+  scheduler_actor scheduler;  // the latest to ask for arrivals
   caf::actor checkpoints;  // the checkpoint store; none without faults
   JobSpawner jobs;         // spawns the jobs' actors (with faults: on arrival and on respawn)
   // With faults: every job released, by id, with its live actor (none once a crash killed it).
@@ -49,10 +49,13 @@ struct WorkloadState {
 // `checkpoints`: the checkpoint store in runs with faults (jobs checkpoint to it; the workload
 // keeps its registry), else none. `compute`: real compute for the jobs (RunConfig.backends), none
 // for the emulated throughput.
-caf::behavior WorkloadActor(caf::stateful_actor<WorkloadState>* self,
-                            std::shared_ptr<JobSource> source,
-                            std::shared_ptr<const ModelCatalog> catalog, RunClock clock,
-                            Telemetry* telemetry, caf::actor checkpoints,
-                            std::shared_ptr<const JobCompute> compute, bool commit_at_grant);
+// What the workload's actor handles: its interface (workload_actor,
+// messages/actor_interfaces.hpp) and the timer of its own requests (Ask).
+using workload_actor_impl = workload_actor::extend<caf::reacts_to<ask_later_atom>>;
+
+workload_actor_impl::behavior_type WorkloadActor(
+    workload_actor_impl::stateful_pointer<WorkloadState> self, std::shared_ptr<JobSource> source,
+    std::shared_ptr<const ModelCatalog> catalog, ActorContext ctx, caf::actor checkpoints,
+    std::shared_ptr<const JobCompute> compute, bool commit_at_grant);
 
 }  // namespace troupe

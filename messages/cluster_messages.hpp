@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "messages/actor_interfaces.hpp"
 #include "messages/gang_weights.hpp"
 #include "messages/job_progress.hpp"
 #include "messages/job_spec.hpp"
@@ -52,7 +53,7 @@ auto inspect(Inspector& f, ServerSpec& x) {
 // The scheduler's order for one job's part on one server.
 struct LeaseOrder {
   int64_t job_id = 0;
-  caf::actor job;
+  job_actor job;
   int32_t gpus = 0;
   double cpus = 0;
   double memory_gb = 0;
@@ -92,7 +93,7 @@ struct LeaseGrant {
   double memory_gb = 0;
   int32_t parts = 1;
   bool granted = true;
-  caf::actor scheduler;  // who ordered the lease: the job reports there (it may have restarted)
+  scheduler_actor scheduler;  // who ordered the lease: the job reports there (it may have restarted)
   double speed = 1;      // the server's throughput factor (a `slow` fault: a straggler)
   // Rounds the job's previous lease stood (at the rate its last report offered) since its last
   // grant: the job credits them before this lease.
@@ -206,7 +207,7 @@ auto inspect(Inspector& f, ArrivalsRequest& x) {
 // sensitivity as profiling estimated them.
 struct ArrivedJob {
   JobSpec spec;
-  caf::actor job;
+  job_actor job;  // none until the job's actor is spawned (without faults: when first placed)
   double iter_time_s = 0;
   double ideal_cpus_per_gpu = 0;
   double ideal_memory_gb_per_gpu = 0;

@@ -46,7 +46,7 @@ auto inspect(Inspector& f, ServerNotice& x) {
 
 struct ServerUp {
   int32_t server = 0;
-  caf::actor handle;
+  server_actor handle;
 };
 template <class Inspector>
 auto inspect(Inspector& f, ServerUp& x) {
@@ -81,7 +81,7 @@ auto inspect(Inspector& f, RespawnJob& x) {
 
 struct JobRespawned {
   int64_t job_id = 0;
-  caf::actor handle;
+  job_actor handle;
   JobCheckpoint checkpoint;  // what it resumed from
 };
 template <class Inspector>

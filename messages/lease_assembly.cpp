@@ -23,8 +23,10 @@ LeaseAssembly::Outcome LeaseAssembly::AddGrant(Grant&& grant) {
   servers_seen_.push_back(grant.server);
   refused_ = refused_ || !grant.granted;
   if (grant.granted) {
-    parts_.push_back(
-        LeasePart{grant.server, std::forward<Grant>(grant).gpu_ids, grant.cpus, grant.memory_gb});
+    parts_.push_back(LeasePart{.server = grant.server,
+                               .gpu_ids = std::forward<Grant>(grant).gpu_ids,
+                               .cpus = grant.cpus,
+                               .memory_gb = grant.memory_gb});
     // The first part sets the speed (a GPU type faster than the reference runs above 1).
     speed_ = parts_.size() == 1 ? grant.speed : std::min(speed_, grant.speed);
   }
@@ -55,7 +57,7 @@ double LeaseAssembly::memory_gb() const {
 
 // The vectors keep their memory: a job takes a lease every round.
 void LeaseAssembly::StartOver(int64_t round, double start_s, double end_s, int32_t parts,
-                              caf::actor scheduler) {
+                              scheduler_actor scheduler) {
   round_ = round;
   start_s_ = start_s;
   end_s_ = end_s;

@@ -42,7 +42,7 @@ class LeaseAssembly {
   bool refused() const { return refused_; }
   bool ended() const { return ended_; }
   // Who ordered the lease (the first grant's scheduler): a job reports there.
-  const caf::actor& scheduler() const { return scheduler_; }
+  const scheduler_actor& scheduler() const { return scheduler_; }
   const std::vector<LeasePart>& parts() const { return parts_; }
   // The granted GPUs, CPUs and memory summed over the parts.
   int32_t gpus() const;
@@ -51,9 +51,10 @@ class LeaseAssembly {
 
   // Starts the lease at start_s over with nothing heard yet (a lease a job learns of from a query
   // or a loss before any grant came). Add calls it for a grant of a later lease.
-  void StartOver(int64_t round, double start_s, double end_s, int32_t parts, caf::actor scheduler);
+  void StartOver(int64_t round, double start_s, double end_s, int32_t parts,
+                 scheduler_actor scheduler);
   // Where the lease's report goes from now on (a restarted scheduler asked for it).
-  void set_scheduler(caf::actor scheduler) { scheduler_ = std::move(scheduler); }
+  void set_scheduler(scheduler_actor scheduler) { scheduler_ = std::move(scheduler); }
 
   // The parts, moved out (the lease is over and its report carries them).
   std::vector<LeasePart> TakeParts() { return std::move(parts_); }
@@ -73,7 +74,7 @@ class LeaseAssembly {
   bool refused_ = false;
   bool ended_ = false;
   double speed_ = 1;
-  caf::actor scheduler_;
+  scheduler_actor scheduler_;
 };
 
 }  // namespace troupe

@@ -10,13 +10,13 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<AgentJobProxyState>;
+using Self = agent_job_actor::stateful_pointer<AgentJobProxyState>;
 using agent_wire::AgentJobMachine;
 using agent_wire::MachineOutput;
 
-double Now(Self* self) { return self->state.clock.Seconds(self->clock().now()); }
+double Now(Self self) { return self->state.ctx.clock.Seconds(self->clock().now()); }
 
-void Fail(Self* self, const std::string& why) {
+void Fail(Self self, const std::string& why) {
   AgentJobProxyState& st = self->state;
   spdlog::warn("agent job {} ({}): {}; the job fails", st.machine->facts().job_id, st.link->peer(),
                why);
@@ -25,25 +25,23 @@ void Fail(Self* self, const std::string& why) {
 }
 
 // Carries out what the machine decided; `round` and `start_s` name the lease a timer is for.
-void Apply(Self* self, MachineOutput out, int64_t round, double start_s) {
+void Apply(Self self, MachineOutput out, int64_t round, double start_s) {
   AgentJobProxyState& st = self->state;
   for (agent::Envelope& frame : out.to_agent) st.link->Send(std::move(frame));
   if (out.report) {
     if (!st.scheduler) {
       spdlog::error("agent job {}: a report but no scheduler to send it to", out.report->job_id);
     } else if (out.report_at_s >= 0) {
-      TellAt(self, st.telemetry, st.clock, st.scheduler, out.report_at_s, std::move(*out.report));
+      TellAt(self, st.ctx, st.scheduler, out.report_at_s, std::move(*out.report));
     } else {
-      Tell(self, st.telemetry, st.scheduler, std::move(*out.report));
+      Tell(self, st.ctx, st.scheduler, std::move(*out.report));
     }
   }
   if (out.lease_timer_at_s) {
-    TellAt(self, st.telemetry, st.clock, self, *out.lease_timer_at_s, agent_end_atom::value, round,
-           start_s);
+    TellAt(self, st.ctx, self, *out.lease_timer_at_s, agent_end_atom::value, round, start_s);
   }
   if (out.checkpoint_timer_at_s) {
-    TellAt(self, st.telemetry, st.clock, self, *out.checkpoint_timer_at_s, agent_ckpt_atom::value,
-           round, start_s);
+    TellAt(self, st.ctx, self, *out.checkpoint_timer_at_s, agent_ckpt_atom::value, round, start_s);
   }
   if (!out.fault.ok()) return Fail(self, out.fault.message());
   if (out.finished) {
@@ -56,14 +54,13 @@ void Apply(Self* self, MachineOutput out, int64_t round, double start_s) {
 
 }  // namespace
 
-caf::behavior AgentJobProxy(Self* self, agent_wire::AgentJobFacts facts,
-                            std::shared_ptr<agent_wire::AgentLink> link, RunClock clock,
-                            Telemetry* telemetry) {
+agent_job_actor::behavior_type AgentJobProxy(Self self, agent_wire::AgentJobFacts facts,
+                                             std::shared_ptr<agent_wire::AgentLink> link,
+                                             ActorContext ctx) {
   AgentJobProxyState& st = self->state;
   st.machine = std::make_unique<AgentJobMachine>(std::move(facts));
   st.link = std::move(link);
-  st.clock = clock;
-  st.telemetry = telemetry;
+  st.ctx = ctx;
   // However the proxy ends, the agent's connection ends with it (a no-op if already closed).
   self->attach_functor([link = st.link](const caf::error& reason) {
     agent::Envelope goodbye;

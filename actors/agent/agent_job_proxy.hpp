@@ -15,29 +15,34 @@
 // Goodbye to the agent and closes the connection.
 #pragma once
 
-#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <memory>
 
+#include "actors/agent/agent_messages.hpp"
 #include "agent/agent_gateway.hpp"
 #include "agent/agent_job_machine.hpp"
-#include "runtime/run_clock.hpp"
-#include "runtime/telemetry.hpp"
+#include "messages/actor_interfaces.hpp"
+#include "runtime/actor_context.hpp"
 
 namespace troupe {
 
 struct AgentJobProxyState {
   std::unique_ptr<agent_wire::AgentJobMachine> machine;
   std::shared_ptr<agent_wire::AgentLink> link;
-  caf::actor scheduler;  // from the latest grant, else from the workload
-  RunClock clock;
-  Telemetry* telemetry = nullptr;
+  scheduler_actor scheduler;  // from the latest grant, else from the workload
+  ActorContext ctx;
   static inline const char* name = "troupe.agent_job";
 };
 
-caf::behavior AgentJobProxy(caf::stateful_actor<AgentJobProxyState>* self,
-                            agent_wire::AgentJobFacts facts,
-                            std::shared_ptr<agent_wire::AgentLink> link, RunClock clock,
-                            Telemetry* telemetry);
+// What the proxy handles: a job's interface (job_actor, messages/actor_interfaces.hpp), its own
+// lease and checkpoint timers, and its agent's frames (from the gateway).
+using agent_job_actor = job_actor::extend<caf::reacts_to<agent_end_atom, int64_t, double>,
+                                          caf::reacts_to<agent_ckpt_atom, int64_t, double>,
+                                          caf::reacts_to<agent_wire::AgentEvent>>;
+
+agent_job_actor::behavior_type AgentJobProxy(
+    agent_job_actor::stateful_pointer<AgentJobProxyState> self, agent_wire::AgentJobFacts facts,
+    std::shared_ptr<agent_wire::AgentLink> link, ActorContext ctx);
 
 }  // namespace troupe

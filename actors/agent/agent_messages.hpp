@@ -32,7 +32,7 @@ struct AgentArrival {
 };
 
 struct JobScheduler {
-  caf::actor scheduler;
+  scheduler_actor scheduler;
 };
 
 template <class Inspector>

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <caf/actor_cast.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 #include <charconv>
@@ -14,6 +15,7 @@
 #include "agent/job_request.hpp"
 #include "base/parse.hpp"
 #include "base/status_macros.hpp"
+#include "runtime/counted_send.hpp"
 
 namespace troupe {
 namespace {
@@ -59,7 +61,7 @@ Status AgentGatewayOptionsFromConfig(const config::AgentGateway& cfg, double tim
   return Status::Ok();
 }
 
-AgentService::AgentService(caf::actor_system& system, caf::actor workload,
+AgentService::AgentService(caf::actor_system& system, workload_actor workload,
                            std::shared_ptr<const ModelCatalog> catalog, int32_t cluster_gpus,
                            RunClock clock, Telemetry* telemetry)
     : system_(system),
@@ -96,7 +98,8 @@ Status AgentService::Start(const config::AgentGateway& cfg) {
   if (!cfg.port_file().empty()) {
     RETURN_IF_ERROR(WritePortFile(cfg.port_file(), gateway_->port()));
   }
-  caf::anon_send(workload_, AgentsExpected{cfg.expected_jobs(), deadline_s_});
+  TellAnon(telemetry_, workload_,
+           AgentsExpected{.count = cfg.expected_jobs(), .deadline_s = deadline_s_});
   return Status::Ok();
 }
 
@@ -127,15 +130,15 @@ agent_wire::Admission AgentService::Admit(const agent::Register& request,
   facts.sensitivity = arrived.sensitivity;
   facts.time_scale = clock_.time_scale;
   facts.checkpoint_timeout_s = checkpoint_timeout_s_;
-  caf::actor proxy = system_.spawn(AgentJobProxy, std::move(facts), link, clock_, telemetry_);
+  agent_job_actor proxy =
+      system_.spawn(AgentJobProxy, std::move(facts), link, ActorContext{clock_, telemetry_});
   arrived.job = proxy;
   proxies_.push_back(proxy);
   admission.job_id = next_job_id_++;
-  admission.sink = [proxy](agent_wire::AgentEvent event) {
-    caf::anon_send(proxy, std::move(event));
+  admission.sink = [proxy, telemetry = telemetry_](agent_wire::AgentEvent event) {
+    TellAnon(telemetry, proxy, std::move(event));
   };
-  telemetry_->messages.fetch_add(1, std::memory_order_relaxed);
-  caf::anon_send(workload_, AgentArrival{std::move(arrived)});
+  TellAnon(telemetry_, workload_, AgentArrival{.job = std::move(arrived)});
   return admission;
 }
 
@@ -143,7 +146,7 @@ void AgentService::Stop() {
   if (!gateway_) return;
   gateway_->Stop("the run ended");
   std::lock_guard lock(mutex_);
-  for (const caf::actor& proxy : proxies_) {
+  for (const agent_job_actor& proxy : proxies_) {
     caf::anon_send_exit(proxy, caf::exit_reason::user_shutdown);
   }
   proxies_.clear();

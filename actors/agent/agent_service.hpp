@@ -16,12 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "actors/agent/agent_job_proxy.hpp"
 #include "agent/agent_gateway.hpp"
 #include "base/status.hpp"
-#include "workload/model_catalog.hpp"
 #include "config/config.pb.h"
+#include "messages/actor_interfaces.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 
@@ -32,7 +34,7 @@ Status AgentGatewayOptionsFromConfig(const config::AgentGateway& cfg, double tim
 
 class AgentService {
  public:
-  AgentService(caf::actor_system& system, caf::actor workload,
+  AgentService(caf::actor_system& system, workload_actor workload,
                std::shared_ptr<const ModelCatalog> catalog, int32_t cluster_gpus, RunClock clock,
                Telemetry* telemetry);
   ~AgentService();
@@ -47,7 +49,7 @@ class AgentService {
                               const std::shared_ptr<agent_wire::AgentLink>& link);
 
   caf::actor_system& system_;
-  caf::actor workload_;
+  workload_actor workload_;
   std::shared_ptr<const ModelCatalog> catalog_;
   int32_t cluster_gpus_;
   RunClock clock_;
@@ -58,7 +60,7 @@ class AgentService {
   double deadline_s_ = -1;
   double checkpoint_timeout_s_ = 60;  // agents.checkpoint_timeout_s
   int64_t next_job_id_ = 0;
-  std::vector<caf::actor> proxies_;
+  std::vector<agent_job_actor> proxies_;
 };
 
 }  // namespace troupe

@@ -50,11 +50,12 @@ struct RunHandle {
 };
 
 Status SpawnRemoteServer(caf::actor_system& sys, const caf::actor& node, const ServerSpec& spec,
-                         const std::string& address, const caf::actor& run, caf::actor* server) {
+                         const std::string& address, const caf::actor& run, server_actor* server) {
   caf::scoped_actor self{sys};
   Status status = Status::Ok();
+  // A node answers with an actor handle (actors/node_actor.cpp): its server's.
   self->request(node, kNodeTimeout, spawn_server_atom::value, spec, run)
-      .receive([&](caf::actor& spawned) { *server = std::move(spawned); },
+      .receive([&](caf::actor& spawned) { *server = caf::actor_cast<server_actor>(spawned); },
                [&](caf::error& e) {
                  status = Status::IoError("node " + address + ": cannot spawn server " + spec.name +
                                           ": " + sys.render(e));
@@ -62,7 +63,7 @@ Status SpawnRemoteServer(caf::actor_system& sys, const caf::actor& node, const S
   return status;
 }
 
-Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<caf::actor>* out,
+Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<server_actor>* out,
                     std::map<std::string, caf::actor>& nodes, RunHandle* run) {
   for (size_t i = 0; i < plan.servers.size(); ++i) {
     const std::string& address = plan.server_nodes[i];
@@ -74,7 +75,7 @@ Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<caf:
       RETURN_IF_ERROR(ConnectNode(runtime.system(), address, &nodes[address]));
     }
     if (!run->actor) run->actor = runtime.system().spawn(RunHandleActor);
-    caf::actor server;
+    server_actor server;
     RETURN_IF_ERROR(SpawnRemoteServer(runtime.system(), nodes[address], plan.servers[i], address,
                                       run->actor, &server));
     out->push_back(std::move(server));
@@ -129,7 +130,7 @@ bool CommitsAtGrant(const RunPlan& plan) { return plan.runtime.emulated && plan.
 
 // The actors around the scheduler: metrics, checkpoint store, workload, profiler.
 ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
-                            std::vector<caf::actor> servers,
+                            std::vector<server_actor> servers,
                             std::shared_ptr<std::promise<RunRecords>> handover) {
   caf::actor_system& sys = runtime.system();
   ClusterHandles cluster;
@@ -143,8 +144,9 @@ ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
     compute = std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases});
   }
   const bool commit_at_grant = CommitsAtGrant(plan);
-  cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog, runtime.clock(),
-                               runtime.telemetry(), cluster.checkpoints, compute, commit_at_grant);
+  cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog,
+                               ActorContext{runtime.clock(), runtime.telemetry()},
+                               cluster.checkpoints, compute, commit_at_grant);
   // Without faults the workload sends jobs without actors; the scheduler spawns them this way.
   cluster.jobs = JobSpawner(plan.catalog, runtime.clock(), runtime.telemetry(), cluster.checkpoints,
                             compute, commit_at_grant);
@@ -156,10 +158,11 @@ ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
 
 // A run that fails before its scheduler exists stops what it spawned.
 void StopCluster(const ClusterHandles& cluster) {
-  for (const caf::actor& server : cluster.servers) {
+  for (const server_actor& server : cluster.servers) {
     caf::anon_send_exit(server, caf::exit_reason::kill);
   }
-  for (const caf::actor& actor : {cluster.workload, cluster.metrics, cluster.profiler}) {
+  if (cluster.workload) caf::anon_send_exit(cluster.workload, caf::exit_reason::kill);
+  for (const caf::actor& actor : {cluster.metrics, cluster.profiler}) {
     if (actor) caf::anon_send_exit(actor, caf::exit_reason::kill);
   }
 }
@@ -224,11 +227,11 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   if (plan.compute.enabled() && !plan.measured_leases) {
     plan.measured_leases = std::make_shared<MeasuredLeaseLog>();
   }
-  std::vector<caf::actor> servers;
+  std::vector<server_actor> servers;
   std::map<std::string, caf::actor> nodes;
   RunHandle run_handle;  // after the runtime: exits before the runtime ends
   if (Status s = SpawnServers(runtime, plan, &servers, nodes, &run_handle); !s.ok()) {
-    for (const caf::actor& server : servers) caf::anon_send_exit(server, caf::exit_reason::kill);
+    for (const server_actor& server : servers) caf::anon_send_exit(server, caf::exit_reason::kill);
     return s;
   }
   auto handover = std::make_shared<std::promise<RunRecords>>();
@@ -251,10 +254,13 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   SchedulerOptions scheduler_options = plan.scheduler;
   // The lease log lists every round's parts as the servers granted them: every lease is granted.
   scheduler_options.standing_leases = CommitsAtGrant(plan) && !plan.scheduler.lease_log;
-  caf::actor scheduler =
+  scheduler_actor scheduler =
       runtime.system().spawn(SchedulerActor, std::move(scheduler_options), std::move(cluster),
                              runtime.clock(), runtime.telemetry());
-  if (injector) caf::anon_send(injector, caf::put_atom::value, scheduler);
+  // The injector's handler takes an actor handle (a typed one would be another message type).
+  if (injector) {
+    caf::anon_send(injector, caf::put_atom::value, caf::actor_cast<caf::actor>(scheduler));
+  }
 
   if (live) PublishLive(*live, runtime.WallSeconds(), false, options.live);
   const bool done = runtime.Drive([&] {

@@ -24,15 +24,15 @@ struct Inbox {
 
 // Records what it receives; asked to, it sends a request to a server and records the answer.
 caf::behavior Probe(caf::event_based_actor* self, Inbox* inbox) {
-  auto ask = [=](const caf::actor& server, auto request) {
+  auto ask = [=](const server_actor& server, auto request) {
     self->request(server, caf::infinite, request)
         .then([=](const ServerFree& f) { inbox->frees.push_back(f); },
               [=](caf::error& e) { inbox->errors.push_back(self->system().render(e)); });
   };
   return {[=](const LeaseGrant& g) { inbox->grants.push_back(g); },
           [=](const LeaseRefusal& r) { inbox->refusals.push_back(r); },
-          [=](const caf::actor& server, const LeaseResize& r) { ask(server, r); },
-          [=](const caf::actor& server, const LeaseRelease& r) { ask(server, r); }};
+          [=](const server_actor& server, const LeaseResize& r) { ask(server, r); },
+          [=](const server_actor& server, const LeaseRelease& r) { ask(server, r); }};
 }
 
 class ServerActorTest : public ::testing::Test {
@@ -44,7 +44,8 @@ class ServerActorTest : public ::testing::Test {
     scheduler_ = runtime_.system().spawn(Probe, &scheduler_inbox_);
   }
   ~ServerActorTest() override {
-    for (auto& a : {server_, job_, scheduler_}) caf::anon_send_exit(a, caf::exit_reason::kill);
+    caf::anon_send_exit(server_, caf::exit_reason::kill);
+    for (auto& a : {job_, scheduler_}) caf::anon_send_exit(a, caf::exit_reason::kill);
   }
   void Step() {
     auto& coordinator =
@@ -60,12 +61,20 @@ class ServerActorTest : public ::testing::Test {
     Step();
   }
   LeaseOrder Order(int64_t job, int32_t gpus, double cpus, double memory) {
-    return LeaseOrder{job, job_, gpus, cpus, memory, 1};
+    return LeaseOrder{.job_id = job,
+                      .job = caf::actor_cast<job_actor>(job_),  // the probe stands in for a job
+                      .gpus = gpus,
+                      .cpus = cpus,
+                      .memory_gb = memory,
+                      .parts = 1,
+                      .type_speed = 1,
+                      .rounds_stood = 0};
   }
 
   ActorRuntime runtime_;
   Inbox job_inbox_, scheduler_inbox_;
-  caf::actor server_, job_, scheduler_;
+  server_actor server_;
+  caf::actor job_, scheduler_;
 };
 
 TEST_F(ServerActorTest, GrantsLowestFreeGpuIndices) {
