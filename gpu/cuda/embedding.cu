@@ -157,8 +157,8 @@ Status cuda_impl::MeasureEmbeddingBandwidth(int64_t rows, int32_t dim, int64_t b
     return Status::Ok();
   };
   double fwd_s = 0, bwd_s = 0;
-  Status s = timed(true, &fwd_s);
-  if (s.ok()) s = timed(false, &bwd_s);
+  const Status forward_run = timed(true, &fwd_s);
+  const Status s = forward_run.ok() ? timed(false, &bwd_s) : forward_run;
   (void)cudaEventDestroy(start);
   (void)cudaEventDestroy(stop);
   RETURN_IF_ERROR(s);
