@@ -78,7 +78,7 @@ void OnLeaseLost(Self self, const LeaseLost& lost) {
   if (lost.lease_start_s != lease.start_s() || lease.ended()) return;
   JobProgress p = ReportOf(st, lease.round(), lease.start_s());
   if (Runnable(st)) {  // it was running: the GPU time since the lease start is lost
-    const double now_s = st.ctx.clock.Seconds(self->clock().now());
+    const double now_s = st.ctx.clock.Now(self);
     const double held_s = std::clamp(now_s - lease.start_s(), 0.0, lease.end_s() - lease.start_s());
     p.wasted_gpu_s = st.spec.gpus * held_s;
     st.account.wasted_gpu_s += p.wasted_gpu_s;
@@ -97,7 +97,7 @@ void OnProgressQuery(Self self, const ProgressQuery& q) {
     return;
   }
   if (q.lease_start_s == lease.start_s()) {
-    const double now_s = st.ctx.clock.Seconds(self->clock().now());
+    const double now_s = st.ctx.clock.Now(self);
     // Real compute: the workers are finishing their last steps and will answer (a lost node
     // comes as LeaseLost). Only workers late by a whole lease are given up on (an answer lost).
     if (st.lease.parts_running > 0 && now_s < 2 * lease.end_s() - lease.start_s()) return;
@@ -118,7 +118,7 @@ void StartWorkers(Self self) {
   std::vector<LeasePart> parts = lease.assembly.parts();
   std::sort(parts.begin(), parts.end(),
             [](const LeasePart& a, const LeasePart& b) { return a.server < b.server; });
-  const double now_s = st.ctx.clock.Seconds(self->clock().now());
+  const double now_s = st.ctx.clock.Now(self);
   const double wall_budget_s =
       std::max(0.0, (lease.assembly.end_s() - now_s) / st.ctx.clock.time_scale);
   for (size_t i = 0; i < parts.size(); ++i) {

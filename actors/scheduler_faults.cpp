@@ -10,8 +10,6 @@
 namespace troupe::scheduler_detail {
 namespace {
 
-double Now(Self* self) { return self->state.clock.Seconds(self->clock().now()); }
-
 }  // namespace
 
 scheduling::ResumePoint ResumePointOf(const JobCheckpoint& c) {
@@ -36,7 +34,7 @@ void OnDown(Self* self, const caf::down_msg& down) {
     const int32_t server = s->second;
     st.server_of_actor.erase(s);
     spdlog::warn("scheduler: server {} is down ({}) at {:.0f} s", server,
-                 self->system().render(down.reason), Now(self));
+                 self->system().render(down.reason), st.clock.Now(self));
     return st.engine->ServerDown(server);
   }
   auto j = st.job_of_actor.find(id);
@@ -44,7 +42,7 @@ void OnDown(Self* self, const caf::down_msg& down) {
   const int64_t job_id = j->second;
   st.job_of_actor.erase(j);
   st.job_actors.erase(job_id);
-  st.engine->JobDown(job_id, Now(self), self->system().render(down.reason));
+  st.engine->JobDown(job_id, st.clock.Now(self), self->system().render(down.reason));
 }
 
 void OnFaultNotice(Self* self, const FaultNotice& notice) {
@@ -77,7 +75,7 @@ void OnServerUp(Self* self, ServerUp& up) {
   st.engine->ServerUp(up.server);
   self->monitor(slot);
   st.server_of_actor[slot.address()] = up.server;
-  spdlog::info("scheduler: server {} is back at {:.0f} s", up.server, Now(self));
+  spdlog::info("scheduler: server {} is back at {:.0f} s", up.server, st.clock.Now(self));
 }
 
 }  // namespace troupe::scheduler_detail

@@ -16,8 +16,6 @@
 namespace troupe::scheduler_detail {
 namespace {
 
-double Now(Self* self) { return self->state.clock.Seconds(self->clock().now()); }
-
 class Messenger final : public scheduling::SchedulerOutput {
  public:
   explicit Messenger(Self* self) : self_(self) {}
@@ -95,7 +93,8 @@ class Messenger final : public scheduling::SchedulerOutput {
 
   void GraceAfter(int64_t round, double delay_s) override {
     SchedulerState& st = self_->state;
-    TellAt(self_, st.telemetry, st.clock, self_, Now(self_) + delay_s, grace_atom::value, round);
+    TellAt(self_, st.telemetry, st.clock, self_, st.clock.Now(self_) + delay_s, grace_atom::value,
+           round);
   }
 
   void StartRound(double start_s) override { BeginRound(self_, start_s); }

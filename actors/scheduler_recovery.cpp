@@ -15,7 +15,7 @@ namespace {
 
 void Resume(Self* self) {
   SchedulerState& st = self->state;
-  const double now_s = st.clock.Seconds(self->clock().now());
+  const double now_s = st.clock.Now(self);
   const double wake_s = st.engine->Resume(now_s);
   spdlog::info("scheduler: restarted at {:.0f} s with {} jobs queued; resuming at {:.0f} s", now_s,
                st.engine->queued(), wake_s);

@@ -117,7 +117,7 @@ workload_actor_impl::behavior_type WorkloadActor(Self self, std::shared_ptr<JobS
         for (const auto& [id, job] : st.released) recovered.jobs.push_back(job);
         recovered.dead_for_good.assign(st.dead_for_good.begin(), st.dead_for_good.end());
         recovered.failed.assign(st.failed.begin(), st.failed.end());
-        recovered.next_arrival_s = NextArrival(st, st.ctx.clock.Seconds(self->clock().now()));
+        recovered.next_arrival_s = NextArrival(st, st.ctx.clock.Now(self));
         return recovered;
       },
       [=](const JobFailed& failed) { self->state.failed.insert(failed.job_id); },

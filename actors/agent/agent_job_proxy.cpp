@@ -14,8 +14,6 @@ using Self = agent_job_actor::stateful_pointer<AgentJobProxyState>;
 using agent_wire::AgentJobMachine;
 using agent_wire::MachineOutput;
 
-double Now(Self self) { return self->state.ctx.clock.Seconds(self->clock().now()); }
-
 void Fail(Self self, const std::string& why) {
   AgentJobProxyState& st = self->state;
   spdlog::warn("agent job {} ({}): {}; the job fails", st.machine->facts().job_id, st.link->peer(),
@@ -79,8 +77,8 @@ agent_job_actor::behavior_type AgentJobProxy(Self self, agent_wire::AgentJobFact
         Apply(self, self->state.machine->OnCheckpointTimer(round, start_s), round, start_s);
       },
       [=](const LeaseLost& lost) {
-        Apply(self, self->state.machine->OnLeaseLost(lost, Now(self)), lost.round,
-              lost.lease_start_s);
+        Apply(self, self->state.machine->OnLeaseLost(lost, self->state.ctx.clock.Now(self)),
+              lost.round, lost.lease_start_s);
       },
       [=](const ProgressQuery& query) {
         Apply(self, self->state.machine->OnQuery(query), query.round, query.lease_start_s);
