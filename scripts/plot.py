@@ -3,18 +3,21 @@
 
     python3 scripts/plot.py RUN_DIR [RUN_DIR ...] [--out DIR]      (what `troupe report` runs)
 
-A sweep folder (`troupe sweep --out DIR`) may stand in for its runs: they are drawn in the sweep's
+A sweep folder (`troupe sweep --out DIR`) may stand in for its runs: they are listed in the sweep's
 order (sweep.csv's run_dir column), after the sweep's comparison: per combination of swept values,
-each figure's mean, standard deviation, min, max and 95% confidence interval over seeds
-(NAME-sweep.csv) and NAME-sweep-FIGURE.png, each figure against the swept value with error bars.
+each figure's mean, standard deviation, min, max and 95% confidence interval over seeds, never
+below 0 (NAME-sweep.csv), and NAME-sweep-FIGURE.png, each figure against the swept value with
+error bars (bars for a swept name, lines for a swept number). The first seed of each combination
+gets its own figures; the JCT CDF pools each combination's seeds into one line.
 
 Writes DIR (default RUN_DIR/report, the first run's) with jct_cdf.png (every run's JCT CDF on one
 axis), per run NAME-allocation.png (GPUs, CPUs, memory in percent of capacity and the queue over
 virtual time) and NAME-gpu-timeline.png or, from 2000 jobs on, NAME-gpu-heatmap.png (from
 leases.csv); parameter-server runs (batches.csv) get NAME-ps-stages.png, NAME-ps-hit-rates.png and
 NAME-ps-loss.png, OASiS runs (slots.csv, jobs.csv) NAME-oasis-prices.png,
-NAME-oasis-utilisation.png and NAME-oasis-jobs.png; report.html shows them with each run's
-summary. Output is deterministic.
+NAME-oasis-utilisation.png and NAME-oasis-jobs.png; report.html leads with the JCT CDF and the
+tables comparing the runs, then shows each run's figures with its summary. Output is
+deterministic.
 
 Exit status: 0 written; 2 bad input (a missing, truncated or malformed run directory, or an output
 path it must not replace) or python3 without matplotlib or pandas: one line on stderr naming the

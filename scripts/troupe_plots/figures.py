@@ -9,12 +9,13 @@ from collections import namedtuple
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from . import output_folder, series
 
 DPI = 100
 RUN_COLOURS = plt.get_cmap("tab10").colors
+LINE_STYLES = ("-", "--", ":", "-.")
 RESOURCE_COLOURS = {"GPUs": "#1f77b4", "CPUs": "#ff7f0e", "memory": "#2ca02c"}
 
 plt.rcParams.update({
@@ -31,6 +32,24 @@ def save(figure, path):
     plt.close(figure)
 
 
+def fixed_margins(figure, left=1.1, right=0.25, top=0.5, bottom=0.6, gap=0.12):
+    """Margins in inches, for figures whose labels are known in advance: a fixed layout costs
+    nothing, where matplotlib's constrained layout measures every label (a third of a figure's
+    drawing time)."""
+    width, height = figure.get_size_inches()
+    figure.subplots_adjust(left=left / width, right=1 - right / width, top=1 - top / height,
+                           bottom=bottom / height, hspace=gap / (height / len(figure.axes)))
+
+
+def steps_area(axis, steps_edges, values, colour, alpha, line=True):
+    """A piecewise-constant series (values[i] on [edges[i], edges[i+1])) as a filled area and its
+    outline: fill_between and a steps line draw in a fraction of the time stairs patches take."""
+    heights = np.append(values, values[-1] if len(values) else 0.0)
+    axis.fill_between(steps_edges, heights, step="post", color=colour, alpha=alpha, linewidth=0)
+    if line:
+        axis.plot(steps_edges, heights, drawstyle="steps-post", color=colour, linewidth=1)
+
+
 def measured_jct_hours(run):
     """JCTs of the measured jobs that finished (the jobs summary.json's statistics are over)."""
     jobs = run.jobs
@@ -42,29 +61,36 @@ def plain_number(value, _position):
     return f"{value:g}"
 
 
-def jct_cdf(runs, path):
-    """One ECDF line per run; log-scaled hours when JCTs span more than two decades."""
-    drawn = sum(1 for run in runs if len(measured_jct_hours(run)))
-    figure, axis = plt.subplots(figsize=(10, 5.6 + 0.25 * drawn), layout="constrained")
+def plain_log_ticks(axis):
+    """Ticks of a log-scaled axis at 1, 2 and 5 per decade, written as plain numbers ("0.05",
+    "200"): matplotlib's default 10^k labels go through its mathtext parser, which is slower and
+    warns on Debian's matplotlib and pyparsing."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    axis.set_major_formatter(FuncFormatter(plain_number))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def jct_cdf(lines, path):
+    """One ECDF line per (label, sorted JCT hours); log-scaled hours when JCTs span more than two
+    decades."""
+    lines = [(label, hours) for label, hours in lines if len(hours)]
+    if not lines:
+        return None
+    figure, axis = plt.subplots(figsize=(10, 5.6 + 0.25 * len(lines)), layout="constrained")
     spans = []
-    for index, run in enumerate(runs):
-        hours = measured_jct_hours(run)
-        if len(hours) == 0:
-            continue
+    for index, (label, hours) in enumerate(lines):
         fraction = np.arange(1, len(hours) + 1) / len(hours)
+        # Colours repeat after ten lines; the line style tells those apart.
         axis.step(np.concatenate([[hours[0]], hours]), np.concatenate([[0.0], fraction]),
                   where="post", linewidth=2, color=RUN_COLOURS[index % len(RUN_COLOURS)],
-                  label=f"{run.label}: {len(hours)} jobs, median {np.median(hours):.1f} h")
+                  linestyle=LINE_STYLES[index // len(RUN_COLOURS) % len(LINE_STYLES)],
+                  label=f"{label}: {len(hours)} jobs, median {np.median(hours):.1f} h")
         spans.append((hours[0], hours[-1]))
-    if not spans:
-        plt.close(figure)
-        return None
     low, high = min(s[0] for s in spans), max(s[1] for s in spans)
     logarithmic = low > 0 and high / low > 100
     if logarithmic:
         axis.set_xscale("log")
-        axis.xaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
-        axis.xaxis.set_major_formatter(FuncFormatter(plain_number))
+        plain_log_ticks(axis.xaxis)
     axis.set_xlabel("job completion time (hours" + (", log scale)" if logarithmic else ")"))
     axis.set_ylabel("fraction of measured jobs")
     axis.set_ylim(0, 1.02)
@@ -72,7 +98,8 @@ def jct_cdf(runs, path):
     # Under the axes, not on them: CDFs of long runs fill every corner of the plot.
     axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
     save(figure, path)
-    return "JCT CDF of the measured jobs that finished (the jobs of summary.json's JCT figures)."
+    return ("JCT CDF of the measured jobs that finished (the jobs of summary.json's JCT figures); "
+            "a sweep's runs that differ only in their seed make one line, their jobs pooled.")
 
 
 # One resource's allocation over time: values in percent of capacity when `percent`.
@@ -110,21 +137,19 @@ def allocation(run, capacity, path):
     if lockstep:
         shares = shares[:1]
     panels = len(shares) + 1
-    figure, axes = plt.subplots(panels, 1, figsize=(11, 2.2 * panels), sharex=True,
-                                layout="constrained")
+    figure, axes = plt.subplots(panels, 1, figsize=(11, 2.2 * panels), sharex=True)
+    fixed_margins(figure)
     bin_s = 0.0
     for axis, share in zip(axes, shares):
         name, steps, values = share.name, share.steps, share.values
         bin_s = steps.bin_s
         ylabel = "GPUs, CPUs, memory\nallocated (% of capacity)" if lockstep else share.ylabel
         axis.set_ylim(0, share.top)
-        axis.stairs(values, steps.edges / 3600, fill=True, alpha=0.35,
-                    color=RESOURCE_COLOURS[name], linewidth=0)
-        axis.stairs(values, steps.edges / 3600, color=RESOURCE_COLOURS[name], linewidth=1)
+        steps_area(axis, steps.edges / 3600, values, RESOURCE_COLOURS[name], 0.35)
         axis.set_ylabel(ylabel)
     queued = series.rebinned(series.round_steps(run.rounds, "jobs_queued"))
     last = axes[-1]
-    last.stairs(queued.values, queued.edges / 3600, color="#7f7f7f", fill=True, alpha=0.5)
+    steps_area(last, queued.edges / 3600, queued.values, "#7f7f7f", 0.5, line=False)
     last.set_ylabel("jobs queued\n(waiting for GPUs)")
     last.set_ylim(0, max(1.0, 1.05 * float(queued.values.max(initial=0))))
     last.yaxis.set_major_locator(MaxNLocator(integer=True))

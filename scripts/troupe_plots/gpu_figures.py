@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.collections import PolyCollection
 
 from . import series
-from .figures import save
+from .figures import fixed_margins, save
 
 TIMELINE_MAX_JOBS = 2000  # at and above this many jobs, a heat-map instead of a timeline
 JOB_COLOURS = plt.get_cmap("tab20").colors
@@ -89,8 +89,8 @@ def figure_height(servers, per_server):
 
 def timeline(run, servers, per_server, path):
     row, job, start, end = segments(run, per_server)
-    figure, axis = plt.subplots(figsize=(12, figure_height(servers, per_server)),
-                                layout="constrained")
+    figure, axis = plt.subplots(figsize=(12, figure_height(servers, per_server)))
+    fixed_margins(figure, left=1.35)
     left, right = start / 3600, end / 3600
     low, high = row - 0.42, row + 0.42
     boxes = np.stack([np.stack([left, low], 1), np.stack([right, low], 1),
@@ -132,6 +132,7 @@ def heatmap(run, servers, per_server, path):
     figure, axis = plt.subplots(figsize=(12, min(10.0, max(4.5, 1.8 + 0.3 * servers))),
                                 layout="constrained")
     low = colour_floor(means)
+    axis.grid(False)  # before pcolormesh, which would remove it with a deprecation warning
     mesh = axis.pcolormesh(bin_edges / 3600, np.arange(servers + 1) - 0.5, means,
                            cmap="viridis", vmin=low, vmax=100, rasterized=True)
     label = "GPUs busy (% of the server's)" + (f"; scale from {low:g}%" if low else "")
@@ -140,7 +141,6 @@ def heatmap(run, servers, per_server, path):
     axis.set_yticks(list(range(0, servers, step)))
     axis.set_yticklabels([f"server {s}" for s in range(0, servers, step)])
     axis.set_ylim(servers - 0.5, -0.5)
-    axis.grid(False)
     axis.set_xlabel("virtual time (hours)")
     axis.set_ylabel("server")
     width = series.hours_label(bin_edges[1] - bin_edges[0])

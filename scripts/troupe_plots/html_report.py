@@ -18,6 +18,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f3f3f3; }
 figure { margin: 1.5em 0; } figure img { max-width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr));
+        gap: 0 1.5em; }
 .note { background: #fff6d6; border-left: 4px solid #e0b000; padding: 0.5em 1em; }
 code { background: #f3f3f3; padding: 0 0.2em; }
 """
@@ -122,29 +124,45 @@ def sweep_table(sweep, spreads, metrics):
 def sweep_block(folder, block):
     """block: {"sweep", "spreads", "metrics" (those that vary), "csv", "figures", "notes"}."""
     sweep = block["sweep"]
-    intro = (f"<p>Each row: the runs of <code>{esc(sweep.path)}</code> that differ only in their "
-             "seed. Cells: mean ± sample standard deviation, and below it the 95% confidence "
-             "interval of the mean (Student's t). Every number, in sweep.csv's units: "
-             f"<code>{esc(block['csv'])}</code>.</p>")
-    return ([f"<h2>Sweep {esc(sweep.name)}: spread over seeds</h2>", intro,
-             sweep_table(sweep, block["spreads"], block["metrics"])]
+    every = f"Every number, in sweep.csv's units: <code>{esc(block['csv'])}</code>.</p>"
+    seeded = any(s.n > 1 for _, by_metric in block["spreads"] for s in by_metric.values())
+    if seeded:
+        heading = "spread over seeds"
+        intro = (f"<p>Each row: the runs of <code>{esc(sweep.path)}</code> that differ only in "
+                 "their seed. Cells: mean ± sample standard deviation, and below it the 95% "
+                 "confidence interval of the mean (Student's t, n − 1 degrees of freedom) cut to "
+                 "the values the figure can take: never below 0, and a share never above 100%. "
+                 + every)
+    else:
+        heading = "one run per combination"
+        intro = (f"<p>Each row: a run of <code>{esc(sweep.path)}</code> (one seed each, so no "
+                 "spread to show). " + every)
+    return ([f"<h2>Sweep {esc(sweep.name)}: {heading}</h2>", intro,
+             sweep_table(sweep, block["spreads"], block["metrics"]), '<div class="grid">']
             + [image(folder, figure) for figure in block["figures"]]
-            + [note(text) for text in block["notes"]])
+            + ["</div>"] + [note(text) for text in block["notes"]])
 
 
-def page(folder, runs, sections, overview, notes, sweep_blocks=()):
+def page(folder, runs, sections, overview, notes, sweep_blocks=(), unswept=None):
     """sections: per run, {"capacity", "figures": [...], "notes": [...]}; overview: the CDF's
-    figure dict or None; notes: report-wide notes; sweep_blocks: per sweep folder, its spread."""
+    figure dict or None; notes: report-wide notes; sweep_blocks: per sweep folder, its spread;
+    unswept: the scheduler runs of no sweep, compared in a table (default: every scheduler run).
+
+    The answer comes first: the JCT CDF, then the tables that compare the runs (each sweep's
+    spread over seeds, with its figures; the other runs side by side), then each run."""
     scheduler_runs = [run for run in runs if run.kind == SCHEDULER]
+    if unswept is None:
+        unswept = scheduler_runs
     body = ["<h1>troupe report</h1>", "<p>Runs: " + ", ".join(
         f"<b>{esc(run.name)}</b> (<code>{esc(run.path)}</code>)" for run in runs) + "</p>"]
     body += [note(text) for text in notes]
-    for block in sweep_blocks:
-        body += sweep_block(folder, block)
     if scheduler_runs:
         body.append("<h2>Job completion times</h2>")
         body.append(image(folder, overview) if overview else note("No measured job finished."))
-        body.append(comparison_table(scheduler_runs))
+        if unswept:
+            body.append(comparison_table(unswept))
+    for block in sweep_blocks:
+        body += sweep_block(folder, block)
     for run, section in zip(runs, sections):
         body.append(f"<h2>{esc(run.label)}</h2>")
         if section is None:

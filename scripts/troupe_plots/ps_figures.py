@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .figures import save
+from .figures import plain_log_ticks, save
 
 STAGES = [("read_s", "read examples", "#1f77b4"), ("partition_s", "partition keys", "#ff7f0e"),
           ("ssd_s", "load/dump SSD-PS", "#2ca02c"), ("train_s", "train on HBM-PS", "#d62728")]
@@ -31,6 +31,7 @@ def stages(run, path):
     logarithmic = len(values) > 0 and values.max() / values.min() > 100
     if logarithmic:
         axis.set_yscale("log")
+        plain_log_ticks(axis.yaxis)
     else:
         axis.set_ylim(0, 1.1 * max(values.max(initial=0), 1e-9))
     axis.set_xlabel("batch")

@@ -8,6 +8,9 @@ bad input or a failure leaves no partial report (and an earlier report stays as 
 import os
 import re
 import shutil
+from collections import namedtuple
+
+import numpy as np
 
 from . import (figures, gpu_figures, html_report, oasis_figures, output_folder, ps_figures, rundir,
                series, sweep_figures, sweeps)
@@ -84,23 +87,76 @@ def draw(runs, folder, swept=()):
     """Draws every figure into folder and writes report.html; returns the notes."""
     notes, sections = [], []
     sweep_blocks = [sweep_block(sweep, folder) for sweep in swept]
+    groups = sweep_groups(swept)
     scheduler_runs = [run for run in runs if run.kind == rundir.SCHEDULER]
     for run in runs:
         if run.kind not in SECTIONS:
             notes.append(f"{run.path}: skipped: {run.kind}")
             sections.append(None)
             continue
+        group = groups.get(os.path.normpath(run.path))
+        if group is not None and group.first != os.path.normpath(run.path):
+            sections.append(undrawn_section(run, group))
+            continue
         sections.append(SECTIONS[run.kind](run, folder))
         notes += [f"{run.path}: {text}" for text in sections[-1]["notes"]]
     overview = None
-    caption = figures.jct_cdf(scheduler_runs, os.path.join(folder, CDF_FILE))
+    caption = figures.jct_cdf(cdf_lines(scheduler_runs, groups), os.path.join(folder, CDF_FILE))
     if caption:
         overview = {"file": CDF_FILE, "alt": "JCT CDF", "caption": caption}
-    page = html_report.page(folder, runs, sections, overview, [], sweep_blocks)
+    unswept = [run for run in scheduler_runs if os.path.normpath(run.path) not in groups]
+    page = html_report.page(folder, runs, sections, overview, [], sweep_blocks, unswept)
     output_folder.name_entry(folder, "report.html")
     with open(os.path.join(folder, "report.html"), "w", encoding="utf-8") as file:
         file.write(page)
     return notes
+
+
+# The runs of a sweep that differ only in their seed: `first` (in the sweep's order) is drawn.
+Group = namedtuple("Group", "label first seeds")
+
+
+def sweep_groups(swept):
+    """{normalised run path: Group} for every run of the sweeps."""
+    out = {}
+    for sweep in swept:
+        prefix = f"{sweep.name}: " if len(swept) > 1 else ""
+        for values, rows in sweep.groups():
+            paths = [os.path.normpath(os.path.join(sweep.path, row["run_dir"])) for row in rows]
+            shown = [f"{sweeps.leaf(field)}={value}" for field, value in zip(sweep.axes, values)]
+            group = Group(prefix + (", ".join(shown) or sweep.name), paths[0], len(rows))
+            for path in paths:
+                out.setdefault(path, group)
+    return out
+
+
+def cdf_lines(scheduler_runs, groups):
+    """[(label, sorted JCT hours)]: one line per run, or per combination of a sweep's swept values
+    with its seeds' jobs pooled (a sweep of 3 loads x 2 mechanisms x 3 seeds draws 6 lines)."""
+    lines, pooled = [], {}
+    for run in scheduler_runs:
+        group = groups.get(os.path.normpath(run.path))
+        hours = figures.measured_jct_hours(run)
+        if group is None:
+            lines.append((run.label, hours))
+        elif group not in pooled:
+            pooled[group] = len(lines)
+            lines.append((group.label + (f" ({group.seeds} seeds)" if group.seeds > 1 else ""),
+                          [hours]))
+        else:
+            lines[pooled[group]][1].append(hours)
+    return [(label, np.sort(np.concatenate(hours)) if isinstance(hours, list) else hours)
+            for label, hours in lines]
+
+
+def undrawn_section(run, group):
+    """A sweep's run other than the first of its seeds: its summary, and no figures."""
+    capacity = series.derive_capacity(run.summary, run.rounds) if run.kind == rundir.SCHEDULER \
+        else None
+    first = os.path.basename(group.first)
+    return {"capacity": capacity, "figures": [], "notes": [
+        f"Figures are drawn for the first seed of each combination of swept values ({first} "
+        f"here); `troupe report {run.path}` draws this run's."]}
 
 
 def sweep_block(sweep, folder):

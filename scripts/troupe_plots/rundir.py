@@ -229,6 +229,41 @@ def read_csv(path, columns):
     """Reads a CSV with a header; checks that `columns` are there and their values parse."""
     if not os.path.isfile(path):
         raise InputError(path, None, "missing")
+    frame = read_well_formed_csv(path, columns)
+    return frame if frame is not None else read_checked_csv(path, columns)
+
+
+def read_well_formed_csv(path, columns):
+    """The fast path: pandas' own number parsing. None when anything is off (a missing column, a
+    value that is not a finite number, an empty field, a line that does not parse); the checked
+    path then reads the file again to say where."""
+    text_columns = [column for column, kind in columns.items() if kind == "str"]
+    try:
+        frame = pd.read_csv(path, na_filter=False, skip_blank_lines=False,
+                            dtype={column: str for column in text_columns})
+    except (ValueError, UnicodeDecodeError, OSError):  # pandas' parse errors are ValueErrors
+        return None
+    for column, kind in columns.items():
+        if column not in frame.columns:
+            return None
+        if kind == "str":
+            continue
+        values = frame[column]
+        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            return None
+        if kind == "int" and pd.api.types.is_integer_dtype(values):
+            continue
+        numbers = values.to_numpy(dtype=float)
+        if not np.isfinite(numbers).all():
+            return None
+        if kind == "int" and (numbers != np.round(numbers)).any():
+            return None
+        frame[column] = numbers.astype(np.int64) if kind == "int" else numbers
+    return frame
+
+
+def read_checked_csv(path, columns):
+    """Reads every value as text and checks it, naming the first bad one's line and column."""
     try:
         frame = pd.read_csv(path, dtype=str, na_filter=False, skip_blank_lines=False)
     except pd.errors.EmptyDataError:
@@ -291,11 +326,13 @@ def check_last_round(path, leases, rounds):
     allocated = rounds[rounds["gpus_allocated"] > 0]
     if allocated.empty:
         return
-    last = allocated.iloc[-1]
-    held = int((leases["round"] == last["round"]).sum())
-    if held != last["gpus_allocated"]:
-        raise InputError(path, None, f"{held} GPUs leased in round {last['round']}, but "
-                                     f"rounds.csv allocates {last['gpus_allocated']} (truncated?)")
+    # Column by column: a whole row of numbers would come back as floats ("round 164.0").
+    last_round = int(allocated["round"].iloc[-1])
+    gpus = int(allocated["gpus_allocated"].iloc[-1])
+    held = int((leases["round"] == last_round).sum())
+    if held != gpus:
+        raise InputError(path, None, f"{held} GPUs leased in round {last_round}, but "
+                                     f"rounds.csv allocates {gpus} (truncated?)")
 
 
 def parse_leases(path, leases, rounds):
@@ -305,6 +342,31 @@ def parse_leases(path, leases, rounds):
         row = int(np.flatnonzero(unknown)[0])
         raise InputError(path, row + 2,
                          f"round {leases['round'].iloc[row]} is not in rounds.csv")
+    expanded = expand_gpu_ids(leases)
+    return expanded if expanded is not None else expand_gpu_ids_checked(path, leases)
+
+
+def expand_gpu_ids(leases):
+    """The fast path of parse_leases (one split of all the ids, no per-row pandas call); None
+    where an id is not a non-negative whole number, for the checked path to name its line."""
+    texts = leases["gpu_ids"].tolist()
+    if not texts:
+        return None
+    pieces = ";".join(texts).split(";")
+    rows = np.repeat(np.arange(len(texts)), [text.count(";") + 1 for text in texts])
+    kept = np.array([piece != "" for piece in pieces], dtype=bool)
+    try:
+        gpus = np.array([piece for piece in pieces if piece], dtype=np.int64)
+    except (ValueError, OverflowError):
+        return None
+    if (gpus < 0).any():
+        return None
+    rows = rows[kept]
+    return pd.DataFrame({column: leases[column].to_numpy()[rows]
+                         for column in ("round", "job_id", "server")} | {"gpu": gpus})
+
+
+def expand_gpu_ids_checked(path, leases):
     ids = leases["gpu_ids"].str.split(";").explode()
     ids = ids[ids != ""]
     gpus = pd.to_numeric(ids, errors="coerce")

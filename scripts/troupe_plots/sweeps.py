@@ -4,7 +4,9 @@ DIR/sweep.csv has one row a run: the swept fields (one column each, named by the
 `seed`, the run's figures (the columns the sweep's table compares, in the units of summary.json)
 and `run_dir`, the run's folder inside DIR. Runs with the same swept values differ only in their
 seed; each figure is summarised over them as n, mean, sample standard deviation, min, max and a
-95% confidence interval of the mean (Student's t with n - 1 degrees of freedom).
+95% confidence interval of the mean (Student's t with n - 1 degrees of freedom), cut to the values
+the figure can take: no time, count or rate below 0, no share (a utilisation, a hit rate, AUC)
+above 1. With few seeds mean ± t sd / sqrt(n) would otherwise reach past them (t = 12.7 for 2).
 """
 
 import csv
@@ -31,6 +33,22 @@ KNOWN_FIGURES = {
     "total_utility": ("total utility", "", 1),
 }
 
+# Figures that are shares, in [0, 1]; every figure troupe sweep writes is at least 0 (times,
+# counts, rates, utilities, a loss), and so is any other column named *_s (seconds).
+SHARES = {"gpu_utilisation", "cpu_utilisation", "memory_utilisation", "hbm_hit_rate",
+          "mem_hit_rate", "mean_gpu_use", "auc"}
+NONNEGATIVE = set(KNOWN_FIGURES) | {"final_loss", "emulated_s", "admitted", "rejected",
+                                    "finished", "late", "jobs_measured_finished", "rounds"}
+
+
+def value_range(metric):
+    """(lowest, highest) value the figure can take; a confidence interval is cut to it."""
+    if metric in SHARES:
+        return 0.0, 1.0
+    if metric in NONNEGATIVE or metric.endswith("_s"):
+        return 0.0, math.inf
+    return -math.inf, math.inf
+
 
 @dataclass
 class Spread:
@@ -39,7 +57,7 @@ class Spread:
     sd: float  # sample standard deviation (n - 1); nan when n < 2
     low: float  # min
     high: float  # max
-    ci_low: float  # the 95% confidence interval of the mean; nan when n < 2
+    ci_low: float  # the 95% confidence interval of the mean, within value_range; nan when n < 2
     ci_high: float
 
 
@@ -63,7 +81,8 @@ class Sweep:
 
     def spreads(self):
         """[(swept values, {metric: Spread})] in the sweep's order."""
-        return [(values, {m: spread_of([r["figures"][m] for r in rows]) for m in self.metrics})
+        return [(values, {m: spread_of([r["figures"][m] for r in rows], value_range(m))
+                          for m in self.metrics})
                 for values, rows in self.groups()]
 
 
@@ -144,14 +163,18 @@ def read_row(table, number, fields, header, seed):
             "run_dir": fields[-1]}
 
 
-def spread_of(values):
+def spread_of(values, bounds=(-math.inf, math.inf)):
+    """n, mean, sd, min, max and the 95% t interval of the mean, cut to bounds (lowest, highest
+    value the figure can take): the interval of a time never goes below 0."""
     n = len(values)
     mean = math.fsum(values) / n
     if n < 2:
         return Spread(n, mean, math.nan, min(values), max(values), math.nan, math.nan)
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     half = t_quantile_975(n - 1) * sd / math.sqrt(n)
-    return Spread(n, mean, sd, min(values), max(values), mean - half, mean + half)
+    low, high = bounds
+    return Spread(n, mean, sd, min(values), max(values), max(low, mean - half),
+                  min(high, mean + half))
 
 
 def t_within(t, df):

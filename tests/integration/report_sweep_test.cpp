@@ -1,9 +1,10 @@
 // `troupe report SWEEP_DIR` compares a sweep's points over seeds (scripts/troupe_plots/sweeps.py):
 // NAME-sweep.csv holds, per combination of swept values and figure, n, mean, sample standard
-// deviation, min, max and the 95% confidence interval of the mean (Student's t); report.html shows
-// them and a figure per figure that varies, with error bars. Checked on a sweep.csv of known
-// numbers and on a real sweep, whose printed table shows mean ± sd and the number of seeds too.
-// Skipped where python3 with matplotlib and pandas is missing.
+// deviation, min, max and the 95% confidence interval of the mean (Student's t, cut to the values
+// the figure can take: never below 0); report.html shows them after the JCT CDF, and a figure per
+// figure that varies, with error bars: bars for a swept name, lines for a swept number. Checked on
+// a sweep.csv of known numbers and on a real sweep, whose printed table shows mean ± sd and the
+// number of seeds too. Skipped where python3 with matplotlib and pandas is missing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,11 +76,22 @@ TEST_F(ReportSweep, SpreadOverSeedsOfKnownNumbers) {
   const double half = kT975Df2 * 7200 / std::sqrt(3.0);
   EXPECT_NEAR(std::stod(p.at("ci95_low")), 43200 - half, 1e-4);
   EXPECT_NEAR(std::stod(p.at("ci95_high")), 43200 + half, 1e-4);
-  // q: two seeds, 0.25 and 0.75 -> mean 0.5, sd √0.125, CI 0.5 ± 12.706 x 0.25.
+  // q: two seeds, 0.25 and 0.75 -> mean 0.5, sd √0.125, CI 0.5 ± 12.706 x 0.25 = [-2.68, 3.68]:
+  // a utilisation is a share, so the interval stops at 0 and at 1.
   const auto& q = spreads.at("q/gpu_utilisation");
   EXPECT_EQ(q.at("n"), "2");
   EXPECT_NEAR(std::stod(q.at("sd")), std::sqrt(0.125), 1e-9);
-  EXPECT_NEAR(std::stod(q.at("ci95_high")), 0.5 + kT975Df1 * 0.25, 1e-8);
+  EXPECT_EQ(std::stod(q.at("ci95_low")), 0);
+  EXPECT_EQ(std::stod(q.at("ci95_high")), 1);
+  // q's JCT: 1 h and 3 h -> mean 2 h, sd/√2 = 1 h, CI 2 ± 12.706 h: a time's interval stops at 0.
+  const auto& q_jct = spreads.at("q/jct_mean_s");
+  EXPECT_EQ(std::stod(q_jct.at("ci95_low")), 0);
+  EXPECT_NEAR(std::stod(q_jct.at("ci95_high")), 7200 + kT975Df1 * 3600, 1e-4);
+  for (const auto& [key, row] : spreads) {
+    if (!row.at("ci95_low").empty()) {
+      EXPECT_GE(std::stod(row.at("ci95_low")), 0) << key;
+    }
+  }
   EXPECT_NEAR(std::stod(spreads.at("p/rounds").at("sd")), 0, 1e-12);
 
   // The figures that vary are drawn; `rounds` is the same in every run, so it is only named.
@@ -91,7 +103,33 @@ TEST_F(ReportSweep, SpreadOverSeedsOfKnownNumbers) {
   EXPECT_NE(html.find("Sweep known: spread over seeds"), std::string::npos);
   EXPECT_NE(html.find("12.00 ± 2.00"), std::string::npos) << "JCT mean in hours, mean ± sd";
   EXPECT_NE(html.find("[7.03, 16.97]"), std::string::npos) << "its 95% confidence interval";
+  EXPECT_NE(html.find("[0.000, 14.706]"), std::string::npos) << "q's, cut at 0 h";
   EXPECT_NE(html.find("the same in every run: rounds = 7"), std::string::npos);
+  // A mechanism is a name, not a number: one bar per mechanism, not a line between them.
+  EXPECT_NE(html.find("JCT mean by mechanism, one bar per value"), std::string::npos);
+}
+
+// A swept number (a load) goes along x with a line per value of the other swept field.
+TEST_F(ReportSweep, ASweptNumberIsDrawnAsLinesAlongX) {
+  const std::string sweep = dir_ + "/load";
+  std::string table =
+      "scheduler.mechanism,workload.generator.jobs_per_hour,seed,jct_mean_s,run_dir\n";
+  int i = 0;
+  for (const std::string mechanism : {"p", "q"}) {
+    for (const std::string load : {"4", "8"}) {
+      const std::string run = "m-" + mechanism + "_j-" + load;
+      fs::create_directories(sweep + "/" + run);
+      fs::copy(SourcePath("tests/data/run-small"), sweep + "/" + run, fs::copy_options::recursive);
+      fs::remove(sweep + "/" + run + "/leases.csv");
+      table += mechanism + "," + load + ",1," + std::to_string(3600 * ++i) + "," + run + "\n";
+    }
+  }
+  WriteFile(sweep + "/sweep.csv", table);
+  ProcessResult r = RunTroupe({"report", sweep});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string html = ReadFile(sweep + "/report/report.html");
+  EXPECT_NE(html.find("JCT mean by jobs_per_hour, lines over its values"), std::string::npos)
+      << html.substr(0, 4000);
 }
 
 TEST_F(ReportSweep, ARealSweepGroupsItsRunsBySweptValue) {
@@ -139,9 +177,21 @@ TEST_F(ReportSweep, ARealSweepGroupsItsRunsBySweptValue) {
   EXPECT_EQ(spreads.size() % 2, 0u);
   EXPECT_TRUE(fs::exists(out + "/mechanisms-sweep-jct_mean_s.png"));
   const std::string html = ReadFile(out + "/report.html");
-  EXPECT_NE(html.find("Sweep mechanisms: spread over seeds"), std::string::npos);
-  EXPECT_LT(html.find("Sweep mechanisms"), html.find("<h2>mechanism-proportional_seed-1"))
+  // The answer first: the JCT CDF, the table of the combinations, their figures, then each run.
+  const size_t cdf = html.find("<h2>Job completion times");
+  const size_t spread = html.find("<h2>Sweep mechanisms: spread over seeds");
+  const size_t figure = html.find("mechanisms-sweep-jct_mean_s.png");
+  ASSERT_NE(cdf, std::string::npos);
+  EXPECT_LT(html.find("jct_cdf.png"), spread);
+  EXPECT_LT(cdf, spread);
+  EXPECT_LT(html.find("<table>", spread), figure) << "the table before the figures";
+  EXPECT_LT(figure, html.find("<h2>mechanism-proportional_seed-1"))
       << "the comparison comes before the runs";
+  // Each run's own figures for the first seed of a combination; the others say how to draw theirs.
+  EXPECT_TRUE(fs::exists(out + "/mechanism-tune_seed-1-allocation.png"));
+  EXPECT_FALSE(fs::exists(out + "/mechanism-tune_seed-2-allocation.png"));
+  EXPECT_NE(html.find("Figures are drawn for the first seed of each combination"),
+            std::string::npos);
 }
 
 // Swept values are a user's text: a quote or a line break in one is quoted in sweep.csv (and in

@@ -14,6 +14,7 @@
 
 #include "tests/integration/plotting.hpp"
 #include "tests/integration/run_fixture.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace troupe::testing {
 namespace {
@@ -334,14 +335,19 @@ TEST_F(Report, DrawsAnOasisRun) {
       CopyRun("oasis-small", "oasis-small"),
       {"oasis-small-oasis-jobs.png", "oasis-small-oasis-prices.png",
        "oasis-small-oasis-utilisation.png"},
-      {"oasis-small (OASiS, policy oasis)", "<th>total_utility</th><td>11,146.8</td>"});
+      {"oasis-small (OASiS, policy oasis)", "<th>total_utility</th><td>11,146.8</td>",
+       // Prices reach 1e-300: the figure shows their top six decades, the rest as the floor.
+       "on a log scale from 1e-04 to the highest price, 98.3"});
 }
 
+// Every figure of every run type, with Python's warnings all shown: none is printed.
 TEST_F(Report, MixesEveryRunTypeInOneReport) {
   const std::string out = dir_ + "/all";
+  ScopedEnv warnings("PYTHONWARNINGS", "always");
   ProcessResult r = RunTroupe({"report", CopyRun("run-small"), CopyRun("ps", "ps-small"),
                                CopyRun("oasis", "oasis-small"), "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err, "") << "numpy, pandas or matplotlib warned";
   EXPECT_EQ(Pngs(out).size(), 9u);
   EXPECT_EQ(Count(ReadFile(out + "/report.html"), "src=\"data:image/png;base64,"), 9u);
 }
