@@ -245,7 +245,8 @@ void OnPartDone(Self self, PartDone& done) {
 
 emulated_job_actor::behavior_type JobActor(Self self, JobSpec spec,
                                            std::shared_ptr<const ModelCatalog> catalog,
-                                           scheduler_actor scheduler, ActorContext ctx, JobStart start) {
+                                           scheduler_actor scheduler, ActorContext ctx,
+                                           JobStart start) {
   JobActorState& st = self->state;
   st.profile = catalog->Find(spec.model);
   st.catalog = std::move(catalog);

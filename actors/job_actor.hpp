@@ -116,6 +116,7 @@ using emulated_job_actor =
 emulated_job_actor::behavior_type JobActor(emulated_job_actor::stateful_pointer<JobActorState> self,
                                            JobSpec spec,
                                            std::shared_ptr<const ModelCatalog> catalog,
-                                           scheduler_actor scheduler, ActorContext ctx, JobStart start);
+                                           scheduler_actor scheduler, ActorContext ctx,
+                                           JobStart start);
 
 }  // namespace troupe

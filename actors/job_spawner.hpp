@@ -34,7 +34,7 @@ class JobSpawner {
   // Spawns the job's actor as `parent`'s child, reporting to `scheduler`; it starts from `from`
   // (a restart) or, when null, from nothing.
   job_actor Spawn(caf::local_actor* parent, JobSpec spec, scheduler_actor scheduler,
-                   const JobCheckpoint* from = nullptr) const;
+                  const JobCheckpoint* from = nullptr) const;
 
   bool valid() const { return catalog_ != nullptr; }
 

@@ -13,11 +13,11 @@
 #include <memory>
 #include <vector>
 
-#include "workload/model_catalog.hpp"
 #include "base/rng.hpp"
 #include "messages/profiling_messages.hpp"
 #include "runtime/telemetry.hpp"
 #include "scheduling/profiling.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 

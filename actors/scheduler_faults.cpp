@@ -8,9 +8,7 @@
 #include "actors/scheduler_internal.hpp"
 
 namespace troupe::scheduler_detail {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 scheduling::ResumePoint ResumePointOf(const JobCheckpoint& c) {
   return scheduling::ResumePoint{c.job_id,      c.iterations_left, c.at_s,

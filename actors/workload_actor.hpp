@@ -34,8 +34,8 @@ struct WorkloadState {
   std::shared_ptr<const ModelCatalog> catalog;
   ActorContext ctx;
   scheduler_actor scheduler;  // the latest to ask for arrivals
-  caf::actor checkpoints;  // the checkpoint store; none without faults
-  JobSpawner jobs;         // spawns the jobs' actors (with faults: on arrival and on respawn)
+  caf::actor checkpoints;     // the checkpoint store; none without faults
+  JobSpawner jobs;            // spawns the jobs' actors (with faults: on arrival and on respawn)
   // With faults: every job released, by id, with its live actor (none once a crash killed it).
   absl::btree_map<int64_t, ArrivedJob> released;
   absl::btree_set<int64_t> dead_for_good;  // crashed without a restart

@@ -10,9 +10,9 @@
 #include <cstdint>
 
 #include "base/status.hpp"
-#include "workload/model_catalog.hpp"
 #include "messages/agent.pb.h"
 #include "messages/cluster_messages.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe::agent_wire {
 

@@ -16,10 +16,10 @@
 #include <random>
 #include <vector>
 
-#include "workload/model_catalog.hpp"
 #include "scheduling/demand.hpp"
 #include "scheduling/greedy.hpp"
 #include "scheduling/tune.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 namespace {
