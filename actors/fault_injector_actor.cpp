@@ -1,5 +1,6 @@
 #include "actors/fault_injector_actor.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -95,17 +96,43 @@ std::vector<int64_t> JobsHit(const FaultInjectorState& st, const ActorSet& targe
   return std::vector<int64_t>(from, to);
 }
 
+// What a job crash did, for faults.csv: a job has an actor only from its first placement until
+// it ends, so a crash may find none to kill.
+std::string JobCrashEffect(size_t hit, const std::vector<int64_t>& killed) {
+  constexpr char kWhyNone[] = "not placed yet, or ended";
+  if (hit == 1) {
+    return killed.empty() ? fmt::format("nothing to kill: the job had no actor ({})", kWhyNone)
+                          : "killed the job's actor";
+  }
+  if (killed.size() == hit) return fmt::format("killed the actors of its {} jobs", hit);
+  if (killed.empty()) {
+    return fmt::format("nothing to kill: none of its {} jobs had an actor ({})", hit, kWhyNone);
+  }
+  constexpr size_t kNamed = 5;
+  const std::vector<int64_t> named(killed.begin(),
+                                   killed.begin() + std::min(kNamed, killed.size()));
+  return fmt::format("killed the actors of {} of its {} jobs ({}{}); the others had none ({})",
+                     killed.size(), hit, fmt::join(named, ", "),
+                     killed.size() > kNamed ? ", ..." : "", kWhyNone);
+}
+
 void CrashJobs(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
-  for (int64_t id : JobsHit(st, e.target)) {
-    // The notice goes first, so the scheduler knows whether to wait for the job when its down
-    // message arrives.
+  CrashJob crash{.job_ids = JobsHit(st, e.target), .restarts = e.duration_s > 0};
+  // The notices go first, so the scheduler knows whether to wait for a job when its down
+  // message arrives.
+  for (int64_t id : crash.job_ids) {
     Tell(self, st.telemetry, st.scheduler,
          FaultNotice{.job_id = id, .restart_at_s = RestartAt(e), .fault = e.Describe()});
-    Tell(self, st.telemetry, st.setup.cluster.workload,
-         CrashJob{.job_id = id, .restarts = e.duration_s > 0});
   }
-  Record(self, e, "killed the job's actor", RestartAt(e));
+  const size_t hit = crash.job_ids.size();
+  Ask(
+      self, st.telemetry, st.setup.cluster.workload, std::move(crash),
+      [=](const JobsCrashed& crashed) {
+        Record(self, e, JobCrashEffect(hit, crashed.killed),
+               crashed.killed.empty() ? -1 : RestartAt(e));
+      },
+      [] {});  // the injector is no endpoint of the fault network: its requests always arrive
 }
 
 void RestartJobs(Self* self, const FaultEvent& e) {

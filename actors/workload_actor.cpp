@@ -121,14 +121,19 @@ workload_actor_impl::behavior_type WorkloadActor(Self self, std::shared_ptr<JobS
         return recovered;
       },
       [=](const JobFailed& failed) { self->state.failed.insert(failed.job_id); },
-      [=](const CrashJob& crash) {
+      [=](const CrashJob& crash) -> JobsCrashed {
         WorkloadState& st = self->state;
-        auto it = st.released.find(crash.job_id);
-        // A job that has not arrived yet, or has already been killed, is left alone.
-        if (it == st.released.end() || !it->second.job) return;
-        self->send_exit(it->second.job, caf::exit_reason::kill);
-        it->second.job = job_actor{};
-        if (!crash.restarts) st.dead_for_good.insert(crash.job_id);
+        JobsCrashed crashed;
+        for (int64_t id : crash.job_ids) {
+          auto it = st.released.find(id);
+          // A job that has no actor (not placed yet, ended, or killed already) is left alone.
+          if (it == st.released.end() || !it->second.job) continue;
+          self->send_exit(it->second.job, caf::exit_reason::kill);
+          it->second.job = job_actor{};
+          if (!crash.restarts) st.dead_for_good.insert(id);
+          crashed.killed.push_back(id);
+        }
+        return crashed;
       },
       [=](const RespawnJob& respawn) {
         WorkloadState& st = self->state;

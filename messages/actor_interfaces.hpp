@@ -35,6 +35,7 @@ struct ServerUp;
 struct JobRespawned;
 struct SlowDown;
 struct CrashJob;
+struct JobsCrashed;
 struct RespawnJob;
 struct JobFailed;
 struct RecoverRequest;
@@ -67,7 +68,8 @@ using workload_actor = caf::typed_actor<
     caf::replies_to<ArrivalsRequest>::with<ArrivalBatch>,
     caf::replies_to<caf::get_atom>::with<double>, caf::reacts_to<AgentsExpected>,
     caf::reacts_to<AgentArrival>, caf::replies_to<RecoverRequest>::with<RecoveredJobs>,
-    caf::reacts_to<JobFailed>, caf::reacts_to<CrashJob>, caf::reacts_to<RespawnJob>>;
+    caf::reacts_to<JobFailed>, caf::replies_to<CrashJob>::with<JobsCrashed>,
+    caf::reacts_to<RespawnJob>>;
 
 // The scheduler (actors/scheduler_actor.hpp): jobs' reports, servers' refusals, and the fault
 // injector's and workload's word on what crashed and what came back.

@@ -6,7 +6,8 @@
 //   injector --ServerUp--> scheduler      (a crashed server restarted: its new handle)
 //   injector --SlowDown--> server         (a straggler: throughput x factor until until_s)
 //   injector --CrashJob / RespawnJob--> workload (the workload spawned the job; it kills and
-//                                          respawns it from its checkpoint)
+//                                          respawns it from its checkpoint; it answers a CrashJob
+//                                          with the jobs it killed: JobsCrashed)
 //   workload --JobRespawned--> scheduler  (the restarted job's new handle)
 //   scheduler --JobFailed--> workload     (recorded failed: a restarted scheduler must know)
 //   scheduler --RecoverRequest--> workload, --CheckpointQuery--> store (a restarted scheduler)
@@ -62,13 +63,24 @@ auto inspect(Inspector& f, SlowDown& x) {
   return f(x.factor, x.until_s);
 }
 
+// The jobs a crash fault hits; the workload answers with JobsCrashed.
 struct CrashJob {
-  int64_t job_id = 0;
+  std::vector<int64_t> job_ids;
   bool restarts = false;  // a RespawnJob will follow
 };
 template <class Inspector>
 auto inspect(Inspector& f, CrashJob& x) {
-  return f(x.job_id, x.restarts);
+  return f(x.job_ids, x.restarts);
+}
+
+// Of a CrashJob's jobs, those whose actor was killed: the others had none (not placed yet — a job
+// gets its actor when first placed — or already ended, or down already).
+struct JobsCrashed {
+  std::vector<int64_t> killed;
+};
+template <class Inspector>
+auto inspect(Inspector& f, JobsCrashed& x) {
+  return f(x.killed);
 }
 
 struct RespawnJob {

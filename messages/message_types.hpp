@@ -15,7 +15,7 @@ class actor_system_config;
 #define TROUPE_MESSAGE_TYPES(X) \
   X(JobSpec) X(ServerSpec) X(LeaseOrder) X(RoundLeases) X(LeaseGrant) X(LeaseRefusal) \
   X(ProgressQuery) X(LeaseLost) X(JobCheckpoint) X(FaultNotice) X(ServerNotice) X(ServerUp) \
-  X(SlowDown) X(CrashJob) X(RespawnJob) X(JobRespawned) X(JobFailed) X(RecoverRequest) \
+  X(SlowDown) X(CrashJob) X(JobsCrashed) X(RespawnJob) X(JobRespawned) X(JobFailed) X(RecoverRequest) \
   X(RecoveredJobs) X(CheckpointQuery) X(CheckpointList) X(FaultRecord) X(LeaseResize) \
   X(LeaseRelease) X(ServerFree) X(JobProgress) X(ArrivalsRequest) X(ArrivedJob) X(ArrivalBatch) \
   X(JobRecord) X(RoundRecord) X(LeaseRecord) X(LeaseBatch) X(LeasePart) X(RunEnd) \

@@ -130,6 +130,50 @@ TEST(Faults, CrashedJobWithoutRestartFailsWithAReason) {
   EXPECT_EQ(report.jobs_finished, 59);
 }
 
+// The first job to arrive after `t`.
+int64_t JobArrivingAfter(double t) {
+  for (const JobRecord& j : Baseline().jobs) {
+    if (j.arrival_s > t) return j.job_id;
+  }
+  ADD_FAILURE() << "no job arrives after " << t;
+  return 0;
+}
+
+// A job gets its actor when it is first placed: a crash before that kills nothing, and
+// faults.csv says so rather than claiming a kill.
+TEST(Faults, CrashOfAJobNotYetArrivedKillsNothingAndSaysSo) {
+  const int64_t id = JobArrivingAfter(20000);
+  const std::vector<std::string> faults = {"crash:job:" + std::to_string(id) + "@20000"};
+  RunResult r = RunWithFaults(faults);
+  Check(r, faults);
+  const JobRecord job = ById(r).at(id);
+  EXPECT_GE(job.end_s, 0);
+  EXPECT_EQ(job.restarts, 0);
+  EXPECT_EQ(job.failure, "");
+  ASSERT_EQ(r.faults.size(), 1u);
+  EXPECT_EQ(r.faults[0].effect, "nothing to kill: the job had no actor (not placed yet, or ended)");
+  EXPECT_EQ(r.faults[0].recovered_s, -1);
+}
+
+// A crash over a range names how many of its jobs it found running, and which.
+TEST(Faults, CrashOverJobsSomeNotYetPlacedCountsTheKilled) {
+  const int64_t running = JobRunningAt(20000);
+  const int64_t later = JobArrivingAfter(20000);
+  ASSERT_LT(running, later);
+  const std::vector<std::string> faults = {
+      "crash:job:" + std::to_string(running) + "-" + std::to_string(later) + "@20000+900"};
+  RunResult r = RunWithFaults(faults);
+  Check(r, faults);
+  EXPECT_EQ(ById(r).at(running).restarts, 1);
+  EXPECT_EQ(ById(r).at(later).restarts, 0);
+  ASSERT_EQ(r.faults.size(), 1u);
+  const std::string& effect = r.faults[0].effect;
+  EXPECT_EQ(effect.rfind("killed the actors of ", 0), 0u) << effect;
+  EXPECT_NE(effect.find(std::to_string(running)), std::string::npos) << effect;
+  EXPECT_NE(effect.find("the others had none"), std::string::npos) << effect;
+  EXPECT_EQ(r.faults[0].recovered_s, 20900);
+}
+
 TEST(Faults, RestartedSchedulerForgetsNoJobAndRunsNoneTwice) {
   const std::vector<std::string> faults = {"crash:scheduler@20100+1000"};
   RunResult r = RunWithFaults(faults);
