@@ -64,12 +64,13 @@ using job_actor = caf::typed_actor<caf::reacts_to<LeaseGrant>, caf::reacts_to<Pr
 // The workload (actors/workload_actor.hpp): the arrivals up to a time (with the next arrival's
 // time), the next arrival's time alone, agents' jobs, a restarted scheduler's recovery, and the
 // fault injector's and scheduler's word on jobs that crash, restart or fail.
-using workload_actor = caf::typed_actor<
-    caf::replies_to<ArrivalsRequest>::with<ArrivalBatch>,
-    caf::replies_to<caf::get_atom>::with<double>, caf::reacts_to<AgentsExpected>,
-    caf::reacts_to<AgentArrival>, caf::replies_to<RecoverRequest>::with<RecoveredJobs>,
-    caf::reacts_to<JobFailed>, caf::replies_to<CrashJob>::with<JobsCrashed>,
-    caf::reacts_to<RespawnJob>>;
+using workload_actor =
+    caf::typed_actor<caf::replies_to<ArrivalsRequest>::with<ArrivalBatch>,
+                     caf::replies_to<caf::get_atom>::with<double>, caf::reacts_to<AgentsExpected>,
+                     caf::reacts_to<AgentArrival>,
+                     caf::replies_to<RecoverRequest>::with<RecoveredJobs>,
+                     caf::reacts_to<JobFailed>, caf::replies_to<CrashJob>::with<JobsCrashed>,
+                     caf::reacts_to<RespawnJob>>;
 
 // The scheduler (actors/scheduler_actor.hpp): jobs' reports, servers' refusals, and the fault
 // injector's and workload's word on what crashed and what came back.

@@ -93,8 +93,9 @@ struct LeaseGrant {
   double memory_gb = 0;
   int32_t parts = 1;
   bool granted = true;
-  scheduler_actor scheduler;  // who ordered the lease: the job reports there (it may have restarted)
-  double speed = 1;      // the server's throughput factor (a `slow` fault: a straggler)
+  // Who ordered the lease: the job reports there (it may have restarted).
+  scheduler_actor scheduler;
+  double speed = 1;  // the server's throughput factor (a `slow` fault: a straggler)
   // Rounds the job's previous lease stood (at the rate its last report offered) since its last
   // grant: the job credits them before this lease.
   int32_t rounds_stood = 0;

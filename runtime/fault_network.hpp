@@ -18,8 +18,8 @@
 #include <mutex>
 #include <vector>
 
-#include "faults/fault_plan.hpp"
 #include "base/rng.hpp"
+#include "faults/fault_plan.hpp"
 #include "runtime/run_clock.hpp"
 
 namespace troupe {

@@ -9,8 +9,8 @@
 
 #include "actors/scheduler_actor.hpp"
 #include "base/status.hpp"
-#include "workload/model_catalog.hpp"
 #include "config/config.pb.h"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 

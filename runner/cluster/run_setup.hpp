@@ -13,12 +13,12 @@
 #include "actors/profiler_actor.hpp"
 #include "actors/scheduler_actor.hpp"
 #include "base/status.hpp"
-#include "faults/fault_plan.hpp"
-#include "workload/job_source.hpp"
-#include "workload/model_catalog.hpp"
 #include "config/config.pb.h"
+#include "faults/fault_plan.hpp"
 #include "runner/cluster/run_summary.hpp"
 #include "runtime/actor_runtime.hpp"
+#include "workload/job_source.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe {
 

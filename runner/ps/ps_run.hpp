@@ -47,8 +47,8 @@ struct PsPlan {
   std::vector<paramserver::Example> holdout;
   RuntimeOptions runtime;
   std::string config_name;
-  std::string mode;  // "emulated" | "real"
-  std::string data;  // where the examples came from, in words
+  std::string mode;         // "emulated" | "real"
+  std::string data;         // where the examples came from, in words
   uint64_t seed = 0;        // run.seed
   std::string out_dir;      // "" writes nothing
   bool scratch_ssd = true;  // options.ssd_dir was made for this run: removed at its end

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "faults/run_invariants.hpp"
 #include "config/config.pb.h"
+#include "faults/run_invariants.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 namespace troupe::testing {

@@ -160,8 +160,8 @@ TEST(Faults, CrashOverJobsSomeNotYetPlacedCountsTheKilled) {
   const int64_t running = JobRunningAt(20000);
   const int64_t later = JobArrivingAfter(20000);
   ASSERT_LT(running, later);
-  const std::vector<std::string> faults = {
-      "crash:job:" + std::to_string(running) + "-" + std::to_string(later) + "@20000+900"};
+  const std::vector<std::string> faults = {"crash:job:" + std::to_string(running) + "-" +
+                                           std::to_string(later) + "@20000+900"};
   RunResult r = RunWithFaults(faults);
   Check(r, faults);
   EXPECT_EQ(ById(r).at(running).restarts, 1);
