@@ -8,7 +8,7 @@
 // LineReader hands out lines of at most kMaxInputLineBytes (1 MiB, '\n' excluded); a longer line
 // stops it with InvalidInput "path:line: line longer than 1048576 bytes (1 MiB)": no text input of
 // troupe's has one, and reading it whole would hold a runaway file in memory. Header-only: base/
-// is the bottom library (base/status.hpp) and paramserver/ links nothing of emulation/.
+// is the bottom library (base/status.hpp) and paramserver/ links nothing of workload/.
 #pragma once
 
 #include <fcntl.h>

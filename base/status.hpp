@@ -1,6 +1,6 @@
 // Status: the outcome of an operation that can fail on bad input, I/O or stored bytes.
 //
-// base/ is the bottom library: every layer (scheduling/, paramserver/, emulation/, gpu/, actors/,
+// base/ is the bottom library: every layer (scheduling/, paramserver/, workload/, gpu/, actors/,
 // apps/) may include it, and it includes nothing of the project. A Status is either OK or an error
 // carrying one human-readable line that names where the problem is
 // ("configs/x.textproto:12:3: unknown field 'foo'"). Callers print it and exit with status 2 (bad

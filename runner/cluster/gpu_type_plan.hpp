@@ -1,6 +1,6 @@
 // The run's GPU types (docs/heterogeneity.md): which type each server is, by index into the
 // types the config names (in order of first appearance; a group naming none is the reference
-// type, v100), and each catalogue model's speed on every one of them (emulation/gpu_types).
+// type, v100), and each catalogue model's speed on every one of them (workload/gpu_types).
 // A cluster that is all of the reference type plans nothing: its runs are exactly those of a
 // config that names no type.
 #pragma once
