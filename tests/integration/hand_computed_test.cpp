@@ -71,7 +71,7 @@ TEST(HandComputed, ArrivalOnABoundaryRunsThatRoundAndIdleRoundsAreSkipped) {
   EXPECT_DOUBLE_EQ(r.jobs[0].jct_s, 300);
   EXPECT_DOUBLE_EQ(r.jobs[1].start_s, 30000);
   EXPECT_DOUBLE_EQ(r.jobs[1].jct_s, 600);  // 501 iterations need two rounds of 500
-  EXPECT_EQ(r.summary.rounds(), 3);          // the 99 empty rounds between them are not run
+  EXPECT_EQ(r.summary.rounds(), 3);        // the 99 empty rounds between them are not run
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "workload/gpu_types.hpp"
 #include "tests/integration/run_fixture.hpp"
+#include "workload/gpu_types.hpp"
 
 namespace troupe::testing {
 namespace {

@@ -9,8 +9,8 @@
 #include <map>
 #include <set>
 
-#include "workload/model_catalog.hpp"
 #include "tests/integration/run_fixture.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe::testing {
 namespace {

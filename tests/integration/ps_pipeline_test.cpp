@@ -89,7 +89,7 @@ TEST(PsPipeline, LosslessAgainstTheReferenceWithMostParametersOnSsd) {
       total);
   EXPECT_GT(reference_auc, 0.7);
   EXPECT_LT(std::fabs(s.auc() - reference_auc) / reference_auc, 1e-3);  // the paper's 0.1%
-  EXPECT_LT(difference, 0.005);                                       // a tenth of one step
+  EXPECT_LT(difference, 0.005);                                         // a tenth of one step
   EXPECT_LT(above, total / 1000);
   EXPECT_TRUE(s.replicas_identical());
 

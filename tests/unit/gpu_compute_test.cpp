@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
-#include "workload/model_catalog.hpp"
 #include "gpu/compute_backend.hpp"
 #include "gpu/cpu_gemm.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe::gpu {
 namespace {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "workload/model_catalog.hpp"
 #include "gpu/real_progress.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe::gpu {
 namespace {

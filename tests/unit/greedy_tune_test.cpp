@@ -21,13 +21,13 @@
 #include <set>
 #include <vector>
 
-#include "workload/model_catalog.hpp"
 #include "scheduling/demand.hpp"
 #include "scheduling/greedy.hpp"
 #include "scheduling/mechanism_registry.hpp"
 #include "scheduling/proportional.hpp"
 #include "scheduling/tune.hpp"
 #include "tests/support/random_sensitivity.hpp"
+#include "workload/model_catalog.hpp"
 
 namespace troupe::scheduling {
 namespace {

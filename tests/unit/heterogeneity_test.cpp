@@ -4,12 +4,12 @@
 #include <memory>
 #include <numeric>
 
-#include "workload/gpu_types.hpp"
 #include "scheduling/cluster_ledger.hpp"
 #include "scheduling/gavel.hpp"
 #include "scheduling/gavel_lp.hpp"
 #include "scheduling/gpu_placement.hpp"
 #include "scheduling/mechanism_registry.hpp"
+#include "workload/gpu_types.hpp"
 
 namespace troupe::scheduling {
 namespace {
