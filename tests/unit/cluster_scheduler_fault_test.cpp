@@ -13,23 +13,10 @@ namespace troupe::scheduling {
 namespace {
 
 using testing::EmulatedCluster;
+using testing::EndedRecord;
+using testing::Fifo;
 using testing::Servers;
 using Respawn = ClusterScheduler::Respawn;
-
-ClusterSchedulerOptions WithFaults() {
-  ClusterSchedulerOptions o;
-  o.policy = "fifo";
-  o.mechanism = "proportional";
-  o.round_s = 300;
-  return o;
-}
-
-const JobRecord* EndedRecord(const testing::RecordingOutput& out, int64_t job_id) {
-  for (const JobRecord& r : out.ended) {
-    if (r.job_id == job_id) return &r;
-  }
-  return nullptr;
-}
 
 // The server that holds the job's grant this round (-1: none).
 int32_t ServerOf(const testing::RecordingOutput& out, int64_t job_id) {
@@ -42,7 +29,7 @@ int32_t ServerOf(const testing::RecordingOutput& out, int64_t job_id) {
 }
 
 TEST(ClusterSchedulerFaults, ADeadServersLeasesAreLostAndItsGpusLeaveThePlanUntilItIsBack) {
-  EmulatedCluster cluster(WithFaults(), Servers(2, 2));
+  EmulatedCluster cluster(Fifo(), Servers(2, 2));
   cluster.Submit(0, 2, 3000, 0);
   cluster.Submit(1, 2, 3000, 0);
   cluster.StartAt(0);
@@ -67,7 +54,7 @@ TEST(ClusterSchedulerFaults, ADeadServersLeasesAreLostAndItsGpusLeaveThePlanUnti
 }
 
 TEST(ClusterSchedulerFaults, AServerLostForGoodFailsTheJobsThatNoLongerFit) {
-  EmulatedCluster cluster(WithFaults(), Servers(2, 2));
+  EmulatedCluster cluster(Fifo(), Servers(2, 2));
   cluster.Submit(0, 4, 3000, 0);  // a gang over both servers
   cluster.Submit(1, 1, 3000, 0);
   cluster.StartAt(0);
@@ -83,7 +70,7 @@ TEST(ClusterSchedulerFaults, AServerLostForGoodFailsTheJobsThatNoLongerFit) {
 }
 
 TEST(ClusterSchedulerFaults, AServerThatWillRestartKeepsTheJobsThatNeedItQueued) {
-  EmulatedCluster cluster(WithFaults(), Servers(2, 2));
+  EmulatedCluster cluster(Fifo(), Servers(2, 2));
   cluster.Submit(0, 4, 3000, 0);
   cluster.StartAt(0);
   cluster.engine().ServerDown(1);
@@ -101,7 +88,7 @@ TEST(ClusterSchedulerFaults, AServerThatWillRestartKeepsTheJobsThatNeedItQueued)
 }
 
 TEST(ClusterSchedulerFaults, AJobWhoseActorDiesWithoutARestartFailsAndTheRoundGoesOn) {
-  EmulatedCluster cluster(WithFaults(), Servers(1, 4));
+  EmulatedCluster cluster(Fifo(), Servers(1, 4));
   cluster.Submit(0, 2, 3000, 0);
   cluster.Submit(1, 1, 300, 0);
   cluster.StartAt(0);
@@ -118,7 +105,7 @@ TEST(ClusterSchedulerFaults, AJobWhoseActorDiesWithoutARestartFailsAndTheRoundGo
 }
 
 TEST(ClusterSchedulerFaults, ACrashedJobWaitsForItsRespawnAndResumesFromItsCheckpoint) {
-  EmulatedCluster cluster(WithFaults(), Servers(1, 4));
+  EmulatedCluster cluster(Fifo(), Servers(1, 4));
   cluster.Submit(0, 1, 3000, 0);
   cluster.StartAt(0);
   cluster.engine().FaultNotice(0, 600, "crash job 0");
@@ -147,7 +134,7 @@ TEST(ClusterSchedulerFaults, ACrashedJobWaitsForItsRespawnAndResumesFromItsCheck
 }
 
 TEST(ClusterSchedulerFaults, ADownJobToldItWillNotRestartFailsWithBothReasons) {
-  EmulatedCluster cluster(WithFaults(), Servers(1, 4));
+  EmulatedCluster cluster(Fifo(), Servers(1, 4));
   cluster.Submit(0, 1, 3000, 0);
   cluster.StartAt(0);
   cluster.engine().FaultNotice(0, 600, "crash job 0");
@@ -159,7 +146,7 @@ TEST(ClusterSchedulerFaults, ADownJobToldItWillNotRestartFailsWithBothReasons) {
 }
 
 TEST(ClusterSchedulerFaults, MissingReportsAreAskedForAgainAfterTheGrace) {
-  ClusterSchedulerOptions options = WithFaults();
+  ClusterSchedulerOptions options = Fifo();
   options.report_grace_s = 30;
   EmulatedCluster cluster(options, Servers(1, 4));
   cluster.Submit(0, 1, 3000, 0);
@@ -177,7 +164,7 @@ TEST(ClusterSchedulerFaults, MissingReportsAreAskedForAgainAfterTheGrace) {
 }
 
 TEST(ClusterSchedulerFaults, ARestartedSchedulerRebuildsItsBooksAndResumesAtTheNextRound) {
-  EmulatedCluster cluster(WithFaults(), Servers(1, 4), /*keeps_failures=*/true);
+  EmulatedCluster cluster(Fifo(), Servers(1, 4), /*keeps_failures=*/true);
   std::vector<Arrival> jobs(4);
   for (int64_t id = 0; id < 4; ++id) {
     jobs[id].spec = JobSpec{id, "model", 1, 3000, 0, 0};

@@ -233,4 +233,21 @@ class EmulatedCluster {
   ClusterScheduler engine_;
 };
 
+// FIFO with proportional shares and 300 s rounds: the engine's plainest run.
+inline ClusterSchedulerOptions Fifo() {
+  ClusterSchedulerOptions o;
+  o.policy = "fifo";
+  o.mechanism = "proportional";
+  o.round_s = 300;
+  return o;
+}
+
+// The record of a job that ended (finished or failed), or null.
+inline const JobRecord* EndedRecord(const RecordingOutput& out, int64_t job_id) {
+  for (const JobRecord& r : out.ended) {
+    if (r.job_id == job_id) return &r;
+  }
+  return nullptr;
+}
+
 }  // namespace troupe::scheduling::testing

@@ -16,22 +16,9 @@ namespace troupe::scheduling {
 namespace {
 
 using testing::EmulatedCluster;
+using testing::EndedRecord;
+using testing::Fifo;
 using testing::Servers;
-
-ClusterSchedulerOptions Fifo() {
-  ClusterSchedulerOptions o;
-  o.policy = "fifo";
-  o.mechanism = "proportional";
-  o.round_s = 300;
-  return o;
-}
-
-const JobRecord* EndedRecord(const testing::RecordingOutput& out, int64_t job_id) {
-  for (const JobRecord& r : out.ended) {
-    if (r.job_id == job_id) return &r;
-  }
-  return nullptr;
-}
 
 TEST(ClusterScheduler, FirstRoundGrantsArrivedJobsAndSpawnsTheirActorsFirst) {
   EmulatedCluster cluster(Fifo(), Servers(2, 4));
