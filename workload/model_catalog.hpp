@@ -33,6 +33,10 @@ struct ModelProfile {
   // min_mem_gb_per_gpu and thrash_throughput; absent = 0 = memory-insensitive.
   double dataset_gb_per_gpu = 0, storage_throughput = 0;
   double min_memory_gb_per_gpu = 0, thrash_throughput = 0;
+  // With a fabric (docs/network.md): the gradient a data-parallel iteration all-reduces (bytes;
+  // the optional gradient_mb column) and the share of that exchange hidden behind compute (the
+  // optional comm_overlap column, 0..1). Absent: 0.
+  double gradient_bytes = 0, comm_overlap = 0;
   // CPUs per GPU {1,2,3,4,5,6,9,12,24} x GB per GPU {20.83,62.5,125,187.5,250}; 1.0 at the
   // proportional share.
   SensitivityMatrix sensitivity;
