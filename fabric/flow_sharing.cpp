@@ -4,8 +4,13 @@
 // level. Link l fills when level = remaining(l) / unfrozen_weight(l), where remaining(l) is its
 // capacity less the rates of its frozen flows. The link with the lowest such level is the next
 // bottleneck: its unfrozen flows freeze at that level, which can only raise the levels of the
-// other links they cross. So a min-heap of (level, link) with lazy deletion finds the bottlenecks
-// in order: a popped entry whose level is no longer the link's current one is stale.
+// other links they cross. So (level, link) keys that are lower bounds find the bottlenecks in
+// order: freezing touches no key; a link taken whose current level is above its key goes back in
+// at that level, and one whose level is not is the bottleneck (every other link's level is at
+// least its key, which is at least this one). The first keys are sorted once and walked; the
+// links taken stale go into a min-heap merged with that walk, so a link that fills with another
+// costs one step of the walk, and a link is re-keyed only when taken stale, not each time one of
+// its flows freezes.
 //
 // Storage is flat and reused: flow -> links and link -> flows as vectors of vectors whose
 // capacity survives Remove and reuse of ids, epoch stamps instead of cleared marks, and the
@@ -27,18 +32,18 @@ struct FlowSharing::Impl {
   explicit Impl(std::vector<double> caps)
       : capacity(std::move(caps)),
         link_flows(capacity.size()),
+        link_weight(capacity.size(), 0),
         link_mark(capacity.size(), 0),
         remaining(capacity.size(), 0),
         weight_left(capacity.size(), 0),
         flows_left(capacity.size(), 0),
-        level(capacity.size(), 0),
-        touched_mark(capacity.size(), 0),
         load(capacity.size(), 0),
         load_flows(capacity.size(), 0) {}
 
   // Links and flows.
   std::vector<double> capacity;
   std::vector<std::vector<FlowId>> link_flows;   // by link: the flows crossing it
+  std::vector<double> link_weight;               // by link: the sum of its flows' weights
   std::vector<std::vector<int32_t>> flow_links;  // by flow: its links
   std::vector<std::vector<int32_t>> flow_slot;   // by flow, parallel: its index in link_flows
   std::vector<double> weight, rate;
@@ -57,12 +62,10 @@ struct FlowSharing::Impl {
   std::vector<FlowId> component_flows;
   std::vector<double> remaining, weight_left;
   std::vector<int32_t> flows_left;
-  std::vector<double> level;  // each link's current fill level (heap entries must match it)
   std::vector<uint8_t> frozen;
-  std::vector<uint32_t> touched_mark;
-  uint32_t touch_epoch = 0;
-  std::vector<int32_t> touched;
-  std::vector<std::pair<double, int32_t>> heap;
+  size_t frozen_flows = 0;
+  std::vector<std::pair<double, int32_t>> order;   // (first level, link), sorted
+  std::vector<std::pair<double, int32_t>> raised;  // a min-heap of links popped stale
 
   // As of the last Update.
   std::vector<double> load;
@@ -73,8 +76,8 @@ struct FlowSharing::Impl {
   void Unlink(FlowId flow);
   void CollectComponents();
   void Fill();
-  void FreezeBottleneck(int32_t link, double fill_level);
-  void PushLevel(int32_t link);
+  double Level(int32_t link);
+  void Freeze(int32_t link, double fill_level);
 };
 
 FlowId FlowSharing::Impl::NewId() {
@@ -103,6 +106,11 @@ void FlowSharing::Impl::Unlink(FlowId flow) {
     FlowId moved = list.back();
     list[static_cast<size_t>(slots[i])] = moved;
     list.pop_back();
+    // Exactly 0 on an empty link, so rounding does not pile up over adds and removes.
+    link_weight[static_cast<size_t>(links[i])] =
+        list.empty()
+            ? 0
+            : link_weight[static_cast<size_t>(links[i])] - weight[static_cast<size_t>(flow)];
     // The moved flow's slot for this link (a flow crosses a handful of links: a scan). The moved
     // flow may be `flow` itself, when it crosses this link twice.
     const auto& moved_links = flow_links[static_cast<size_t>(moved)];
@@ -143,7 +151,8 @@ void FlowSharing::Impl::CollectComponents() {
   }
 }
 
-void FlowSharing::Impl::PushLevel(int32_t link) {
+// The level at which `link` fills, given the flows frozen so far.
+double FlowSharing::Impl::Level(int32_t link) {
   auto l = static_cast<size_t>(link);
   if (weight_left[l] <= 0) {  // rounding left nothing of weights still unfrozen: sum them anew
     weight_left[l] = 0;
@@ -151,67 +160,69 @@ void FlowSharing::Impl::PushLevel(int32_t link) {
       if (!frozen[static_cast<size_t>(flow)]) weight_left[l] += weight[static_cast<size_t>(flow)];
     }
   }
-  level[l] = std::max(remaining[l], 0.0) / weight_left[l];
-  heap.emplace_back(level[l], link);
-  std::push_heap(heap.begin(), heap.end(), std::greater<>());
+  return std::max(remaining[l], 0.0) / weight_left[l];
 }
 
 // Freezes the unfrozen flows of `link` at `fill_level` and takes their rates and weights off
-// every link they cross; the levels of those links are pushed anew once each.
-void FlowSharing::Impl::FreezeBottleneck(int32_t link, double fill_level) {
-  ++touch_epoch;
-  touched.clear();
+// every link they cross.
+void FlowSharing::Impl::Freeze(int32_t link, double fill_level) {
   for (FlowId flow : link_flows[static_cast<size_t>(link)]) {
     auto f = static_cast<size_t>(flow);
     if (frozen[f]) continue;
     frozen[f] = 1;
     rate[f] = weight[f] * fill_level;
+    ++frozen_flows;
     for (int32_t other : flow_links[f]) {
       auto o = static_cast<size_t>(other);
+      load[o] += rate[f];
       remaining[o] -= rate[f];
       weight_left[o] -= weight[f];
       --flows_left[o];
-      if (touched_mark[o] != touch_epoch) {
-        touched_mark[o] = touch_epoch;
-        touched.push_back(other);
-      }
     }
-  }
-  for (int32_t other : touched) {
-    if (flows_left[static_cast<size_t>(other)] > 0) PushLevel(other);
   }
 }
 
 void FlowSharing::Impl::Fill() {
-  heap.clear();
+  order.clear();
+  raised.clear();
   for (FlowId flow : component_flows) frozen[static_cast<size_t>(flow)] = 0;
+  frozen_flows = 0;
   for (int32_t link : component_links) {
     auto l = static_cast<size_t>(link);
     remaining[l] = capacity[l];
-    weight_left[l] = 0;
-    for (FlowId flow : link_flows[l]) weight_left[l] += weight[static_cast<size_t>(flow)];
+    weight_left[l] = link_weight[l];
     flows_left[l] = static_cast<int32_t>(link_flows[l].size());
-    if (flows_left[l] > 0) PushLevel(link);
+    load[l] = 0;
+    load_flows[l] = flows_left[l];
+    if (flows_left[l] > 0) order.emplace_back(Level(link), link);
   }
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    auto [fill_level, link] = heap.back();
-    heap.pop_back();
-    auto l = static_cast<size_t>(link);
-    if (flows_left[l] == 0 || fill_level != level[l]) continue;  // full already, or stale
-    FreezeBottleneck(link, fill_level);
-  }
-  for (int32_t link : component_links) {
-    auto l = static_cast<size_t>(link);
-    double sum = 0;
-    for (FlowId flow : link_flows[l]) sum += rate[static_cast<size_t>(flow)];
-    load[l] = sum;
-    load_flows[l] = static_cast<int32_t>(link_flows[l].size());
+  std::sort(order.begin(), order.end());
+  size_t next = 0;
+  // Once every flow is frozen, what is left is full links.
+  while (frozen_flows < component_flows.size()) {
+    std::pair<double, int32_t> top;
+    if (!raised.empty() && (next == order.size() || raised.front() < order[next])) {
+      std::pop_heap(raised.begin(), raised.end(), std::greater<>());
+      top = raised.back();
+      raised.pop_back();
+    } else if (next < order.size()) {
+      top = order[next++];
+    } else {
+      break;
+    }
+    auto [key, link] = top;
+    if (flows_left[static_cast<size_t>(link)] == 0) continue;  // filled with another link
+    double now = Level(link);
+    if (now > key) {  // raised since its key was taken
+      raised.emplace_back(now, link);
+      std::push_heap(raised.begin(), raised.end(), std::greater<>());
+      continue;
+    }
+    Freeze(link, now);
   }
 }
 
-FlowSharing::FlowSharing(std::vector<double> capacities)
-    : impl_(new Impl(std::move(capacities))) {}
+FlowSharing::FlowSharing(std::vector<double> capacities) : impl_(new Impl(std::move(capacities))) {}
 
 void FlowSharing::ImplDeleter::operator()(Impl* impl) const { delete impl; }
 
@@ -225,6 +236,7 @@ FlowId FlowSharing::Add(std::span<const int32_t> links, double weight) {
     auto& list = s.link_flows[static_cast<size_t>(link)];
     s.flow_slot[f].push_back(static_cast<int32_t>(list.size()));
     list.push_back(id);
+    s.link_weight[static_cast<size_t>(link)] += weight;
     s.dirty_links.push_back(link);
   }
   s.weight[f] = weight;
