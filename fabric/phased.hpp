@@ -18,16 +18,16 @@
 namespace troupe::fabric {
 
 struct PhasedJob {
-  double compute_s = 0;    // per iteration, before its burst
-  double offset_s = 0;     // when its first compute starts
-  double latency_s = 0;    // added to each burst (the collective's latency terms)
+  double compute_s = 0;  // per iteration, before its burst
+  double offset_s = 0;   // when its first compute starts
+  double latency_s = 0;  // added to each burst (the collective's latency terms)
   double bytes_per_flow = 0;
   std::vector<std::vector<int32_t>> flow_links;  // each flow's links (Topology::Route)
   double weight = 1;
 };
 
 struct PhasedOptions {
-  double horizon_s = 0;  // simulated time at most
+  double horizon_s = 0;         // simulated time at most (0 or less: no limit but max_iterations)
   int32_t max_iterations = 64;  // per job at most
 };
 

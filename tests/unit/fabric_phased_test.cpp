@@ -1,0 +1,154 @@
+// SimulatePhased (fabric/phased.hpp): a burst alone takes its bytes over its bottleneck plus its
+// latency; bursts that overlap share their links max-min for as long as they overlap, and bursts
+// that interleave (one job computes while the other communicates) cost each other nothing.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "fabric/phased.hpp"
+
+namespace troupe::fabric {
+namespace {
+
+constexpr double kGB = 1e9;
+
+// A job with one flow over link 0 carrying `transfer_s` seconds' worth of bytes at 1 GB/s.
+PhasedJob OneLinkJob(double compute_s, double transfer_s, double offset_s = 0,
+                     double latency_s = 0) {
+  PhasedJob job;
+  job.compute_s = compute_s;
+  job.offset_s = offset_s;
+  job.latency_s = latency_s;
+  job.bytes_per_flow = transfer_s * kGB;
+  job.flow_links = {{0}};
+  return job;
+}
+
+PhasedOptions Iterations(int32_t max_iterations) {
+  return PhasedOptions{.horizon_s = 0, .max_iterations = max_iterations};
+}
+
+TEST(Phased, AJobAloneTakesItsBytesOverItsBottleneckPlusLatency) {
+  PhasedJob job;
+  job.compute_s = 1;
+  job.latency_s = 0.25;
+  job.bytes_per_flow = 2 * kGB;
+  job.flow_links = {{0}, {1, 2}};  // 2 s over link 0; 1 s over links 1 and 2 (bottleneck 2)
+  const std::vector<double> capacities = {1 * kGB, 4 * kGB, 2 * kGB};
+  EXPECT_DOUBLE_EQ(SimulatePhased(capacities, {job}, Iterations(5))[0], 2.25);
+}
+
+TEST(Phased, TwoAlignedJobsOnOneLinkEachTakeTwiceAsLong) {
+  const std::vector<PhasedJob> jobs = {OneLinkJob(1, 1, 0, 0.1), OneLinkJob(1, 1, 0, 0.1)};
+  const std::vector<double> comm_s = SimulatePhased({1 * kGB}, jobs, Iterations(8));
+  EXPECT_DOUBLE_EQ(comm_s[0], 2.1);
+  EXPECT_DOUBLE_EQ(comm_s[1], 2.1);
+}
+
+TEST(Phased, InterleavedBurstsDoNotSlowEachOther) {
+  // Each computes exactly while the other communicates: A's compute is B's burst and back.
+  const std::vector<PhasedJob> symmetric = {OneLinkJob(1.5, 1, 0, 0.5),
+                                            OneLinkJob(1.5, 1, 1.5, 0.5)};
+  const std::vector<double> symmetric_s = SimulatePhased({1 * kGB}, symmetric, Iterations(16));
+  EXPECT_DOUBLE_EQ(symmetric_s[0], 1.5);
+  EXPECT_DOUBLE_EQ(symmetric_s[1], 1.5);
+
+  // A computes 2 s and sends 1 s; B computes 1 s and sends 2 s, starting when A first sends.
+  const std::vector<PhasedJob> uneven = {OneLinkJob(2, 1), OneLinkJob(1, 2, 2)};
+  const std::vector<double> uneven_s = SimulatePhased({1 * kGB}, uneven, Iterations(16));
+  EXPECT_DOUBLE_EQ(uneven_s[0], 1);
+  EXPECT_DOUBLE_EQ(uneven_s[1], 2);
+}
+
+TEST(Phased, PartlyOverlappingBurstsSlowEachOtherLessThanAlignedOnes) {
+  // B starts half a second after A: A sends 0.5 s alone, both share 1 s, B finishes alone, and
+  // the pattern repeats, so each burst takes 1.5 s: between the solo 1 s and the aligned 2 s.
+  const std::vector<PhasedJob> jobs = {OneLinkJob(1, 1), OneLinkJob(1, 1, 0.5)};
+  const std::vector<double> comm_s = SimulatePhased({1 * kGB}, jobs, Iterations(8));
+  EXPECT_DOUBLE_EQ(comm_s[0], 1.5);
+  EXPECT_DOUBLE_EQ(comm_s[1], 1.5);
+}
+
+TEST(Phased, AFinishedFlowLeavesItsShareToTheOthers) {
+  // Weights 1 and 3 on one link: the heavy job sends at 3/4 until its 1 GB is through (4/3 s),
+  // then the light one has the link to itself for its last 2/3 GB.
+  std::vector<PhasedJob> jobs = {OneLinkJob(1, 1), OneLinkJob(1, 1)};
+  jobs[1].weight = 3;
+  const std::vector<double> comm_s = SimulatePhased({1 * kGB}, jobs, Iterations(1));
+  EXPECT_DOUBLE_EQ(comm_s[0], 2);
+  EXPECT_DOUBLE_EQ(comm_s[1], 4.0 / 3);
+}
+
+TEST(Phased, AJobWithoutNetworkTrafficTakesItsLatency) {
+  PhasedJob no_flows = OneLinkJob(1, 0, 0, 0.25);
+  no_flows.flow_links.clear();
+  PhasedJob no_link = OneLinkJob(1, 5, 0, 0.25);
+  no_link.flow_links = {{}};  // inside one server: crosses no link
+  const PhasedJob no_bytes = OneLinkJob(1, 0, 0, 0.25);
+  const PhasedJob busy = OneLinkJob(1, 1);  // beside them on link 0, unslowed
+  const std::vector<double> comm_s =
+      SimulatePhased({1 * kGB}, {no_flows, no_link, no_bytes, busy}, Iterations(4));
+  EXPECT_EQ(comm_s, (std::vector<double>{0.25, 0.25, 0.25, 1}));
+}
+
+TEST(Phased, TheSameInputsGiveTheSameOutputs) {
+  // Twelve jobs of assorted periods over six links, in a fixed pseudo-random draw.
+  uint64_t state = 12345;
+  auto draw = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) / static_cast<double>(1ULL << 53);
+  };
+  std::vector<PhasedJob> jobs(12);
+  for (PhasedJob& job : jobs) {
+    job.compute_s = 0.1 + draw();
+    job.offset_s = draw();
+    job.latency_s = 0.01 * draw();
+    job.bytes_per_flow = (0.2 + draw()) * kGB;
+    for (int f = 0; f < 3; ++f) {
+      job.flow_links.push_back({static_cast<int32_t>(draw() * 6), 5});
+    }
+  }
+  const std::vector<double> capacities(6, 1 * kGB);
+  const std::vector<double> first = SimulatePhased(capacities, jobs, Iterations(32));
+  const std::vector<double> second = SimulatePhased(capacities, jobs, Iterations(32));
+  EXPECT_EQ(first, second);
+  // The draw does contend (link 5 carries every flow): no job keeps its solo burst.
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    EXPECT_GT(first[j], SimulatePhased(capacities, {jobs[j]}, Iterations(1))[0]) << j;
+  }
+}
+
+// A sends 1 s after each 1 s of compute (bursts end at 2, 4, ..., 10); B's first burst starts
+// with A's sixth, at 11, and they share it: both end at 13. A is then done (six iterations) or
+// goes on out of step with B, which is alone from its second burst on.
+std::vector<PhasedJob> LateContention() { return {OneLinkJob(1, 1), OneLinkJob(1, 1, 10)}; }
+
+TEST(Phased, MaxIterationsEndsEachJob) {
+  const std::vector<double> five = SimulatePhased({1 * kGB}, LateContention(), Iterations(5));
+  EXPECT_EQ(five, (std::vector<double>{1, 1}));  // A is done before B starts
+  const std::vector<double> six = SimulatePhased({1 * kGB}, LateContention(), Iterations(6));
+  EXPECT_DOUBLE_EQ(six[0], 7.0 / 6);  // five solo bursts and one shared
+  EXPECT_DOUBLE_EQ(six[1], 7.0 / 6);  // one shared and five solo
+}
+
+TEST(Phased, TheHorizonEndsTheRun) {
+  const std::vector<double> early =
+      SimulatePhased({1 * kGB}, LateContention(), {.horizon_s = 10.5, .max_iterations = 64});
+  EXPECT_EQ(early, (std::vector<double>{1, 1}));  // B completed none: its solo burst
+  const std::vector<double> late =
+      SimulatePhased({1 * kGB}, LateContention(), {.horizon_s = 13, .max_iterations = 64});
+  EXPECT_DOUBLE_EQ(late[0], 7.0 / 6);  // A's sixth burst ends at the horizon and counts
+  EXPECT_DOUBLE_EQ(late[1], 2);
+}
+
+TEST(Phased, IterationsThatTakeNoTimeStillEnd) {
+  PhasedJob instant;  // no compute, no traffic, no latency: time never moves
+  const std::vector<double> comm_s =
+      SimulatePhased({1 * kGB}, {instant}, Iterations(std::numeric_limits<int32_t>::max()));
+  EXPECT_EQ(comm_s, (std::vector<double>{0}));
+}
+
+}  // namespace
+}  // namespace troupe::fabric
