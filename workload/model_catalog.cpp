@@ -54,14 +54,21 @@ Status ParsePositive(std::string_view field, std::string_view file, int64_t line
   return status;
 }
 
-// Optional columns of synergy_models.csv (the analytic memory model): 0 when absent.
-constexpr const char* kOptionalModelColumns[] = {"dataset_gb_per_gpu", "storage_throughput",
-                                                 "min_mem_gb_per_gpu", "thrash_throughput"};
+// Optional columns of synergy_models.csv (the analytic memory model, then the fabric's): 0 when
+// absent.
+constexpr const char* kOptionalModelColumns[] = {
+    "dataset_gb_per_gpu", "storage_throughput", "min_mem_gb_per_gpu",
+    "thrash_throughput",  "gradient_mb",        "comm_overlap"};
+constexpr size_t kCommOverlapColumn = 5;
+constexpr double kBytesPerMb = 1e6;
 
 Status ParseOptionalColumns(const CsvLine& line, const int* col, std::string_view file,
                             ModelProfile* model) {
-  double* fields[] = {&model->dataset_gb_per_gpu, &model->storage_throughput,
-                      &model->min_memory_gb_per_gpu, &model->thrash_throughput};
+  double gradient_mb = 0;
+  double* fields[] = {&model->dataset_gb_per_gpu,    &model->storage_throughput,
+                      &model->min_memory_gb_per_gpu, &model->thrash_throughput,
+                      &gradient_mb,                  &model->comm_overlap};
+  static_assert(std::size(fields) == std::size(kOptionalModelColumns));
   for (size_t i = 0; i < std::size(kOptionalModelColumns); ++i) {
     if (col[i] < 0) continue;
     Status status = ParseDoubleField(line.fields[col[i]], file, line.number,
@@ -69,8 +76,13 @@ Status ParseOptionalColumns(const CsvLine& line, const int* col, std::string_vie
     if (status.ok() && *fields[i] < 0) {
       status = FieldError(file, line.number, kOptionalModelColumns[i], "must not be negative");
     }
+    if (status.ok() && i == kCommOverlapColumn && *fields[i] > 1) {
+      status = FieldError(file, line.number, kOptionalModelColumns[i],
+                          "must be at most 1, got " + std::string(line.fields[col[i]]));
+    }
     if (!status.ok()) return status;
   }
+  model->gradient_bytes = gradient_mb * kBytesPerMb;
   return Status::Ok();
 }
 

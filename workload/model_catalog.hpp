@@ -3,8 +3,8 @@
 // Contract: a catalogue is built from two CSVs (configs/models/): synergy_models.csv, one row per
 // model (class, iteration time at the GPU-proportional share, batch size, ideal CPUs and memory
 // per GPU, speedup at the ideal; optionally the memory model's dataset_gb_per_gpu,
-// storage_throughput, min_mem_gb_per_gpu and thrash_throughput, 0 when absent, never negative),
-// and synergy_sensitivity.csv, each model's throughput at every
+// storage_throughput, min_mem_gb_per_gpu and thrash_throughput, and the fabric's gradient_mb and
+// comm_overlap, 0 when absent, never negative, an overlap at most 1), and synergy_sensitivity.csv, each model's throughput at every
 // point of a CPUs-per-GPU × memory-per-GPU grid, 1.0 being the GPU-proportional share (3 CPUs and
 // 62.5 GB per GPU on Synergy's 8-GPU, 24-CPU, 500 GB servers). Columns are found by name. Parse
 // refuses a catalogue that a scheduler could misread: a model without every grid point, a model
@@ -33,10 +33,12 @@ struct ModelProfile {
   // min_mem_gb_per_gpu and thrash_throughput; absent = 0 = memory-insensitive.
   double dataset_gb_per_gpu = 0, storage_throughput = 0;
   double min_memory_gb_per_gpu = 0, thrash_throughput = 0;
-  // With a fabric (docs/network.md): the gradient a data-parallel iteration all-reduces (bytes;
-  // the optional gradient_mb column) and the share of that exchange hidden behind compute (the
-  // optional comm_overlap column, 0..1). Absent: 0.
-  double gradient_bytes = 0, comm_overlap = 0;
+  // The fabric's inputs (docs/network.md): the gradient a data-parallel job all-reduces each
+  // iteration, in bytes (column gradient_mb: parameters x 4 bytes, in units of 1e6 bytes), and the
+  // share of that communication hidden behind compute, in [0, 1] (column comm_overlap). Absent = 0:
+  // no gradient size known, nothing hidden.
+  double gradient_bytes = 0;
+  double comm_overlap = 0;
   // CPUs per GPU {1,2,3,4,5,6,9,12,24} x GB per GPU {20.83,62.5,125,187.5,250}; 1.0 at the
   // proportional share.
   SensitivityMatrix sensitivity;

@@ -209,7 +209,7 @@ TEST(ModelCatalogTest, BuiltInCarriesTheMemoryModelColumns) {
   auto rows = ReadRows("synergy_models.csv");  // columns 7..10: the memory model
   for (size_t i = 0; i < rows.size(); ++i) {
     const ModelProfile& model = catalog.models()[i];
-    ASSERT_EQ(rows[i].size(), 11u) << model.name;
+    ASSERT_EQ(rows[i].size(), 13u) << model.name;
     EXPECT_DOUBLE_EQ(model.dataset_gb_per_gpu, std::stod(rows[i][7])) << model.name;
     EXPECT_DOUBLE_EQ(model.storage_throughput, std::stod(rows[i][8])) << model.name;
     EXPECT_DOUBLE_EQ(model.min_memory_gb_per_gpu, std::stod(rows[i][9])) << model.name;
@@ -240,6 +240,56 @@ TEST(ModelCatalogParseTest, MemoryModelColumnsAreOptionalAndNonNegative) {
   std::string junk = models;
   junk.replace(junk.find("1.5,100"), 7, "fast,100");
   ExpectInvalid(ParseSmall(junk, kGrid, &catalog), {"m.csv:2", "'storage_throughput'", "'fast'"});
+}
+
+// The fabric needs every built-in model's gradient: parameters x 4 bytes (docs/network.md).
+TEST(ModelCatalogTest, BuiltInGivesEveryModelAGradientSizeAndAnOverlap) {
+  const ModelCatalog& catalog = ModelCatalog::BuiltIn();
+  auto rows = ReadRows("synergy_models.csv");  // columns 11, 12: gradient_mb, comm_overlap
+  ASSERT_EQ(rows.size(), catalog.models().size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ModelProfile& model = catalog.models()[i];
+    ASSERT_EQ(rows[i].size(), 13u) << model.name;
+    EXPECT_GT(model.gradient_bytes, 0) << model.name;
+    EXPECT_DOUBLE_EQ(model.gradient_bytes, std::stod(rows[i][11]) * 1e6) << model.name;
+    EXPECT_DOUBLE_EQ(model.comm_overlap, std::stod(rows[i][12])) << model.name;
+    EXPECT_GE(model.comm_overlap, 0) << model.name;
+    EXPECT_LE(model.comm_overlap, 1) << model.name;
+  }
+  // torchvision's ResNet-50 has 25,557,032 parameters; AlexNet 61,100,840.
+  EXPECT_DOUBLE_EQ(catalog.Find("res50")->gradient_bytes, 25557032.0 * 4);
+  EXPECT_DOUBLE_EQ(catalog.Find("alexnet")->gradient_bytes, 61100840.0 * 4);
+}
+
+TEST(ModelCatalogParseTest, GradientAndOverlapColumnsAreOptionalAndBounded) {
+  ModelCatalog catalog;
+  ASSERT_TRUE(ParseSmall(kModels, kGrid, &catalog).ok());
+  EXPECT_EQ(catalog.Find("a")->gradient_bytes, 0);
+  EXPECT_EQ(catalog.Find("a")->comm_overlap, 0);
+  std::string models =
+      "model,class,iter_time_s_at_proportional,batch_size,ideal_cpus_per_gpu,"
+      "ideal_mem_gb_per_gpu,speedup_at_ideal,comm_overlap,gradient_mb\n"
+      "a,image,0.5,64,6,125,2,0.25,102.5\n"
+      "b,speech,0.25,32,3,62.5,1,1,0\n";
+  Status status = ParseSmall(models, kGrid, &catalog);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_DOUBLE_EQ(catalog.Find("a")->gradient_bytes, 102.5e6);
+  EXPECT_EQ(catalog.Find("a")->comm_overlap, 0.25);
+  EXPECT_EQ(catalog.Find("b")->comm_overlap, 1);
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string changed = models;
+    changed.replace(changed.find(from), from.size(), to);
+    return changed;
+  };
+  ExpectInvalid(ParseSmall(with("0.25,102.5", "0.25,-3"), kGrid, &catalog),
+                {"m.csv:2", "'gradient_mb'", "negative"});
+  ExpectInvalid(ParseSmall(with("0.25,102.5", "1.5,102.5"), kGrid, &catalog),
+                {"m.csv:2", "'comm_overlap'", "at most 1", "1.5"});
+  ExpectInvalid(ParseSmall(with("0.25,102.5", "-0.1,102.5"), kGrid, &catalog),
+                {"m.csv:2", "'comm_overlap'", "negative"});
+  ExpectInvalid(ParseSmall(with("0.25,102.5", "0.25,big"), kGrid, &catalog),
+                {"m.csv:2", "'gradient_mb'", "'big'"});
+  EXPECT_EQ(catalog.Find("a")->gradient_bytes, 102.5e6) << "a refused catalogue changes nothing";
 }
 
 TEST(ModelCatalogParseTest, AFailedParseLeavesTheOutputUntouched) {
