@@ -26,6 +26,7 @@ class FlowSharing {
   // capacities[l]: link l's capacity (bytes per second, > 0).
   explicit FlowSharing(std::vector<double> capacities);
 
+  // A flow over `links` (indices into capacities) with a weight > 0.
   FlowId Add(std::span<const int32_t> links, double weight = 1);
   void Remove(FlowId flow);
   // Recomputes the rates of the components changed since the last Update.

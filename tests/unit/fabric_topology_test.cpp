@@ -170,6 +170,12 @@ TEST(FabricTopology, RefusesASpineNamedTwice) {
                 4, "fabric.spine[1].name", "named twice");
 }
 
+TEST(FabricTopology, RefusesARackNamedTwice) {
+  ExpectRefused(R"pb(rack { name: "a" first_server: 0 last_server: 1 }
+                     rack { name: "a" first_server: 2 last_server: 3 })pb",
+                4, "fabric.rack[1].name", "names rack 0 too");
+}
+
 TEST(FabricTopology, RefusesTwoWaysOfSayingOneThing) {
   ExpectRefused("servers_per_rack: 2 rack { first_server: 0 last_server: 3 }", 4,
                 "fabric.servers_per_rack");
