@@ -125,6 +125,45 @@ TEST(FabricFlowSharing, UpdateRecomputesOnlyTheTouchedComponent) {
   EXPECT_EQ(sharing.last_update_flows(), 0u);
 }
 
+TEST(FabricFlowSharing, TheSameCallsGiveTheSameRatesBitForBit) {
+  std::vector<double> capacities = {7, 3.5, 11, 2.25, 9};
+  FlowSharing one(capacities), two(capacities);
+  std::mt19937_64 rng(3);
+  std::vector<FlowId> ids;
+  for (int i = 0; i < 40; ++i) {
+    Links links = {static_cast<int32_t>(rng() % 5), static_cast<int32_t>(rng() % 5)};
+    if (links[0] == links[1]) links.pop_back();
+    double weight = 1 + static_cast<double>(rng() % 3) / 2;
+    FlowId id = one.Add(links, weight);
+    EXPECT_EQ(two.Add(links, weight), id);
+    ids.push_back(id);
+    if (i % 4 == 3) {
+      one.Remove(ids[i / 2]);
+      two.Remove(ids[i / 2]);
+    }
+    one.Update();
+    two.Update();
+  }
+  for (FlowId id : ids) EXPECT_EQ(one.Rate(id), two.Rate(id));
+}
+
+// A flow that lists a link twice crosses it twice: it uses two shares, and counts twice in the
+// link's load and flows; removing it leaves the link's list clean.
+TEST(FabricFlowSharing, AFlowListingALinkTwiceTakesTwoShares) {
+  FlowSharing sharing({9});
+  FlowId twice = sharing.Add(Links{0, 0});
+  FlowId once = sharing.Add(Links{0});
+  sharing.Update();
+  EXPECT_DOUBLE_EQ(sharing.Rate(twice), 3);
+  EXPECT_DOUBLE_EQ(sharing.Rate(once), 3);
+  EXPECT_DOUBLE_EQ(sharing.LinkLoad(0), 9);
+  EXPECT_EQ(sharing.LinkFlows(0), 3);
+  sharing.Remove(twice);
+  sharing.Update();
+  EXPECT_DOUBLE_EQ(sharing.Rate(once), 9);
+  EXPECT_EQ(sharing.LinkFlows(0), 1);
+}
+
 // Random flows over a few random links each, with random weights; after each batch of adds and
 // removes the incremental rates equal a from-scratch FlowSharing's, and the Update recomputed
 // exactly the flows that share a link, directly or through others, with a changed one.
