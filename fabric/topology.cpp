@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -22,14 +23,20 @@ std::string RackField(int index, const char* field) {
   return "fabric.rack[" + std::to_string(index) + "]." + field;
 }
 
+std::string Number(double value) {  // as written: "0.5", "-1", not std::to_string's "0.500000"
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
 Status Positive(const std::string& field, double value) {
   if (value > 0 && std::isfinite(value)) return Status::Ok();
-  return Status::InvalidInput(field + ": must be > 0, got " + std::to_string(value));
+  return Status::InvalidInput(field + ": must be > 0, got " + Number(value));
 }
 
 Status NotNegative(const std::string& field, double value) {
   if (value >= 0 && std::isfinite(value)) return Status::Ok();
-  return Status::InvalidInput(field + ": must be >= 0, got " + std::to_string(value));
+  return Status::InvalidInput(field + ": must be >= 0, got " + Number(value));
 }
 
 // The rack of each server, from explicit ranges; every server in exactly one rack.

@@ -186,11 +186,12 @@ TEST(FabricTopology, RefusesTwoWaysOfSayingOneThing) {
 }
 
 TEST(FabricTopology, RefusesACapacityThatIsNotPositive) {
-  ExpectRefused("server_nic_gbps: 0", 4, "fabric.server_nic_gbps");
-  ExpectRefused("tor_uplink_gbps: -1", 4, "fabric.tor_uplink_gbps");
+  ExpectRefused("server_nic_gbps: 0", 4, "fabric.server_nic_gbps", "must be > 0, got 0");
+  ExpectRefused("tor_uplink_gbps: -1", 4, "fabric.tor_uplink_gbps", "got -1");
   ExpectRefused("rack { first_server: 0 last_server: 3 uplink_gbps: 0 }", 4,
                 "fabric.rack[0].uplink_gbps");
   ExpectRefused("intra_server_gbps: 0", 4, "fabric.intra_server_gbps");
+  ExpectRefused("nic_latency_us: -1", 4, "fabric.nic_latency_us", "must be >= 0");
   // A spine with no racks under it: its uplink from its racks' works out to 0.
   ExpectRefused(R"pb(rack { first_server: 0 last_server: 3 spine: "a" }
                      spine { name: "a" }
