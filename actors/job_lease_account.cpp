@@ -79,7 +79,8 @@ JobProgress RunLease(JobActorState& st) {
   // gpu/real_progress.hpp); a failed worker measured nothing and credits nothing.
   const int64_t possible =
       st.compute ? gpu::IterationsFromMeasurement(lease_s, lease.seconds_per_iteration, p.speedup)
-                 : scheduling::IterationsIn(lease_s, st.profile->iter_time_s, p.speedup);
+                 : scheduling::IterationsIn(lease_s, st.profile->iter_time_s, p.speedup,
+                                            assembly.network_s());
   st.offer = StandingOffer{possible, p.gpus, lease_s};
   JobCheckpoint& account = st.account;
   p.iterations_done = std::min(possible, account.iterations_left);

@@ -42,6 +42,12 @@ caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
         leases.insert(leases.end(), std::make_move_iterator(batch.leases.begin()),
                       std::make_move_iterator(batch.leases.end()));
       },
+      [=](LinkBatch& batch) {
+        auto& links = self->state.records.links;
+        links.insert(links.end(), std::make_move_iterator(batch.links.begin()),
+                     std::make_move_iterator(batch.links.end()));
+      },
+      [=](JobNetworkBatch& batch) { self->state.records.job_network = std::move(batch.jobs); },
       [=](RunEnd& end) {
         MetricsState& st = self->state;
         st.records.end = std::move(end);

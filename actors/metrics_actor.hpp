@@ -22,6 +22,8 @@ struct RunRecords {
   std::vector<JobRecord> jobs;
   std::vector<RoundRecord> rounds;
   std::vector<LeaseRecord> leases;
+  std::vector<LinkRecord> links;  // with a fabric
+  std::vector<JobNetworkRecord> job_network;
   std::vector<FaultRecord> faults;
   RunEnd end;
 };

@@ -13,9 +13,15 @@ std::vector<scheduling::Arrival> TakeArrivals(Self* self, std::vector<ArrivedJob
   for (ArrivedJob& a : arrived) {
     const bool has_actor = static_cast<bool>(a.job);
     if (has_actor) WatchJob(self, a.spec.job_id, std::move(a.job));
-    arrivals.push_back(scheduling::Arrival{std::move(a.spec), has_actor, a.iter_time_s,
-                                           a.ideal_cpus_per_gpu, a.ideal_memory_gb_per_gpu,
-                                           a.speedup_at_ideal, std::move(a.sensitivity)});
+    arrivals.push_back(scheduling::Arrival{
+        .spec = std::move(a.spec),
+        .has_actor = has_actor,
+        .iter_time_s = a.iter_time_s,
+        .ideal_cpus_per_gpu = a.ideal_cpus_per_gpu,
+        .ideal_memory_gb_per_gpu = a.ideal_memory_gb_per_gpu,
+        .speedup_at_ideal = a.speedup_at_ideal,
+        .sensitivity = std::move(a.sensitivity),
+        .traffic = {.gradient_bytes = a.gradient_bytes, .comm_overlap = a.comm_overlap}});
   }
   return arrivals;
 }

@@ -44,7 +44,8 @@ class Messenger final : public scheduling::SchedulerOutput {
                                          .memory_gb = g.memory_gb,
                                          .parts = g.parts,
                                          .type_speed = g.type_speed,
-                                         .rounds_stood = g.rounds_stood});
+                                         .rounds_stood = g.rounds_stood,
+                                         .network_s = g.network_s});
     }
     leases.standing = std::move(round.standing);
     Tell(self_, st.telemetry, st.cluster.servers[server], std::move(leases));
@@ -80,6 +81,8 @@ class Messenger final : public scheduling::SchedulerOutput {
   void RecordJob(const JobRecord& record) override { ToMetrics(record); }
   void RecordRound(const RoundRecord& round) override { ToMetrics(round); }
   void RecordLeases(LeaseBatch&& leases) override { ToMetrics(std::move(leases)); }
+  void RecordLinks(LinkBatch&& links) override { ToMetrics(std::move(links)); }
+  void RecordJobNetwork(JobNetworkBatch&& jobs) override { ToMetrics(std::move(jobs)); }
 
   void WakeAt(double at_s) override {
     SchedulerState& st = self_->state;

@@ -80,7 +80,8 @@ void ApplyRound(Self self, const RoundLeases& round) {
                      .granted = true,
                      .scheduler = scheduler,
                      .speed = speed * order.type_speed,
-                     .rounds_stood = order.rounds_stood};
+                     .rounds_stood = order.rounds_stood,
+                     .network_s = order.network_s};
     Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb, round.end_s,
                                 &grant.gpu_ids);
     if (!s.ok()) {

@@ -35,6 +35,8 @@ ArrivalBatch TakeArrivals(Self self, double until_s) {
     arrived.ideal_memory_gb_per_gpu = profile->ideal_memory_gb_per_gpu;
     arrived.speedup_at_ideal = profile->speedup_at_ideal;
     arrived.sensitivity = profile->sensitivity;  // oracle profiling: the true matrix
+    arrived.gradient_bytes = profile->gradient_bytes;
+    arrived.comm_overlap = profile->comm_overlap;
     // Without faults the scheduler spawns the job's actor when it first places the job.
     if (st.checkpoints) arrived.job = st.jobs.Spawn(self, spec, st.scheduler);
     arrived.spec = std::move(spec);

@@ -62,10 +62,14 @@ struct LeaseOrder {
   // that names no type): the server's grant carries it, so the job runs at it.
   double type_speed = 1;
   int32_t rounds_stood = 0;  // rounds the job's previous lease stood since its last grant
+  // With a fabric: the exposed seconds of the job's gradient exchange per iteration at its share
+  // of the links this round (docs/network.md); an iteration takes its compute plus this.
+  double network_s = 0;
 };
 template <class Inspector>
 auto inspect(Inspector& f, LeaseOrder& x) {
-  return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts, x.type_speed, x.rounds_stood);
+  return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts, x.type_speed, x.rounds_stood,
+           x.network_s);
 }
 
 // Every lease of one round on one server. Leases of earlier rounds have ended by start_s, but for
@@ -99,11 +103,12 @@ struct LeaseGrant {
   // Rounds the job's previous lease stood (at the rate its last report offered) since its last
   // grant: the job credits them before this lease.
   int32_t rounds_stood = 0;
+  double network_s = 0;  // LeaseOrder.network_s
 };
 template <class Inspector>
 auto inspect(Inspector& f, LeaseGrant& x) {
   return f(x.round, x.start_s, x.end_s, x.server, x.gpu_ids, x.cpus, x.memory_gb, x.parts,
-           x.granted, x.scheduler, x.speed, x.rounds_stood);
+           x.granted, x.scheduler, x.speed, x.rounds_stood, x.network_s);
 }
 
 // The scheduler asks a job for its report on the lease that started at lease_start_s: the job
@@ -214,11 +219,15 @@ struct ArrivedJob {
   double ideal_memory_gb_per_gpu = 0;
   double speedup_at_ideal = 1;
   SensitivityMatrix sensitivity;
+  // The model's gradient (bytes) and the share of its exchange hidden behind compute: with a
+  // fabric, what its all-reduce puts on the links.
+  double gradient_bytes = 0;
+  double comm_overlap = 0;
 };
 template <class Inspector>
 auto inspect(Inspector& f, ArrivedJob& x) {
   return f(x.spec, x.job, x.iter_time_s, x.ideal_cpus_per_gpu, x.ideal_memory_gb_per_gpu,
-           x.speedup_at_ideal, x.sensitivity);
+           x.speedup_at_ideal, x.sensitivity, x.gradient_bytes, x.comm_overlap);
 }
 
 struct ArrivalBatch {

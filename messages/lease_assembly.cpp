@@ -29,6 +29,7 @@ LeaseAssembly::Outcome LeaseAssembly::AddGrant(Grant&& grant) {
                                .memory_gb = grant.memory_gb});
     // The first part sets the speed (a GPU type faster than the reference runs above 1).
     speed_ = parts_.size() == 1 ? grant.speed : std::min(speed_, grant.speed);
+    network_s_ = std::max(network_s_, grant.network_s);
   }
   return Outcome::kAdded;
 }
@@ -67,6 +68,7 @@ void LeaseAssembly::StartOver(int64_t round, double start_s, double end_s, int32
   refused_ = false;
   ended_ = false;
   speed_ = 1;
+  network_s_ = 0;
   scheduler_ = std::move(scheduler);
 }
 

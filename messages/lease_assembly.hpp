@@ -39,6 +39,8 @@ class LeaseAssembly {
   double start_s() const { return start_s_; }
   double end_s() const { return end_s_; }
   double speed() const { return speed_; }
+  // Exposed communication seconds per iteration over the fabric (LeaseGrant.network_s).
+  double network_s() const { return network_s_; }
   bool refused() const { return refused_; }
   bool ended() const { return ended_; }
   // Who ordered the lease (the first grant's scheduler): a job reports there.
@@ -74,6 +76,7 @@ class LeaseAssembly {
   bool refused_ = false;
   bool ended_ = false;
   double speed_ = 1;
+  double network_s_ = 0;
   scheduler_actor scheduler_;
 };
 

@@ -41,6 +41,28 @@ auto inspect(Inspector& f, JobRecord& x) {
            x.profiling_s, x.wasted_gpu_s, x.restarts, x.failure);
 }
 
+// With a fabric (docs/network.md): the seconds a job's iterations spent in exposed communication
+// over it, and the part of them other jobs' traffic cost it (jobs.csv's comm_s, contention_s).
+// Kept apart from JobRecord, which every job of every run carries.
+struct JobNetworkRecord {
+  int64_t job_id = 0;
+  double comm_s = 0;
+  double contention_s = 0;
+};
+template <class Inspector>
+auto inspect(Inspector& f, JobNetworkRecord& x) {
+  return f(x.job_id, x.comm_s, x.contention_s);
+}
+
+// The fabric's records of a run's end: every job that crossed it, by job id.
+struct JobNetworkBatch {
+  std::vector<JobNetworkRecord> jobs;
+};
+template <class Inspector>
+auto inspect(Inspector& f, JobNetworkBatch& x) {
+  return f(x.jobs);
+}
+
 // A fault the injector applied, and when the run recovered from it (-1: it did not, or the fault
 // needs no recovery).
 struct FaultRecord {
@@ -83,6 +105,29 @@ struct LeaseRecord {
 template <class Inspector>
 auto inspect(Inspector& f, LeaseRecord& x) {
   return f(x.round, x.job_id, x.server, x.gpu_ids, x.cpus, x.memory_gb);
+}
+
+// One link of the fabric in one round (links.csv): what crossed it.
+struct LinkRecord {
+  int64_t round = 0;
+  int32_t link = 0;  // the topology's link index (fabric/topology.hpp names it)
+  double start_s = 0;
+  double end_s = 0;
+  double bytes = 0;
+  int32_t flows = 0;      // flows crossing it this round
+  double rate_bytes_per_s = 0;  // their max-min rates summed
+};
+template <class Inspector>
+auto inspect(Inspector& f, LinkRecord& x) {
+  return f(x.round, x.link, x.start_s, x.end_s, x.bytes, x.flows, x.rate_bytes_per_s);
+}
+
+struct LinkBatch {
+  std::vector<LinkRecord> links;
+};
+template <class Inspector>
+auto inspect(Inspector& f, LinkBatch& x) {
+  return f(x.links);
 }
 
 // The lease parts of one round, sent to the metrics recorder in one message.

@@ -23,6 +23,7 @@ ClusterScheduler::ClusterScheduler(const ClusterSchedulerOptions& options, Clust
   st.options = options;
   st.server_up.assign(setup.servers.size(), true);
   st.server_back_at_s.assign(setup.servers.size(), -1);
+  if (options.fabric) st.fabric = std::make_unique<FabricRound>(options.fabric);
   st.setup = std::move(setup);
   st.out = output;
   st.order = QueueOrder(*st.policy, options.order);

@@ -29,6 +29,7 @@
 #include "messages/run_messages.hpp"
 #include "messages/sensitivity.hpp"
 #include "scheduling/cluster_ledger.hpp"
+#include "scheduling/fabric_round.hpp"
 #include "scheduling/mechanism.hpp"
 #include "scheduling/policy.hpp"
 
@@ -59,6 +60,8 @@ struct ClusterSchedulerOptions {
   // speed on every type (null: 1 everywhere, a cluster that names no type).
   std::vector<int32_t> server_gpu_types;
   std::shared_ptr<const TypeSpeedsByModel> type_speeds;
+  // The network between the servers (docs/network.md); null: none, no job waits for traffic.
+  std::shared_ptr<const FabricModel> fabric;
 };
 
 // What surrounds the engine, as far as it changes what it says.
@@ -80,6 +83,7 @@ struct Arrival {
   double ideal_memory_gb_per_gpu = 0;
   double speedup_at_ideal = 1;
   SensitivityMatrix sensitivity;
+  JobTraffic traffic;  // its gradient exchange, with a fabric
 };
 
 // One job's grant on one server (a LeaseOrder without the job's actor).
@@ -91,6 +95,7 @@ struct Grant {
   int32_t parts = 1;  // servers the job spans this round (gang: all or nothing)
   double type_speed = 1;
   int32_t rounds_stood = 0;  // rounds the job's previous lease stood since its last grant
+  double network_s = 0;      // exposed communication seconds per iteration (FabricRound)
 };
 
 // A server's share of one round (a RoundLeases without actors).
@@ -134,6 +139,10 @@ class SchedulerOutput {
   virtual void RecordJob(const JobRecord& record) = 0;
   virtual void RecordRound(const RoundRecord& round) = 0;
   virtual void RecordLeases(LeaseBatch&& leases) = 0;
+  // With a fabric: the links that carried traffic in a closed round (links.csv), if any did.
+  virtual void RecordLinks(LinkBatch&& links) = 0;
+  // With a fabric, at the run's end: what every job that crossed it spent there.
+  virtual void RecordJobNetwork(JobNetworkBatch&& jobs) = 0;
   // Timers: BeginRound(at_s) then; OnRoundTimer at the round's end; OnGrace after delay_s.
   virtual void WakeAt(double at_s) = 0;
   virtual void EndRoundAt(int64_t round, double at_s) = 0;

@@ -53,6 +53,7 @@ std::vector<ProfileAsk> Admit(EngineState& st, std::vector<Arrival>& arrived) {
     }
     v.expected_speedup =
         scheduling::ExpectedSpeedup(st.mechanism_definition->proportional_share_only, v, nullptr);
+    if (st.fabric && s.gpus > 1) st.fabric->Track(s.job_id, a.traffic);
     t.has_actor = a.has_actor;
     t.record.job_id = s.job_id;
     t.record.model = s.model;

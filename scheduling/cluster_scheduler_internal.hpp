@@ -86,8 +86,9 @@ enum class LeaseFate {
 // way notes where its report falls among the round's and where its parts are. Granted:
 // *rounds_stood is what the job's new grant tells it (rounds stood since its last). Stands and
 // the job goes on under a constant key: its report of the round is taken now (kStandsTaken).
+// A job whose communication over the fabric changed since its last round is granted anew.
 LeaseFate LeaseStands(EngineState& st, TrackedJob& job, const JobPlacement& placement, size_t index,
-                      int32_t* rounds_stood);
+                      bool network_changed, int32_t* rounds_stood);
 // Keeps what the job's report offers for a further round of its lease (a report the job sent).
 void NoteStandingOffer(EngineState& st, TrackedJob& job, const JobProgress& progress);
 // Takes the round's filed reports and the reports of its standing leases, in the order the jobs

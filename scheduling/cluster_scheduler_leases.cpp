@@ -1,9 +1,37 @@
 // The round's leases (cluster_scheduler_internal.hpp): each placed job's lease granted anew or
 // standing, and every server that hears of the round told its share.
+#include <algorithm>
+#include <limits>
+
 #include "scheduling/cluster_scheduler_internal.hpp"
 
 namespace troupe::scheduling::engine_detail {
 namespace {
+
+// Seconds one iteration of the job computes on the placement, as the engine estimates it (its
+// profiled matrix at the share, on the slowest GPU type of its parts): the gaps between the
+// bursts of the phased traffic model.
+double EstimatedComputeSeconds(const EngineState& st, const TrackedJob& job,
+                               const scheduling::JobPlacement& p) {
+  const double gpus = p.gpus();
+  const double speedup =
+      job.view.sensitivity ? job.view.sensitivity->At(p.cpus() / gpus, p.memory_gb() / gpus) : 1;
+  double type_speed = std::numeric_limits<double>::infinity();
+  for (const scheduling::PlacementPart& part : p.parts) {
+    type_speed = std::min(type_speed, job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type));
+  }
+  return job.view.iter_time_s / (speedup * type_speed);
+}
+
+// With a fabric: each placement's communication this round (st.network, by placement).
+void PlanNetwork(EngineState& st, const std::vector<scheduling::JobPlacement>& placements) {
+  st.network = nullptr;
+  if (!st.fabric) return;
+  const auto compute_s = [&](size_t i) {
+    return EstimatedComputeSeconds(st, *st.placed_jobs[i], placements[i]);
+  };
+  st.network = &st.fabric->Plan(placements, compute_s, st.options.round_s);
+}
 
 // Has the actor of a job that arrived without one spawned, before any lease can reach it.
 void SpawnJob(EngineState& st, TrackedJob& job) {
@@ -45,7 +73,8 @@ size_t GrantOrStand(EngineState& st, const std::vector<scheduling::JobPlacement>
     if (!job.has_actor) SpawnJob(st, job);  // first placed: until now it was a record alone
     const int32_t parts = static_cast<int32_t>(p.parts.size());
     int32_t rounds_stood = 0;
-    const LeaseFate fate = LeaseStands(st, job, p, i, &rounds_stood);
+    const JobNetworkRound network = st.network ? (*st.network)[i] : JobNetworkRound{};
+    const LeaseFate fate = LeaseStands(st, job, p, i, network.changed, &rounds_stood);
     taken += fate == LeaseFate::kStandsTaken;
     st.round_jobs.push_back(p.job_id);
     for (int32_t k = 0; k < parts; ++k) {
@@ -54,8 +83,14 @@ size_t GrantOrStand(EngineState& st, const std::vector<scheduling::JobPlacement>
         st.standing_parts.push_back({part.server, static_cast<int32_t>(i), k});
       } else {
         st.leases_by_server[part.server].grants.push_back(
-            Grant{p.job_id, part.gpus, part.cpus, part.memory_gb, parts,
-                  job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type), rounds_stood});
+            Grant{.job_id = p.job_id,
+                  .gpus = part.gpus,
+                  .cpus = part.cpus,
+                  .memory_gb = part.memory_gb,
+                  .parts = parts,
+                  .type_speed = job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type),
+                  .rounds_stood = rounds_stood,
+                  .network_s = network.network_s});
       }
       st.current.gpus_allocated += part.gpus;
       st.current.cpus_allocated += part.cpus;
@@ -103,6 +138,7 @@ size_t LeaseRound(EngineState& st, const std::vector<scheduling::JobPlacement>& 
   st.round_standing.clear();
   std::vector<size_t> parts_on_server(st.leases_by_server.size(), 0);
   FindPlacedJobs(st, placements, parts_on_server);
+  PlanNetwork(st, placements);
   const size_t taken = GrantOrStand(st, placements);
   TellServers(st, placements, parts_on_server);
   return placements.size() - taken;

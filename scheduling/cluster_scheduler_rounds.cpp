@@ -32,6 +32,7 @@ void Idle(EngineState& st, double start_s) {
 
 // A round the job ran, in its entry.
 void CreditRun(const EngineState& st, TrackedJob& job, int32_t gpus, int64_t iterations_left) {
+  if (st.fabric) st.fabric->Credit(job.view.id, job.view.iterations_left - iterations_left);
   job.view.iterations_left = iterations_left;
   job.view.attained_gpu_s += gpus * st.options.round_s;
   job.view.last_served_s = st.current.end_s;
@@ -48,6 +49,7 @@ void EndRun(EngineState& st, std::string reason) {
     auto it = st.jobs.find(id);
     if (it != st.jobs.end() && !it->second.done) st.out->RecordJob(it->second.record);
   }
+  if (st.fabric) st.out->RecordJobNetwork(JobNetworkBatch{st.fabric->SpentByJob()});
   const double end_s = st.round >= 0 ? st.current.end_s : 0;
   std::vector<int64_t> with_actors;
   for (int64_t id : st.queue) {
@@ -98,6 +100,11 @@ void MaybeCloseRound(EngineState& st) {
     st.out->RecordLeases(LeaseBatch{std::move(st.round_leases)});
     st.round_leases.clear();
   }
+  if (st.fabric) {
+    LinkBatch links;
+    st.fabric->CloseRound(st.round, st.current.start_s, st.current.end_s, &links.links);
+    if (!links.links.empty()) st.out->RecordLinks(std::move(links));
+  }
   st.out->RecordRound(st.current);
   if (MeasuredJobsDone(st)) return EndRun(st, "measured jobs finished");
   st.out->StartRound(st.current.end_s);
@@ -106,6 +113,7 @@ void MaybeCloseRound(EngineState& st) {
 void RecordFinished(EngineState& st, TrackedJob& job, double end_s) {
   job.done = true;
   NoteDone(st, job.record.job_id);
+  if (st.fabric) st.fabric->Forget(job.record.job_id);
   job.record.end_s = end_s;
   job.record.jct_s = job.record.end_s - job.record.arrival_s;
   if (st.round >= 0 && end_s == st.current.end_s) ++st.current.jobs_finished;
@@ -116,6 +124,7 @@ void RecordFinished(EngineState& st, TrackedJob& job, double end_s) {
 void RecordFailed(EngineState& st, TrackedJob& job, const std::string& reason) {
   job.done = true;
   NoteDone(st, job.record.job_id);
+  if (st.fabric) st.fabric->Forget(job.record.job_id);
   job.record.failure = reason;
   if (job.record.measured) ++st.measured_ended;
   st.out->JobEnded(job.record, job.has_actor);

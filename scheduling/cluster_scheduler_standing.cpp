@@ -113,12 +113,13 @@ void SortByReportKey(const std::vector<EngineState::StandingTurn>& turns, size_t
 }  // namespace
 
 LeaseFate LeaseStands(EngineState& st, TrackedJob& job, const scheduling::JobPlacement& placement,
-                      size_t index, int32_t* rounds_stood) {
+                      size_t index, bool network_changed, int32_t* rounds_stood) {
   *rounds_stood = 0;
   if (!st.options.standing_leases) return LeaseFate::kGranted;
   LeaseHeld& held = job.lease;
   held.report_key = ReportKey(placement, index);
-  const bool stands = held.offered_iterations >= 0 && held.offer_round == st.round - 1 &&
+  const bool stands = !network_changed && held.offered_iterations >= 0 &&
+                      held.offer_round == st.round - 1 &&
                       held.lease_s == st.current.end_s - st.current.start_s &&
                       SameShapes(st, job, held.parts, placement.parts);
   if (!stands) {

@@ -16,6 +16,14 @@ inline int64_t IterationsIn(double seconds, double iter_time_s, double speedup) 
   return static_cast<int64_t>(std::floor(seconds / per_iteration));
 }
 
+// The same with each iteration's exposed communication over the fabric added to its compute
+// (network_s 0: exactly IterationsIn above).
+inline int64_t IterationsIn(double seconds, double iter_time_s, double speedup, double network_s) {
+  if (network_s == 0) return IterationsIn(seconds, iter_time_s, speedup);
+  const double per_iteration = iter_time_s / speedup + network_s;
+  return static_cast<int64_t>(std::floor(seconds / per_iteration));
+}
+
 // `rounds` rounds of a standing lease, each at the iterations its last report offered
 // (JobProgress.standing_iterations), taken from `iterations_left`.
 struct StoodCredit {

@@ -186,6 +186,13 @@ void CollectResult(const RunPlan& plan, RunRecords records, const Telemetry& tel
   result->rounds = std::move(records.rounds);
   result->leases = std::move(records.leases);
   result->faults = std::move(records.faults);
+  result->links = std::move(records.links);
+  result->job_network = std::move(records.job_network);
+  if (plan.scheduler.fabric) {
+    SummarizeNetwork(
+        FabricOutput{&plan.scheduler.fabric->topology, &result->links, &result->job_network},
+        result->jobs, summary.makespan_s(), &summary);
+  }
   if (network) {
     const NetworkCounters c = network->counters();
     summary.set_messages_dropped(static_cast<double>(c.dropped + c.partitioned));
@@ -281,9 +288,12 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
         StageNodesCsv(plan.out_dir, CountByNode(plan.measured_leases->Copy(), plan.server_nodes));
     if (!s.ok()) return s;
   }
+  const FabricOutput fabric{plan.scheduler.fabric ? &plan.scheduler.fabric->topology : nullptr,
+                            &result->links, &result->job_network};
   return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds,
                            plan.scheduler.lease_log ? &result->leases : nullptr,
-                           plan.faults.empty() ? nullptr : &result->faults);
+                           plan.faults.empty() ? nullptr : &result->faults,
+                           fabric.topology ? &fabric : nullptr);
 }
 
 }  // namespace troupe

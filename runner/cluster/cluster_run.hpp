@@ -23,6 +23,8 @@ struct RunResult {
   std::vector<RoundRecord> rounds;
   std::vector<LeaseRecord> leases;  // with run.lease_log
   std::vector<FaultRecord> faults;  // the faults applied, when the run has any
+  std::vector<LinkRecord> links;    // with a fabric
+  std::vector<JobNetworkRecord> job_network;
 };
 
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result);

@@ -1,5 +1,7 @@
 #include "runner/cluster/report_writer.hpp"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
 #include <charconv>
 #include <string_view>
@@ -74,8 +76,11 @@ class Row {
   bool first_ = true;
 };
 
-void AppendJobRow(const JobRecord& j, std::string* out) {
-  Row(out)
+// `network`: the job's fabric record with a fabric (null: none, or the job never crossed it).
+void AppendJobRow(const JobRecord& j, bool with_network, const JobNetworkRecord* network,
+                  std::string* out) {
+  Row row(out);
+  row
       .Int(j.job_id)
       .Text(j.model)
       .Int(j.gpus)
@@ -92,8 +97,11 @@ void AppendJobRow(const JobRecord& j, std::string* out) {
       .Seconds(j.profiling_s)
       .Seconds(j.wasted_gpu_s)
       .Int(j.restarts)
-      .Text(j.failure)
-      .End();
+      .Text(j.failure);
+  if (with_network) {
+    row.Seconds(network ? network->comm_s : 0).Seconds(network ? network->contention_s : 0);
+  }
+  row.End();
 }
 
 void AppendRoundRow(const RoundRecord& r, std::string* out) {
@@ -142,7 +150,7 @@ Status StageCsv(const std::string& out_dir, const std::string& name, const char*
 
 std::string JobsCsv(const std::vector<JobRecord>& jobs) {
   std::string out = std::string(kJobsCsvHeader) + "\n";
-  for (const JobRecord* j : ById(jobs)) AppendJobRow(*j, &out);
+  for (const JobRecord* j : ById(jobs)) AppendJobRow(*j, false, nullptr, &out);
   return out;
 }
 
@@ -179,21 +187,41 @@ std::string FaultsCsv(const std::vector<FaultRecord>& faults) {
 Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
                          const std::vector<LeaseRecord>* leases,
-                         const std::vector<FaultRecord>* faults) {
+                         const std::vector<FaultRecord>* faults, const FabricOutput* fabric) {
   RETURN_IF_ERROR(CheckRunDirectory(out_dir));
   // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
   StatusOr<std::string> json = PrintSummaryJson(summary);
   if (!json.ok()) return json.status();
   const std::vector<const JobRecord*> by_id = ById(jobs);
-  Status staged = StageCsv(out_dir, "jobs.csv", kJobsCsvHeader, by_id.size(),
-                           [&by_id](size_t i, std::string* out) { AppendJobRow(*by_id[i], out); });
+  const bool with_network = fabric != nullptr;
+  absl::flat_hash_map<int64_t, const JobNetworkRecord*> network;
+  if (with_network) {
+    for (const JobNetworkRecord& n : *fabric->jobs) network[n.job_id] = &n;
+  }
+  const std::string jobs_header =
+      std::string(kJobsCsvHeader) + (with_network ? kJobsCsvNetworkColumns : "");
+  Status staged = StageCsv(out_dir, "jobs.csv", jobs_header.c_str(), by_id.size(),
+                           [&](size_t i, std::string* out) {
+                             const auto it = network.find(by_id[i]->job_id);
+                             AppendJobRow(*by_id[i], with_network,
+                                          it == network.end() ? nullptr : it->second, out);
+                           });
   if (!staged.ok()) return staged;
   staged = StageCsv(out_dir, "rounds.csv", kRoundsCsvHeader, rounds.size(),
                     [&rounds](size_t i, std::string* out) { AppendRoundRow(rounds[i], out); });
   if (!staged.ok()) return staged;
+  if (fabric) {
+    const std::vector<LinkRecord>& links = *fabric->links;
+    staged = StageCsv(out_dir, "links.csv", kLinksCsvHeader, links.size(),
+                      [&](size_t i, std::string* out) {
+                        AppendLinkRow(*fabric->topology, links[i], out);
+                      });
+    if (!staged.ok()) return staged;
+  }
   std::vector<NamedFile> files = {{"summary.json", *std::move(json)}};
   if (leases) files.push_back({"leases.csv", LeasesCsv(*leases)});
   if (faults) files.push_back({"faults.csv", FaultsCsv(*faults)});
+
   return CommitRunDirectory(out_dir, files);
 }
 

@@ -25,6 +25,7 @@
 #include "base/status_or.hpp"
 #include "messages/records.hpp"
 #include "messages/summary.pb.h"
+#include "runner/cluster/fabric_records.hpp"
 #include "runner/cluster/run_summary.hpp"
 
 namespace troupe {
@@ -32,6 +33,8 @@ namespace troupe {
 inline constexpr char kJobsCsvHeader[] =
     "job_id,model,gpus,iterations,arrival_s,start_s,end_s,jct_s,ideal_duration_s,rounds_run,"
     "gpu_seconds,measured,profiling_points,profiling_s,wasted_gpu_s,restarts,failure";
+// With a fabric, jobs.csv's rows end with these two columns (JobRecord.comm_s, contention_s).
+inline constexpr char kJobsCsvNetworkColumns[] = ",comm_s,contention_s";
 inline constexpr char kFaultsCsvHeader[] = "at_s,fault,effect,recovered_s";
 inline constexpr char kLeasesCsvHeader[] = "round,job_id,server,gpu_ids,cpus,memory_gb";
 inline constexpr char kRoundsCsvHeader[] =
@@ -39,11 +42,13 @@ inline constexpr char kRoundsCsvHeader[] =
     "jobs_queued,jobs_finished";
 
 // `leases`, when given, is written as leases.csv (header kLeasesCsvHeader, GPU indices joined
-// by ';'); `faults`, when given, as faults.csv (one row a fault applied, in order).
+// by ';'); `faults`, when given, as faults.csv (one row a fault applied, in order); `fabric`,
+// when given, as links.csv, and jobs.csv gains kJobsCsvNetworkColumns.
 Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
                          const std::vector<LeaseRecord>* leases = nullptr,
-                         const std::vector<FaultRecord>* faults = nullptr);
+                         const std::vector<FaultRecord>* faults = nullptr,
+                         const FabricOutput* fabric = nullptr);
 
 // The CSV files' contents, as WriteRunDirectory writes them (summary.json is
 // PrintSummaryJson(summary), runner/summary_json.hpp).

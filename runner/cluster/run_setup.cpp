@@ -8,6 +8,7 @@
 
 #include "base/status_macros.hpp"
 #include "config/scheduler_names.hpp"
+#include "runner/cluster/fabric_plan.hpp"
 #include "runner/cluster/gpu_type_plan.hpp"
 #include "runner/deployment.hpp"
 #include "workload/synergy_generator.hpp"
@@ -323,6 +324,8 @@ Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, Run
   RETURN_IF_ERROR(LoadCatalog(cfg.workload(), config_name, &plan->catalog));
   PlanServers(cfg, plan);
   RETURN_IF_ERROR(PlanGpuTypes(cfg, config_name, *plan->catalog, &plan->scheduler));
+  RETURN_IF_ERROR(PlanFabric(cfg, config_name, static_cast<int32_t>(plan->servers.size()),
+                             *plan->catalog, &plan->scheduler));
   if (plan->runtime.middleman) {
     RETURN_IF_ERROR(PlanDeployment(cfg, config_name, plan->server_nodes, &plan->runtime));
   }

@@ -64,6 +64,8 @@ class RecordingOutput final : public SchedulerOutput {
     rounds.push_back(r);
   }
   void RecordLeases(LeaseBatch&& batch) override { lease_logs.push_back(std::move(batch)); }
+  void RecordLinks(LinkBatch&& batch) override { link_logs.push_back(std::move(batch)); }
+  void RecordJobNetwork(JobNetworkBatch&& batch) override { job_network = std::move(batch); }
   void WakeAt(double at_s) override {
     Log("wake " + std::to_string(at_s));
     wake_at = at_s;
@@ -99,6 +101,8 @@ class RecordingOutput final : public SchedulerOutput {
   std::vector<JobRecord> ended, unfinished;
   std::vector<RoundRecord> rounds;
   std::vector<LeaseBatch> lease_logs;
+  std::vector<LinkBatch> link_logs;
+  JobNetworkBatch job_network;
   std::optional<double> wake_at, start_at;
   std::optional<std::pair<int64_t, double>> round_end, grace;
   std::optional<RunEnd> run_end;
@@ -120,6 +124,7 @@ class EmulatedCluster {
     double iter_time_s = 1;
     int32_t gpus = 1;
     int64_t offer = -1;
+    double network_s = 0;  // this round's grant's (with a fabric)
   };
 
   EmulatedCluster(ClusterSchedulerOptions options, std::vector<ServerShape> servers,
@@ -128,10 +133,11 @@ class EmulatedCluster {
         engine_(options, ClusterSetup{std::move(servers), false, keeps_failures, false}, &out) {}
 
   void Submit(int64_t id, int32_t gpus, int64_t iterations, double arrival_s,
-              double iter_time_s = 1) {
+              double iter_time_s = 1, JobTraffic traffic = {}) {
     Arrival a;
     a.spec = JobSpec{id, "model", gpus, iterations, arrival_s, 0};
     a.iter_time_s = iter_time_s;
+    a.traffic = traffic;
     pending_.push_back(std::move(a));
     std::stable_sort(pending_.begin(), pending_.end(), [](const Arrival& x, const Arrival& y) {
       return x.spec.arrival_s < y.spec.arrival_s;
@@ -169,6 +175,7 @@ class EmulatedCluster {
           job.left -= std::min(job.left, job.offer * g.rounds_stood);
         }
         gpus_granted[g.job_id] += g.gpus;
+        job.network_s = g.network_s;
       }
     }
     engine_.OnRoundTimer();
@@ -217,7 +224,8 @@ class EmulatedCluster {
     if (gpus < job.gpus || lost_this_round_.contains(id)) return p;  // a gang runs whole or not
     p.ran = true;
     p.gpus = gpus;
-    const int64_t rate = IterationsIn(options_.round_s, job.iter_time_s, 1);  // as a job counts
+    // As a job counts them (a standing lease keeps the network_s of its last grant).
+    const int64_t rate = IterationsIn(options_.round_s, job.iter_time_s, 1, job.network_s);
     p.iterations_done = std::min(rate, job.left);
     job.left -= p.iterations_done;
     p.iterations_left = job.left;

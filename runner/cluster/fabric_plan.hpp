@@ -1,0 +1,22 @@
+// The run's fabric (docs/network.md): the config's fabric block built into a topology over the
+// run's servers, with how jobs use it, for the round engine (scheduling/fabric_round.hpp). A
+// config without a fabric block plans none: its runs are exactly those of a cluster without a
+// network.
+#pragma once
+
+#include <string>
+
+#include "actors/scheduler_actor.hpp"
+#include "base/status.hpp"
+#include "config/config.pb.h"
+#include "workload/model_catalog.hpp"
+
+namespace troupe {
+
+// Refuses (InvalidInput, one line naming the field) a fabric that does not fit the run's servers
+// (fabric/topology.hpp says which), a catalogue model without a gradient size, and a fabric
+// under real compute (whose measured steps do not cross it).
+Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, int32_t servers,
+                  const ModelCatalog& catalog, SchedulerOptions* scheduler);
+
+}  // namespace troupe

@@ -1,0 +1,264 @@
+#include "scheduling/fabric_round.hpp"
+
+#include <absl/container/node_hash_map.h>
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "fabric/phased.hpp"
+
+namespace troupe::scheduling {
+namespace {
+
+// A job's flows on the fabric, kept from round to round while its parts stay where they are.
+struct JobFlows {
+  std::vector<fabric::JobPart> parts;  // by server
+  fabric::CollectiveTraffic traffic;
+  std::vector<fabric::FlowId> flows;
+  std::vector<std::vector<int32_t>> routes;  // each flow's links
+  double solo_rate = 0;                      // its slowest flow's rate were it alone
+  double latency_s = 0;                      // the slowest hop's one-way latency
+  double overlap = 0;                        // the hidden share of its communication
+  int64_t seen_plan = -1;                    // the last Plan that placed it
+  int64_t previous_plan = -1;                // the Plan before that one that placed it
+  double compute_s = -1;                     // per iteration, as the phased model last had it
+  JobNetworkRound figures;                   // as of that Plan
+};
+
+}  // namespace
+
+struct FabricRoundState {
+  explicit FabricRoundState(const FabricModel& model)
+      : sharing(model.topology.Capacities()), link_bytes(model.topology.links(), 0) {}
+  fabric::FlowSharing sharing;
+  absl::flat_hash_map<int64_t, JobTraffic> traffic;  // tracked jobs
+  // Jobs with flows open; node-based: st.placed points into it while it grows.
+  absl::node_hash_map<int64_t, JobFlows> active;
+  int64_t plan = -1;
+  bool flows_changed = false;                // since the last Plan
+  std::vector<JobFlows*> placed;             // by placement: the job's flows, or null
+  std::vector<JobNetworkRound> figures;      // by placement
+  std::vector<double> link_bytes;            // this round's, by link
+  absl::flat_hash_map<int64_t, JobNetworkRecord> spent;  // every job that crossed, so far
+};
+
+namespace {
+
+// The parts of a placement in server order, as a ring over them runs.
+std::vector<fabric::JobPart> PartsOf(const JobPlacement& placement) {
+  std::vector<fabric::JobPart> parts;
+  parts.reserve(placement.parts.size());
+  for (const PlacementPart& p : placement.parts) parts.push_back({p.server, p.gpus});
+  std::sort(parts.begin(), parts.end(),
+            [](const fabric::JobPart& a, const fabric::JobPart& b) { return a.server < b.server; });
+  return parts;
+}
+
+bool SameParts(const std::vector<fabric::JobPart>& a, const std::vector<fabric::JobPart>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const fabric::JobPart& x, const fabric::JobPart& y) {
+                      return x.server == y.server && x.gpus == y.gpus;
+                    });
+}
+
+// The slowest of the job's flows were it alone: max-min among its own flows gives the flows of
+// the link with the least capacity per flow of the job exactly that, and no flow less.
+double SoloRate(const fabric::Topology& topology, const std::vector<std::vector<int32_t>>& routes) {
+  std::vector<std::pair<int32_t, int32_t>> crossings;  // (link, the job's flows on it)
+  for (const std::vector<int32_t>& route : routes) {
+    for (int32_t link : route) {
+      auto it = std::find_if(crossings.begin(), crossings.end(),
+                             [link](const auto& c) { return c.first == link; });
+      if (it == crossings.end()) {
+        crossings.push_back({link, 1});
+      } else {
+        ++it->second;
+      }
+    }
+  }
+  double rate = std::numeric_limits<double>::infinity();
+  for (const auto& [link, flows] : crossings) {
+    rate = std::min(rate, topology.link(link).capacity_bytes_per_s / flows);
+  }
+  return rate;
+}
+
+// Opens the job's flows for `parts`, closing those it had elsewhere.
+void OpenFlows(FabricRoundState& st, const FabricModel& model, JobFlows& job,
+               std::vector<fabric::JobPart>&& parts, const JobTraffic& traffic) {
+  for (fabric::FlowId f : job.flows) st.sharing.Remove(f);
+  job.flows.clear();
+  job.routes.clear();
+  job.parts = std::move(parts);
+  job.traffic = fabric::AllReduceTraffic(job.parts, traffic.gradient_bytes, model.collective);
+  job.latency_s = 0;
+  for (const auto& [from, to] : job.traffic.flows) {
+    std::vector<int32_t> route;
+    model.topology.Route(from, to, &route);
+    job.latency_s = std::max(job.latency_s, model.topology.LatencyS(from, to));
+    job.flows.push_back(st.sharing.Add(route));
+    job.routes.push_back(std::move(route));
+  }
+  job.solo_rate = SoloRate(model.topology, job.routes);
+  job.overlap = model.comm_overlap >= 0 ? model.comm_overlap : traffic.comm_overlap;
+  st.flows_changed = true;
+}
+
+// Opens the flows of the round's jobs that span servers where they differ from the last round's,
+// and closes those of the jobs no longer placed; notes each placement's flows in st.placed.
+void UpdateFlows(FabricRoundState& st, const FabricModel& model,
+                 const std::vector<JobPlacement>& placements) {
+  st.placed.assign(placements.size(), nullptr);
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const JobPlacement& p = placements[i];
+    if (p.parts.size() < 2) continue;  // inside one server: no link crossed
+    const auto traffic = st.traffic.find(p.job_id);
+    if (traffic == st.traffic.end() || traffic->second.gradient_bytes <= 0) continue;
+    JobFlows& job = st.active[p.job_id];
+    std::vector<fabric::JobPart> parts = PartsOf(p);
+    if (job.flows.empty() || !SameParts(job.parts, parts)) {
+      OpenFlows(st, model, job, std::move(parts), traffic->second);
+    }
+    job.previous_plan = job.seen_plan;
+    job.seen_plan = st.plan;
+    st.placed[i] = &job;
+  }
+  for (auto it = st.active.begin(); it != st.active.end();) {
+    if (it->second.seen_plan == st.plan) {
+      ++it;
+      continue;
+    }
+    for (fabric::FlowId f : it->second.flows) st.sharing.Remove(f);
+    st.flows_changed = true;
+    st.active.erase(it++);
+  }
+}
+
+double ExposedSeconds(const JobFlows& job, double rate) {
+  return (1 - job.overlap) * fabric::AllReduceSeconds(job.traffic, rate, job.latency_s);
+}
+
+// Fluid: each job communicates at its slowest flow's max-min rate.
+void FluidFigures(FabricRoundState& st) {
+  for (size_t i = 0; i < st.placed.size(); ++i) {
+    const JobFlows* job = st.placed[i];
+    if (job == nullptr) continue;
+    double slowest = std::numeric_limits<double>::infinity();
+    for (fabric::FlowId f : job->flows) slowest = std::min(slowest, st.sharing.Rate(f));
+    st.figures[i].network_s = ExposedSeconds(*job, slowest);
+  }
+}
+
+// Phased: the round's bursts simulated against each other from the round's start; again only
+// when a flow or a job's compute changed since the last round.
+void PhasedFigures(FabricRoundState& st, const FabricModel& model,
+                   const FabricRound::ComputeSeconds& compute_s, double round_s) {
+  std::vector<fabric::PhasedJob> jobs;
+  std::vector<size_t> index;
+  bool changed = st.flows_changed;
+  for (size_t i = 0; i < st.placed.size(); ++i) {
+    JobFlows* job = st.placed[i];
+    if (job == nullptr) continue;
+    fabric::PhasedJob pj;
+    pj.compute_s = compute_s(i);
+    changed = changed || pj.compute_s != job->compute_s;
+    job->compute_s = pj.compute_s;
+    pj.latency_s = (1 - job->overlap) * job->traffic.steps * job->latency_s;
+    pj.bytes_per_flow = (1 - job->overlap) * job->traffic.bytes_per_flow;
+    pj.flow_links = job->routes;
+    jobs.push_back(std::move(pj));
+    index.push_back(i);
+  }
+  if (!changed) {
+    for (size_t i : index) st.figures[i].network_s = st.placed[i]->figures.network_s;
+    return;
+  }
+  const std::vector<double> comm =
+      fabric::SimulatePhased(model.topology.Capacities(), jobs, {.horizon_s = round_s});
+  for (size_t k = 0; k < index.size(); ++k) st.figures[index[k]].network_s = comm[k];
+}
+
+}  // namespace
+
+FabricRound::FabricRound(std::shared_ptr<const FabricModel> model)
+    : model_(std::move(model)), st_(std::make_unique<FabricRoundState>(*model_)) {}
+
+FabricRound::~FabricRound() = default;
+
+void FabricRound::Track(int64_t job_id, const JobTraffic& traffic) {
+  st_->traffic[job_id] = traffic;
+}
+
+void FabricRound::Forget(int64_t job_id) { st_->traffic.erase(job_id); }
+
+const std::vector<JobNetworkRound>& FabricRound::Plan(const std::vector<JobPlacement>& placements,
+                                                      const ComputeSeconds& compute_s,
+                                                      double round_s) {
+  FabricRoundState& st = *st_;
+  ++st.plan;
+  st.flows_changed = false;
+  UpdateFlows(st, *model_, placements);
+  st.figures.assign(placements.size(), JobNetworkRound{});
+  st.sharing.Update();
+  if (model_->traffic == TrafficModel::kPhased) {
+    PhasedFigures(st, *model_, compute_s, round_s);
+  } else {
+    FluidFigures(st);
+  }
+  for (size_t i = 0; i < placements.size(); ++i) {
+    JobFlows* job = st.placed[i];
+    if (job == nullptr) continue;
+    JobNetworkRound& f = st.figures[i];
+    f.solo_s = ExposedSeconds(*job, job->solo_rate);
+    f.network_s = std::max(f.network_s, f.solo_s);  // no share beats being alone
+    f.changed = job->figures.network_s != f.network_s || job->previous_plan != st.plan - 1;
+    job->figures = f;
+  }
+  return st.figures;
+}
+
+void FabricRound::Credit(int64_t job_id, int64_t iterations) {
+  FabricRoundState& st = *st_;
+  const auto it = st.active.find(job_id);
+  if (iterations <= 0 || it == st.active.end() || it->second.seen_plan != st.plan) return;
+  const JobFlows& job = it->second;
+  const double n = static_cast<double>(iterations);
+  for (const std::vector<int32_t>& route : job.routes) {
+    for (int32_t link : route) st.link_bytes[link] += n * job.traffic.bytes_per_flow;
+  }
+  JobNetworkRecord& spent = st.spent[job_id];
+  spent.job_id = job_id;
+  spent.comm_s += n * job.figures.network_s;
+  spent.contention_s += n * (job.figures.network_s - job.figures.solo_s);
+}
+
+std::vector<JobNetworkRecord> FabricRound::SpentByJob() const {
+  std::vector<JobNetworkRecord> jobs;
+  jobs.reserve(st_->spent.size());
+  for (const auto& [id, spent] : st_->spent) jobs.push_back(spent);
+  std::sort(jobs.begin(), jobs.end(), [](const JobNetworkRecord& a, const JobNetworkRecord& b) {
+    return a.job_id < b.job_id;
+  });
+  return jobs;
+}
+
+void FabricRound::CloseRound(int64_t round, double start_s, double end_s,
+                             std::vector<LinkRecord>* out) {
+  FabricRoundState& st = *st_;
+  for (size_t l = 0; l < st.link_bytes.size(); ++l) {
+    const int32_t link = static_cast<int32_t>(l);
+    const int32_t flows = st.sharing.LinkFlows(link);
+    if (flows == 0 && st.link_bytes[l] == 0) continue;
+    out->push_back(LinkRecord{.round = round,
+                              .link = link,
+                              .start_s = start_s,
+                              .end_s = end_s,
+                              .bytes = st.link_bytes[l],
+                              .flows = flows,
+                              .rate_bytes_per_s = st.sharing.LinkLoad(link)});
+    st.link_bytes[l] = 0;
+  }
+}
+
+}  // namespace troupe::scheduling

@@ -1,0 +1,86 @@
+// The fabric as the round engine sees it (docs/network.md). Each round, every placed job whose
+// GPUs span servers opens its all-reduce's flows (fabric/collective.hpp) on the fabric's links;
+// the flows share the links max-min (fabric/flow_sharing.hpp), re-shared only where the round's
+// flows differ from the last round's; a job's communication per iteration follows from its
+// slowest flow's rate (fluid) or from its bursts meeting the others' (phased, fabric/phased.hpp).
+// A job inside one server crosses no link and is never looked at.
+//
+// Contract: Plan gives each placement of the round the exposed communication seconds per
+// iteration it runs with (added to its compute: an iteration takes compute + network_s) and what
+// that would be were the job alone on the fabric; the same placements after the same history give
+// the same figures. Credit books the iterations a job ran in the round (its communication and
+// contention seconds, the bytes its flows put on each link); CloseRound hands over the round's
+// link records. Plain code: no actor, no clock.
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "fabric/collective.hpp"
+#include "fabric/flow_sharing.hpp"
+#include "fabric/topology.hpp"
+#include "messages/records.hpp"
+#include "scheduling/placement.hpp"
+
+namespace troupe::scheduling {
+
+enum class TrafficModel : int8_t { kFluid, kPhased };
+
+// The run's fabric: its topology and how jobs use it (config::Fabric).
+struct FabricModel {
+  fabric::Topology topology;
+  fabric::Collective collective = fabric::Collective::kHierarchicalRing;
+  TrafficModel traffic = TrafficModel::kFluid;
+  double comm_overlap = -1;  // the hidden share of every model's communication; -1: the model's
+};
+
+// What a job's gradient exchange needs of its model (workload/model_catalog.hpp).
+struct JobTraffic {
+  double gradient_bytes = 0;
+  double comm_overlap = 0;  // the share of its communication hidden behind compute
+};
+
+// A placed job's communication in a round.
+struct JobNetworkRound {
+  double network_s = 0;  // exposed seconds per iteration at its share (0: inside one server)
+  double solo_s = 0;     // the same, alone on the fabric
+  bool changed = false;  // network_s differs from the job's last round (or it did not run then)
+};
+
+struct FabricRoundState;
+
+class FabricRound {
+ public:
+  explicit FabricRound(std::shared_ptr<const FabricModel> model);
+  ~FabricRound();
+
+  // Jobs as they arrive (a job never tracked opens no flow) and once they ended.
+  void Track(int64_t job_id, const JobTraffic& traffic);
+  void Forget(int64_t job_id);
+
+  // Seconds one iteration of the placement's job computes at its share (the phased model's
+  // gaps between bursts).
+  using ComputeSeconds = std::function<double(size_t placement)>;
+  // The round's flows, shared; by placement index.
+  const std::vector<JobNetworkRound>& Plan(const std::vector<JobPlacement>& placements,
+                                           const ComputeSeconds& compute_s, double round_s);
+  // The job ran `iterations` of the round planned last: its communication and contention seconds
+  // and the bytes its flows put on each link are booked.
+  void Credit(int64_t job_id, int64_t iterations);
+  // What every job that crossed the fabric spent on it, by job id.
+  std::vector<JobNetworkRecord> SpentByJob() const;
+  // The links that carried a flow this round (the records of `round`), appended to `out`.
+  void CloseRound(int64_t round, double start_s, double end_s, std::vector<LinkRecord>* out);
+
+  const FabricModel& model() const { return *model_; }
+
+ private:
+  std::shared_ptr<const FabricModel> model_;
+  std::unique_ptr<FabricRoundState> st_;
+};
+
+}  // namespace troupe::scheduling

@@ -1,0 +1,181 @@
+// The round engine with a fabric (scheduling/fabric_round.hpp): a job whose GPUs span servers
+// runs each iteration its all-reduce's exposed time longer, at its max-min share of the links;
+// jobs sharing a link slow each other and the records say by how much; a job inside one server
+// crosses nothing; standing leases end when a job's share of the network changes; and the same
+// events give the same records.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "config/config.pb.h"
+#include "tests/unit/cluster_scheduler_harness.hpp"
+
+namespace troupe::scheduling {
+namespace {
+
+using testing::EmulatedCluster;
+using testing::EndedRecord;
+using testing::Fifo;
+using testing::Servers;
+
+constexpr double kGradientBytes = 1e8;         // 100 MB a iteration
+constexpr double kNicBytesPerS = 100e9 / 8;    // 100 Gb/s
+constexpr double kHopLatencyS = 2e-6;          // server to server in one rack: NIC up, NIC down
+constexpr JobTraffic kTraffic{kGradientBytes, 0};
+
+// `servers` servers in racks of `per_rack` under one spine, 100 Gb/s NICs, racks at 4:1.
+ClusterSchedulerOptions WithFabric(int32_t servers, int32_t per_rack, bool standing = false) {
+  config::Fabric fabric;
+  fabric.set_servers_per_rack(per_rack);
+  fabric.set_server_nic_gbps(100);
+  fabric.set_tor_oversubscription(4);
+  auto model = std::make_shared<FabricModel>();
+  StatusOr<fabric::Topology> topology = fabric::Topology::Build(fabric, servers);
+  EXPECT_TRUE(topology.ok()) << topology.status().message();
+  model->topology = std::move(topology).value();
+  ClusterSchedulerOptions options = Fifo();
+  options.fabric = std::move(model);
+  options.standing_leases = standing;
+  return options;
+}
+
+// The grants of `job_id` in the round the output holds.
+std::vector<Grant> GrantsOf(const testing::RecordingOutput& out, int64_t job_id) {
+  std::vector<Grant> grants;
+  for (const auto& [server, round] : out.leases) {
+    for (const Grant& g : round.grants) {
+      if (g.job_id == job_id) grants.push_back(g);
+    }
+  }
+  return grants;
+}
+
+const JobNetworkRecord* NetworkOf(const testing::RecordingOutput& out, int64_t job_id) {
+  for (const JobNetworkRecord& r : out.job_network.jobs) {
+    if (r.job_id == job_id) return &r;
+  }
+  return nullptr;
+}
+
+TEST(ClusterSchedulerFabric, AJobOverTwoServersRunsItsRingAllReduceEachIteration) {
+  EmulatedCluster cluster(WithFabric(2, 2), Servers(2, 8));
+  cluster.Submit(0, 16, 600, 0, /*iter_time_s=*/1, kTraffic);
+  cluster.StartAt(0);
+  const std::vector<Grant> grants = GrantsOf(cluster.out, 0);
+  ASSERT_EQ(grants.size(), 2u);
+  // Hierarchical ring over k = 2 servers: each flow carries 2(k-1)/k * S = S bytes at the NIC's
+  // rate, in 2(k-1) = 2 steps of one hop's latency.
+  const double expected = kGradientBytes / kNicBytesPerS + 2 * kHopLatencyS;
+  for (const Grant& g : grants) EXPECT_NEAR(g.network_s, expected, 1e-12);
+  cluster.CloseRound();
+  cluster.Run();
+  // floor(300 / (1 + 0.008004)) = 297 iterations a round instead of 300: 600 take three rounds.
+  const JobRecord* record = EndedRecord(cluster.out, 0);
+  ASSERT_NE(record, nullptr);
+  EXPECT_EQ(record->end_s, 900);
+  const JobNetworkRecord* network = NetworkOf(cluster.out, 0);
+  ASSERT_NE(network, nullptr);
+  EXPECT_NEAR(network->comm_s, 600 * expected, 1e-9);
+  EXPECT_NEAR(network->contention_s, 0, 1e-12);  // alone on the fabric
+}
+
+TEST(ClusterSchedulerFabric, AJobInsideOneServerCrossesNoLink) {
+  EmulatedCluster cluster(WithFabric(2, 2), Servers(2, 8));
+  cluster.Submit(0, 8, 600, 0, 1, kTraffic);
+  cluster.Run();
+  const JobRecord* record = EndedRecord(cluster.out, 0);
+  ASSERT_NE(record, nullptr);
+  EXPECT_EQ(record->end_s, 600);  // 300 iterations a round, as without a fabric
+  EXPECT_TRUE(cluster.out.link_logs.empty());
+  EXPECT_EQ(NetworkOf(cluster.out, 0), nullptr);
+}
+
+TEST(ClusterSchedulerFabric, JobsSharingAServersNicSlowEachOtherAndTheRecordsSaySo) {
+  // Two 12-GPU jobs on three 8-GPU servers: however they are placed, a server holds GPUs of both,
+  // and its NIC carries a flow of each in each direction.
+  EmulatedCluster cluster(WithFabric(3, 3), Servers(3, 8));
+  cluster.Submit(0, 12, 100000, 0, 1, kTraffic);
+  cluster.Submit(1, 12, 100000, 0, 1, kTraffic);
+  cluster.StartAt(0);
+  const double solo = kGradientBytes / kNicBytesPerS + 2 * kHopLatencyS;
+  const double shared = kGradientBytes / (kNicBytesPerS / 2) + 2 * kHopLatencyS;
+  for (int64_t job : {0, 1}) {
+    for (const Grant& g : GrantsOf(cluster.out, job)) EXPECT_NEAR(g.network_s, shared, 1e-12);
+  }
+  cluster.CloseRound();
+  ASSERT_EQ(cluster.out.link_logs.size(), 1u);
+  int32_t most_flows = 0;
+  for (const LinkRecord& link : cluster.out.link_logs[0].links) {
+    most_flows = std::max(most_flows, link.flows);
+    EXPECT_GT(link.bytes, 0);
+    EXPECT_EQ(link.round, 0);
+  }
+  EXPECT_EQ(most_flows, 2);
+  cluster.engine().EndRun("test");
+  for (int64_t job : {0, 1}) {
+    const JobNetworkRecord* network = NetworkOf(cluster.out, job);
+    ASSERT_NE(network, nullptr);
+    const double iterations = std::floor(300 / (1 + shared));
+    EXPECT_NEAR(network->comm_s, iterations * shared, 1e-9);
+    EXPECT_NEAR(network->contention_s, iterations * (shared - solo), 1e-9);
+  }
+}
+
+TEST(ClusterSchedulerFabric, AStandingLeaseIsGrantedAnewWhenItsShareOfTheNetworkChanges) {
+  EmulatedCluster cluster(WithFabric(3, 3, /*standing=*/true), Servers(3, 8));
+  cluster.Submit(0, 12, 100000, 0, 1, kTraffic);
+  cluster.Submit(1, 12, 100000, 500, 1, kTraffic);  // placed from the round at 600
+  cluster.StartAt(0);
+  const std::vector<Grant> first = GrantsOf(cluster.out, 0);
+  ASSERT_FALSE(first.empty());
+  cluster.CloseRound();
+  cluster.StartAt(300);
+  EXPECT_TRUE(GrantsOf(cluster.out, 0).empty()) << "alone, its lease stands";
+  cluster.CloseRound();
+  cluster.StartAt(600);
+  const std::vector<Grant> shared = GrantsOf(cluster.out, 0);
+  ASSERT_FALSE(shared.empty()) << "a job joined its links: granted anew";
+  EXPECT_GT(shared[0].network_s, first[0].network_s);
+  EXPECT_EQ(shared[0].rounds_stood, 1);
+}
+
+// A random mix of jobs, some spanning servers, on a fabric of two racks.
+std::vector<std::string> RunMix(uint64_t seed) {
+  EmulatedCluster cluster(WithFabric(8, 4), Servers(8, 8));
+  std::mt19937_64 rng(seed);
+  const int32_t sizes[] = {1, 4, 8, 12, 16, 24};
+  for (int64_t id = 0; id < 40; ++id) {
+    const double gradient = 1e7 * static_cast<double>(1 + rng() % 50);
+    cluster.Submit(id, sizes[rng() % 6], 200 + static_cast<int64_t>(rng() % 3000),
+                   static_cast<double>(rng() % 5000), 0.5 + static_cast<double>(rng() % 10) / 10,
+                   JobTraffic{gradient, static_cast<double>(rng() % 3) / 4});
+  }
+  cluster.Run();
+  std::vector<std::string> lines = cluster.out.log;
+  for (const LinkBatch& batch : cluster.out.link_logs) {
+    for (const LinkRecord& l : batch.links) {
+      lines.push_back(std::to_string(l.round) + " " + std::to_string(l.link) + " " +
+                      std::to_string(l.bytes) + " " + std::to_string(l.flows));
+    }
+  }
+  for (const JobNetworkRecord& j : cluster.out.job_network.jobs) {
+    lines.push_back(std::to_string(j.job_id) + " " + std::to_string(j.comm_s) + " " +
+                    std::to_string(j.contention_s));
+  }
+  return lines;
+}
+
+TEST(ClusterSchedulerFabric, TheSameEventsGiveTheSameRecords) {
+  const std::vector<std::string> a = RunMix(11);
+  EXPECT_EQ(a, RunMix(11));
+  EXPECT_NE(a, RunMix(12));
+  EXPECT_TRUE(std::any_of(a.begin(), a.end(),
+                          [](const std::string& l) { return l.rfind("end", 0) == 0; }));
+}
+
+}  // namespace
+}  // namespace troupe::scheduling
