@@ -124,7 +124,8 @@ TEST(ConfigRanges, ClusterTotalsAreBounded) {
 
 TEST(ConfigRanges, TheRepositoryConfigsAreInRange) {
   for (const char* name :
-       {"default", "oasis", "hps_ctr", "hps_ctr_faults", "philly-512", "synergy-128-multigpu"}) {
+       {"default", "oasis", "hps_ctr", "hps_ctr_faults", "philly-512", "synergy-128-multigpu",
+        "fabric-128-1to1", "fabric-128-4to1", "philly-512-fabric"}) {
     config::RunConfig cfg;
     const std::string path = std::string(TROUPE_SOURCE_DIR) + "/configs/" + name + ".textproto";
     ASSERT_TRUE(LoadConfigFile(path, &cfg).ok()) << path;
