@@ -56,18 +56,21 @@ Status ParsePositive(std::string_view field, std::string_view file, int64_t line
 
 // Optional columns of synergy_models.csv (the analytic memory model, then the fabric's): 0 when
 // absent.
-constexpr const char* kOptionalModelColumns[] = {
-    "dataset_gb_per_gpu", "storage_throughput", "min_mem_gb_per_gpu",
-    "thrash_throughput",  "gradient_mb",        "comm_overlap"};
+constexpr const char* kOptionalModelColumns[] = {"dataset_gb_per_gpu", "storage_throughput",
+                                                 "min_mem_gb_per_gpu", "thrash_throughput",
+                                                 "gradient_mb",        "comm_overlap"};
 constexpr size_t kCommOverlapColumn = 5;
 constexpr double kBytesPerMb = 1e6;
 
 Status ParseOptionalColumns(const CsvLine& line, const int* col, std::string_view file,
                             ModelProfile* model) {
   double gradient_mb = 0;
-  double* fields[] = {&model->dataset_gb_per_gpu,    &model->storage_throughput,
-                      &model->min_memory_gb_per_gpu, &model->thrash_throughput,
-                      &gradient_mb,                  &model->comm_overlap};
+  double* fields[] = {&model->dataset_gb_per_gpu,
+                      &model->storage_throughput,
+                      &model->min_memory_gb_per_gpu,
+                      &model->thrash_throughput,
+                      &gradient_mb,
+                      &model->comm_overlap};
   static_assert(std::size(fields) == std::size(kOptionalModelColumns));
   for (size_t i = 0; i < std::size(kOptionalModelColumns); ++i) {
     if (col[i] < 0) continue;

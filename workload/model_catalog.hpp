@@ -4,13 +4,14 @@
 // model (class, iteration time at the GPU-proportional share, batch size, ideal CPUs and memory
 // per GPU, speedup at the ideal; optionally the memory model's dataset_gb_per_gpu,
 // storage_throughput, min_mem_gb_per_gpu and thrash_throughput, and the fabric's gradient_mb and
-// comm_overlap, 0 when absent, never negative, an overlap at most 1), and synergy_sensitivity.csv, each model's throughput at every
-// point of a CPUs-per-GPU × memory-per-GPU grid, 1.0 being the GPU-proportional share (3 CPUs and
-// 62.5 GB per GPU on Synergy's 8-GPU, 24-CPU, 500 GB servers). Columns are found by name. Parse
-// refuses a catalogue that a scheduler could misread: a model without every grid point, a model
-// listed twice, a sensitivity row for a model it does not know, a number that does not parse.
-// Errors are one InvalidInput line naming the file and line (or the model and grid point).
-// A catalogue is immutable once built; the built-in one lives for the whole process.
+// comm_overlap, 0 when absent, never negative, an overlap at most 1), and
+// synergy_sensitivity.csv, each model's throughput at every point of a CPUs-per-GPU ×
+// memory-per-GPU grid, 1.0 being the GPU-proportional share (3 CPUs and 62.5 GB per GPU on
+// Synergy's 8-GPU, 24-CPU, 500 GB servers). Columns are found by name. Parse refuses a catalogue
+// that a scheduler could misread: a model without every grid point, a model listed twice, a
+// sensitivity row for a model it does not know, a number that does not parse. Errors are one
+// InvalidInput line naming the file and line (or the model and grid point). A catalogue is
+// immutable once built; the built-in one lives for the whole process.
 #pragma once
 
 #include <string>
