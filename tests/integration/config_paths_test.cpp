@@ -14,7 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // The configs that name a trace file (configs/traces/, data/philly.csv).
-const char* const kTraceConfigs[] = {"philly-512", "helios-sample", "pai-sample", "acme-sample"};
+const char* const kTraceConfigs[] = {"philly-512", "philly-512-fabric", "helios-sample",
+                                     "pai-sample", "acme-sample"};
 
 // Runs the troupe binary with `args` in the current folder `cwd`.
 ProcessResult RunTroupeIn(const std::string& cwd, const std::vector<std::string>& args) {
