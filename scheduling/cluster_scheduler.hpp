@@ -175,6 +175,7 @@ class ClusterScheduler {
   std::vector<ProfileAsk> Admit(std::vector<Arrival>& arrivals, double next_arrival_s);
   void ApplyProfiles(ProfileBatch& batch);
   // Plans and leases the round starting at start_s (or sleeps until the next arrival, or ends).
+  // A start not after the last one planned plans nothing (a late answer's second copy).
   void PlanRound(double start_s);
   // A report sent for the round's end (JobProgress.for_round_end) before the round's timer is
   // filed until then: true when it was filed, false when it is to be taken now (OnProgress).

@@ -60,6 +60,10 @@ void EndRun(EngineState& st, std::string reason) {
 }
 
 void PlanRound(EngineState& st, double start_s) {
+  // A round's arrivals are asked for again when their answer is late, and both answers may come
+  // (the workload's at-least-once retry): the second plans nothing, for a round is planned once.
+  if (start_s <= st.planned_start_s) return;
+  st.planned_start_s = start_s;
   FailJobsThatNoLongerFit(st);
   st.mechanism->Recycle(std::move(st.round_placements));  // the last round's storage
   st.round_placements.clear();

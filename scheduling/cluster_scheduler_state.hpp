@@ -115,8 +115,9 @@ struct EngineState {
   // same one (Admit): one copy a model instead of one a waiting job.
   absl::flat_hash_map<std::string, std::shared_ptr<const SensitivityMatrix>> model_sensitivity;
   double next_arrival_s = 0;  // -1: the workload is exhausted
-  // The round in flight.
+  // The round in flight, and the start of the last round planned (or slept through: Idle).
   int64_t round = -1;
+  double planned_start_s = -1;
   RoundRecord current;
   std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;

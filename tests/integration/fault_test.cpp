@@ -118,6 +118,21 @@ TEST(Faults, CrashedJobResumesFromItsCheckpoint) {
   ExpectSameJctBefore(r, 20000);
 }
 
+// A crash at the very start of a round: the workload answers the round's arrivals late, the
+// request is sent again and both answers come; the round is planned once and the run ends.
+TEST(Faults, ACrashAtARoundsStartIsPlannedOnceAndTheRunEnds) {
+  const int64_t id = JobRunningAt(19800);  // 19800 s: the start of round 66
+  const std::vector<std::string> faults = {"crash:job:" + std::to_string(id) + "@19800+100"};
+  RunResult r = RunWithFaults(faults);
+  Check(r, faults);
+  const JobRecord job = ById(r).at(id);
+  EXPECT_EQ(job.restarts, 1);
+  EXPECT_GE(job.end_s, 0);
+  for (size_t i = 1; i < r.rounds.size(); ++i) {
+    EXPECT_GT(r.rounds[i].start_s, r.rounds[i - 1].start_s) << "round " << r.rounds[i].round;
+  }
+}
+
 TEST(Faults, CrashedJobWithoutRestartFailsWithAReason) {
   const int64_t id = JobRunningAt(20000);
   const std::vector<std::string> faults = {"crash:job:" + std::to_string(id) + "@20000"};

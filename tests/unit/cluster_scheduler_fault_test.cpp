@@ -195,5 +195,22 @@ TEST(ClusterSchedulerFaults, ARestartedSchedulerRebuildsItsBooksAndResumesAtTheN
   EXPECT_EQ(r->end_s, 1500);
 }
 
+// The workload's answer to a round's arrivals can come twice (a late answer, asked again): the
+// second plans nothing — no second round at the same start, no job awaited twice.
+TEST(ClusterSchedulerFaults, ARoundIsPlannedOnceThoughItsArrivalsAreAnsweredTwice) {
+  EmulatedCluster cluster(Fifo(), Servers(1, 4));
+  cluster.Submit(0, 2, 600, 0);
+  cluster.StartAt(0);
+  const size_t decisions = cluster.out.log.size();
+  cluster.engine().PlanRound(0);
+  EXPECT_EQ(cluster.out.log.size(), decisions);
+  EXPECT_EQ(cluster.engine().round(), 0);
+  cluster.Run();
+  const JobRecord* r = EndedRecord(cluster.out, 0);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->end_s, 600);
+  EXPECT_EQ(r->rounds_run, 2);
+}
+
 }  // namespace
 }  // namespace troupe::scheduling

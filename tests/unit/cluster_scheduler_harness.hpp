@@ -160,12 +160,14 @@ class EmulatedCluster {
     }
     engine_.Admit(batch, pending_.empty() ? -1 : pending_.front().spec.arrival_s);
     engine_.PlanRound(start_s);
+    round_open_ = out.round_end.has_value();
   }
 
   // The jobs hear their grants, the round's timer fires, and every job the engine awaits
   // reports (in job order).
   void CloseRound() {
     ASSERT_TRUE(out.round_end.has_value());
+    round_open_ = false;
     const auto [round, end_s] = *out.round_end;
     std::map<int64_t, int32_t> gpus_granted;
     for (const auto& [server, leases] : out.leases) {
@@ -188,6 +190,7 @@ class EmulatedCluster {
   // Runs rounds until the run ends (or `rounds` rounds were started): from 0, or from where the
   // engine last said the next round starts.
   void Run(int rounds = 1000) {
+    if (round_open_) CloseRound();  // a round StartAt began
     if (!out.start_at && !out.wake_at) out.start_at = 0;
     for (int i = 0; i < rounds && !out.run_end; ++i) {
       const std::optional<double> next = out.start_at ? out.start_at : out.wake_at;
@@ -238,6 +241,7 @@ class EmulatedCluster {
   ClusterSchedulerOptions options_;
   std::vector<Arrival> pending_;
   std::set<int64_t> lost_this_round_, down_;
+  bool round_open_ = false;  // StartAt planned a round CloseRound has not closed
   ClusterScheduler engine_;
 };
 
