@@ -87,7 +87,7 @@ struct EngineState {
   const MechanismDefinition* mechanism_definition = nullptr;  // options.mechanism's
   std::unique_ptr<Mechanism> mechanism;
   std::unique_ptr<ClusterLedger> ledger;
-  std::unique_ptr<FabricRound> fabric;  // with ClusterSetup.fabric
+  std::unique_ptr<FabricRound> fabric;                    // with ClusterSetup.fabric
   const std::vector<JobNetworkRound>* network = nullptr;  // the round's, by placement
   // Looked up by id, never iterated. One node a job: a flat table of ~400-byte slots, half of
   // them empty after it grows, and the old table beside the new while it grows, cost a deep queue

@@ -36,10 +36,10 @@ struct FabricRoundState {
   // Jobs with flows open; node-based: st.placed points into it while it grows.
   absl::node_hash_map<int64_t, JobFlows> active;
   int64_t plan = -1;
-  bool flows_changed = false;                // since the last Plan
-  std::vector<JobFlows*> placed;             // by placement: the job's flows, or null
-  std::vector<JobNetworkRound> figures;      // by placement
-  std::vector<double> link_bytes;            // this round's, by link
+  bool flows_changed = false;                            // since the last Plan
+  std::vector<JobFlows*> placed;                         // by placement: the job's flows, or null
+  std::vector<JobNetworkRound> figures;                  // by placement
+  std::vector<double> link_bytes;                        // this round's, by link
   absl::flat_hash_map<int64_t, JobNetworkRecord> spent;  // every job that crossed, so far
 };
 

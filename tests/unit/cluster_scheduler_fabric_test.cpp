@@ -22,9 +22,9 @@ using testing::EndedRecord;
 using testing::Fifo;
 using testing::Servers;
 
-constexpr double kGradientBytes = 1e8;         // 100 MB a iteration
-constexpr double kNicBytesPerS = 100e9 / 8;    // 100 Gb/s
-constexpr double kHopLatencyS = 2e-6;          // server to server in one rack: NIC up, NIC down
+constexpr double kGradientBytes = 1e8;       // 100 MB a iteration
+constexpr double kNicBytesPerS = 100e9 / 8;  // 100 Gb/s
+constexpr double kHopLatencyS = 2e-6;        // server to server in one rack: NIC up, NIC down
 constexpr JobTraffic kTraffic{kGradientBytes, 0};
 
 // `servers` servers in racks of `per_rack` under one spine, 100 Gb/s NICs, racks at 4:1.
@@ -173,8 +173,8 @@ TEST(ClusterSchedulerFabric, TheSameEventsGiveTheSameRecords) {
   const std::vector<std::string> a = RunMix(11);
   EXPECT_EQ(a, RunMix(11));
   EXPECT_NE(a, RunMix(12));
-  EXPECT_TRUE(std::any_of(a.begin(), a.end(),
-                          [](const std::string& l) { return l.rfind("end", 0) == 0; }));
+  EXPECT_TRUE(
+      std::any_of(a.begin(), a.end(), [](const std::string& l) { return l.rfind("end", 0) == 0; }));
 }
 
 }  // namespace
