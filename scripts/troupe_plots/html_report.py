@@ -31,6 +31,12 @@ COMPARISON = [("JCT mean", "jct_mean_s", "hours"), ("JCT median", "jct_median_s"
               ("CPU utilisation", "cpu_utilisation", "percent"),
               ("memory utilisation", "memory_utilisation", "percent"),
               ("measured jobs finished", "jobs_measured_finished", "plain")]
+# Rows added for runs on a fabric: (title, field of summary.json's network block, format).
+NETWORK_COMPARISON = [("jobs that crossed the fabric", "jobs_crossing", "plain"),
+                      ("communication time", "comm_hours", "hours of"),
+                      ("contention time", "contention_hours", "hours of"),
+                      ("contention slowdown mean", "contention_slowdown_mean", "times"),
+                      ("contention slowdown p99", "contention_slowdown_p99", "times")]
 
 
 def esc(value):
@@ -59,7 +65,7 @@ def comparison_format(kind, value):
     if value is None:
         return "–"
     return {"hours": f"{value / 3600:.2f} h", "percent": f"{100 * value:.1f} %",
-            "plain": f"{value}"}[kind]
+            "plain": f"{value}", "hours of": f"{value:,.1f} h", "times": f"{value:.3f}x"}[kind]
 
 
 def image(folder, figure):
@@ -75,13 +81,50 @@ def note(text):
 
 
 def summary_table(run, capacity):
-    rows = [f"<tr><th>{esc(key)}</th><td>{esc(format_value(key, value))}</td></tr>"
+    rows = [f"<tr><th>{esc(key)}</th><td>{network_table(value)}</td></tr>" if key == "network"
+            and isinstance(value, dict) else
+            f"<tr><th>{esc(key)}</th><td>{esc(format_value(key, value))}</td></tr>"
             for key, value in run.summary.items()]
     if capacity is not None:
         derived = ", ".join(f"{capacity[name]:g} {unit}" if capacity[name] else f"? {unit}"
                             for name, _, _, unit in RESOURCES)
         rows.append(f"<tr><th>capacity (derived)</th><td>{esc(derived)}</td></tr>")
     return "<table>" + "".join(rows) + "</table>"
+
+
+def network_value(key, value):
+    """A figure of summary.json's network block: shares in percent, bytes in decimal units."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if key.startswith("utilisation"):
+            return f"{100 * value:.1f} %"
+        if key == "bytes":
+            return next((f"{value / 10 ** (3 * k):.2f} {unit}" for k, unit in
+                         ((5, "PB"), (4, "TB"), (3, "GB"), (2, "MB"), (1, "kB"))
+                         if value >= 10 ** (3 * k)), f"{value:g} B")
+    return format_value(key, value)
+
+
+def network_table(network):
+    """summary.json's network block: its figures, then its busiest links as a table."""
+    rows = [f"<tr><th>{esc(key)}</th><td>{esc(network_value(key, value))}</td></tr>"
+            for key, value in network.items() if key != "busiest_links"]
+    links = network.get("busiest_links") or []
+    if links:
+        head = "".join(f"<th>{esc(key)}</th>" for key in links[0])
+        body = "".join("<tr>" + "".join(f'<td class="num">{esc(network_value(key, value))}</td>'
+                                        for key, value in link.items()) + "</tr>"
+                       for link in links)
+        rows.append(f"<tr><th>busiest_links</th><td><table><tr>{head}</tr>{body}</table></td></tr>")
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def busiest_link(network):
+    links = (network or {}).get("busiest_links") or []
+    if not links:
+        return "–"
+    top = links[0]
+    return (f"{top.get('link')}: mean {100 * top.get('utilisation_mean', 0):.1f} %, peak "
+            f"{100 * top.get('utilisation_peak', 0):.1f} %")
 
 
 def comparison_table(runs):
@@ -91,6 +134,14 @@ def comparison_table(runs):
         cells = "".join(f'<td class="num">{esc(comparison_format(kind, run.summary.get(key)))}</td>'
                         for run in runs)
         rows.append(f"<tr><th>{esc(title)}</th>{cells}</tr>")
+    networks = [run.summary.get("network") for run in runs]
+    if any(isinstance(network, dict) for network in networks):
+        for title, key, kind in NETWORK_COMPARISON:
+            cells = "".join(f'<td class="num">{esc(comparison_format(kind, (n or {}).get(key)))}'
+                            "</td>" for n in networks)
+            rows.append(f"<tr><th>{esc(title)}</th>{cells}</tr>")
+        cells = "".join(f'<td class="num">{esc(busiest_link(n))}</td>' for n in networks)
+        rows.append(f"<tr><th>busiest link</th>{cells}</tr>")
     return f"<table><tr><th></th>{head}</tr>{''.join(rows)}</table>"
 
 
@@ -143,13 +194,15 @@ def sweep_block(folder, block):
             + ["</div>"] + [note(text) for text in block["notes"]])
 
 
-def page(folder, runs, sections, overview, notes, sweep_blocks=(), unswept=None):
+def page(folder, runs, sections, overview, notes, sweep_blocks=(), unswept=None, network=None):
     """sections: per run, {"capacity", "figures": [...], "notes": [...]}; overview: the CDF's
     figure dict or None; notes: report-wide notes; sweep_blocks: per sweep folder, its spread;
-    unswept: the scheduler runs of no sweep, compared in a table (default: every scheduler run).
+    unswept: the scheduler runs of no sweep, compared in a table (default: every scheduler run);
+    network: with runs on a fabric, {"runs", "cdf": the contention CDF's figure dict or None}.
 
     The answer comes first: the JCT CDF, then the tables that compare the runs (each sweep's
-    spread over seeds, with its figures; the other runs side by side), then each run."""
+    spread over seeds, with its figures; the other runs side by side), the contention CDF of runs
+    on a fabric, then each run."""
     scheduler_runs = [run for run in runs if run.kind == SCHEDULER]
     if unswept is None:
         unswept = scheduler_runs
@@ -161,6 +214,10 @@ def page(folder, runs, sections, overview, notes, sweep_blocks=(), unswept=None)
         body.append(image(folder, overview) if overview else note("No measured job finished."))
         if unswept:
             body.append(comparison_table(unswept))
+    if network:
+        body.append("<h2>Network contention</h2>")
+        body.append(image(folder, network["cdf"]) if network["cdf"]
+                    else note("No measured job crossed the fabric."))
     for block in sweep_blocks:
         body += sweep_block(folder, block)
     for run, section in zip(runs, sections):

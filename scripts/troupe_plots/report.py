@@ -12,17 +12,19 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import (figures, gpu_figures, html_report, oasis_figures, output_folder, ps_figures, rundir,
-               series, sweep_figures, sweeps)
+from . import (fabric_runs, figures, gpu_figures, html_report, network_figures, oasis_figures,
+               output_folder, ps_figures, rundir, series, sweep_figures, sweeps)
 from .errors import InputError
 
 CDF_FILE = "jct_cdf.png"
+CONTENTION_FILE = "contention_cdf.png"
 
 
 def build(run_paths, out_dir):
     """Writes out_dir/report.html and the PNGs; returns (report path, notes for the terminal)."""
     run_paths, swept = sweeps.expand(run_paths)
     runs = rundir.load_runs(run_paths)
+    fabric_runs.attach(runs)
     out_dir = os.path.normpath(out_dir)
     check_output(out_dir, run_paths)
     parent = os.path.dirname(os.path.abspath(out_dir))
@@ -105,7 +107,8 @@ def draw(runs, folder, swept=()):
     if caption:
         overview = {"file": CDF_FILE, "alt": "JCT CDF", "caption": caption}
     unswept = [run for run in scheduler_runs if os.path.normpath(run.path) not in groups]
-    page = html_report.page(folder, runs, sections, overview, [], sweep_blocks, unswept)
+    network = network_overview(scheduler_runs, groups, folder)
+    page = html_report.page(folder, runs, sections, overview, [], sweep_blocks, unswept, network)
     output_folder.name_entry(folder, "report.html")
     with open(os.path.join(folder, "report.html"), "w", encoding="utf-8") as file:
         file.write(page)
@@ -130,13 +133,25 @@ def sweep_groups(swept):
     return out
 
 
-def cdf_lines(scheduler_runs, groups):
-    """[(label, sorted JCT hours)]: one line per run, or per combination of a sweep's swept values
-    with its seeds' jobs pooled (a sweep of 3 loads x 2 mechanisms x 3 seeds draws 6 lines)."""
+def network_overview(scheduler_runs, groups, folder):
+    """Runs on a fabric: the contention slowdown CDF of all of them on one axis; None without."""
+    fabric = [run for run in scheduler_runs if run.links is not None]
+    if not fabric:
+        return None
+    caption = network_figures.contention_cdf(cdf_lines(fabric, groups, fabric_runs.slowdowns),
+                                             os.path.join(folder, CONTENTION_FILE))
+    figure = {"file": CONTENTION_FILE, "alt": "contention slowdown CDF", "caption": caption}
+    return {"runs": fabric, "cdf": figure if caption else None}
+
+
+def cdf_lines(scheduler_runs, groups, values=figures.measured_jct_hours):
+    """[(label, sorted values(run))], by default JCT hours: one line per run, or per combination
+    of a sweep's swept values with its seeds' jobs pooled (a sweep of 3 loads x 2 mechanisms x 3
+    seeds draws 6 lines)."""
     lines, pooled = [], {}
     for run in scheduler_runs:
         group = groups.get(os.path.normpath(run.path))
-        hours = figures.measured_jct_hours(run)
+        hours = values(run)
         if group is None:
             lines.append((run.label, hours))
         elif group not in pooled:
@@ -187,11 +202,20 @@ def run_section(run, folder):
     kind = gpu_figures.figure_kind(run)
     if kind is None:
         section["notes"].append(gpu_figures.missing_note(run))
-        return section
-    gpu_file = f"{stem}-gpu-{kind}.png"
-    caption = gpu_figures.gpu_figure(run, kind, capacity, os.path.join(folder, gpu_file))
-    section["figures"].append({"file": gpu_file, "alt": f"{run.name}: GPU {kind}",
-                               "caption": caption})
+    else:
+        gpu_file = f"{stem}-gpu-{kind}.png"
+        caption = gpu_figures.gpu_figure(run, kind, capacity, os.path.join(folder, gpu_file))
+        section["figures"].append({"file": gpu_file, "alt": f"{run.name}: GPU {kind}",
+                                   "caption": caption})
+    if run.links is not None:
+        links_file = f"{stem}-links.png"
+        caption = network_figures.link_heatmap(run, os.path.join(folder, links_file))
+        if caption:
+            section["figures"].append({"file": links_file, "alt": f"{run.name}: link utilisation",
+                                       "caption": caption})
+        else:
+            section["notes"].append("No link heat-map: links.csv holds no row (no job's traffic "
+                                    "left its server).")
     return section
 
 

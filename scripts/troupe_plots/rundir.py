@@ -71,6 +71,8 @@ class Run:
     batches: pd.DataFrame = None  # parameter-server runs
     slots: pd.DataFrame = None  # OASiS runs
     resources: list = None  # OASiS runs: resource names, from slots.csv's columns
+    links: pd.DataFrame = None  # a run on a fabric: links.csv (fabric_runs.attach)
+    spines: set = None  # and its explicit spines' names
     notes: list = field(default_factory=list)
 
     @property
