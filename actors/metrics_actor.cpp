@@ -43,6 +43,7 @@ caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
                       std::make_move_iterator(batch.leases.end()));
       },
       [=](LinkBatch& batch) {
+        if (LiveFeed* live = self->state.telemetry->live) live->OnLinks(batch.links);
         auto& links = self->state.records.links;
         links.insert(links.end(), std::make_move_iterator(batch.links.begin()),
                      std::make_move_iterator(batch.links.end()));

@@ -138,6 +138,17 @@ void WritePs(JsonOut& j, const LivePs& ps) {
   j.Close('}');
 }
 
+void WriteFabric(JsonOut& j, const LiveFabric& fabric) {
+  j.Key("fabric").Open('{');
+  j.Key("links").Int(fabric.links).Key("busy").Int(fabric.busy);
+  j.Key("hot").Open('[');
+  for (const LiveLinkLoad& l : fabric.hot) {
+    j.Open('{').Key("name").Str(l.name).Key("util").Num(l.utilisation);
+    j.Key("flows").Int(l.flows).Close('}');
+  }
+  j.Close(']').Close('}');
+}
+
 void WriteSweep(JsonOut& j, const std::vector<LiveSweepRun>& runs) {
   int64_t done = 0, failed = 0;
   for (const LiveSweepRun& r : runs) {
@@ -185,6 +196,7 @@ std::string SnapshotJson(const LiveSnapshot& s, int64_t version) {
   }
   j.Close(']');
   WriteFaults(j, s.faults);
+  if (s.has_fabric) WriteFabric(j, s.fabric);
   if (s.has_ps) WritePs(j, s.ps);
   if (s.kind == "sweep") WriteSweep(j, s.sweep);
   j.Close('}');

@@ -69,6 +69,11 @@ svg text{font:11px system-ui,sans-serif} [hidden]{display:none!important}
 </svg></div>
 <div class="card"><h2>JCT CDF so far (<span id="cdf-jobs">0</span> jobs)</h2>
 <svg id="cdf" width="420" height="200"></svg></div>
+<div class="card fabric" hidden><h2>Busiest links, latest round</h2>
+<p><span id="links-busy">0</span> of <span id="links-total">0</span> links carried traffic</p>
+<svg id="link-scale" width="200" height="18"></svg>
+<table id="hot-links" class="num"><tr><th>link</th><th>utilisation</th><th></th><th>flows</th></tr>
+</table></div>
 </div>
 <div class="card cluster"><h2>Faults (<span id="faults-total">0</span>)</h2>
 <table id="faults"><tr><th>at (h)</th><th>fault</th><th>effect</th><th>recovered (h)</th></tr>
@@ -109,6 +114,29 @@ function drawHeat(servers) {
     el(r, "title", {}, s.name + ": " + s.used + "/" + s.gpus + " GPUs, " + fmt(s.cpus_used, 0) +
        "/" + fmt(s.cpus, 0) + " CPUs, " + fmt(s.mem_used, 0) + "/" + fmt(s.mem, 0) + " GB");
   });
+}
+// The links that carried traffic in the latest round, busiest first, coloured by utilisation.
+function drawLinks(fabric) {
+  set("links-busy", fabric.busy); set("links-total", fabric.links);
+  const scale = document.getElementById("link-scale"); clear(scale);
+  for (let i = 0; i < 10; i++) {
+    el(scale, "rect", {x: 30 + 14 * i, y: 3, width: 14, height: 12, fill: heatColor(i / 9)});
+  }
+  el(scale, "text", {x: 26, y: 13, "text-anchor": "end"}, "0%");
+  el(scale, "text", {x: 174, y: 13}, "100%");
+  const table = document.getElementById("hot-links");
+  while (table.rows.length > 1) table.deleteRow(1);
+  for (const l of fabric.hot) {
+    const row = table.insertRow();
+    row.className = "link"; row.dataset.util = l.util;
+    row.insertCell().textContent = l.name;
+    row.insertCell().textContent = fmt(100 * l.util, 1) + "%";
+    const bar = el(row.insertCell(), "svg", {width: 100, height: 10});
+    el(bar, "rect", {x: 0, y: 0, width: 100, height: 10, fill: "#eee"});
+    el(bar, "rect", {x: 0, y: 0, width: 100 * Math.min(1, l.util), height: 10,
+                     fill: heatColor(l.util)});
+    row.insertCell().textContent = l.flows;
+  }
 }
 // Axes and polylines; series: [{points: [[x, y]...], color, label}], y in [0, ymax].
 function plot(svg, series, xmax, ymax, xlabel, ylabel) {
@@ -186,6 +214,8 @@ function render(s) {
   document.querySelectorAll(".cluster").forEach(e => { e.hidden = !!s.ps || !!s.sweep; });
   document.querySelectorAll(".ps").forEach(e => { e.hidden = !s.ps; });
   document.querySelectorAll(".sweep").forEach(e => { e.hidden = !s.sweep; });
+  document.querySelectorAll(".fabric").forEach(e => { e.hidden = !s.fabric; });
+  if (s.fabric) drawLinks(s.fabric);
   if (s.ps) renderPs(s.ps);
   if (s.sweep) renderSweep(s.sweep);
   set("updates", updates);

@@ -67,6 +67,37 @@ void LiveFeed::OnFault(const FaultRecord& fault) {
   state_.faults.push_back(fault);
 }
 
+void LiveFeed::SetFabric(std::vector<LiveLink> links) {
+  std::lock_guard lock(mu_);
+  state_.has_fabric = true;
+  state_.fabric.links = static_cast<int64_t>(links.size());
+  links_ = std::move(links);
+}
+
+void LiveFeed::OnLinks(const std::vector<LinkRecord>& links) {
+  std::lock_guard lock(mu_);
+  round_links_.assign(links.begin(), links.end());  // reuses the buffer: no allocation a round
+}
+
+// The latest round's busiest links; none when its round carried no traffic (its batch is older).
+void LiveFeed::FillFabric(LiveSnapshot* s) const {
+  if (!s->has_fabric || round_links_.empty() || round_links_.front().round < s->rounds - 1) return;
+  std::vector<LiveLinkLoad>& hot = s->fabric.hot;
+  for (const LinkRecord& r : round_links_) {
+    if (r.link < 0 || static_cast<size_t>(r.link) >= links_.size()) continue;
+    const LiveLink& link = links_[static_cast<size_t>(r.link)];
+    const double seconds = r.end_s - r.start_s;
+    const double capacity = link.capacity_bytes_per_s * seconds;
+    hot.push_back(LiveLinkLoad{link.name, capacity > 0 ? r.bytes / capacity : 0, r.flows});
+  }
+  s->fabric.busy = static_cast<int64_t>(hot.size());
+  // Stable: links of equal utilisation keep the topology's order (the batch's).
+  std::stable_sort(hot.begin(), hot.end(), [](const LiveLinkLoad& a, const LiveLinkLoad& b) {
+    return a.utilisation > b.utilisation;
+  });
+  if (hot.size() > kHotLinks) hot.resize(kHotLinks);
+}
+
 void LiveFeed::OnServerRound(int32_t index, int64_t round, int32_t gpus, double cpus,
                              double memory_gb) {
   if (index < 0 || static_cast<size_t>(index) >= state_.servers.size()) return;
@@ -129,6 +160,7 @@ LiveSnapshot LiveFeed::Snapshot() const {
   jcts_new_.clear();
   LiveSnapshot s = state_;
   s.jct_cdf = CdfOfSorted(jcts_sorted_, kCdfPoints);
+  FillFabric(&s);
   // Servers that received no lease in the latest round hold nothing in it (one may already hold
   // the next round's leases: its holdings are newer, and shown).
   for (size_t i = 0; i < s.servers.size(); ++i) {

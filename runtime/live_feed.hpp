@@ -1,12 +1,12 @@
 // The live feed: what a run being watched (`troupe run --serve`) tells its viewer as it goes.
 //
-// Actors add to it as they record (the metrics recorder: rounds, jobs, faults; each server: what
-// it holds this round), from any thread: one mutex guards the recorder's part, and each server
-// writes its own slot of relaxed atomics (the hottest path: every server, every round). The run's
-// driver takes a snapshot of it a few times a wall second and hands it to a LiveSink (the web view,
-// live/). A run that is not watched has no feed (Telemetry::live is null) and pays nothing but a
-// null test per record. The feed only reads records; it never decides anything, so results do not
-// change.
+// Actors add to it as they record (the metrics recorder: rounds, jobs, faults and, on a fabric,
+// links; each server: what it holds this round), from any thread: one mutex guards the recorder's
+// part, and each server writes its own slot of relaxed atomics (the hottest path: every server,
+// every round). The run's driver takes a snapshot of it a few times a wall second and hands it to
+// a LiveSink (the web view, live/). A run that is not watched has no feed (Telemetry::live is null)
+// and pays nothing but a null test per record. The feed only reads records; it never decides
+// anything, so results do not change.
 #pragma once
 
 #include <atomic>
@@ -52,6 +52,23 @@ struct LivePs {
   TierCounts tiers;  // every shard's every step
 };
 
+// A run on a fabric: its links, and those that carried traffic in the latest round.
+struct LiveLink {
+  std::string name;  // "server3.up", "rack1.down" (fabric/topology.hpp)
+  double capacity_bytes_per_s = 0;
+};
+struct LiveLinkLoad {
+  std::string name;
+  double utilisation = 0;  // bytes carried over capacity x the round's length, as links.csv
+  int32_t flows = 0;
+};
+struct LiveFabric {
+  int64_t links = 0;  // in the fabric
+  int64_t busy = 0;   // that carried traffic in the latest round
+  // The busiest of those, at most LiveFeed::kHotLinks, busiest first (ties: topology order).
+  std::vector<LiveLinkLoad> hot;
+};
+
 // One run of a sweep (`troupe sweep --serve`), in the sweep's order.
 struct LiveSweepRun {
   std::string name;               // its folder's name, e.g. "mechanism-tune_seed-1"
@@ -82,6 +99,8 @@ struct LiveSnapshot {
   std::vector<FaultRecord> faults;  // as they fired (recovery times filled in later)
   bool has_ps = false;              // a parameter-server run: `ps` below, none of the cluster's
   LivePs ps;
+  bool has_fabric = false;  // a run on a fabric: `fabric` below
+  LiveFabric fabric;
   std::vector<LiveSweepRun> sweep;  // kind "sweep": its runs, none of the above
 };
 
@@ -89,6 +108,7 @@ class LiveFeed {
  public:
   static constexpr size_t kMaxTimeline = 512;
   static constexpr int kCdfPoints = 101;
+  static constexpr size_t kHotLinks = 12;
 
   LiveFeed(std::string kind, std::string name, std::vector<LiveServer> servers);
 
@@ -96,6 +116,10 @@ class LiveFeed {
   void OnRound(const RoundRecord& round);
   void OnJob(const JobRecord& job);
   void OnFault(const FaultRecord& fault);
+  // A run on a fabric (SetFabric first, before any record): the links that carried traffic in a
+  // round (one batch a round, before its round record; a round without traffic has none).
+  void SetFabric(std::vector<LiveLink> links);
+  void OnLinks(const std::vector<LinkRecord>& links);
   // From server `index`: what its leases of round `round` hold.
   void OnServerRound(int32_t index, int64_t round, int32_t gpus, double cpus, double memory_gb);
 
@@ -117,6 +141,7 @@ class LiveFeed {
     std::atomic<double> cpus{0}, memory_gb{0};
   };
   void Thin();
+  void FillFabric(LiveSnapshot* s) const;
 
   mutable std::mutex mu_;
   LiveSnapshot state_;
@@ -124,6 +149,8 @@ class LiveFeed {
   mutable std::vector<double> jcts_sorted_;  // JCTs seen by the latest snapshot, sorted
   mutable std::vector<double> jcts_new_;     // and those since
   std::vector<int64_t> ps_steps_;            // per node: steps finished
+  std::vector<LiveLink> links_;              // a run on a fabric: its links, by index
+  std::vector<LinkRecord> round_links_;      // the latest batch of link records
   int64_t ended_since_round_ = 0;            // jobs recorded since the latest round record
   size_t timeline_stride_ = 1;               // keep one round in this many
 };

@@ -89,7 +89,18 @@ std::unique_ptr<LiveFeed> MakeLiveFeed(const RunPlan& plan) {
   for (const ServerSpec& spec : plan.servers) {
     servers.push_back(LiveServer{spec.name, spec.gpus, spec.cpus, spec.memory_gb});
   }
-  return std::make_unique<LiveFeed>("cluster", plan.identity.config_name(), std::move(servers));
+  auto feed =
+      std::make_unique<LiveFeed>("cluster", plan.identity.config_name(), std::move(servers));
+  if (plan.scheduler.fabric) {  // the view colours the links that carry traffic
+    const fabric::Topology& topology = plan.scheduler.fabric->topology;
+    std::vector<LiveLink> links;
+    for (size_t i = 0; i < topology.links(); ++i) {
+      const int32_t link = static_cast<int32_t>(i);
+      links.push_back(LiveLink{topology.LinkName(link), topology.link(link).capacity_bytes_per_s});
+    }
+    feed->SetFabric(std::move(links));
+  }
+  return feed;
 }
 
 void PublishLive(const LiveFeed& feed, double wall_s, bool done, LiveSink* sink) {

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -141,11 +142,76 @@ TEST(LiveView, BrowserShowsTheRunsNumbersAndResultsAreUnchanged) {
   const std::ptrdiff_t cells =
       std::distance(std::sregex_iterator(dom.begin(), dom.end(), cell), std::sregex_iterator());
   EXPECT_EQ(cells, 16);
+  EXPECT_NE(dom.find("<div class=\"card fabric\" hidden=\"\">"), std::string::npos)
+      << "no fabric, no links panel";
 
   // Watching changes nothing: the same run without --serve writes the same records.
   ProcessResult plain = RunTroupe({"run", config, "--out", dir + "/plain", "--quiet"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   for (const char* file : {"jobs.csv", "rounds.csv"}) {
+    EXPECT_EQ(ReadFile(dir + "/watched/" + file), ReadFile(dir + "/plain/" + file)) << file;
+  }
+}
+
+// A run on a fabric (16 servers of 2 GPUs on 10 Gb/s NICs, so that jobs span servers): the page
+// lists the links that carried traffic in the run's last round, busiest first, with the
+// utilisation links.csv gives them; watching changes none of its records.
+TEST(LiveView, FabricRunShowsItsBusiestLinks) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh)";
+  const std::string dir = FreshDir("live-fabric");
+  std::vector<std::string> args = {"run",    SourcePath("configs/fabric-128-4to1.textproto"),
+                                   "--set",  "cluster.servers[0].gpus=2",
+                                   "--set",  "workload.generator.jobs_per_hour=4",
+                                   "--set",  "run.measure_first_job=0",
+                                   "--set",  "run.measure_last_job=99",
+                                   "--set",  "fabric.server_nic_gbps=10",
+                                   "--quiet"};
+  std::vector<std::string> watched = args;
+  watched.insert(watched.end(),
+                 {"--out", dir + "/watched", "--serve", "127.0.0.1:0", "--serve-linger", "120"});
+  const pid_t pid = SpawnTroupe(watched, dir + "/out.txt", dir + "/err.txt");
+  ASSERT_GT(pid, 0);
+  const std::string port =
+      WaitForLine(dir + "/err.txt", std::regex("live view: http://127\\.0\\.0\\.1:([0-9]+)/"), 30);
+  if (port.empty()) kill(pid, SIGKILL);
+  ASSERT_FALSE(port.empty()) << ReadFile(dir + "/err.txt");
+  const bool ended = !WaitForLine(dir + "/err.txt", std::regex("(the run has ended)"), 60).empty();
+  const std::string dom = DumpDom(chromium, "http://127.0.0.1:" + port + "/");
+  kill(pid, SIGINT);
+  EXPECT_EQ(WaitBounded(pid, 30), 0) << ReadFile(dir + "/err.txt");
+  ASSERT_TRUE(ended) << ReadFile(dir + "/err.txt");
+
+  const auto rounds = ReadCsv(dir + "/watched/rounds.csv");
+  ASSERT_FALSE(rounds.empty());
+  const std::string last = rounds.back().at("round");
+  size_t busy = 0;
+  double busiest = -1;
+  for (const auto& row : ReadCsv(dir + "/watched/links.csv")) {
+    if (row.at("round") != last) continue;
+    ++busy;
+    busiest = std::max(busiest, std::stod(row.at("utilisation")));
+  }
+  ASSERT_GT(busy, 0u) << "the last round carried no traffic: nothing to show";
+  EXPECT_EQ(Shown(dom, "status"), "finished") << dom.substr(0, 2000);
+  EXPECT_EQ(Shown(dom, "links-busy"), std::to_string(busy));
+  EXPECT_EQ(Shown(dom, "links-total"), "40");  // 16 servers' and 4 racks' links, each way
+  std::smatch first;
+  ASSERT_TRUE(std::regex_search(
+      dom, first, std::regex("<tr class=\"link\"[^>]*><td>([^<]*)</td><td>([^<]*)</td>")))
+      << dom.substr(0, 4000);
+  char shown[32];
+  std::snprintf(shown, sizeof shown, "%.1f%%", 100 * busiest);
+  EXPECT_EQ(first[2], shown) << "the busiest link first, " << first[1];
+  const std::regex link_row("class=\"link\"");
+  const std::ptrdiff_t rows =
+      std::distance(std::sregex_iterator(dom.begin(), dom.end(), link_row), std::sregex_iterator());
+  EXPECT_EQ(rows, static_cast<std::ptrdiff_t>(std::min<size_t>(busy, 12)));
+
+  args.insert(args.end(), {"--out", dir + "/plain"});
+  ProcessResult plain = RunTroupe(args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  for (const char* file : {"jobs.csv", "rounds.csv", "links.csv"}) {
     EXPECT_EQ(ReadFile(dir + "/watched/" + file), ReadFile(dir + "/plain/" + file)) << file;
   }
 }

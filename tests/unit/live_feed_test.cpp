@@ -140,6 +140,56 @@ TEST(LiveJson, SnapshotIsJsonWithTheRunsNumbers) {
   EXPECT_NE(json.find(R"({"name":"s1","gpus":4,"used":0,)"), std::string::npos) << json;
 }
 
+// A run on a fabric: the links of the latest round, busiest first; a round without traffic
+// shows none.
+TEST(LiveFeed, HotLinksAreTheLatestRoundsBusiestFirst) {
+  LiveFeed feed = TwoServers();
+  std::vector<LiveLink> links = {{"server0.up", 1e9}, {"server0.down", 1e9}, {"rack0.up", 2e9}};
+  for (int i = 0; i < 20; ++i) links.push_back({"server" + std::to_string(i + 1) + ".up", 1e9});
+  feed.SetFabric(links);
+  // Over 300 s: 0.5, 0.9 and 0.5 of capacity (a tie, kept in the topology's order).
+  feed.OnLinks(
+      {{0, 0, 0, 300, 150e9, 1, 0}, {0, 1, 0, 300, 270e9, 2, 0}, {0, 2, 0, 300, 300e9, 1, 0}});
+  feed.OnRound(RoundRecord{0, 0, 300, 10, 30, 600, 2, 0, 0});
+  LiveSnapshot s = feed.Snapshot();
+  ASSERT_TRUE(s.has_fabric);
+  EXPECT_EQ(s.fabric.links, 23);
+  EXPECT_EQ(s.fabric.busy, 3);
+  ASSERT_EQ(s.fabric.hot.size(), 3u);
+  EXPECT_EQ(s.fabric.hot[0].name, "server0.down");
+  EXPECT_DOUBLE_EQ(s.fabric.hot[0].utilisation, 0.9);
+  EXPECT_EQ(s.fabric.hot[0].flows, 2);
+  EXPECT_EQ(s.fabric.hot[1].name, "server0.up");
+  EXPECT_EQ(s.fabric.hot[2].name, "rack0.up");
+  EXPECT_NE(
+      SnapshotJson(s, 1).find(
+          R"("fabric":{"links":23,"busy":3,"hot":[{"name":"server0.down","util":0.9,"flows":2},)"),
+      std::string::npos)
+      << SnapshotJson(s, 1);
+
+  feed.OnRound(RoundRecord{1, 300, 600, 10, 30, 600, 2, 0, 0});  // no link carried traffic
+  s = feed.Snapshot();
+  EXPECT_EQ(s.fabric.busy, 0);
+  EXPECT_TRUE(s.fabric.hot.empty());
+
+  std::vector<LinkRecord> all;  // every link busy: the view lists the busiest kHotLinks
+  for (int32_t i = 0; i < 23; ++i) all.push_back({2, i, 600, 900, 1e9 * (i + 1), 1, 0});
+  feed.OnLinks(all);
+  feed.OnRound(RoundRecord{2, 600, 900, 10, 30, 600, 2, 0, 0});
+  s = feed.Snapshot();
+  EXPECT_EQ(s.fabric.busy, 23);
+  ASSERT_EQ(s.fabric.hot.size(), LiveFeed::kHotLinks);
+  EXPECT_EQ(s.fabric.hot.front().name, "server20.up");
+}
+
+TEST(LiveJson, ARunWithoutAFabricSendsNoLinks) {
+  LiveFeed feed = TwoServers();
+  feed.OnRound(RoundRecord{0, 0, 300, 10, 30, 600, 2, 0, 0});
+  const LiveSnapshot s = feed.Snapshot();
+  EXPECT_FALSE(s.has_fabric);
+  EXPECT_EQ(SnapshotJson(s, 1).find("fabric"), std::string::npos);
+}
+
 TEST(LiveView, ServesTheLatestSnapshotUntilStopped) {
   LiveView view;
   ASSERT_TRUE(view.Start("127.0.0.1", 0, "--serve").ok());
