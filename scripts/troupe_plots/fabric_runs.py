@@ -102,7 +102,9 @@ def natural_key(name):
 
 def ordered_links(run):
     """The links that carried traffic, sorted by level, then name: [(name, level)]."""
-    names = run.links["link"].cat.remove_unused_categories().cat.categories.astype(str)
+    links = run.links["link"]
+    used = np.bincount(links.cat.codes.to_numpy(), minlength=len(links.cat.categories)) > 0
+    names = links.cat.categories.astype(str)[used]
     shown = [(name, level(name, run.spines)) for name in names]
     return sorted(shown, key=lambda item: (item[1], natural_key(item[0])))
 
