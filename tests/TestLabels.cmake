@@ -35,6 +35,7 @@ set(TROUPE_SLOW_TESTS
     ConfigEdges.ParamServerFields
     CudaPlugin.VersionValidateAndAnEmulatedRunMapNoCudaLibrary
     Determinism.DefaultConfigTwiceGivesIdenticalFiles
+    FabricRun.PhillyWithContentionTwiceGivesTheSameBytes
     LargeClusterHeap.TheProgramsRecordsEqualThoseOfTheSameRunInProcess
     LiveView.BrowserShowsTheRunsNumbersAndResultsAreUnchanged
     LiveView.ParameterServerRunShowsStepsAndHitRates
