@@ -144,7 +144,7 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
   std::string SummaryTable() const override { return FormatSummaryTable(result_.summary); }
   std::vector<RunMetric> Metrics() const override {
     const summaries::ClusterRunSummary& s = result_.summary;
-    return {
+    std::vector<RunMetric> metrics = {
         {"jct_mean_s", s.jct_mean_s(), 3, "JCT mean h", 1.0 / 3600, 2},
         {"jct_median_s", s.jct_median_s(), 3, "", 1, 2},
         {"jct_p95_s", s.jct_p95_s(), 3, "", 1, 2},
@@ -156,6 +156,16 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
         {"jobs_measured_finished", static_cast<double>(s.jobs_measured_finished()), 0, "", 1, 0},
         {"rounds", static_cast<double>(s.rounds()), 0, "", 1, 0},
         WallSeconds(s.wall_s())};
+    if (s.has_network()) {  // with a fabric: what contention cost (docs/network.md)
+      const summaries::NetworkSummary& n = s.network();
+      metrics.insert(metrics.end() - 1,
+                     {{"comm_hours", n.comm_hours(), 3, "", 1, 2},
+                      {"contention_hours", n.contention_hours(), 3, "contention h", 1, 2},
+                      {"contention_slowdown_mean", n.contention_slowdown_mean(), 6, "", 1, 4},
+                      {"contention_slowdown_p99", n.contention_slowdown_p99(), 6, "slowdown p99",
+                       1, 3}});
+    }
+    return metrics;
   }
   RunAudit Audit() const override {
     InvariantInput in = invariants_;

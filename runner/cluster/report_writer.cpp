@@ -249,6 +249,13 @@ std::string FormatSummaryTable(const summaries::ClusterRunSummary& s) {
          " GPU-h wasted; messages dropped " + count(s.messages_dropped()) + ", duplicated " +
          count(s.messages_duplicated()) + ", delayed " + count(s.messages_delayed()) + "\n";
   }
+  if (s.has_network()) {
+    const summaries::NetworkSummary& n = s.network();
+    t += "network      " + std::to_string(n.jobs_crossing()) + " measured jobs crossed it; " +
+         Fixed(n.comm_hours(), 1) + " h communicating, " + Fixed(n.contention_hours(), 1) +
+         " h of it contention; slowdown mean " + Fixed(n.contention_slowdown_mean(), 3) +
+         " p99 " + Fixed(n.contention_slowdown_p99(), 3) + "\n";
+  }
   t += "events       " + count(s.events()) + ", messages " + count(s.messages()) + "\n";
   t += "wall         " + Fixed(s.wall_s(), 3) + " s, " + Fixed(s.events_per_s(), 0) +
        " events/s, " + Fixed(s.messages_per_s(), 0) + " messages/s\n";
