@@ -22,8 +22,9 @@ struct JobFlows {
   double overlap = 0;                        // the hidden share of its communication
   int64_t seen_plan = -1;                    // the last Plan that placed it
   int64_t previous_plan = -1;                // the Plan before that one that placed it
-  double compute_s = -1;                     // per iteration, as the phased model last had it
-  JobNetworkRound figures;                   // as of that Plan
+  double compute_s = -1;           // per iteration at this round's share (the engine's estimate)
+  double previous_compute_s = -1;  // at the last round's
+  JobNetworkRound figures;         // as of that Plan
 };
 
 }  // namespace
@@ -135,8 +136,11 @@ void UpdateFlows(FabricRoundState& st, const FabricModel& model,
   }
 }
 
+// The communication an iteration waits for: the share comm_overlap of it hides behind compute,
+// but no more than the compute lasts (an iteration never moves its bytes faster than its links).
 double ExposedSeconds(const JobFlows& job, double rate) {
-  return (1 - job.overlap) * fabric::AllReduceSeconds(job.traffic, rate, job.latency_s);
+  const double comm = fabric::AllReduceSeconds(job.traffic, rate, job.latency_s);
+  return std::max((1 - job.overlap) * comm, comm - job.compute_s);
 }
 
 // Fluid: each job communicates at its slowest flow's max-min rate.
@@ -152,8 +156,7 @@ void FluidFigures(FabricRoundState& st) {
 
 // Phased: the round's bursts simulated against each other from the round's start; again only
 // when a flow or a job's compute changed since the last round.
-void PhasedFigures(FabricRoundState& st, const FabricModel& model,
-                   const FabricRound::ComputeSeconds& compute_s, double round_s) {
+void PhasedFigures(FabricRoundState& st, const FabricModel& model, double round_s) {
   std::vector<fabric::PhasedJob> jobs;
   std::vector<size_t> index;
   bool changed = st.flows_changed;
@@ -161,9 +164,8 @@ void PhasedFigures(FabricRoundState& st, const FabricModel& model,
     JobFlows* job = st.placed[i];
     if (job == nullptr) continue;
     fabric::PhasedJob pj;
-    pj.compute_s = compute_s(i);
-    changed = changed || pj.compute_s != job->compute_s;
-    job->compute_s = pj.compute_s;
+    pj.compute_s = job->compute_s;
+    changed = changed || job->compute_s != job->previous_compute_s;
     pj.latency_s = (1 - job->overlap) * job->traffic.steps * job->latency_s;
     pj.bytes_per_flow = (1 - job->overlap) * job->traffic.bytes_per_flow;
     pj.flow_links = job->routes;
@@ -176,7 +178,12 @@ void PhasedFigures(FabricRoundState& st, const FabricModel& model,
   }
   const std::vector<double> comm =
       fabric::SimulatePhased(model.topology.Capacities(), jobs, {.horizon_s = round_s});
-  for (size_t k = 0; k < index.size(); ++k) st.figures[index[k]].network_s = comm[k];
+  for (size_t k = 0; k < index.size(); ++k) {
+    // As in ExposedSeconds: what compute cannot hide is waited for even alone.
+    const JobFlows& job = *st.placed[index[k]];
+    const double alone = fabric::AllReduceSeconds(job.traffic, job.solo_rate, job.latency_s);
+    st.figures[index[k]].network_s = std::max(comm[k], alone - job.compute_s);
+  }
 }
 
 }  // namespace
@@ -200,9 +207,15 @@ const std::vector<JobNetworkRound>& FabricRound::Plan(const std::vector<JobPlace
   st.flows_changed = false;
   UpdateFlows(st, *model_, placements);
   st.figures.assign(placements.size(), JobNetworkRound{});
+  for (size_t i = 0; i < placements.size(); ++i) {
+    if (JobFlows* job = st.placed[i]) {
+      job->previous_compute_s = job->compute_s;
+      job->compute_s = compute_s(i);
+    }
+  }
   st.sharing.Update();
   if (model_->traffic == TrafficModel::kPhased) {
-    PhasedFigures(st, *model_, compute_s, round_s);
+    PhasedFigures(st, *model_, round_s);
   } else {
     FluidFigures(st);
   }

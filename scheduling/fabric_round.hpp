@@ -6,7 +6,8 @@
 // A job inside one server crosses no link and is never looked at.
 //
 // Contract: Plan gives each placement of the round the exposed communication seconds per
-// iteration it runs with (added to its compute: an iteration takes compute + network_s) and what
+// iteration it runs with (added to its compute: an iteration takes compute + network_s, never
+// less than its communication, so no link carries more than its capacity) and what
 // that would be were the job alone on the fabric; the same placements after the same history give
 // the same figures. Credit books the iterations a job ran in the round (its communication and
 // contention seconds, the bytes its flows put on each link); CloseRound hands over the round's
@@ -62,8 +63,8 @@ class FabricRound {
   void Track(int64_t job_id, const JobTraffic& traffic);
   void Forget(int64_t job_id);
 
-  // Seconds one iteration of the placement's job computes at its share (the phased model's
-  // gaps between bursts).
+  // Seconds one iteration of the placement's job computes at its share: how much communication
+  // it can hide, and the phased model's gaps between bursts.
   using ComputeSeconds = std::function<double(size_t placement)>;
   // The round's flows, shared; by placement index.
   const std::vector<JobNetworkRound>& Plan(const std::vector<JobPlacement>& placements,

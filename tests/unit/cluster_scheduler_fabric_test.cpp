@@ -83,6 +83,23 @@ TEST(ClusterSchedulerFabric, AJobOverTwoServersRunsItsRingAllReduceEachIteration
   EXPECT_NEAR(network->contention_s, 0, 1e-12);  // alone on the fabric
 }
 
+TEST(ClusterSchedulerFabric, OverlapHidesNoMoreThanTheComputeLastsSoNoLinkIsOverfull) {
+  EmulatedCluster cluster(WithFabric(2, 2), Servers(2, 8));
+  const double compute_s = 0.001;  // far shorter than the exchange
+  cluster.Submit(0, 16, 1000000, 0, compute_s, JobTraffic{kGradientBytes, 0.9});
+  cluster.StartAt(0);
+  const double comm = kGradientBytes / kNicBytesPerS + 2 * kHopLatencyS;
+  for (const Grant& g : GrantsOf(cluster.out, 0)) {
+    EXPECT_NEAR(g.network_s, comm - compute_s, 1e-12) << "not (1 - 0.9) x comm";
+  }
+  cluster.CloseRound();
+  ASSERT_EQ(cluster.out.link_logs.size(), 1u);
+  for (const LinkRecord& link : cluster.out.link_logs[0].links) {
+    EXPECT_LE(link.bytes, kNicBytesPerS * 300) << "link " << link.link;
+    EXPECT_GT(link.bytes, 0.99 * kNicBytesPerS * 300) << "the exchange keeps it busy";
+  }
+}
+
 TEST(ClusterSchedulerFabric, AJobInsideOneServerCrossesNoLink) {
   EmulatedCluster cluster(WithFabric(2, 2), Servers(2, 8));
   cluster.Submit(0, 8, 600, 0, 1, kTraffic);
