@@ -3,7 +3,9 @@
 #include <caf/sec.hpp>
 #include <span>
 #include <utility>
+#include <variant>
 
+#include "messages/fabric_messages.hpp"
 #include "runtime/counted_send.hpp"
 
 namespace troupe {
@@ -32,9 +34,34 @@ bool Fits(const AllReduceRound& round, int32_t s, const FloatBlob& blob) {
          blob.floats() == static_cast<size_t>(round.plan[static_cast<size_t>(s)].length);
 }
 
+// Whether a message to rank `to` crosses the fabric: there is one, and `to` is on another server.
+bool Crosses(const AllReduceRankState& st, int32_t to) {
+  return st.fabric && st.servers.size() == st.ranks.size() &&
+         st.servers[static_cast<size_t>(to)] != st.servers[static_cast<size_t>(st.rank)];
+}
+
+// Sends a part or a sum to rank `to`: at once, or, across the fabric, once its flow is through.
+template <class Message>
+void SendToRank(Self* self, int32_t to, Message message) {
+  AllReduceRankState& st = self->state;
+  if (!Crosses(st, to)) {
+    Tell(self, st.telemetry, st.ranks[static_cast<size_t>(to)], std::move(message));
+    return;
+  }
+  const int64_t key = st.next_flow++;
+  const double bytes = static_cast<double>(message.values.floats() * sizeof(float));
+  ++st.rounds[message.round].paced;
+  st.paced.emplace(key, PacedSend{to, std::move(message)});
+  Tell(self, st.telemetry, st.fabric,
+       FlowStart{.key = key,
+                 .from_server = st.servers[static_cast<size_t>(st.rank)],
+                 .to_server = st.servers[static_cast<size_t>(to)],
+                 .bytes = bytes});
+}
+
 void Finish(Self* self, int64_t id) {
   AllReduceRound& round = self->state.rounds[id];
-  if (!round.started || round.sums_missing > 0) return;
+  if (!round.started || round.sums_missing > 0 || round.paced > 0) return;
   // The sum leaves as the round's own buffer: a requester in this process gets it without a copy.
   round.reply.deliver(AllReduceResult{id, FloatBlob::Share(round.values, 0, round.length)});
   self->state.rounds.erase(id);
@@ -61,8 +88,7 @@ void TryReduce(Self* self, int64_t id, int32_t s) {
   gpu::AddInRankOrder(contributions, SliceOf(round, segment));
   round.parts.erase(it);
   for (int32_t r = 0; r < static_cast<int32_t>(st.ranks.size()); ++r) {
-    if (r != st.rank)
-      Tell(self, st.telemetry, st.ranks[r], AllReduceSum{id, s, ShareOf(round, segment)});
+    if (r != st.rank) SendToRank(self, r, AllReduceSum{id, s, ShareOf(round, segment)});
   }
   --round.sums_missing;
   Finish(self, id);
@@ -85,8 +111,8 @@ void SendNextPart(Self* self, int64_t id, AllReduceRound& round, int32_t owner) 
   size_t& sent = round.sent[static_cast<size_t>(owner)];
   if (sent >= unsent.size()) return;
   const int32_t s = unsent[sent++];
-  Tell(self, st.telemetry, st.ranks[static_cast<size_t>(owner)],
-       AllReducePart{id, st.rank, s, ShareOf(round, round.plan[static_cast<size_t>(s)])});
+  SendToRank(self, owner,
+             AllReducePart{id, st.rank, s, ShareOf(round, round.plan[static_cast<size_t>(s)])});
 }
 
 // Keeps this rank's contributions to its own segments and sends the first kPartsInFlight parts
@@ -156,6 +182,26 @@ void OnPart(Self* self, AllReducePart& part) {
   TryReduce(self, part.round, part.segment);
 }
 
+// The fabric carried a paced message's bytes: it leaves now, and its round may be answered.
+void OnFlowDone(Self* self, const FlowDone& done) {
+  AllReduceRankState& st = self->state;
+  auto it = st.paced.find(done.key);
+  if (it == st.paced.end()) return;
+  const caf::actor& to = st.ranks[static_cast<size_t>(it->second.to)];
+  int64_t id = 0;
+  std::visit(
+      [&](auto& message) {
+        id = message.round;
+        Tell(self, st.telemetry, to, std::move(message));
+      },
+      it->second.message);
+  st.paced.erase(it);
+  auto round = st.rounds.find(id);
+  if (round == st.rounds.end()) return;
+  --round->second.paced;
+  Finish(self, id);
+}
+
 void OnSum(Self* self, AllReduceSum& sum) {
   AllReduceRound& round = self->state.rounds[sum.round];
   if (!round.started) {
@@ -179,6 +225,8 @@ caf::behavior AllReduceRankActor(Self* self, Telemetry* telemetry) {
         self->state.rank = group.rank;
         self->state.ranks = std::move(group.ranks);
         self->state.segment_floats = std::max<int64_t>(1, group.segment_floats);
+        self->state.fabric = std::move(group.fabric);
+        self->state.servers = std::move(group.servers);
         for (AllReducePart& part : std::exchange(self->state.before_group, {})) {
           OnPart(self, part);
         }
@@ -193,6 +241,7 @@ caf::behavior AllReduceRankActor(Self* self, Telemetry* telemetry) {
       },
       [=](AllReducePart& part) { OnPart(self, part); },
       [=](AllReduceSum& sum) { OnSum(self, sum); },
+      [=](const FlowDone& done) { OnFlowDone(self, done); },
   };
 }
 

@@ -12,11 +12,16 @@
 //     (AddInRankOrder: the float operations of the single-process reference, so the sum is bit
 //     for bit the reference's whatever order messages arrived in) and sends the sum to every
 //     other rank (AllReduceSum).
-//   - Once r holds every segment's sum it answers the request with AllReduceResult{round, sum}.
+//   - Once r holds every segment's sum (and, with a fabric, has sent all it had to) it answers
+//     the request with AllReduceResult{round, sum}.
 // Parts and sums of a round r has not started yet (a faster peer), and parts that arrive before
 // r's own AllReduceGroup, are kept until they can be placed.
 // Contributions of the wrong length answer the request with sec::invalid_argument and drop the
 // round. Every send goes through Tell (counted, faultable).
+// With a fabric in the group (AllReduceGroup.fabric and .servers), a part or sum for a rank on
+// another server waits for its flow: the rank tells the fabric FlowStart with the message's bytes
+// and sends the message when FlowDone comes back (actors/fabric_actor.hpp). Without one, or
+// between ranks of one server, messages leave at once.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
@@ -25,6 +30,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <variant>
 #include <vector>
 
 #include "gpu/reduction_plan.hpp"
@@ -45,7 +51,16 @@ struct AllReduceRound {
   std::map<int32_t, FloatBlob> early_sums;          // arrived before the start
   std::vector<std::vector<int32_t>> unsent;  // by owner: the segments to send it, in plan order
   std::vector<size_t> sent;                  // by owner: how many of those went out
+  // With a fabric: this rank's parts and sums still waiting for it. The round is answered only
+  // once they are out, so a worker that stops after the round cannot take them down with it.
+  int64_t paced = 0;
   caf::response_promise reply;
+};
+
+// A part or sum waiting for the fabric to carry its bytes to a rank on another server.
+struct PacedSend {
+  int32_t to = 0;
+  std::variant<AllReducePart, AllReduceSum> message;
 };
 
 struct AllReduceRankState {
@@ -53,6 +68,10 @@ struct AllReduceRankState {
   std::vector<caf::actor> ranks;
   int64_t segment_floats = 1;
   Telemetry* telemetry = nullptr;
+  caf::actor fabric;             // none: no fabric, every message leaves at once
+  std::vector<int32_t> servers;  // by rank, with a fabric
+  int64_t next_flow = 0;
+  std::map<int64_t, PacedSend> paced;  // by flow key
   std::map<int64_t, AllReduceRound> rounds;
   // Parts from peers that had their AllReduceGroup before this rank had its own (messages from
   // different senders, across processes, may overtake each other).

@@ -109,6 +109,9 @@ class MeasuredLeaseLog {
 struct JobCompute {
   gpu::RealComputeOptions options;
   std::shared_ptr<MeasuredLeaseLog> log;  // none: nothing recorded
+  // The run's fabric actor (actors/fabric_actor.hpp): a gang's exchange across servers crosses it
+  // (AllReduceGroup.fabric). None: the run has no fabric.
+  caf::actor fabric;
 };
 
 struct ComputeWorkerState {

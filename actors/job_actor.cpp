@@ -174,10 +174,19 @@ void OnPartStarted(Self self, const PartStarted& started) {
   for (const caf::actor& rank : lease.ranks) {
     if (!rank) return;  // one part: no exchange
   }
+  // With a fabric the ranks learn where each of them runs, so that what crosses servers is paced.
+  std::vector<int32_t> servers;
+  if (st.compute->fabric) {
+    servers.resize(lease.ranks.size());
+    for (const auto& [server, rank] : lease.part_rank) servers[static_cast<size_t>(rank)] = server;
+  }
   for (const auto& [server, w] : lease.workers) {
     Tell(self, st.ctx, w,
-         AllReduceGroup{
-             .rank = lease.part_rank[server], .ranks = lease.ranks, .segment_floats = 1 << 18});
+         AllReduceGroup{.rank = lease.part_rank[server],
+                        .ranks = lease.ranks,
+                        .segment_floats = 1 << 18,
+                        .fabric = st.compute->fabric,
+                        .servers = servers});
   }
 }
 

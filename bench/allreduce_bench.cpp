@@ -104,10 +104,11 @@ int Main(int max_mib, int64_t segment_floats) {
     echoes.push_back(SpawnRank(sys, remote));
   }
   for (size_t r = 0; r < ranks.size(); ++r) {
-    caf::anon_send(ranks[r], AllReduceGroup{static_cast<int32_t>(r), ranks, segment_floats});
+    caf::anon_send(ranks[r],
+                   AllReduceGroup{static_cast<int32_t>(r), ranks, segment_floats, {}, {}});
   }
   for (const caf::actor& echo : echoes) {
-    caf::anon_send(echo, AllReduceGroup{0, {echo}, segment_floats});
+    caf::anon_send(echo, AllReduceGroup{0, {echo}, segment_floats, {}, {}});
   }
   std::printf(
       "| buffer | all-reduce | bus bandwidth | memcpy | ratio | delivery | bus bandwidth "

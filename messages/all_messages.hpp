@@ -4,6 +4,7 @@
 
 #include "messages/allreduce_messages.hpp"
 #include "messages/cluster_messages.hpp"
+#include "messages/fabric_messages.hpp"
 #include "messages/fault_messages.hpp"
 #include "messages/gang_weights.hpp"
 #include "messages/nccl_messages.hpp"

@@ -6,6 +6,8 @@
 //   rank r --AllReducePart--> owner of segment s     r's floats of s (gpu/reduction_plan.hpp)
 //   owner --AllReduceSum--> every other rank         s's sum, added in rank order
 //   rank --AllReduceResult (response)--> driver      the whole sum
+//   rank --FlowStart--> fabric, fabric --FlowDone--> rank   with a fabric, before a part or sum
+//                                                    crosses servers (messages/fabric_messages.hpp)
 //
 // A segment is at most `segment_floats` floats: one message never exceeds the transport's limit,
 // and a buffer travels as about 2 (N - 1) / N of its size per rank, as in a ring all-reduce.
@@ -27,10 +29,15 @@ struct AllReduceGroup {
   int32_t rank = 0;
   std::vector<caf::actor> ranks;     // by rank
   int64_t segment_floats = 1 << 18;  // 1 MiB of floats a message
+  // Optional, together: the run's fabric (actors/fabric_actor.hpp) and each rank's server. A rank
+  // then sends a part or a sum to a rank on another server only when the fabric says its bytes
+  // are through (FlowStart, FlowDone); ranks on one server never ask. Unset: no fabric.
+  caf::actor fabric;
+  std::vector<int32_t> servers;  // by rank
 };
 template <class Inspector>
 auto inspect(Inspector& f, AllReduceGroup& x) {
-  return f(x.rank, x.ranks, x.segment_floats);
+  return f(x.rank, x.ranks, x.segment_floats, x.fabric, x.servers);
 }
 
 struct AllReduceStart {

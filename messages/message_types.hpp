@@ -28,7 +28,7 @@ class actor_system_config;
   X(OasisParams) X(OasisWorkerDone) X(OasisSlotReport) X(AllReduceGroup) X(AllReduceStart) \
   X(AllReducePart) X(AllReduceSum) X(AllReduceResult) X(PartWork) X(PartStarted) X(PartDone) \
   X(NcclGangJoin) X(NcclGangId) \
-  X(GangWeights) X(StandingPart)
+  X(GangWeights) X(StandingPart) X(FlowStart) X(FlowDone) X(FlowStop)
 // clang-format on
 
 namespace troupe {

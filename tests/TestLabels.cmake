@@ -25,6 +25,7 @@ set(TROUPE_PROCESS_TEST_SOURCES
     ps_remote_test.cpp
     real_compute_test.cpp
     real_mode_test.cpp
+    real_pacing_test.cpp
     remote_compute_test.cpp
     remote_node_test.cpp
     two_process_test.cpp)

@@ -9,6 +9,7 @@
 
 #include "actors/agent/agent_service.hpp"
 #include "actors/checkpoint_store_actor.hpp"
+#include "actors/fabric_actor.hpp"
 #include "actors/fault_injector_actor.hpp"
 #include "actors/metrics_actor.hpp"
 #include "actors/profiler_actor.hpp"
@@ -83,6 +84,15 @@ Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<serv
   return Status::Ok();
 }
 
+// Real compute on a fabric: the actor that paces the gangs' exchanges across servers
+// (actors/fabric_actor.hpp). It exits with ExecuteRun.
+struct FabricHandle {
+  caf::actor actor;
+  ~FabricHandle() {
+    if (actor) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  }
+};
+
 // With --serve: the feed the actors add to, made before any of them exists.
 std::unique_ptr<LiveFeed> MakeLiveFeed(const RunPlan& plan) {
   std::vector<LiveServer> servers;
@@ -142,7 +152,8 @@ bool CommitsAtGrant(const RunPlan& plan) { return plan.runtime.emulated && plan.
 // The actors around the scheduler: metrics, checkpoint store, workload, profiler.
 ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
                             std::vector<server_actor> servers,
-                            std::shared_ptr<std::promise<RunRecords>> handover) {
+                            std::shared_ptr<std::promise<RunRecords>> handover,
+                            const caf::actor& fabric) {
   caf::actor_system& sys = runtime.system();
   ClusterHandles cluster;
   cluster.specs = plan.servers;
@@ -152,7 +163,8 @@ ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
   if (!plan.faults.empty()) cluster.checkpoints = sys.spawn(CheckpointStoreActor);
   std::shared_ptr<const JobCompute> compute;
   if (plan.compute.enabled()) {
-    compute = std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases});
+    compute =
+        std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases, fabric});
   }
   const bool commit_at_grant = CommitsAtGrant(plan);
   cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog,
@@ -254,7 +266,12 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   }
   auto handover = std::make_shared<std::promise<RunRecords>>();
   std::future<RunRecords> records_future = handover->get_future();
-  ClusterHandles cluster = SpawnCluster(runtime, plan, std::move(servers), handover);
+  FabricHandle pacing;
+  if (plan.scheduler.fabric && plan.compute.enabled()) {
+    pacing.actor =
+        runtime.system().spawn(FabricActor, plan.scheduler.fabric->topology, runtime.telemetry());
+  }
+  ClusterHandles cluster = SpawnCluster(runtime, plan, std::move(servers), handover, pacing.actor);
   // Agents register from here on; the workload waits for them (actors/agent/agent_service.hpp).
   std::unique_ptr<AgentService> agents;
   if (options.agents) {

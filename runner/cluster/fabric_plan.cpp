@@ -11,11 +11,18 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
                   const ModelCatalog& catalog, SchedulerOptions* scheduler) {
   if (!cfg.has_fabric()) return Status::Ok();
   const config::Fabric& f = cfg.fabric();
-  if (cfg.backends().has_compute() && cfg.backends().compute() != "emulated") {
-    return Status::InvalidInput(config_name + ": fabric: backends.compute '" +
-                                cfg.backends().compute() +
-                                "' measures real steps, which do not cross the fabric; use the "
-                                "emulated throughput with a fabric");
+  // Real compute on the cpu backend: the fabric actor paces the gangs' exchanges between servers
+  // (actors/fabric_actor.hpp). Other backends' exchanges (NCCL) do not pass through it.
+  const std::string& compute = cfg.backends().compute();
+  if (cfg.backends().has_compute() && compute != "emulated" && compute != "cpu") {
+    return Status::InvalidInput(config_name + ": fabric: backends.compute '" + compute +
+                                "' exchanges gradients outside troupe's actors, which the fabric "
+                                "cannot pace; use 'cpu' or the emulated throughput with a fabric");
+  }
+  if (compute == "cpu" && cfg.backends().collective() == "nccl") {
+    return Status::InvalidInput(config_name +
+                                ": fabric: backends.collective 'nccl' exchanges gradients outside "
+                                "troupe's actors, which the fabric cannot pace");
   }
   for (const ModelProfile& model : catalog.models()) {
     if (model.gradient_bytes <= 0) {
@@ -32,9 +39,8 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
   model->topology = std::move(topology).value();
   model->collective = f.collective() == config::ring ? fabric::Collective::kRing
                                                      : fabric::Collective::kHierarchicalRing;
-  model->traffic =
-      f.traffic() == config::phased ? scheduling::TrafficModel::kPhased
-                                    : scheduling::TrafficModel::kFluid;
+  model->traffic = f.traffic() == config::phased ? scheduling::TrafficModel::kPhased
+                                                 : scheduling::TrafficModel::kFluid;
   model->comm_overlap = f.has_comm_overlap() ? f.comm_overlap() : -1;
   scheduler->fabric = std::move(model);
   return Status::Ok();

@@ -15,7 +15,8 @@ namespace troupe {
 
 // Refuses (InvalidInput, one line naming the field) a fabric that does not fit the run's servers
 // (fabric/topology.hpp says which), a catalogue model without a gradient size, and a fabric
-// under real compute (whose measured steps do not cross it).
+// under real compute that does not exchange through troupe's actors (backends.compute other than
+// "cpu", or the "nccl" collective), which the fabric actor cannot pace.
 Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, int32_t servers,
                   const ModelCatalog& catalog, SchedulerOptions* scheduler);
 

@@ -70,7 +70,11 @@ class AllReduce : public ::testing::Test {
 
   void FormGroup(int64_t segment_floats) {
     for (size_t r = 0; r < ranks_.size(); ++r) {
-      caf::anon_send(ranks_[r], AllReduceGroup{static_cast<int32_t>(r), ranks_, segment_floats});
+      caf::anon_send(ranks_[r], AllReduceGroup{.rank = static_cast<int32_t>(r),
+                                               .ranks = ranks_,
+                                               .segment_floats = segment_floats,
+                                               .fabric = {},
+                                               .servers = {}});
     }
   }
 
