@@ -8,6 +8,8 @@
 //   worker --OasisGradient (one per data chunk of its range, aggregated)--> NIC of the PS machine
 //   NIC --OasisGradient, when its last bit is in--> PS
 //   PS --OasisParams--> NIC --OasisParams, when its last bit is out--> worker
+//   with a fabric, the NIC is the link domains on the transfer's route (oasis_fabric.hpp):
+//   worker --OasisGradient--> domain --...--> domain --OasisGradient, when in--> PS, and back
 //   worker --OasisWorkerDone--> job                          its range is trained, or its lease
 //                                                            ended before it was
 //   job --OasisSlotReport(t, trained, finished)--> scheduler  once every leased worker is done
@@ -51,9 +53,29 @@ auto inspect(Inspector& f, OasisLease& x) {
   return f(x.job, x.slot, x.start_s, x.end_s, x.worker_machines, x.ps_machines, x.begin_s);
 }
 
+// A transfer's way across the fabric, when the run has one (actors/oasis/oasis_fabric.hpp):
+// from fabric server `from` to `to` (-1: no fabric; the PS machine's NIC carries it). The link
+// domains on its route book it in turn, each at the earliest start >= at_s that fits on its own
+// links; `hop` is the domain holding it, pass_start_s where the pass began (when a pass ends where
+// it began, every link has it booked at that start). `id` names its bookings.
+struct OasisRoute {
+  int32_t from = -1;
+  int32_t to = -1;
+  int64_t id = 0;
+  int32_t hop = 0;
+  double at_s = 0;
+  double pass_start_s = 0;
+};
+template <class Inspector>
+auto inspect(Inspector& f, OasisRoute& x) {
+  return f(x.from, x.to, x.id, x.hop, x.at_s, x.pass_start_s);
+}
+
 // Train mini-batches [from, to) of the job's sequence (epoch-major: position p is in chunk
 // floor(p / M) mod N of epoch floor(p / (N M))) by end_s, exchanging with the slot's ps_count
 // PS, grouped by machine: ps[k] stands for the shares[k] PS on the machine whose NIC is nics[k].
+// With a fabric, nics[k] is the link domain of the worker's own server instead, and the worker's
+// fabric server and each PS machine's are given (server, ps_servers[k]).
 struct OasisWork {
   int32_t slot = 0;
   double start_s = 0;  // when the worker begins (virtual seconds, carried, not read off a clock)
@@ -64,10 +86,13 @@ struct OasisWork {
   std::vector<caf::actor> nics;
   std::vector<int32_t> shares;
   int32_t ps_count = 0;
+  int32_t server = -1;
+  std::vector<int32_t> ps_servers;
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisWork& x) {
-  return f(x.slot, x.start_s, x.end_s, x.from, x.to, x.ps, x.nics, x.shares, x.ps_count);
+  return f(x.slot, x.start_s, x.end_s, x.from, x.to, x.ps, x.nics, x.shares, x.ps_count, x.server,
+           x.ps_servers);
 }
 
 // One chunk piece's gradients, gb Gb at gbps (the worker's link). The worker sends them at
@@ -85,11 +110,12 @@ struct OasisGradient {
   caf::actor ps;
   caf::actor nic;
   caf::actor reply_to;
+  OasisRoute route;
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisGradient& x) {
   return f(x.chunk, x.minibatches, x.gb, x.gbps, x.ready_s, x.nominal_s, x.return_s, x.at_s, x.ps,
-           x.nic, x.reply_to);
+           x.nic, x.reply_to, x.route);
 }
 
 // The parameters for one piece, the same way back: the PS hands them to the NIC at ready_s, the
@@ -103,10 +129,12 @@ struct OasisParams {
   double nominal_s = 0;
   double at_s = 0;
   caf::actor reply_to;
+  OasisRoute route;
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisParams& x) {
-  return f(x.chunk, x.minibatches, x.gb, x.gbps, x.ready_s, x.nominal_s, x.at_s, x.reply_to);
+  return f(x.chunk, x.minibatches, x.gb, x.gbps, x.ready_s, x.nominal_s, x.at_s, x.reply_to,
+           x.route);
 }
 
 struct OasisWorkerDone {

@@ -67,7 +67,17 @@ void NextPiece(WorkerSelf* self) {
                     0,
                     w.ps[k],
                     caf::actor{},
-                    caf::actor{self}};
+                    caf::actor{self},
+                    {}};
+    if (w.server >= 0) {  // across the fabric: its bookings are this worker's and numbered
+      st.transfers += 2;  // (the parameters' are the gradient's + 1)
+      g.route = {w.server,
+                 w.ps_servers[k],
+                 (static_cast<int64_t>(self->id()) << 32) | (st.transfers & 0xffffffff),
+                 0,
+                 ready_s,
+                 ready_s};
+    }
     TellAt(self, st.telemetry, st.clock, w.nics[k], ready_s, std::move(g));
   }
 }
@@ -110,14 +120,19 @@ void StartSlot(JobSelf* self, const OasisLease& lease) {
     machines.push_back(machine);
     shares.push_back(1);
     ps.push_back(st.ps[k]);
-    nics.push_back(st.nics.at(static_cast<size_t>(machine)));
+    if (!st.fabric) nics.push_back(st.nics.at(static_cast<size_t>(machine)));
   }
   for (size_t w = 0; w < y; ++w) {
     const double from = st.position + w * each;
     const double to = last && w + 1 == y ? st.total : from + each;
-    Tell(self, st.telemetry, st.workers[w],
-         OasisWork{lease.slot, lease.begin_s, lease.end_s, from, to, ps, nics, shares,
-                   static_cast<int32_t>(z)});
+    OasisWork work{lease.slot, lease.begin_s,           lease.end_s, from, to, ps, nics,
+                   shares,     static_cast<int32_t>(z), -1,          {}};
+    if (st.fabric) {  // every transfer enters the fabric at the worker's own rack
+      work.server = lease.worker_machines[w];
+      work.nics.assign(machines.size(), st.fabric->FirstDomain(work.server));
+      for (int32_t m : machines) work.ps_servers.push_back(st.fabric->PsServer(m));
+    }
+    Tell(self, st.telemetry, st.workers[w], std::move(work));
   }
   st.position = last ? st.total : st.position + y * each;
   if (y == 0) {
@@ -188,17 +203,22 @@ caf::behavior OasisPsActor(caf::stateful_actor<OasisPsState>* self, RunClock clo
         // Parameters leave as soon as the gradients are in; the model's return moves by however
         // late they came (exactly 0 when nothing interfered).
         const double late_s = g.at_s - g.nominal_s;
-        Tell(self, st.telemetry, g.nic,
-             OasisParams{g.chunk, g.minibatches, g.gb, g.gbps, g.at_s, g.return_s + late_s, 0,
-                         g.reply_to});
+        OasisParams p{g.chunk, g.minibatches, g.gb, g.gbps, g.at_s, g.return_s + late_s,
+                      0,       g.reply_to,    {}};
+        if (g.route.from >= 0) {
+          p.route = {g.route.to, g.route.from, g.route.id + 1, 0, g.at_s, g.at_s};
+        }
+        Tell(self, st.telemetry, g.nic, std::move(p));
       },
   };
 }
 
 caf::behavior OasisJobActor(JobSelf* self, so::Job job, int64_t index, caf::actor scheduler,
-                            std::vector<caf::actor> nics, RunClock clock, Telemetry* telemetry) {
+                            std::vector<caf::actor> nics, std::shared_ptr<const OasisFabric> fabric,
+                            RunClock clock, Telemetry* telemetry) {
   OasisJobState& st = self->state;
   st.nics = std::move(nics);
+  st.fabric = std::move(fabric);
   st.total = job.Minibatches();
   st.job = std::move(job);
   st.index = index;

@@ -11,7 +11,8 @@
 // mini-batches inside the range); for each piece it sends one aggregated OasisGradient share to
 // each of the slot's z PS (the parameters are sharded over them: m e_i / z Gb at b_i / z Gbps
 // each, so a PS's workers need y b_i / z <= B_i, the model's constraint (6)) through the NIC of
-// the PS's machine (oasis_nic.hpp), and waits for every OasisParams share before the next piece. A
+// the PS's machine (oasis_nic.hpp; with a fabric, across the links of its route, oasis_fabric.hpp),
+// and waits for every OasisParams share before the next piece. A
 // piece whose parameters come back after the lease's end is lost, and the worker stops: it reports
 // what it trained and what of its range is left. PS: answers every gradient at once with the
 // parameters, sent back through the same NIC. Job: ranges cut short go back to the job's pool, so
@@ -24,8 +25,10 @@
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <memory>
 #include <vector>
 
+#include "actors/oasis/oasis_fabric.hpp"
 #include "messages/oasis_messages.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
@@ -46,6 +49,7 @@ struct OasisWorkerState {
   double back_s = 0;     // when the last of them came back
   double now_s = 0;      // the worker's own time: when its last parameters came back
   int64_t pieces = 0;
+  int64_t transfers = 0;  // numbers its transfers' bookings on the fabric
   static inline const char* name = "troupe.oasis.worker";
 };
 
@@ -72,7 +76,8 @@ struct OasisJobState {
   double total = 0;     // E_i N_i M_i
   double position = 0;  // mini-batches handed out
   std::vector<caf::actor> workers, ps;
-  std::vector<caf::actor> nics;  // one per PS machine of the cluster
+  std::vector<caf::actor> nics;  // one per PS machine of the cluster (none with a fabric)
+  std::shared_ptr<const OasisFabric> fabric;  // null without one
   int32_t slot = -1;
   int32_t pending = 0;  // workers of the slot not done yet
   double slot_minibatches = 0;
@@ -85,6 +90,7 @@ struct OasisJobState {
 
 caf::behavior OasisJobActor(caf::stateful_actor<OasisJobState>* self, scheduling::oasis::Job job,
                             int64_t index, caf::actor scheduler, std::vector<caf::actor> nics,
-                            RunClock clock, Telemetry* telemetry);
+                            std::shared_ptr<const OasisFabric> fabric, RunClock clock,
+                            Telemetry* telemetry);
 
 }  // namespace troupe

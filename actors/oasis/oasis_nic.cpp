@@ -44,6 +44,10 @@ double LinkCalendar::LoadOver(double from, double to) const {
   return most;
 }
 
+bool LinkCalendar::Fits(double start, double seconds, double rate) const {
+  return LoadOver(start, start + seconds) + rate <= capacity_ * (1 + kFit);
+}
+
 double LinkCalendar::Book(double at, double seconds, double rate) {
   std::erase_if(bookings_, [at](const Booking& b) { return b.end <= at; });
   std::vector<double> starts{at};
@@ -53,12 +57,54 @@ double LinkCalendar::Book(double at, double seconds, double rate) {
   std::sort(starts.begin(), starts.end());
   double start = starts.back();  // every booking over: it fits
   for (double s : starts) {
-    if (LoadOver(s, s + seconds) + rate <= gbps_ * (1 + kFit)) {
+    if (Fits(s, seconds, rate)) {
       start = s;
       break;
     }
   }
-  bookings_.push_back({start, start + seconds, rate});
+  bookings_.push_back({start, start + seconds, rate, 0});
+  return start;
+}
+
+void LinkCalendar::Blocked(double rate, std::vector<std::pair<double, double>>* out) const {
+  std::vector<std::pair<double, double>> steps;  // (time, change of the load)
+  for (const Booking& b : bookings_) {
+    steps.emplace_back(b.start, b.rate);
+    steps.emplace_back(b.end, -b.rate);
+  }
+  std::sort(steps.begin(), steps.end());
+  double load = 0;
+  for (size_t i = 0; i < steps.size();) {
+    const double t = steps[i].first;
+    for (; i < steps.size() && steps[i].first == t; ++i) load += steps[i].second;
+    if (i < steps.size() && load + rate > capacity_ * (1 + kFit)) {
+      out->emplace_back(t, steps[i].first);
+    }
+  }
+}
+
+double LinkCalendar::BookAll(const std::vector<LinkCalendar*>& links, int64_t id, double now,
+                             double at, double seconds, double rate) {
+  for (LinkCalendar* link : links) {
+    std::erase_if(link->bookings_, [&](const Booking& b) { return b.id == id || b.end <= now; });
+  }
+  const bool fits_at_once = std::all_of(links.begin(), links.end(), [&](const LinkCalendar* link) {
+    return link->Fits(at, seconds, rate);
+  });
+  std::vector<std::pair<double, double>> blocked;  // [from, to) where `rate` does not fit
+  if (!fits_at_once) {
+    for (LinkCalendar* link : links) link->Blocked(rate, &blocked);
+  }
+  std::sort(blocked.begin(), blocked.end());
+  // The earliest start >= at whose whole window misses every blocked interval: `at` or the end
+  // of one of them.
+  double start = at;
+  for (const auto& [from, to] : blocked) {
+    if (to <= start) continue;
+    if (from >= start + seconds) break;
+    start = to;
+  }
+  for (LinkCalendar* link : links) link->bookings_.push_back({start, start + seconds, rate, id});
   return start;
 }
 

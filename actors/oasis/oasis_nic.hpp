@@ -14,6 +14,8 @@
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "messages/oasis_messages.hpp"
@@ -22,21 +24,31 @@
 
 namespace troupe {
 
-// One direction of a NIC: bookings of rate over [start, end). Plain data, no CAF.
+// One direction of a NIC, or one fabric link (oasis_fabric.hpp): bookings of rate over
+// [start, end), under a capacity in whatever unit the rates are. Plain data, no CAF.
 class LinkCalendar {
  public:
-  explicit LinkCalendar(double gbps) : gbps_(gbps) {}
-  // Books `rate` (<= gbps) for `seconds` at the earliest start >= at where it fits; returns it.
+  explicit LinkCalendar(double capacity) : capacity_(capacity) {}
+  // Books `rate` (<= capacity) for `seconds` at the earliest start >= at where it fits; returns it.
   // Requests come in non-decreasing `at` (bookings ending by `at` are forgotten).
   double Book(double at, double seconds, double rate);
+  // Books transfer `id`'s `rate` for `seconds` on every link of `links` at the earliest start >=
+  // at where it fits on all of them for the whole time, first dropping what `id` had booked on
+  // them and the bookings that ended by `now` (<= at); returns the start.
+  static double BookAll(const std::vector<LinkCalendar*>& links, int64_t id, double now, double at,
+                        double seconds, double rate);
   size_t bookings() const { return bookings_.size(); }
 
  private:
   struct Booking {
     double start, end, rate;
+    int64_t id;
   };
   double LoadOver(double from, double to) const;  // the most booked at any moment of [from, to)
-  double gbps_;
+  bool Fits(double start, double seconds, double rate) const;
+  // Appends the intervals [from, to) over which `rate` more does not fit.
+  void Blocked(double rate, std::vector<std::pair<double, double>>* out) const;
+  double capacity_;
   std::vector<Booking> bookings_;
 };
 

@@ -38,8 +38,9 @@ void Arrivals(Self* self, int t) {
     row.reason = a.admitted ? "" : (a.reason.empty() ? "rejected" : a.reason);
     row.planned_end = a.planned_end;
     if (!a.admitted) continue;
-    st.job_actors[i] = self->home_system().spawn(OasisJobActor, st.jobs[i], int64_t{i},
-                                                 caf::actor{self}, st.nics, st.clock, st.telemetry);
+    st.job_actors[i] = self->home_system().spawn(
+        OasisJobActor, st.jobs[i], int64_t{i}, caf::actor{self}, st.nics,
+        std::shared_ptr<const OasisFabric>(st.fabric), st.clock, st.telemetry);
   }
 }
 
@@ -78,6 +79,11 @@ void Finish(Self* self) {
     if (job) self->send_exit(job, caf::exit_reason::user_shutdown);
   }
   for (const caf::actor& nic : st.nics) self->send_exit(nic, caf::exit_reason::user_shutdown);
+  if (st.fabric) {
+    for (const caf::actor& d : st.fabric->domains) {
+      self->send_exit(d, caf::exit_reason::user_shutdown);
+    }
+  }
   st.handover->set_value(std::move(st.records));
   st.telemetry->done.store(true);
   self->quit();
@@ -201,10 +207,17 @@ caf::behavior OasisSchedulerActor(Self* self, so::Cluster cluster, std::vector<s
   st.progress.resize(st.jobs.size());
   st.records.jobs.resize(st.jobs.size());
   st.job_actors.resize(st.jobs.size());
-  for (const so::Machine& m : st.cluster.ps) {
-    const double gbps = m.capacity[static_cast<int>(so::Resource::kBandwidth)] / links.ps_slowdown;
-    st.nics.push_back(
-        self->home_system().spawn(OasisNicActor, gbps, links.delay_s, clock, telemetry));
+  if (links.fabric) {
+    st.fabric = std::make_shared<OasisFabric>(
+        *links.fabric, static_cast<int32_t>(st.cluster.workers.size()), links.delay_s);
+    SpawnOasisFabric(self->home_system(), st.fabric, clock, telemetry);
+  } else {
+    for (const so::Machine& m : st.cluster.ps) {
+      const double gbps =
+          m.capacity[static_cast<int>(so::Resource::kBandwidth)] / links.ps_slowdown;
+      st.nics.push_back(
+          self->home_system().spawn(OasisNicActor, gbps, links.delay_s, clock, telemetry));
+    }
   }
   for (size_t i = 0; i < st.jobs.size(); ++i) {
     st.progress[i].job = st.jobs[i];

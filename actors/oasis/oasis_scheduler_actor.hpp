@@ -7,7 +7,8 @@
 // job its workers and PS (OasisLease). Slot t + 1 starts once every job leased in t has reported.
 // A finished job is told to the policy (OASiS drops the rest of its plan: its future leases) and
 // scored f_i(t - a_i); unfinished by T it scores 0. Workers exchange with PS through one NIC actor
-// per PS machine (oasis_nic.hpp, spawned here). When nothing interferes the emulated finish is the
+// per PS machine (oasis_nic.hpp, spawned here), or, with a fabric, across the link domains of
+// oasis_fabric.hpp (spawned here). When nothing interferes the emulated finish is the
 // model's (worker-slots reaching W_i). When the NICs are slow (OasisLinks) a job can still have
 // mini-batches left when its worker-slots reach W_i: it is recorded as behind its plan (its
 // reason says how much was left, and what the model would have scored), and its remaining work
@@ -26,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "actors/oasis/oasis_fabric.hpp"
+#include "fabric/topology.hpp"
 #include "messages/oasis_messages.hpp"
 #include "runtime/run_clock.hpp"
 #include "runtime/telemetry.hpp"
@@ -50,10 +53,12 @@ struct OasisJobRow {
   double model_utility = 0;  // what the model scores it: f_i(model_end - a_i)
 };
 
-// The emulated network of the PS machines (oasis.ps_link_slowdown, oasis.link_delay_s).
+// The emulated network of the PS machines (oasis.ps_link_slowdown, oasis.link_delay_s), or the
+// fabric's links when the config has a fabric block (oasis_fabric.hpp; then no PS NIC actor).
 struct OasisLinks {
   double ps_slowdown = 1;  // every PS machine's NIC carries its bandwidth capacity / this
   double delay_s = 0;      // added to every transfer
+  std::shared_ptr<const fabric::Topology> fabric;  // over worker servers, then PS machines
 };
 
 struct OasisSlotRow {
@@ -78,7 +83,8 @@ struct OasisSchedulerState {
   std::shared_ptr<scheduling::oasis::OnlinePolicy> policy;
   std::vector<scheduling::oasis::JobProgress> progress;
   std::vector<caf::actor> job_actors;
-  std::vector<caf::actor> nics;  // one per PS machine
+  std::vector<caf::actor> nics;         // one per PS machine (none with a fabric)
+  std::shared_ptr<OasisFabric> fabric;  // its link domains, with a fabric
   OasisRecords records;
   size_t next_arrival = 0;
   int32_t pending = 0;        // leases of the current slot not reported yet

@@ -135,6 +135,22 @@ Status CheckScale(const so::WorkloadSpec& s, const std::string& name) {
   return Status::Ok();
 }
 
+// The fabric over the run's machines: worker servers first, then the PS machines.
+Status PlanOasisFabric(const config::RunConfig& cfg, const std::string& name, OasisPlan* plan) {
+  if (!cfg.has_fabric()) return Status::Ok();
+  if (plan->links.ps_slowdown != 1) {
+    return Status::InvalidInput(name +
+                                ": oasis.ps_link_slowdown: must be 1 with a fabric (its "
+                                "links carry the transfers; slow them in the fabric block)");
+  }
+  const auto machines =
+      static_cast<int32_t>(plan->cluster.workers.size() + plan->cluster.ps.size());
+  StatusOr<fabric::Topology> topology = fabric::Topology::Build(cfg.fabric(), machines);
+  if (!topology.ok()) return Status::InvalidInput(name + ": " + topology.status().message());
+  plan->links.fabric = std::make_shared<const fabric::Topology>(std::move(topology).value());
+  return Status::Ok();
+}
+
 std::shared_ptr<so::OnlinePolicy> NewPolicy(const OasisPlan& plan) {
   if (plan.policy == "dorm") return std::make_shared<so::DormPolicy>(plan.cluster, plan.dorm);
   return so::MakePolicy(plan.policy, plan.cluster, plan.prices);
@@ -159,6 +175,7 @@ Status PlanOasisRun(const config::RunConfig& cfg, const std::string& config_name
   plan->dorm.node_limit = o.dorm_node_limit();
   plan->links.ps_slowdown = o.ps_link_slowdown();
   plan->links.delay_s = o.link_delay_s();
+  RETURN_IF_ERROR(PlanOasisFabric(cfg, config_name, plan));
   const config::Run& r = cfg.run();
   plan->runtime.emulated = r.mode() == config::emulated;
   plan->runtime.time_scale = r.time_scale();
@@ -195,7 +212,7 @@ Status ExecuteOasisRun(OasisPlan plan, const ExecuteOptions& options, OasisRunRe
   result->summary.set_messages(static_cast<double>(runtime.telemetry()->messages.load()));
   result->summary.set_events(static_cast<double>(runtime.telemetry()->timed_events.load()));
   Summarise(plan, result);
-  if (plan.links.ps_slowdown != 1 || plan.links.delay_s != 0) {
+  if (plan.links.ps_slowdown != 1 || plan.links.delay_s != 0 || plan.links.fabric) {
     // Interference on: the slot simulator's outcome for the same policy and jobs, beside it.
     const so::SimResult sim = so::Simulate(plan.cluster, plan.jobs, *NewPolicy(plan));
     result->summary.set_simulator_utility(sim.total_utility);

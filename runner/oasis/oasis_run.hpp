@@ -9,13 +9,16 @@
 // when the plan names one, all of it or nothing:
 //   summary.json  policy, counts, total utility, messages and events, violations; the jobs
 //                 behind their plan and the utility they lost, and, with oasis.ps_link_slowdown
-//                 or oasis.link_delay_s set, the slot simulator's utility for the same jobs
+//                 or oasis.link_delay_s set or a fabric, the slot simulator's utility for the
+//                 same jobs
 //   jobs.csv      one row a job: id, arrival, admitted, reason (a rejection's, or why it fell
 //                 behind its plan), planned end, actual end, utility
 //   slots.csv     one row a slot: active jobs, workers, PS, utilisation per resource of each pool,
 //                 OASiS's prices per resource (mean over the machines of each kind; 0 otherwise)
 //
-// Errors: bad input is InvalidInput; a stalled emulation is Internal. Emulated runs are
+// A fabric block spans worker servers 0..H-1 then PS machines H..H+K-1 (actors/oasis/
+// oasis_fabric.hpp). Errors: bad input is InvalidInput (a fabric that does not fit H + K servers,
+// or ps_link_slowdown set beside it); a stalled emulation is Internal. Emulated runs are
 // deterministic: the same plan gives byte-identical jobs.csv and slots.csv.
 #pragma once
 
@@ -44,7 +47,7 @@ struct OasisPlan {
   scheduling::oasis::PriceParams prices;
   double low_factor = 0;  // applied to the estimate (oasis.low_scale)
   scheduling::oasis::DormOptions dorm;
-  OasisLinks links;  // oasis.ps_link_slowdown, oasis.link_delay_s
+  OasisLinks links;  // oasis.ps_link_slowdown, oasis.link_delay_s, the fabric block
   RuntimeOptions runtime;
   std::string config_name;
   std::string mode;

@@ -27,5 +27,22 @@ TEST(OasisNicCalendar, RatesAddUpToTheCapacityExactlyAndEndedBookingsAreForgotte
   EXPECT_EQ(link.bookings(), 1u);
 }
 
+TEST(OasisNicCalendar, BookAllStartsWhereEveryLinkHasRoomForTheWholeTransfer) {
+  LinkCalendar a(10), b(10);
+  EXPECT_DOUBLE_EQ(LinkCalendar::BookAll({&a}, 1, 0, 0, 5, 6), 0);  // a: [0, 5) at 6
+  EXPECT_DOUBLE_EQ(LinkCalendar::BookAll({&b}, 2, 0, 0, 7, 8), 0);  // b: [0, 7) at 8
+  // 5 for 1 s fits a from 5 and b from 7: on both, from 7.
+  EXPECT_DOUBLE_EQ(LinkCalendar::BookAll({&a, &b}, 3, 0, 0, 1, 5), 7);
+  // 4 for 1 s fits a at once (6 + 4 = 10) but b only from 7, beside transfer 3 (5 + 4 <= 10).
+  EXPECT_DOUBLE_EQ(LinkCalendar::BookAll({&a, &b}, 4, 0, 0, 1, 4), 7);
+  // Booked again (a later pass), transfer 4 drops its own booking first: the same start.
+  EXPECT_DOUBLE_EQ(LinkCalendar::BookAll({&a, &b}, 4, 0, 7, 1, 4), 7);
+  EXPECT_EQ(a.bookings(), 3u);
+  // What ended by `now` is forgotten.
+  EXPECT_DOUBLE_EQ(LinkCalendar::BookAll({&a, &b}, 5, 10, 10, 1, 10), 10);
+  EXPECT_EQ(a.bookings(), 1u);
+  EXPECT_EQ(b.bookings(), 1u);
+}
+
 }  // namespace
 }  // namespace troupe::testing
