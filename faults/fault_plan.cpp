@@ -8,6 +8,7 @@
 #include "base/rng.hpp"
 #include "base/status_macros.hpp"
 #include "config/config_ranges.hpp"
+#include "faults/failure_model.hpp"
 
 namespace troupe {
 namespace {
@@ -218,6 +219,7 @@ std::string FaultEvent::Describe() const {
     s += fmt::format(" p={:g}", probability);
   if (kind == FaultKind::kDelay) s += fmt::format(" mean {:g}s", delay_s);
   if (kind == FaultKind::kDisk) s += disk_full ? " full" : " write errors";
+  if (!cause.empty()) s += fmt::format(" ({})", cause);
   return s;
 }
 
@@ -259,6 +261,9 @@ Status CheckFaults(const config::Faults& faults, const std::string& where) {
   if (!(r.permanent_probability() >= 0 && r.permanent_probability() <= 1)) {
     return Invalid(where + ".random.permanent_probability", "must lie in [0, 1]");
   }
+  if (faults.has_failure_model()) {
+    RETURN_IF_ERROR(CheckFailureModel(faults.failure_model(), where + ".failure_model"));
+  }
   if (!(faults.report_grace_s() > 0)) return Invalid(where + ".report_grace_s", "must be > 0");
   // troupe node processes beat every 0.05 s; a shorter run-side interval would time them out.
   if (!(faults.heartbeat_s() >= 0.05)) return Invalid(where + ".heartbeat_s", "must be >= 0.05");
@@ -284,6 +289,9 @@ Status BuildFaultPlan(const config::Faults& faults, uint64_t run_seed,
     Rng rng((r.seed() != 0 ? r.seed() : run_seed) ^ 0x6661756c7473ull);
     const std::vector<FaultKind> kinds = RandomKinds(r, universe);
     for (int i = 0; i < r.count(); ++i) out->events.push_back(DrawFault(rng, r, kinds, universe));
+  }
+  if (faults.has_failure_model()) {
+    RETURN_IF_ERROR(DrawFailures(faults.failure_model(), run_seed, universe, &out->events));
   }
   std::stable_sort(out->events.begin(), out->events.end(),
                    [](const FaultEvent& a, const FaultEvent& b) { return a.at_s < b.at_s; });

@@ -57,6 +57,7 @@ struct FaultEvent {
   double probability = 0;
   double delay_s = 0;
   bool disk_full = false;
+  std::string cause;  // a failure model's draw: "failure:gpu"; empty otherwise
 
   // The end of the fault's effect (infinity when it lasts to the end of the run).
   double EndS() const;
@@ -72,6 +73,10 @@ struct FaultUniverse {
   // A trace's job ids, ascending; empty: the ids are 0 .. jobs - 1 (a generator's). `job:N`
   // names the job whose id is N.
   std::vector<int64_t> job_ids;
+  // For failure models: each server's GPUs (empty: 8 each) and rack (empty: no fabric, so a
+  // switch failure takes out one server).
+  std::vector<int32_t> gpus_of_server = {};
+  std::vector<int32_t> rack_of_server = {};
 };
 
 struct FaultPlan {

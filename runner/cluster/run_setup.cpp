@@ -205,6 +205,13 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
   if (!cfg.has_faults()) return Status::Ok();
   FaultUniverse universe;
   universe.servers = static_cast<int64_t>(plan->servers.size());
+  for (const ServerSpec& server : plan->servers) {
+    universe.gpus_of_server.push_back(server.gpus);
+    // A failure model's switch failure takes out the rack under it.
+    if (plan->scheduler.fabric) {
+      universe.rack_of_server.push_back(plan->scheduler.fabric->topology.RackOf(server.index));
+    }
+  }
   if (auto* trace = dynamic_cast<const VectorJobSource*>(plan->source.get())) {
     universe.jobs = static_cast<int64_t>(trace->size());
     universe.job_ids = trace->SortedIds();
