@@ -48,18 +48,18 @@ int RatesGiven(const config::FailureComponent& c) {
 
 Status CheckRepair(const config::RepairTime& r, const std::string& where) {
   if (r.distribution() != "exponential" && r.distribution() != "lognormal") {
-    return Invalid(where + ".distribution",
-                   fmt::format("unknown distribution '{}' (exponential, lognormal)",
-                               r.distribution()));
+    return Invalid(
+        where + ".distribution",
+        fmt::format("unknown distribution '{}' (exponential, lognormal)", r.distribution()));
   }
   return Status::Ok();
 }
 
 Status CheckComponent(const config::FailureComponent& c, const std::string& where) {
   if (ComponentIndex(c.component()) < 0) {
-    return Invalid(where + ".component",
-                   fmt::format("unknown component '{}' (gpu, hbm, host, nic, switch)",
-                               c.component()));
+    return Invalid(
+        where + ".component",
+        fmt::format("unknown component '{}' (gpu, hbm, host, nic, switch)", c.component()));
   }
   const int rates = RatesGiven(c);
   if (rates == 0) {
@@ -67,7 +67,8 @@ Status CheckComponent(const config::FailureComponent& c, const std::string& wher
                                       "per_switch_hour or mtbf_h",
                                       c.component()));
   }
-  if (rates > 1) return Invalid(where, fmt::format("{} has {} rates; give one", c.component(), rates));
+  if (rates > 1)
+    return Invalid(where, fmt::format("{} has {} rates; give one", c.component(), rates));
   if (c.has_per_switch_hour() && c.component() != "switch") {
     return Invalid(where + ".per_switch_hour", "only a switch fails per switch-hour");
   }
@@ -144,11 +145,9 @@ config::FailureModel ResolveFailureModel(const config::FailureModel& model) {
   resolved.clear_component();
   if (model.preset() == "llama3") *resolved.mutable_component() = Llama3().component();
   for (const config::FailureComponent& c : model.component()) {
-    auto same = std::find_if(resolved.mutable_component()->begin(),
-                             resolved.mutable_component()->end(),
-                             [&](const config::FailureComponent& r) {
-                               return r.component() == c.component();
-                             });
+    auto same = std::find_if(
+        resolved.mutable_component()->begin(), resolved.mutable_component()->end(),
+        [&](const config::FailureComponent& r) { return r.component() == c.component(); });
     if (same != resolved.mutable_component()->end()) {
       *same = c;
     } else {

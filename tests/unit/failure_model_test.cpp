@@ -4,8 +4,8 @@
 // field.
 #include "faults/failure_model.hpp"
 
-#include <gtest/gtest.h>
 #include <google/protobuf/text_format.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
@@ -120,8 +120,7 @@ TEST(FailureModel, Llama3PresetIsItsCountsOverItsExposure) {
   ASSERT_EQ(resolved.component_size(), 5);
   double expected = 0;
   for (const config::FailureComponent& c : resolved.component()) {
-    EXPECT_NEAR(c.per_gpu_hour(), counts[c.component()] / (16384.0 * 1296), 1e-12)
-        << c.component();
+    EXPECT_NEAR(c.per_gpu_hour(), counts[c.component()] / (16384.0 * 1296), 1e-12) << c.component();
     // 2,048 servers of 8 GPUs for 1,296 hours, one server per "switch" group.
     expected += 2048 * FailuresPerHour(c, 8, 1) * 1296;
   }
@@ -151,8 +150,7 @@ TEST(FailureModel, ASwitchFailureCrashesEveryServerOfItsRack) {
   FaultUniverse u = Servers(8, 8);
   u.rack_of_server = {0, 0, 0, 0, 1, 1, 1, 1};
   const FaultPlan plan =
-      Plan(Block("component { component: \"switch\" per_switch_hour: 0.01 } end_s: 3600000"), 5,
-           u);
+      Plan(Block("component { component: \"switch\" per_switch_hour: 0.01 } end_s: 3600000"), 5, u);
   ASSERT_GE(plan.events.size(), 8u);
   std::map<std::pair<double, double>, std::vector<int64_t>> by_failure;
   for (const FaultEvent& e : plan.events) {
@@ -167,8 +165,7 @@ TEST(FailureModel, ASwitchFailureCrashesEveryServerOfItsRack) {
   // Without a fabric a switch failure takes out one server.
   u.rack_of_server.clear();
   const FaultPlan alone =
-      Plan(Block("component { component: \"switch\" per_switch_hour: 0.01 } end_s: 3600000"), 5,
-           u);
+      Plan(Block("component { component: \"switch\" per_switch_hour: 0.01 } end_s: 3600000"), 5, u);
   std::map<std::pair<double, double>, int> per_failure;
   for (const FaultEvent& e : alone.events) ++per_failure[{e.at_s, e.duration_s}];
   ASSERT_FALSE(per_failure.empty());
@@ -206,7 +203,8 @@ TEST(FailureModel, BadInputNamesTheField) {
   EXPECT_EQ(Refusal("repair { distribution: \"weibull\" }"),
             "faults.failure_model.repair.distribution: unknown distribution 'weibull' "
             "(exponential, lognormal)");
-  EXPECT_EQ(Refusal("start_s: 100 end_s: 100"), "faults.failure_model.end_s: must be after start_s");
+  EXPECT_EQ(Refusal("start_s: 100 end_s: 100"),
+            "faults.failure_model.end_s: must be after start_s");
 }
 
 }  // namespace
