@@ -241,7 +241,9 @@ def read_well_formed_csv(path, columns):
     path then reads the file again to say where."""
     text_columns = [column for column, kind in columns.items() if kind == "str"]
     try:
-        frame = pd.read_csv(path, na_filter=False, skip_blank_lines=False,
+        # low_memory=False: a whole column's type at once, so a bad value far down a long file
+        # fails the fast path quietly instead of warning about mixed types.
+        frame = pd.read_csv(path, na_filter=False, skip_blank_lines=False, low_memory=False,
                             dtype={column: str for column in text_columns})
     except (ValueError, UnicodeDecodeError, OSError):  # pandas' parse errors are ValueErrors
         return None
