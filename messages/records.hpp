@@ -114,7 +114,7 @@ struct LinkRecord {
   double start_s = 0;
   double end_s = 0;
   double bytes = 0;
-  int32_t flows = 0;      // flows crossing it this round
+  int32_t flows = 0;            // flows crossing it this round
   double rate_bytes_per_s = 0;  // their max-min rates summed
 };
 template <class Inspector>

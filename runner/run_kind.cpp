@@ -158,12 +158,12 @@ class ClusterRun final : public KindOfRun<RunPlan, RunResult> {
         WallSeconds(s.wall_s())};
     if (s.has_network()) {  // with a fabric: what contention cost (docs/network.md)
       const summaries::NetworkSummary& n = s.network();
-      metrics.insert(metrics.end() - 1,
-                     {{"comm_hours", n.comm_hours(), 3, "", 1, 2},
-                      {"contention_hours", n.contention_hours(), 3, "contention h", 1, 2},
-                      {"contention_slowdown_mean", n.contention_slowdown_mean(), 6, "", 1, 4},
-                      {"contention_slowdown_p99", n.contention_slowdown_p99(), 6, "slowdown p99",
-                       1, 3}});
+      metrics.insert(
+          metrics.end() - 1,
+          {{"comm_hours", n.comm_hours(), 3, "", 1, 2},
+           {"contention_hours", n.contention_hours(), 3, "contention h", 1, 2},
+           {"contention_slowdown_mean", n.contention_slowdown_mean(), 6, "", 1, 4},
+           {"contention_slowdown_p99", n.contention_slowdown_p99(), 6, "slowdown p99", 1, 3}});
     }
     return metrics;
   }

@@ -80,8 +80,7 @@ class Row {
 void AppendJobRow(const JobRecord& j, bool with_network, const JobNetworkRecord* network,
                   std::string* out) {
   Row row(out);
-  row
-      .Int(j.job_id)
+  row.Int(j.job_id)
       .Text(j.model)
       .Int(j.gpus)
       .Int(j.iterations)
@@ -200,22 +199,20 @@ Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRun
   }
   const std::string jobs_header =
       std::string(kJobsCsvHeader) + (with_network ? kJobsCsvNetworkColumns : "");
-  Status staged = StageCsv(out_dir, "jobs.csv", jobs_header.c_str(), by_id.size(),
-                           [&](size_t i, std::string* out) {
-                             const auto it = network.find(by_id[i]->job_id);
-                             AppendJobRow(*by_id[i], with_network,
-                                          it == network.end() ? nullptr : it->second, out);
-                           });
+  Status staged = StageCsv(
+      out_dir, "jobs.csv", jobs_header.c_str(), by_id.size(), [&](size_t i, std::string* out) {
+        const auto it = network.find(by_id[i]->job_id);
+        AppendJobRow(*by_id[i], with_network, it == network.end() ? nullptr : it->second, out);
+      });
   if (!staged.ok()) return staged;
   staged = StageCsv(out_dir, "rounds.csv", kRoundsCsvHeader, rounds.size(),
                     [&rounds](size_t i, std::string* out) { AppendRoundRow(rounds[i], out); });
   if (!staged.ok()) return staged;
   if (fabric) {
     const std::vector<LinkRecord>& links = *fabric->links;
-    staged = StageCsv(out_dir, "links.csv", kLinksCsvHeader, links.size(),
-                      [&](size_t i, std::string* out) {
-                        AppendLinkRow(*fabric->topology, links[i], out);
-                      });
+    staged = StageCsv(
+        out_dir, "links.csv", kLinksCsvHeader, links.size(),
+        [&](size_t i, std::string* out) { AppendLinkRow(*fabric->topology, links[i], out); });
     if (!staged.ok()) return staged;
   }
   std::vector<NamedFile> files = {{"summary.json", *std::move(json)}};
@@ -253,8 +250,8 @@ std::string FormatSummaryTable(const summaries::ClusterRunSummary& s) {
     const summaries::NetworkSummary& n = s.network();
     t += "network      " + std::to_string(n.jobs_crossing()) + " measured jobs crossed it; " +
          Fixed(n.comm_hours(), 1) + " h communicating, " + Fixed(n.contention_hours(), 1) +
-         " h of it contention; slowdown mean " + Fixed(n.contention_slowdown_mean(), 3) +
-         " p99 " + Fixed(n.contention_slowdown_p99(), 3) + "\n";
+         " h of it contention; slowdown mean " + Fixed(n.contention_slowdown_mean(), 3) + " p99 " +
+         Fixed(n.contention_slowdown_p99(), 3) + "\n";
   }
   t += "events       " + count(s.events()) + ", messages " + count(s.messages()) + "\n";
   t += "wall         " + Fixed(s.wall_s(), 3) + " s, " + Fixed(s.events_per_s(), 0) +

@@ -37,17 +37,7 @@ TEST(FailureModelRun, EveryJobEndsUnderDrawnFailures) {
   const FaultPlan plan = DrawnPlan(text);
   ASSERT_GE(plan.events.size(), 2u) << "the seed draws failures inside the run";
   RunResult r = RunConfigText(text);
-  InvariantInput in;
-  in.jobs = &r.jobs;
-  in.rounds = &r.rounds;
-  in.leases = &r.leases;
-  in.servers.assign(4, ServerCapacity{4, 16, 200});
-  in.faults = &plan;
-  in.jobs_expected = 60;
-  in.end_reason = r.summary.end_reason();
-  InvariantReport report = CheckRunInvariants(in);
-  for (const std::string& v : report.violations) ADD_FAILURE() << v;
-  EXPECT_EQ(report.jobs_lost, 0);
+  const InvariantReport report = CheckFaultRun(r, plan);
   EXPECT_EQ(report.jobs_finished + report.jobs_failed, 60);
   EXPECT_EQ(r.summary.end_reason(), "all jobs finished");
   int drawn = 0;

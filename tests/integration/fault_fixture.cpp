@@ -30,6 +30,10 @@ RunResult RunWithFaults(const std::string& config, const std::vector<std::string
 InvariantReport CheckFaultRun(const RunResult& r, const std::vector<std::string>& faults) {
   FaultPlan plan;
   EXPECT_TRUE(BuildFaultPlan(FaultBlock(faults), 3, FaultUniverse{4, 60, 0, {}}, &plan).ok());
+  return CheckFaultRun(r, plan);
+}
+
+InvariantReport CheckFaultRun(const RunResult& r, const FaultPlan& plan) {
   InvariantInput in;
   in.jobs = &r.jobs;
   in.rounds = &r.rounds;

@@ -24,5 +24,7 @@ RunResult RunWithFaults(const std::string& config, const std::vector<std::string
 // The run invariants (faults/run_invariants.hpp) of a FaultTestConfig run under `faults`, each
 // violation a test failure, and no job lost.
 InvariantReport CheckFaultRun(const RunResult& r, const std::vector<std::string>& faults);
+// The same against a fault plan built already (a drawn failure model's, say).
+InvariantReport CheckFaultRun(const RunResult& r, const FaultPlan& plan);
 
 }  // namespace troupe::testing
