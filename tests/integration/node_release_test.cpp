@@ -93,7 +93,8 @@ class Relay {
       if (got <= 0) break;
       ssize_t sent = 0;
       while (sent < got) {
-        const ssize_t n = write(to, buffer + sent, static_cast<size_t>(got - sent));
+        // MSG_NOSIGNAL: the far end may close first (Cut); that is an error here, not SIGPIPE.
+        const ssize_t n = send(to, buffer + sent, static_cast<size_t>(got - sent), MSG_NOSIGNAL);
         if (n <= 0) break;
         sent += n;
       }
