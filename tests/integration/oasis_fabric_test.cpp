@@ -22,6 +22,7 @@
 #include "runner/oasis/oasis_run.hpp"
 #include "runtime/actor_runtime.hpp"
 #include "runtime/counted_send.hpp"
+#include "tests/integration/oasis_fixture.hpp"
 
 namespace troupe::testing {
 namespace {
@@ -93,37 +94,6 @@ TEST(OasisFabricTest, TwoTransfersSharingAnOversubscribedRackUplinkTakeTurns) {
   // A sender faster than the uplink runs at the uplink's 5 Gbps: 10 Gb in 2 s, then 2 s more.
   EXPECT_EQ(Arrivals(TwoRacks(4), {{0, 2, 10, 10}, {1, 3, 10, 10}}),
             (std::vector<double>{2.0, 4.0}));
-}
-
-// 6 worker servers + 6 PS machines, 48 one-hour slots, ~70 jobs (tests/integration/
-// oasis_run_test.cpp's case).
-const std::string kSmall = R"(
-oasis {
-  slots: 48
-  worker_servers: 6
-  ps_machines: 6
-  jobs_per_slot: 1.5
-  epochs { lo: 5 hi: 20 }
-}
-)";
-
-struct OasisRunOut {
-  Status status;
-  OasisRunResult result;
-};
-
-OasisRunOut RunOasis(const std::vector<std::string>& sets, const std::string& more = "") {
-  OasisRunOut run;
-  config::RunConfig cfg;
-  OasisPlan plan;
-  run.status = ParseConfigText(kSmall + more, "oasis.textproto", &cfg);
-  for (size_t i = 0; run.status.ok() && i < sets.size(); ++i) {
-    run.status = ApplyOverride(sets[i], &cfg);
-  }
-  if (run.status.ok()) run.status = ValidateConfig(cfg, "oasis.textproto");
-  if (run.status.ok()) run.status = PlanOasisRun(cfg, "oasis.textproto", &plan);
-  if (run.status.ok()) run.status = ExecuteOasisRun(plan, ExecuteOptions{}, &run.result);
-  return run;
 }
 
 const std::vector<std::string> kScarce = {"fabric.servers_per_rack=4", "fabric.server_nic_gbps=10",

@@ -21,40 +21,11 @@
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
 #include "scheduling/oasis/baselines.hpp"
+#include "tests/integration/oasis_fixture.hpp"
 #include "tests/integration/run_fixture.hpp"
 
 namespace troupe::testing {
 namespace {
-
-// 6 + 6 machines, 48 one-hour slots, ~70 jobs: contended at the diurnal peaks.
-constexpr char kSmall[] = R"(
-oasis {
-  slots: 48
-  worker_servers: 6
-  ps_machines: 6
-  jobs_per_slot: 1.5
-  epochs { lo: 5 hi: 20 }
-}
-)";
-
-struct OasisRunOut {
-  Status status;
-  OasisPlan plan;
-  OasisRunResult result;
-};
-
-OasisRunOut RunOasis(const std::vector<std::string>& sets) {
-  OasisRunOut run;
-  config::RunConfig cfg;
-  run.status = ParseConfigText(kSmall, "oasis.textproto", &cfg);
-  for (size_t i = 0; run.status.ok() && i < sets.size(); ++i) {
-    run.status = ApplyOverride(sets[i], &cfg);
-  }
-  if (run.status.ok()) run.status = ValidateConfig(cfg, "oasis.textproto");
-  if (run.status.ok()) run.status = PlanOasisRun(cfg, "oasis.textproto", &run.plan);
-  if (run.status.ok()) run.status = ExecuteOasisRun(run.plan, ExecuteOptions{}, &run.result);
-  return run;
-}
 
 TEST(OasisRunTest, AdmittedJobsFinishByTheirPlannedEndAndRejectedOnesSayWhy) {
   const std::string dir = FreshDir("oasis-run");
