@@ -105,7 +105,9 @@ std::string Fabric(const std::string& fields) {
 
 // Two servers, each on its own node, NICs of 1 Mb/s: the step's compute and the messages' own
 // cost are small beside the exchange, so the measured iteration lands between 0.8 and 3 times the
-// fabric's figure, and at least 5 times the same gang's without a fabric.
+// fabric's figure, and the fabric adds at least half its figure to the same gang's time without a
+// fabric. (Under the sanitizers on a loaded machine, the messages alone cost a third of the
+// figure, so a fixed ratio of the two measurements would test the machine's load.)
 TEST(RealPacing, AGangsExchangeTimeFollowsItsShareOfTheFabric) {
   const double expected = ExchangeSecondsPerIteration(kSlowGbps * 1e9 / 8);
   std::map<bool, double> measured;
@@ -127,7 +129,8 @@ TEST(RealPacing, AGangsExchangeTimeFollowsItsShareOfTheFabric) {
   }
   EXPECT_GE(measured[true], 0.8 * expected) << "the exchange ran faster than its share allows";
   EXPECT_LE(measured[true], 3 * expected) << "the exchange took far longer than its share";
-  EXPECT_GE(measured[true], 5 * measured[false]) << "the fabric did not slow the exchange";
+  EXPECT_GE(measured[true] - measured[false], 0.5 * expected)
+      << "the fabric did not slow the exchange";
 }
 
 // Racks {0}, {1, 2}, {3} with uplinks of 1 Mb/s and fast NICs, in this process: job 0's gang on
