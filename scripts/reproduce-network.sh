@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Network-aware scheduling on an emulated fabric (docs/network.md, "Reproductions"): each part
+# runs troupe on a shipped config under the choices it compares and prints a table.
+#
+# Usage: scripts/reproduce-network.sh PART [OUT_DIR]
+#   PART     consolidation: oblivious placement against consolidation (and Tiresias's wait or
+#              spread) on Philly's 512 GPUs at 4:1, and on the 128-GPU multi-GPU mix at 4:1 over
+#              seeds 1-5 under TUNE
+#            all: every part
+#   OUT_DIR  where the runs and tables go (default runs/network; must not hold earlier runs)
+# Environment: TROUPE (the binary; default build/apps/troupe), SEEDS (default "1 2 3 4 5").
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+PART=${1:-}
+OUT=${2:-runs/network}
+TROUPE=${TROUPE:-build/apps/troupe}
+SEEDS=${SEEDS:-"1 2 3 4 5"}
+
+usage() {
+  echo "usage: scripts/reproduce-network.sh consolidation|all [OUT_DIR]" >&2
+  exit 2
+}
+case "$PART" in consolidation | all) ;; *) usage ;; esac
+if [ -e "$OUT" ]; then
+  echo "reproduce-network.sh: $OUT exists; give a new folder" >&2
+  exit 2
+fi
+mkdir -p "$OUT"
+
+# One line of figures from a run's summary.json and jobs.csv.
+figures() {
+  python3 - "$@" <<'PY'
+import csv, json, sys
+run, label, seed = sys.argv[1:4]
+s = json.load(open(run + "/summary.json"))
+net = s.get("network", {})
+print(",".join([label, seed, "%.3f" % (s["jct_mean_s"] / 3600), "%.3f" % (s["jct_p99_s"] / 3600),
+                "%.4f" % s["gpu_utilisation"], "%.2f" % net.get("comm_hours", 0),
+                "%.2f" % net.get("contention_hours", 0), str(net.get("jobs_crossing", 0))]))
+PY
+}
+
+HEADER="placement,seed,jct_mean_h,jct_p99_h,gpu_utilisation,comm_h,contention_h,jobs_crossing"
+PLACEMENTS=("oblivious:--set fabric.placement.rule=oblivious"
+  "consolidate:--set fabric.placement.rule=consolidate"
+  "consolidate-wait-30m:--set fabric.placement.rule=consolidate --set fabric.placement.max_wait_s=1800")
+
+# Mean and sample deviation of each placement's figures over the seeds (or weeks), as a table.
+table() {
+  python3 - "$1" "$2" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+over = sys.argv[2]
+cols = ["jct_mean_h", "jct_p99_h", "gpu_utilisation", "contention_h", "jobs_crossing"]
+by = {}
+for r in rows:
+    by.setdefault(r["placement"], []).append(r)
+print("| placement | %s | " % over + " | ".join(cols) + " |")
+print("|---" * (len(cols) + 2) + "|")
+base = statistics.mean(float(r["jct_mean_h"]) for r in by["oblivious"])
+for name, rs in by.items():
+    cells = []
+    for c in cols:
+        v = [float(r[c]) for r in rs]
+        sd = statistics.stdev(v) if len(v) > 1 else 0
+        cells.append("%.3f ± %.3f" % (statistics.mean(v), sd) if len(v) > 1 else "%.3f" % v[0])
+    jct = statistics.mean(float(r["jct_mean_h"]) for r in rs)
+    print("| %s | %d (JCT %.3fx) | " % (name, len(rs), jct / base) + " | ".join(cells) + " |")
+PY
+}
+
+consolidation() {
+  local dir="$OUT/consolidation" csv
+  mkdir -p "$dir"
+  # Philly: a replay with no randomness, so one run per placement.
+  csv="$dir/philly.csv"
+  echo "$HEADER" >"$csv"
+  for entry in "${PLACEMENTS[@]}"; do
+    local name=${entry%%:*} flags=${entry#*:}
+    # shellcheck disable=SC2086
+    "$TROUPE" run configs/philly-512-fabric.textproto --quiet --out "$dir/philly-$name" \
+      $flags >/dev/null
+    figures "$dir/philly-$name" "$name" 1 >>"$csv"
+    echo "done: philly $name"
+  done
+  # The 128-GPU multi-GPU mix at 4:1 under TUNE (whose jobs spread when no server holds them).
+  local mix="$dir/mix-128.csv"
+  echo "$HEADER" >"$mix"
+  for entry in "${PLACEMENTS[@]}"; do
+    local name=${entry%%:*} flags=${entry#*:}
+    for seed in $SEEDS; do
+      # shellcheck disable=SC2086
+      "$TROUPE" run configs/fabric-128-4to1.textproto --quiet --out "$dir/mix-$name-$seed" \
+        --set scheduler.mechanism=tune --set run.seed="$seed" $flags >/dev/null
+      figures "$dir/mix-$name-$seed" "$name" "$seed" >>"$mix"
+    done
+    echo "done: mix-128 $name"
+  done
+  echo
+  echo "Philly, 512 GPUs, 8 racks of 8 servers at 4:1, FIFO + proportional ($csv):"
+  table "$csv" runs
+  echo
+  echo "128 GPUs, multi-GPU mix, 4 racks of 4 servers at 4:1, FIFO + TUNE, seeds $SEEDS ($mix):"
+  table "$mix" seeds
+}
+
+case "$PART" in
+  consolidation) consolidation ;;
+  all) consolidation ;;
+esac
