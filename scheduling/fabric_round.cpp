@@ -17,6 +17,8 @@ struct JobFlows {
   fabric::CollectiveTraffic traffic;
   std::vector<fabric::FlowId> flows;
   std::vector<std::vector<int32_t>> routes;  // each flow's links
+  int32_t gpus = 0;                          // over all its parts
+  double weight = 1;                         // each of its flows' in the sharing
   double solo_rate = 0;                      // its slowest flow's rate were it alone
   double latency_s = 0;                      // the slowest hop's one-way latency
   double overlap = 0;                        // the hidden share of its communication
@@ -85,20 +87,21 @@ double SoloRate(const fabric::Topology& topology, const std::vector<std::vector<
   return rate;
 }
 
-// Opens the job's flows for `parts`, closing those it had elsewhere.
-void OpenFlows(FabricRoundState& st, const FabricModel& model, JobFlows& job,
-               std::vector<fabric::JobPart>&& parts, const JobTraffic& traffic) {
+// Routes the job's flows for `parts`, closing those it had elsewhere; WeighFlows opens them.
+void RouteFlows(FabricRoundState& st, const FabricModel& model, JobFlows& job,
+                std::vector<fabric::JobPart>&& parts, const JobTraffic& traffic) {
   for (fabric::FlowId f : job.flows) st.sharing.Remove(f);
   job.flows.clear();
   job.routes.clear();
   job.parts = std::move(parts);
+  job.gpus = 0;
+  for (const fabric::JobPart& part : job.parts) job.gpus += part.gpus;
   job.traffic = fabric::AllReduceTraffic(job.parts, traffic.gradient_bytes, model.collective);
   job.latency_s = 0;
   for (const auto& [from, to] : job.traffic.flows) {
     std::vector<int32_t> route;
     model.topology.Route(from, to, &route);
     job.latency_s = std::max(job.latency_s, model.topology.LatencyS(from, to));
-    job.flows.push_back(st.sharing.Add(route));
     job.routes.push_back(std::move(route));
   }
   job.solo_rate = SoloRate(model.topology, job.routes);
@@ -106,10 +109,30 @@ void OpenFlows(FabricRoundState& st, const FabricModel& model, JobFlows& job,
   st.flows_changed = true;
 }
 
-// Opens the flows of the round's jobs that span servers where they differ from the last round's,
-// and closes those of the jobs no longer placed; notes each placement's flows in st.placed.
+// Opens the job's routed flows at its weight, or re-opens them where its weight changed (its
+// compute at this round's share did): the sharing re-shares the components they touch.
+void WeighFlows(FabricRoundState& st, const FabricModel& model, JobFlows& job) {
+  double weight = 1;
+  if (model.priority == LinkPriority::kGpuIntensity) {
+    const double solo_comm_s = fabric::AllReduceSeconds(job.traffic, job.solo_rate, job.latency_s);
+    weight = PriorityWeight(job.gpus, job.compute_s, solo_comm_s, model.max_priority_ratio);
+  }
+  if (!job.flows.empty() && weight == job.weight) return;
+  for (fabric::FlowId f : job.flows) st.sharing.Remove(f);
+  job.flows.clear();
+  job.weight = weight;
+  for (const std::vector<int32_t>& route : job.routes) {
+    job.flows.push_back(st.sharing.Add(route, weight));
+  }
+  st.flows_changed = true;
+}
+
+// Opens the flows of the round's jobs that span servers where they differ from the last round's
+// (their parts, or their weight), and closes those of the jobs no longer placed; notes each
+// placement's flows in st.placed and its compute at the round's share.
 void UpdateFlows(FabricRoundState& st, const FabricModel& model,
-                 const std::vector<JobPlacement>& placements) {
+                 const std::vector<JobPlacement>& placements,
+                 const FabricRound::ComputeSeconds& compute_s) {
   st.placed.assign(placements.size(), nullptr);
   for (size_t i = 0; i < placements.size(); ++i) {
     const JobPlacement& p = placements[i];
@@ -119,8 +142,11 @@ void UpdateFlows(FabricRoundState& st, const FabricModel& model,
     JobFlows& job = st.active[p.job_id];
     std::vector<fabric::JobPart> parts = PartsOf(p);
     if (job.flows.empty() || !SameParts(job.parts, parts)) {
-      OpenFlows(st, model, job, std::move(parts), traffic->second);
+      RouteFlows(st, model, job, std::move(parts), traffic->second);
     }
+    job.previous_compute_s = job.compute_s;
+    job.compute_s = compute_s(i);
+    WeighFlows(st, model, job);
     job.previous_plan = job.seen_plan;
     job.seen_plan = st.plan;
     st.placed[i] = &job;
@@ -169,6 +195,7 @@ void PhasedFigures(FabricRoundState& st, const FabricModel& model, double round_
     pj.latency_s = (1 - job->overlap) * job->traffic.steps * job->latency_s;
     pj.bytes_per_flow = (1 - job->overlap) * job->traffic.bytes_per_flow;
     pj.flow_links = job->routes;
+    pj.weight = job->weight;
     jobs.push_back(std::move(pj));
     index.push_back(i);
   }
@@ -188,6 +215,12 @@ void PhasedFigures(FabricRoundState& st, const FabricModel& model, double round_
 
 }  // namespace
 
+double PriorityWeight(int32_t gpus, double compute_s, double solo_comm_s, double max_ratio) {
+  const double intensity = gpus * compute_s / solo_comm_s;
+  if (!(intensity > 1)) return 1;  // also where it is not a number
+  return std::min(intensity, std::max(max_ratio, 1.0));
+}
+
 FabricRound::FabricRound(std::shared_ptr<const FabricModel> model)
     : model_(std::move(model)), st_(std::make_unique<FabricRoundState>(*model_)) {}
 
@@ -205,14 +238,8 @@ const std::vector<JobNetworkRound>& FabricRound::Plan(const std::vector<JobPlace
   FabricRoundState& st = *st_;
   ++st.plan;
   st.flows_changed = false;
-  UpdateFlows(st, *model_, placements);
+  UpdateFlows(st, *model_, placements, compute_s);
   st.figures.assign(placements.size(), JobNetworkRound{});
-  for (size_t i = 0; i < placements.size(); ++i) {
-    if (JobFlows* job = st.placed[i]) {
-      job->previous_compute_s = job->compute_s;
-      job->compute_s = compute_s(i);
-    }
-  }
   st.sharing.Update();
   if (model_->traffic == TrafficModel::kPhased) {
     PhasedFigures(st, *model_, round_s);

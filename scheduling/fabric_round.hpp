@@ -3,7 +3,9 @@
 // the flows share the links max-min (fabric/flow_sharing.hpp), re-shared only where the round's
 // flows differ from the last round's; a job's communication per iteration follows from its
 // slowest flow's rate (fluid) or from its bursts meeting the others' (phased, fabric/phased.hpp).
-// A job inside one server crosses no link and is never looked at.
+// A job inside one server crosses no link and is never looked at. Under LinkPriority::kGpuIntensity
+// a job's flows share links in proportion to its GPU intensity (docs/network.md, "Link
+// priority"), a weight that follows from its own placement and compute alone.
 //
 // Contract: Plan gives each placement of the round the exposed communication seconds per
 // iteration it runs with (added to its compute: an iteration takes compute + network_s, never
@@ -31,13 +33,28 @@ namespace troupe::scheduling {
 
 enum class TrafficModel : int8_t { kFluid, kPhased };
 
+// How flows that share a link split it (config LinkPriority).
+enum class LinkPriority : int8_t {
+  kFair,          // max-min: every flow the same weight
+  kGpuIntensity,  // weighted max-min by each job's GPU intensity (PriorityWeight)
+};
+
 // The run's fabric: its topology and how jobs use it (config::Fabric).
 struct FabricModel {
   fabric::Topology topology;
   fabric::Collective collective = fabric::Collective::kHierarchicalRing;
   TrafficModel traffic = TrafficModel::kFluid;
   double comm_overlap = -1;  // the hidden share of every model's communication; -1: the model's
+  LinkPriority priority = LinkPriority::kFair;
+  double max_priority_ratio = 16;  // kGpuIntensity: the most one job's weight exceeds another's
 };
+
+// Crux's GPU intensity of a job ("Crux: GPU-Efficient Communication Scheduling for Deep Learning
+// Training", SIGCOMM '24): the GPU-seconds of compute an iteration holds per second of its
+// communication alone on the fabric, gpus x compute_s / solo_comm_s. Its flows' weight under
+// kGpuIntensity is that intensity held within [1, max_ratio] (1 where it is not a number), so no
+// two jobs' weights differ by more than max_ratio.
+double PriorityWeight(int32_t gpus, double compute_s, double solo_comm_s, double max_ratio);
 
 // What a job's gradient exchange needs of its model (workload/model_catalog.hpp).
 struct JobTraffic {

@@ -42,6 +42,10 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
   model->traffic = f.traffic() == config::phased ? scheduling::TrafficModel::kPhased
                                                  : scheduling::TrafficModel::kFluid;
   model->comm_overlap = f.has_comm_overlap() ? f.comm_overlap() : -1;
+  model->priority = f.link_priority() == config::gpu_intensity
+                        ? scheduling::LinkPriority::kGpuIntensity
+                        : scheduling::LinkPriority::kFair;
+  model->max_priority_ratio = f.max_priority_ratio();
   scheduler->fabric = std::move(model);
   return Status::Ok();
 }
