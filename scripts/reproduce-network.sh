@@ -6,6 +6,8 @@
 #   PART     consolidation: oblivious placement against consolidation (and Tiresias's wait or
 #              spread) on Philly's 512 GPUs at 4:1, and on the 128-GPU multi-GPU mix at 4:1 over
 #              seeds 1-5 under TUNE
+#            crux: Crux's GPT-beside-BERT co-location (configs/crux-colocation.textproto) under
+#              fair sharing and under GPU-intensity priority, beside the paper's figures
 #            all: every part
 #   OUT_DIR  where the runs and tables go (default runs/network; must not hold earlier runs)
 # Environment: TROUPE (the binary; default build/apps/troupe), SEEDS (default "1 2 3 4 5").
@@ -18,10 +20,10 @@ TROUPE=${TROUPE:-build/apps/troupe}
 SEEDS=${SEEDS:-"1 2 3 4 5"}
 
 usage() {
-  echo "usage: scripts/reproduce-network.sh consolidation|all [OUT_DIR]" >&2
+  echo "usage: scripts/reproduce-network.sh consolidation|crux|all [OUT_DIR]" >&2
   exit 2
 }
-case "$PART" in consolidation | all) ;; *) usage ;; esac
+case "$PART" in consolidation | crux | all) ;; *) usage ;; esac
 if [ -e "$OUT" ]; then
   echo "reproduce-network.sh: $OUT exists; give a new folder" >&2
   exit 2
@@ -105,7 +107,79 @@ consolidation() {
   table "$mix" seeds
 }
 
+# Iteration seconds of the GPT and BERT jobs of each crux run: the catalogue's compute plus the
+# exposed communication per iteration (comm_s over iterations: the job that finishes first spends
+# its whole life beside the other), and the same alone (comm_s less contention_s).
+crux_table() {
+  python3 - "$1" "${@:2}" <<'PY'
+import csv, sys
+folder, settings = sys.argv[1], sys.argv[2:]
+compute = {r["model"]: float(r["iter_time_s_at_proportional"])
+           for r in csv.DictReader(open("configs/crux/synergy_models.csv"))}
+def iteration(run, model):
+    row = next(r for r in csv.DictReader(open(run + "/jobs.csv")) if r["model"] == model)
+    n = float(row["iterations"])
+    comm, contention = float(row["comm_s"]), float(row["contention_s"])
+    return compute[model] + comm / n, compute[model] + (comm - contention) / n
+# The share of the 24 GPUs' time spent computing (both jobs hold 12).
+def busy(g, b):
+    return (compute["gpt"] / g + compute["bert"] / b) / 2
+print("| setting | GPT iteration (s) | GPT slowdown | GPT's loss won back | BERT iteration (s) |"
+      " BERT slowdown | GPUs computing |")
+print("|---|---|---|---|---|---|---|")
+print("| paper: alone | 1.53 | | | | | |")
+print("| paper: beside each other (no priority) | 1.70 | +11.0% | | | +8.3% (throughput -7.7%) |"
+      " -9.5% |")
+fair_loss = {}
+for s in settings:
+    name, traffic = s.split(":")[0], s.split("-")[-1]
+    g, g_alone = iteration("%s/%s-gpt" % (folder, name), "gpt")
+    b, b_alone = iteration("%s/%s-bert" % (folder, name), "bert")
+    if name.startswith("fair"):
+        fair_loss[traffic] = g - g_alone
+        won = ""
+    else:
+        won = "%.0f%%" % (100 * (1 - (g - g_alone) / fair_loss[traffic]))
+    if name == settings[0].split(":")[0]:
+        alone = busy(g_alone, b_alone)
+        print("| troupe: alone | %.3f | | | %.3f | | %.1f%% |" % (g_alone, b_alone, 100 * alone))
+    print("| troupe: %s | %.3f | %+.1f%% | %s | %.3f | %+.1f%% | %.1f%% (%+.1f%%) |" % (
+        name, g, 100 * (g / g_alone - 1), won, b, 100 * (b / b_alone - 1), 100 * busy(g, b),
+        100 * (busy(g, b) / alone - 1)))
+PY
+}
+
+# Crux's co-location case: each setting run twice, once with GPT finishing first (its figures are
+# all beside BERT), once with BERT first (crux/trace-bert-view.csv).
+crux() {
+  local dir="$OUT/crux" settings=()
+  mkdir -p "$dir"
+  local runs=("fair-fluid:--set fabric.link_priority=fair --set fabric.traffic=fluid"
+    "gpu_intensity-16-fluid:--set fabric.traffic=fluid"
+    "gpu_intensity-1000-fluid:--set fabric.traffic=fluid --set fabric.max_priority_ratio=1000"
+    "fair-phased:--set fabric.link_priority=fair --set fabric.traffic=phased"
+    "gpu_intensity-16-phased:--set fabric.traffic=phased"
+    "gpu_intensity-1000-phased:--set fabric.traffic=phased --set fabric.max_priority_ratio=1000")
+  for entry in "${runs[@]}"; do
+    local name=${entry%%:*} flags=${entry#*:}
+    # shellcheck disable=SC2086
+    "$TROUPE" run configs/crux-colocation.textproto --quiet --out "$dir/$name-gpt" $flags >/dev/null
+    # shellcheck disable=SC2086
+    "$TROUPE" run configs/crux-colocation.textproto --quiet --out "$dir/$name-bert" $flags \
+      --set workload.trace_file=configs/crux/trace-bert-view.csv >/dev/null
+    settings+=("$name")
+  done
+  echo
+  echo "Crux's co-location: GPT-like and BERT-like jobs of 12 GPUs meeting on one 25 Gb/s NIC"
+  echo "(configs/crux-colocation.textproto; setting = priority-max_priority_ratio-traffic):"
+  crux_table "$dir" "${settings[@]}"
+}
+
 case "$PART" in
   consolidation) consolidation ;;
-  all) consolidation ;;
+  crux) crux ;;
+  all)
+    consolidation
+    crux
+    ;;
 esac
