@@ -32,6 +32,9 @@ void ResolveInputPaths(const std::filesystem::path& folder, config::RunConfig* c
   if (cfg->external_scheduler().has_secret_file()) {
     Resolve(folder, cfg->mutable_external_scheduler()->mutable_secret_file());
   }
+  if (cfg->faults().has_failure_trace()) {
+    Resolve(folder, cfg->mutable_faults()->mutable_failure_trace());
+  }
 }
 
 }  // namespace troupe

@@ -13,13 +13,12 @@
 namespace troupe {
 namespace {
 
-constexpr std::array<const char*, 5> kComponents = {"gpu", "hbm", "host", "nic", "switch"};
 // More drawn failures than this is a model that would crash the cluster continuously.
 constexpr size_t kMaxFailures = 1000000;
 
 int ComponentIndex(const std::string& name) {
-  for (size_t i = 0; i < kComponents.size(); ++i) {
-    if (name == kComponents[i]) return static_cast<int>(i);
+  for (size_t i = 0; i < kFailureComponents.size(); ++i) {
+    if (name == kFailureComponents[i]) return static_cast<int>(i);
   }
   return -1;
 }
@@ -34,7 +33,7 @@ config::FailureModel Llama3() {
   std::map<std::string, int> counts;
   for (const PresetCause& c : Llama3Causes()) counts[c.component] += c.count;
   config::FailureModel model;
-  for (const char* name : kComponents) {
+  for (const char* name : kFailureComponents) {
     config::FailureComponent* c = model.add_component();
     c->set_component(name);
     c->set_per_gpu_hour(counts[name] / (kLlama3Gpus * kLlama3Hours));

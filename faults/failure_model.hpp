@@ -13,6 +13,7 @@
 // universe's rack_of_server, from the fabric), or one server when the run has no fabric. No CAF.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@
 #include "faults/fault_plan.hpp"
 
 namespace troupe {
+
+// The components a failure model rates and a failure trace names, in the order of their streams.
+inline constexpr std::array<const char*, 5> kFailureComponents = {"gpu", "hbm", "host", "nic",
+                                                                  "switch"};
 
 // One row of a preset's breakdown: a published cause, its count and the component it maps to.
 struct PresetCause {

@@ -9,6 +9,7 @@
 #include "base/status_macros.hpp"
 #include "config/config_ranges.hpp"
 #include "faults/failure_model.hpp"
+#include "faults/failure_trace.hpp"
 
 namespace troupe {
 namespace {
@@ -292,6 +293,12 @@ Status BuildFaultPlan(const config::Faults& faults, uint64_t run_seed,
   }
   if (faults.has_failure_model()) {
     RETURN_IF_ERROR(DrawFailures(faults.failure_model(), run_seed, universe, &out->events));
+  }
+  // The replayed failures join the drawn ones: the plan holds both.
+  if (!faults.failure_trace().empty()) {
+    if (Status s = ReadFailureTrace(faults.failure_trace(), universe, &out->events); !s.ok()) {
+      return Status::InvalidInput("faults.failure_trace: " + s.message());
+    }
   }
   std::stable_sort(out->events.begin(), out->events.end(),
                    [](const FaultEvent& a, const FaultEvent& b) { return a.at_s < b.at_s; });
