@@ -13,9 +13,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The configs that name a trace file (configs/traces/, data/philly.csv).
+// The configs that name a trace file (configs/traces/, data/philly.csv, a failure trace).
 const char* const kTraceConfigs[] = {"philly-512", "philly-512-fabric", "helios-sample",
-                                     "pai-sample", "acme-sample"};
+                                     "pai-sample", "acme-sample",       "failure-trace"};
 
 // Runs the troupe binary with `args` in the current folder `cwd`.
 ProcessResult RunTroupeIn(const std::string& cwd, const std::vector<std::string>& args) {
@@ -39,6 +39,8 @@ std::string InstalledLayout(const std::string& root) {
                   share / "configs" / (std::string(config) + ".textproto"));
   }
   fs::copy(SourcePath("configs/traces"), share / "configs/traces");
+  fs::copy_file(SourcePath("configs/failure-trace-example.csv"),
+                share / "configs/failure-trace-example.csv");
   fs::copy_file(DataPath("philly.csv"), share / "data/philly.csv");
   return share.string();
 }

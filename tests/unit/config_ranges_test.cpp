@@ -125,7 +125,7 @@ TEST(ConfigRanges, ClusterTotalsAreBounded) {
 TEST(ConfigRanges, TheRepositoryConfigsAreInRange) {
   for (const char* name :
        {"default", "oasis", "hps_ctr", "hps_ctr_faults", "philly-512", "synergy-128-multigpu",
-        "fabric-128-1to1", "fabric-128-4to1", "philly-512-fabric"}) {
+        "fabric-128-1to1", "fabric-128-4to1", "philly-512-fabric", "failure-trace"}) {
     config::RunConfig cfg;
     const std::string path = std::string(TROUPE_SOURCE_DIR) + "/configs/" + name + ".textproto";
     ASSERT_TRUE(LoadConfigFile(path, &cfg).ok()) << path;
