@@ -36,9 +36,20 @@ void ClusterLedger::Reset() {
 }
 
 void ClusterLedger::Move(int32_t server, int32_t free_gpus) {
+  if (racks_) rack_free_gpus_[racks_->rack_of_server[server]] += free_gpus - free_[server].gpus;
   by_free_gpus_[free_[server].gpus].erase(server);
   by_free_gpus_[free_gpus].insert(server);
   free_[server].gpus = free_gpus;
+}
+
+void ClusterLedger::SetRacks(std::shared_ptr<const RackLayout> racks) {
+  racks_ = std::move(racks);
+  rack_free_gpus_.clear();
+  if (!racks_) return;
+  rack_free_gpus_.assign(racks_->racks(), 0);
+  for (int32_t s = 0; s < server_count(); ++s) {
+    rack_free_gpus_[racks_->rack_of_server[s]] += free_[s].gpus;
+  }
 }
 
 void ClusterLedger::Touch(int32_t server) {

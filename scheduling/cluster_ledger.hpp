@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "scheduling/rack_layout.hpp"
 #include "scheduling/server_set.hpp"
 
 namespace troupe::scheduling {
@@ -65,6 +67,15 @@ class ClusterLedger {
   void Take(int32_t server, int32_t gpus, double cpus, double memory_gb);
   void Give(int32_t server, int32_t gpus, double cpus, double memory_gb);
 
+  // The fabric's racks, when placement follows them (scheduling/rack_placement.hpp); null: it
+  // does not. Free GPUs are then also kept per rack.
+  void SetRacks(std::shared_ptr<const RackLayout> racks);
+  const RackLayout* racks() const { return racks_.get(); }
+  int32_t rack_free_gpus(int32_t rack) const { return rack_free_gpus_[rack]; }
+  // When the round being planned starts (the wait-or-spread rule reads it).
+  void set_round_start_s(double start_s) { round_start_s_ = start_s; }
+  double round_start_s() const { return round_start_s_; }
+
  private:
   // Shares like 62.5 GB x 3 are summed and subtracted in floating point; a tolerance keeps an
   // exact fit from being refused for a rounding error.
@@ -84,6 +95,9 @@ class ClusterLedger {
   std::vector<int32_t> gpus_of_type_;
   int32_t total_gpus_ = 0;
   int32_t free_gpus_ = 0;
+  std::shared_ptr<const RackLayout> racks_;
+  std::vector<int32_t> rack_free_gpus_;
+  double round_start_s_ = 0;
 };
 
 }  // namespace troupe::scheduling

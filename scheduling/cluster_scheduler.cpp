@@ -24,6 +24,14 @@ ClusterScheduler::ClusterScheduler(const ClusterSchedulerOptions& options, Clust
   st.server_up.assign(setup.servers.size(), true);
   st.server_back_at_s.assign(setup.servers.size(), -1);
   if (options.fabric) st.fabric = std::make_unique<FabricRound>(options.fabric);
+  if (options.fabric && options.consolidate_racks) {
+    std::vector<int32_t> rack_of_server(setup.servers.size());
+    for (size_t s = 0; s < rack_of_server.size(); ++s) {
+      rack_of_server[s] = options.fabric->topology.RackOf(static_cast<int32_t>(s));
+    }
+    st.ledger->SetRacks(std::make_shared<const RackLayout>(
+        RackLayout::Make(std::move(rack_of_server), setup.servers, options.consolidation_wait_s)));
+  }
   st.setup = std::move(setup);
   st.out = output;
   st.order = QueueOrder(*st.policy, options.order);

@@ -62,6 +62,11 @@ struct ClusterSchedulerOptions {
   std::shared_ptr<const TypeSpeedsByModel> type_speeds;
   // The network between the servers (docs/network.md); null: none, no job waits for traffic.
   std::shared_ptr<const FabricModel> fabric;
+  // fabric.placement consolidate (scheduling/rack_placement.hpp): every mechanism's spread
+  // follows the fabric's racks, and a job that cannot have one rack (one server, when it fits
+  // one) waits up to consolidation_wait_s before it spreads. Needs `fabric`.
+  bool consolidate_racks = false;
+  double consolidation_wait_s = 0;
 };
 
 // What surrounds the engine, as far as it changes what it says.

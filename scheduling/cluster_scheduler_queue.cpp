@@ -71,9 +71,10 @@ std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(EngineState& st,
   return runnable;
 }
 
-// Takes the capacity of dead servers out of the round's plan.
-void ResetLedger(EngineState& st) {
+// Takes the capacity of dead servers out of the round's plan, which starts at start_s.
+void ResetLedger(EngineState& st, double start_s) {
   st.ledger->Reset();
+  st.ledger->set_round_start_s(start_s);
   for (int32_t s = 0; s < st.ledger->server_count(); ++s) {
     if (st.server_up[s]) continue;
     const scheduling::ServerShape free = st.ledger->free(s);
@@ -119,12 +120,12 @@ std::vector<scheduling::JobPlacement> PlaceWholeQueue(
     EngineState& st, double start_s, size_t head,
     std::vector<const scheduling::SchedJob*>& runnable) {
   scheduling::OrderJobs(*st.policy, start_s, runnable, st.options.order, head);
-  ResetLedger(st);
+  ResetLedger(st, start_s);
   std::vector<scheduling::JobPlacement> placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   st.head_fell_short = runnable.size() > head;
   if (runnable.size() > head && st.ledger->free_gpus() > 0) {
     scheduling::OrderJobs(*st.policy, start_s, runnable, st.options.order);
-    ResetLedger(st);
+    ResetLedger(st, start_s);
     placements = st.mechanism->PlaceRound(runnable, *st.ledger);
   } else if (runnable.size() > head && st.indexed) {  // a short queue never tries the head alone
     absl::flat_hash_set<int64_t> in_head;
@@ -223,7 +224,7 @@ std::vector<scheduling::JobPlacement> PlacePolicyOrder(EngineState& st, double s
     if (k > 0 && size == sizes[k - 1]) continue;  // tried already
     const std::vector<scheduling::QueuedJob>& runnable = OrderedHead(st, start_s, size);
     assert(HeadIsWholeOrder(st, start_s, runnable));
-    ResetLedger(st);
+    ResetLedger(st, start_s);
     placements = st.mechanism->PlaceHead(runnable, *st.ledger);
     const bool full = st.order.size() <= size || st.ledger->free_gpus() == 0;
     if (full) break;

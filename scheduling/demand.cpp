@@ -5,6 +5,8 @@
 #include <initializer_list>
 #include <limits>
 
+#include "scheduling/rack_placement.hpp"
+
 namespace troupe::scheduling {
 namespace {
 
@@ -118,14 +120,12 @@ PlacementParts SpreadGpus(const ClusterLedger& ledger, int32_t gpus) {
   PlacementParts parts;
   if (gpus <= 0 || gpus > ledger.free_gpus()) return parts;
   int32_t left = gpus;
-  for (int32_t free = ledger.max_server_gpus(); free >= 1 && left > 0; --free) {
-    for (int32_t server : ledger.ServersWithFreeGpus(free)) {
-      const int32_t take = std::min(free, left);
-      parts.push_back(PlacementPart{server, take, 0, 0});
-      left -= take;
-      if (left == 0) break;
-    }
-  }
+  ForEachSpreadServer(ledger, gpus, [&](int32_t server, int32_t free) {
+    const int32_t take = std::min(free, left);
+    parts.push_back(PlacementPart{server, take, 0, 0});
+    left -= take;
+    return left == 0;
+  });
   return parts;
 }
 

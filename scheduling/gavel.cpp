@@ -7,6 +7,7 @@
 
 #include "scheduling/gpu_placement.hpp"
 #include "scheduling/mechanism_registry.hpp"
+#include "scheduling/rack_placement.hpp"
 
 namespace troupe::scheduling {
 namespace {
@@ -147,7 +148,7 @@ std::vector<JobPlacement> GavelMechanism::PlaceRound(const std::vector<const Sch
     if (type_of[c.job] >= 0) continue;
     const SchedJob& job = *ordered[c.job];
     PlacementParts parts = PlaceGpus(ledger, job.gpus, proportional, c.type);
-    if (parts.empty()) continue;
+    if (parts.empty() || !MaySpread(ledger, job, parts)) continue;
     for (const PlacementPart& p : parts) ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
     type_of[c.job] = c.type;
     placements.push_back(JobPlacement{job.id, std::move(parts), &job});

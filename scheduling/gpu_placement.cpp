@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scheduling/rack_placement.hpp"
+
 namespace troupe::scheduling {
 namespace {
 
@@ -31,21 +33,19 @@ PlacementParts Spread(const ClusterLedger& ledger, int32_t gpus, const AuxDemand
                       int32_t gpu_type) {
   PlacementParts parts;
   int32_t left = gpus;
-  for (int32_t free = ledger.max_server_gpus(); free >= 1 && left > 0; --free) {
-    for (int32_t server : ledger.ServersWithFreeGpus(free)) {
-      if (!OfType(ledger, server, gpu_type)) continue;
-      // The largest share of the remaining GPUs whose auxiliary demand also fits here.
-      for (int32_t take = std::min(free, left); take >= 1; --take) {
-        const AuxDemand aux = demand(server, take);
-        if (PartFits(ledger, server, take, aux)) {
-          parts.push_back({server, take, aux.cpus, aux.memory_gb});
-          left -= take;
-          break;
-        }
+  ForEachSpreadServer(ledger, gpus, [&](int32_t server, int32_t free) {
+    if (!OfType(ledger, server, gpu_type)) return false;
+    // The largest share of the remaining GPUs whose auxiliary demand also fits here.
+    for (int32_t take = std::min(free, left); take >= 1; --take) {
+      const AuxDemand aux = demand(server, take);
+      if (PartFits(ledger, server, take, aux)) {
+        parts.push_back({server, take, aux.cpus, aux.memory_gb});
+        left -= take;
+        break;
       }
-      if (left == 0) break;
     }
-  }
+    return left == 0;
+  });
   if (left > 0) parts.clear();
   return parts;
 }
@@ -74,12 +74,18 @@ std::vector<int32_t> TypesByJobSpeed(const ClusterLedger& ledger, const SchedJob
 
 PlacementParts PlaceGpusByType(const ClusterLedger& ledger, const SchedJob& job,
                                const AuxDemandFn& demand) {
-  if (ledger.type_count() <= 1) return PlaceGpus(ledger, job.gpus, demand);
-  for (int32_t type : TypesByJobSpeed(ledger, job)) {
-    PlacementParts parts = PlaceGpus(ledger, job.gpus, demand, type);
-    if (!parts.empty()) return parts;
+  PlacementParts parts;
+  if (ledger.type_count() <= 1) {
+    parts = PlaceGpus(ledger, job.gpus, demand);
+  } else {
+    for (int32_t type : TypesByJobSpeed(ledger, job)) {
+      parts = PlaceGpus(ledger, job.gpus, demand, type);
+      if (!parts.empty()) break;
+    }
+    if (parts.empty()) parts = PlaceGpus(ledger, job.gpus, demand);
   }
-  return PlaceGpus(ledger, job.gpus, demand);
+  if (!MaySpread(ledger, job, parts)) parts.clear();
+  return parts;
 }
 
 }  // namespace troupe::scheduling

@@ -3,7 +3,10 @@
 // A job whose GPUs fit on one server is consolidated there, on the best fit: the server with the
 // fewest free GPUs that still holds the whole part (ties: lowest index). Otherwise it is spread
 // over the fewest servers: those with the most free GPUs first. Returns no parts when the job
-// cannot be placed; the ledger is not changed (the caller takes what it accepts).
+// cannot be placed; the ledger is not changed (the caller takes what it accepts). With racks on
+// the ledger (config fabric.placement consolidate), the spread goes rack by rack
+// (rack_placement.hpp), and PlaceGpusByType gives no parts for a spread the wait-or-spread rule
+// holds back this round.
 //
 // On a cluster of several GPU types, `gpu_type` keeps the search to servers of that type, and
 // PlaceGpusByType tries the job's types from the one it runs fastest on (a job gains most there)

@@ -2,6 +2,7 @@
 
 #include "scheduling/gpu_placement.hpp"
 #include "scheduling/mechanism_registry.hpp"
+#include "scheduling/rack_placement.hpp"
 
 namespace troupe::scheduling {
 
@@ -47,6 +48,7 @@ PlacementParts GreedyMechanism::Fit(const RoundDemands& demands, const RoundDema
     return {PlacementPart{server, gpus, aux.cpus, aux.memory_gb}};
   }
   PlacementParts parts = SpreadGpus(ledger, gpus);
+  if (!MaySpread(ledger, *job.job, parts)) return {};
   for (PlacementPart& p : parts) {
     const AuxDemand aux = ideal(p.server, p.gpus);
     if (!ledger.Fits(p.server, p.gpus, aux.cpus, aux.memory_gb)) return {};

@@ -5,6 +5,7 @@
 
 #include "scheduling/gpu_placement.hpp"
 #include "scheduling/mechanism_registry.hpp"
+#include "scheduling/rack_placement.hpp"
 
 namespace troupe::scheduling {
 namespace {
@@ -74,7 +75,8 @@ std::vector<JobPlacement> TuneMechanism::PlaceInOrder(size_t jobs, ClusterLedger
     if (sort_by_demand_) {
       runnable.push_back(RankOf(job, i, ledger, demands));
     } else {
-      PlaceJob(demands, demands.Prepare(job), job.owner, ledger);
+      // A job the wait-or-spread rule holds back leaves its GPUs to the jobs after it.
+      if (!PlaceJob(demands, demands.Prepare(job), job.owner, ledger)) gpus_left += job.gpus;
     }
   }
   if (!sort_by_demand_) return std::move(placements_);
@@ -90,7 +92,7 @@ void TuneMechanism::Recycle(std::vector<JobPlacement>&& placements) {
   placements_.clear();
 }
 
-void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, void* owner,
+bool TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, void* owner,
                              ClusterLedger& ledger) {
   // Built where it is kept (Consolidate says why); MakeRoom reads only placements already filed.
   JobPlacement& placement = placements_.emplace_back();
@@ -110,9 +112,14 @@ void TuneMechanism::PlaceJob(const RoundDemands& demands, const RoundDemands::Jo
       Consolidate(demands, job, ledger, placement.parts.emplace_back());
     } else {
       placement.parts = Spread(demands, job, ledger);
+      if (placement.parts.empty()) {  // held back by the wait-or-spread rule
+        placements_.pop_back();
+        return false;
+      }
     }
   }
   Record(ledger);
+  return true;
 }
 
 void TuneMechanism::Consolidate(const RoundDemands& demands, const RoundDemands::Job& job,
@@ -144,6 +151,7 @@ void TuneMechanism::Consolidate(const RoundDemands& demands, const RoundDemands:
 PlacementParts TuneMechanism::Spread(const RoundDemands& demands, const RoundDemands::Job& job,
                                      ClusterLedger& ledger) {
   PlacementParts parts = SpreadGpus(ledger, job.gpus);
+  if (!MaySpread(ledger, *job.job, parts)) return {};
   bool ideal_fits = true;
   for (PlacementPart& p : parts) {
     const AuxDemand aux = demands.Ideal(job, p.server, p.gpus);

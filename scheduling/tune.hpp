@@ -70,7 +70,8 @@ class TuneMechanism : public Mechanism {
   template <class JobAt>
   std::vector<JobPlacement> PlaceInOrder(size_t jobs, ClusterLedger& ledger, const JobAt& job_at);
   // Places the job; `owner` is job->owner, read with the job's demands (JobPlacement::owner).
-  void PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, void* owner,
+  // False: the wait-or-spread rule (rack_placement.hpp) held it back; nothing was placed.
+  bool PlaceJob(const RoundDemands& demands, const RoundDemands::Job& job, void* owner,
                 ClusterLedger& ledger);
   // The consolidated part of steps 1-3, written field by field into `part`: a part built
   // elsewhere and copied in is read back with wider loads than it was written with, and such a

@@ -31,6 +31,10 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
                                   "which the fabric needs");
     }
   }
+  if (f.placement().has_max_wait_s() && f.placement().rule() != config::consolidate) {
+    return Status::InvalidInput(config_name +
+                                ": fabric.placement.max_wait_s: only rule consolidate waits");
+  }
   StatusOr<fabric::Topology> topology = fabric::Topology::Build(f, servers);
   if (!topology.ok()) {
     return Status::InvalidInput(config_name + ": " + topology.status().message());
@@ -47,6 +51,8 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
                         : scheduling::LinkPriority::kFair;
   model->max_priority_ratio = f.max_priority_ratio();
   scheduler->fabric = std::move(model);
+  scheduler->consolidate_racks = f.placement().rule() == config::consolidate;
+  scheduler->consolidation_wait_s = f.placement().max_wait_s();
   return Status::Ok();
 }
 
