@@ -72,20 +72,53 @@ for name, rs in by.items():
 PY
 }
 
-consolidation() {
-  local dir="$OUT/consolidation" csv
-  mkdir -p "$dir"
-  # Philly: a replay with no randomness, so one run per placement.
-  csv="$dir/philly.csv"
+# Per arrival week of the Philly runs in $1 on fabric $2: each placement's mean JCT over
+# oblivious's.
+weekly() {
+  python3 - "$1" "$2" "${PLACEMENTS[@]%%:*}" <<'PY'
+import csv, statistics, sys
+folder, fabric, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+week_s = 7 * 86400
+def by_week(name):
+    weeks = {}
+    for r in csv.DictReader(open("%s/philly-%s-%s/jobs.csv" % (folder, fabric, name))):
+        if r["measured"] != "1" or r["jct_s"] == "":
+            continue
+        weeks.setdefault(int(float(r["arrival_s"]) // week_s), []).append(float(r["jct_s"]))
+    return {w: statistics.mean(v) for w, v in weeks.items() if len(v) >= 100}
+base = by_week("oblivious")
+print("| placement | weeks | JCT / oblivious's, mean ± sd | best week | worst week |")
+print("|---|---|---|---|---|")
+for name in names[1:]:
+    other = by_week(name)
+    ratios = [other[w] / base[w] for w in sorted(base) if w in other]
+    print("| %s | %d | %.3f ± %.3f | %.3f | %.3f |" % (
+        name, len(ratios), statistics.mean(ratios), statistics.stdev(ratios), min(ratios),
+        max(ratios)))
+PY
+}
+
+# Philly's replay on the fabric named $1 with the flags $2, under each placement.
+philly_runs() {
+  local dir=$1 fabric=$2 fabric_flags=$3 csv="$1/philly-$2.csv"
   echo "$HEADER" >"$csv"
   for entry in "${PLACEMENTS[@]}"; do
     local name=${entry%%:*} flags=${entry#*:}
     # shellcheck disable=SC2086
-    "$TROUPE" run configs/philly-512-fabric.textproto --quiet --out "$dir/philly-$name" \
-      $flags >/dev/null
-    figures "$dir/philly-$name" "$name" 1 >>"$csv"
-    echo "done: philly $name"
+    "$TROUPE" run configs/philly-512-fabric.textproto --quiet --out "$dir/philly-$fabric-$name" \
+      $fabric_flags $flags >/dev/null
+    figures "$dir/philly-$fabric-$name" "$name" 1 >>"$csv"
+    echo "done: philly $fabric $name"
   done
+}
+
+consolidation() {
+  local dir="$OUT/consolidation"
+  mkdir -p "$dir"
+  # Philly: a replay with no randomness, so one run per placement and fabric: the shipped 4:1
+  # tree of 100 Gb/s NICs, and a slow one (10 Gb/s NICs, 16:1) where the traffic matters.
+  philly_runs "$dir" 100g-4to1 ""
+  philly_runs "$dir" 10g-16to1 "--set fabric.server_nic_gbps=10 --set fabric.tor_oversubscription=16"
   # The 128-GPU multi-GPU mix at 4:1 under TUNE (whose jobs spread when no server holds them).
   local mix="$dir/mix-128.csv"
   echo "$HEADER" >"$mix"
@@ -99,9 +132,15 @@ consolidation() {
     done
     echo "done: mix-128 $name"
   done
-  echo
-  echo "Philly, 512 GPUs, 8 racks of 8 servers at 4:1, FIFO + proportional ($csv):"
-  table "$csv" runs
+  for fabric in 100g-4to1 10g-16to1; do
+    echo
+    echo "Philly, 512 GPUs, 8 racks of 8 servers, $fabric, FIFO + proportional:"
+    table "$dir/philly-$fabric.csv" runs
+    echo
+    echo "The same week by week (jobs by arrival week; the replay has no seed, so the spread is"
+    echo "over the trace's weeks): each placement's mean JCT over oblivious placement's:"
+    weekly "$dir" "$fabric"
+  done
   echo
   echo "128 GPUs, multi-GPU mix, 4 racks of 4 servers at 4:1, FIFO + TUNE, seeds $SEEDS ($mix):"
   table "$mix" seeds
