@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Network-aware scheduling on an emulated fabric (docs/network.md, "Reproductions"): each part
-# runs troupe on a shipped config under the choices it compares and prints a table.
+# Network-aware scheduling on an emulated fabric (docs/network.md, "Placement" and "Link
+# priority"): each part runs troupe on a shipped config under the choices it compares and prints
+# a table.
 #
 # Usage: scripts/reproduce-network.sh PART [OUT_DIR]
 #   PART     consolidation: oblivious placement against consolidation (and Tiresias's wait or
