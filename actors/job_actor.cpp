@@ -56,6 +56,7 @@ void Report(Self self, JobProgress progress) {
   StopWorkers(self, st.lease);
   st.lease.assembly.MarkEnded();
   if (st.checkpoints) Tell(self, st.ctx, st.checkpoints, st.account);
+  if (st.recovery) TakeUnreported(st, &progress);
   st.last_report = progress;
   Tell(self, st.ctx, ReportTo(st), std::move(progress));
 }
@@ -80,8 +81,12 @@ void OnLeaseLost(Self self, const LeaseLost& lost) {
   if (Runnable(st)) {  // it was running: the GPU time since the lease start is lost
     const double now_s = st.ctx.clock.Now(self);
     const double held_s = std::clamp(now_s - lease.start_s(), 0.0, lease.end_s() - lease.start_s());
-    p.wasted_gpu_s = st.spec.gpus * held_s;
-    st.account.wasted_gpu_s += p.wasted_gpu_s;
+    if (st.recovery) {  // everything since the last checkpoint is lost, not only this lease
+      LoseSinceCheckpoint(st, held_s, &p);
+    } else {
+      p.wasted_gpu_s = st.spec.gpus * held_s;
+      st.account.wasted_gpu_s += p.wasted_gpu_s;
+    }
   }
   Report(self, std::move(p));
 }
@@ -261,6 +266,7 @@ emulated_job_actor::behavior_type JobActor(Self self, JobSpec spec,
   st.catalog = std::move(catalog);
   st.account = start.from;
   st.account.job_id = spec.job_id;
+  const bool respawned = st.account.iterations_left >= 0;
   if (st.account.iterations_left < 0) st.account.iterations_left = spec.iterations;
   st.checkpoints = std::move(start.checkpoints);
   st.commit_at_grant = start.commit_at_grant && !start.compute;
@@ -272,6 +278,14 @@ emulated_job_actor::behavior_type JobActor(Self self, JobSpec spec,
     }
   }
   st.spec = std::move(spec);
+  if (start.recovery) {
+    st.recovery = true;
+    st.costs = CostsFor(*start.recovery, st.profile->gradient_bytes, st.spec.gpus);
+    if (respawned) ResumeFromCheckpoint(st);
+    if (st.account.cadence.saved_iterations_left < 0) {
+      st.account.cadence.saved_iterations_left = st.account.iterations_left;
+    }
+  }
   st.scheduler = std::move(scheduler);
   st.ctx = ctx;
   st.last_report.lease_start_s = -1;

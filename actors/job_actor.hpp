@@ -39,6 +39,7 @@
 
 #include "actors/agent/agent_messages.hpp"
 #include "actors/compute_worker_actor.hpp"
+#include "faults/checkpoint_cadence.hpp"
 #include "messages/actor_interfaces.hpp"
 #include "messages/atoms.hpp"
 #include "messages/cluster_messages.hpp"
@@ -57,6 +58,9 @@ struct JobStart {
   // lease is granted and sends its report to arrive at the lease end — one timed message a
   // lease instead of a timer and a report. The records are the same.
   bool commit_at_grant = false;
+  // faults.recovery: checkpoints and restarts at a cost (docs/faults.md, "Recovery"); none: a
+  // checkpoint at every lease's end, free, and restarts free.
+  std::shared_ptr<const RecoveryPlan> recovery;
 };
 
 // The lease being assembled from its parts, then run.
@@ -104,6 +108,10 @@ struct JobActorState {
   double speedup_cpus_per_gpu = -1;
   double speedup_memory_gb_per_gpu = -1;
   double speedup = 0;
+  // faults.recovery: this job's costs, and what it spent since its last report.
+  bool recovery = false;
+  CheckpointCosts costs;
+  JobRecovery unreported;
   static inline const char* name = "troupe.job";
 };
 

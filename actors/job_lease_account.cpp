@@ -46,6 +46,43 @@ double SpeedupAt(JobActorState& st, double cpus_per_gpu, double memory_gb_per_gp
   return st.speedup;
 }
 
+// Iterations the running lease's share makes in `seconds` of training (the emulated throughput).
+int64_t IterationsAtShare(JobActorState& st, double seconds) {
+  const LeaseAssembly& assembly = st.lease.assembly;
+  const double gpus = std::max(1, assembly.gpus());
+  double speedup = SpeedupAt(st, assembly.cpus() / gpus, assembly.memory_gb() / gpus);
+  if (assembly.speed() != 1) speedup *= assembly.speed();
+  return scheduling::IterationsIn(seconds, st.profile->iter_time_s, speedup, assembly.network_s());
+}
+
+// The recovery costs `d` happened: in the job's totals, and owed to its next report.
+void Note(JobActorState& st, const JobRecovery& d) {
+  st.account.recovery += d;
+  st.unreported += d;
+}
+
+// A full lease ran `span` (checkpoint_cadence.hpp); `left_before` iterations were left at its
+// start, `iterations_in(s)` is what s seconds of its training make.
+template <class IterationsIn>
+void CommitSpan(JobActorState& st, const LeaseSpan& span, int64_t left_before,
+                IterationsIn iterations_in) {
+  JobCheckpoint& account = st.account;
+  CheckpointCadence& cadence = account.cadence;
+  cadence = span.after;
+  JobRecovery d{.checkpoints = span.checkpoints,
+                .checkpoint_s = span.checkpoint_s,
+                .restart_s = span.restart_s};
+  if (st.costs.interval_s <= 0) {  // every_lease: the lease's end is a checkpoint, free
+    cadence.saved_iterations_left = account.iterations_left;
+    cadence.unsaved_train_s = 0;
+    ++d.checkpoints;
+  } else if (span.cut_train_s >= 0) {
+    cadence.saved_iterations_left =
+        left_before - std::min(left_before, iterations_in(span.cut_train_s));
+  }
+  Note(st, d);
+}
+
 }  // namespace
 
 bool Runnable(const JobActorState& st) { return st.lease.assembly.Runnable(st.spec.gpus); }
@@ -77,17 +114,25 @@ JobProgress RunLease(JobActorState& st) {
   const double lease_s = assembly.end_s() - assembly.start_s();
   // Real compute: the measured job seconds per iteration take iter_time_s's place (units in
   // gpu/real_progress.hpp); a failed worker measured nothing and credits nothing.
-  const int64_t possible =
-      st.compute ? gpu::IterationsFromMeasurement(lease_s, lease.seconds_per_iteration, p.speedup)
-                 : scheduling::IterationsIn(lease_s, st.profile->iter_time_s, p.speedup,
-                                            assembly.network_s());
+  const auto iterations_in = [&](double seconds) {
+    return st.compute
+               ? gpu::IterationsFromMeasurement(seconds, lease.seconds_per_iteration, p.speedup)
+               : scheduling::IterationsIn(seconds, st.profile->iter_time_s, p.speedup,
+                                          assembly.network_s());
+  };
+  // faults.recovery: restarts and checkpoint writes take their seconds out of the training.
+  LeaseSpan span;
+  if (st.recovery) span = RunSpan(st.costs, st.account.cadence, lease_s);
+  const int64_t possible = iterations_in(st.recovery ? span.train_s : lease_s);
   st.offer = StandingOffer{possible, p.gpus, lease_s};
   JobCheckpoint& account = st.account;
   p.iterations_done = std::min(possible, account.iterations_left);
   if (st.compute && st.compute->log) st.compute->log->Add(MeasuredOf(st, p, lease_s, possible));
   // A gang's weights advance with its progress: both are committed here, or neither.
   if (lease.trained.weights) account.gang = std::move(lease.trained);
+  const int64_t left_before = account.iterations_left;
   account.iterations_left -= p.iterations_done;
+  if (st.recovery) CommitSpan(st, span, left_before, iterations_in);
   account.at_s = assembly.end_s();
   account.finished = account.iterations_left == 0;
   if (account.first_start_s < 0) account.first_start_s = assembly.start_s();
@@ -112,6 +157,47 @@ void CreditStoodRounds(JobActorState& st, int32_t rounds) {
   account.rounds_run += rounds;
   account.gpu_seconds += offer.gpus * offer.lease_s * rounds;
   account.at_s += offer.lease_s * rounds;  // the rounds stood follow the lease directly
+}
+
+void LoseSinceCheckpoint(JobActorState& st, double held_s, JobProgress* p) {
+  JobCheckpoint& account = st.account;
+  CheckpointCadence& cadence = account.cadence;
+  const LeaseSpan span = RunSpan(st.costs, cadence, held_s);
+  int64_t saved = cadence.saved_iterations_left;
+  if (span.cut_train_s >= 0) {  // a checkpoint of this lease was written before the failure
+    saved = account.iterations_left -
+            std::min(account.iterations_left, IterationsAtShare(st, span.cut_train_s));
+  }
+  const double lost_s = span.after.unsaved_train_s;  // since the last checkpoint written
+  Note(st, JobRecovery{.checkpoints = span.checkpoints,
+                       .checkpoint_s = span.checkpoint_s,
+                       .restart_s = span.restart_s,
+                       .lost_s = lost_s,
+                       .cut_short_s = held_s,
+                       .interruptions = 1});
+  account.iterations_left = saved;
+  cadence = CheckpointCadence{.saved_iterations_left = saved, .restart_left_s = st.costs.restart_s};
+  p->iterations_left = saved;
+  p->rolled_back = true;
+  p->wasted_gpu_s = st.spec.gpus * lost_s;
+  account.wasted_gpu_s += p->wasted_gpu_s;
+}
+
+void ResumeFromCheckpoint(JobActorState& st) {
+  JobCheckpoint& account = st.account;
+  CheckpointCadence& cadence = account.cadence;
+  if (cadence.saved_iterations_left < 0) cadence.saved_iterations_left = account.iterations_left;
+  const double lost_s = cadence.unsaved_train_s;
+  Note(st, JobRecovery{.lost_s = lost_s, .interruptions = 1});
+  account.iterations_left = cadence.saved_iterations_left;
+  account.wasted_gpu_s += st.spec.gpus * lost_s;
+  cadence = CheckpointCadence{.saved_iterations_left = account.iterations_left,
+                              .restart_left_s = st.costs.restart_s};
+}
+
+void TakeUnreported(JobActorState& st, JobProgress* p) {
+  p->recovery = st.unreported;
+  st.unreported = JobRecovery{};
 }
 
 }  // namespace troupe

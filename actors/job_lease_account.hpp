@@ -21,4 +21,14 @@ JobProgress RunLease(JobActorState& st);
 // Credits `rounds` rounds stood since the last report at the rate it offered.
 void CreditStoodRounds(JobActorState& st, int32_t rounds);
 
+// faults.recovery (checkpoint_cadence.hpp). A failure `held_s` into the running lease: what its
+// checkpoints saved is kept, the training since the last one is lost, the job rolls back to it
+// and owes a restart; `p` says so (JobProgress.rolled_back).
+void LoseSinceCheckpoint(JobActorState& st, double held_s, JobProgress* p);
+// A job respawned from the store's copy of its account after its actor died: the training
+// since its last checkpoint is lost, and it owes a restart.
+void ResumeFromCheckpoint(JobActorState& st);
+// The costs since the last report go into `p` (and no longer count as unreported).
+void TakeUnreported(JobActorState& st, JobProgress* p);
+
 }  // namespace troupe

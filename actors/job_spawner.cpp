@@ -24,6 +24,7 @@ job_actor JobSpawner::Spawn(caf::local_actor* parent, JobSpec spec, scheduler_ac
   start.checkpoints = checkpoints_;
   start.compute = compute_;
   start.commit_at_grant = commit_at_grant_;
+  start.recovery = recovery_;
   return parent->spawn(JobActor, std::move(spec), catalog_, std::move(scheduler), ctx_,
                        std::move(start));
 }

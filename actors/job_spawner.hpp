@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "actors/compute_worker_actor.hpp"
+#include "faults/checkpoint_cadence.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/job_spec.hpp"
 #include "runtime/actor_context.hpp"
@@ -37,6 +38,10 @@ class JobSpawner {
                   const JobCheckpoint* from = nullptr) const;
 
   bool valid() const { return catalog_ != nullptr; }
+  // faults.recovery: every job spawned checkpoints and restarts at its costs (JobStart::recovery).
+  void set_recovery(std::shared_ptr<const RecoveryPlan> recovery) {
+    recovery_ = std::move(recovery);
+  }
 
  private:
   std::shared_ptr<const ModelCatalog> catalog_;
@@ -44,6 +49,7 @@ class JobSpawner {
   caf::actor checkpoints_;
   std::shared_ptr<const JobCompute> compute_;
   bool commit_at_grant_ = false;
+  std::shared_ptr<const RecoveryPlan> recovery_;
 };
 
 }  // namespace troupe

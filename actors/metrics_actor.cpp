@@ -49,6 +49,7 @@ caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
                      std::make_move_iterator(batch.links.end()));
       },
       [=](JobNetworkBatch& batch) { self->state.records.job_network = std::move(batch.jobs); },
+      [=](JobRecoveryBatch& batch) { self->state.records.job_recovery = std::move(batch.jobs); },
       [=](RunEnd& end) {
         MetricsState& st = self->state;
         st.records.end = std::move(end);

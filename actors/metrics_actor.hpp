@@ -24,6 +24,7 @@ struct RunRecords {
   std::vector<LeaseRecord> leases;
   std::vector<LinkRecord> links;  // with a fabric
   std::vector<JobNetworkRecord> job_network;
+  std::vector<JobRecoveryRecord> job_recovery;  // with faults.recovery
   std::vector<FaultRecord> faults;
   RunEnd end;
 };

@@ -11,9 +11,16 @@ namespace troupe::scheduler_detail {
 namespace {}  // namespace
 
 scheduling::ResumePoint ResumePointOf(const JobCheckpoint& c) {
-  return scheduling::ResumePoint{c.job_id,      c.iterations_left, c.at_s,
-                                 c.finished,    c.first_start_s,   c.rounds_run,
-                                 c.gpu_seconds, c.wasted_gpu_s,    c.restarts};
+  return scheduling::ResumePoint{c.job_id,        c.iterations_left, c.at_s,        c.finished,
+                                 c.first_start_s, c.rounds_run,      c.gpu_seconds, c.wasted_gpu_s,
+                                 c.restarts,      c.recovery};
+}
+
+// A respawned job under faults.recovery resumes from its last checkpoint, not its last lease.
+scheduling::ResumePoint RespawnPointOf(const JobCheckpoint& c) {
+  scheduling::ResumePoint point = ResumePointOf(c);
+  if (c.cadence.saved_iterations_left >= 0) point.iterations_left = c.cadence.saved_iterations_left;
+  return point;
 }
 
 void WatchServers(Self* self) {
@@ -50,7 +57,7 @@ void OnFaultNotice(Self* self, const FaultNotice& notice) {
 void OnJobRespawned(Self* self, JobRespawned& respawned) {
   using Respawn = scheduling::ClusterScheduler::Respawn;
   const Respawn fate =
-      self->state.engine->JobRespawned(respawned.job_id, ResumePointOf(respawned.checkpoint));
+      self->state.engine->JobRespawned(respawned.job_id, RespawnPointOf(respawned.checkpoint));
   if (fate == Respawn::kResumed) {
     WatchJob(self, respawned.job_id, std::move(respawned.handle));
   } else if (fate == Respawn::kRejected && respawned.handle) {

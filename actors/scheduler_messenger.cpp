@@ -83,6 +83,7 @@ class Messenger final : public scheduling::SchedulerOutput {
   void RecordLeases(LeaseBatch&& leases) override { ToMetrics(std::move(leases)); }
   void RecordLinks(LinkBatch&& links) override { ToMetrics(std::move(links)); }
   void RecordJobNetwork(JobNetworkBatch&& jobs) override { ToMetrics(std::move(jobs)); }
+  void RecordJobRecovery(JobRecoveryBatch&& jobs) override { ToMetrics(std::move(jobs)); }
 
   void WakeAt(double at_s) override {
     SchedulerState& st = self_->state;

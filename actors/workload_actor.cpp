@@ -82,15 +82,13 @@ void Respawn(Self self, const JobCheckpoint& checkpoint) {
 workload_actor_impl::behavior_type WorkloadActor(Self self, std::shared_ptr<JobSource> source,
                                                  std::shared_ptr<const ModelCatalog> catalog,
                                                  ActorContext ctx, caf::actor checkpoints,
-                                                 std::shared_ptr<const JobCompute> compute,
-                                                 bool commit_at_grant) {
+                                                 JobSpawner jobs) {
   WorkloadState& st = self->state;
   st.source = std::move(source);
   st.catalog = std::move(catalog);
   st.ctx = ctx;
-  st.checkpoints = checkpoints;
-  st.jobs = JobSpawner(st.catalog, ctx.clock, ctx.telemetry, std::move(checkpoints),
-                       std::move(compute), commit_at_grant);
+  st.checkpoints = std::move(checkpoints);
+  st.jobs = std::move(jobs);
   if (FaultNetwork* network = ctx.network()) {
     network->Register(self->id(), EndpointKind::kWorkload, 0);
   }

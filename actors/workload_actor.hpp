@@ -45,10 +45,8 @@ struct WorkloadState {
   static inline const char* name = "troupe.workload";
 };
 
-// `commit_at_grant`: the run is emulated and has no faults (job_actor.hpp, JobStart).
 // `checkpoints`: the checkpoint store in runs with faults (jobs checkpoint to it; the workload
-// keeps its registry), else none. `compute`: real compute for the jobs (RunConfig.backends), none
-// for the emulated throughput.
+// keeps its registry), else none. `jobs`: how the jobs' actors are made (job_spawner.hpp).
 // What the workload's actor handles: its interface (workload_actor,
 // messages/actor_interfaces.hpp) and the timer of its own requests (Ask).
 using workload_actor_impl = workload_actor::extend<caf::reacts_to<ask_later_atom>>;
@@ -56,6 +54,6 @@ using workload_actor_impl = workload_actor::extend<caf::reacts_to<ask_later_atom
 workload_actor_impl::behavior_type WorkloadActor(
     workload_actor_impl::stateful_pointer<WorkloadState> self, std::shared_ptr<JobSource> source,
     std::shared_ptr<const ModelCatalog> catalog, ActorContext ctx, caf::actor checkpoints,
-    std::shared_ptr<const JobCompute> compute, bool commit_at_grant);
+    JobSpawner jobs);
 
 }  // namespace troupe

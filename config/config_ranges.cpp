@@ -99,7 +99,11 @@ class RangeWalk {
         if (f->cpp_type() == Type::CPPTYPE_MESSAGE) {
           if (r->HasField(m, f)) Message(r->GetMessage(m, f), path + ".", bounds);
         } else if (IsNumericField(f)) {
-          Number(m, f, -1, path, bounds);
+          // An optional double without a default means "none" while unset (a fixed_interval's
+          // checkpoint_interval_s under another policy): there is no number to check.
+          const bool none = f->cpp_type() == Type::CPPTYPE_DOUBLE && f->has_presence() &&
+                            !f->has_default_value() && !r->HasField(m, f);
+          if (!none) Number(m, f, -1, path, bounds);
         }
         continue;
       }

@@ -8,6 +8,7 @@
 #include "base/rng.hpp"
 #include "base/status_macros.hpp"
 #include "config/config_ranges.hpp"
+#include "faults/checkpoint_cadence.hpp"
 #include "faults/failure_model.hpp"
 #include "faults/failure_trace.hpp"
 
@@ -265,6 +266,7 @@ Status CheckFaults(const config::Faults& faults, const std::string& where) {
   if (faults.has_failure_model()) {
     RETURN_IF_ERROR(CheckFailureModel(faults.failure_model(), where + ".failure_model"));
   }
+  RETURN_IF_ERROR(CheckRecovery(faults, where));
   if (!(faults.report_grace_s() > 0)) return Invalid(where + ".report_grace_s", "must be > 0");
   // troupe node processes beat every 0.05 s; a shorter run-side interval would time them out.
   if (!(faults.heartbeat_s() >= 0.05)) return Invalid(where + ".heartbeat_s", "must be >= 0.05");

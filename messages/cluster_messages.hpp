@@ -148,11 +148,14 @@ struct JobCheckpoint {
   double wasted_gpu_s = 0;
   int32_t restarts = 0;
   GangState gang;  // real compute: a gang's trained weights (messages/gang_weights.hpp)
+  // faults.recovery: where the job stands between checkpoints, and its costs so far.
+  CheckpointCadence cadence;
+  JobRecovery recovery;
 };
 template <class Inspector>
 auto inspect(Inspector& f, JobCheckpoint& x) {
   return f(x.job_id, x.iterations_left, x.at_s, x.finished, x.first_start_s, x.rounds_run,
-           x.gpu_seconds, x.wasted_gpu_s, x.restarts, x.gang);
+           x.gpu_seconds, x.wasted_gpu_s, x.restarts, x.gang, x.cadence, x.recovery);
 }
 
 // A server tells the scheduler it refused a lease, and why.

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "messages/records.hpp"
+
 namespace troupe {
 
 // A part of a standing lease on one server: the server keeps the job's lease there, with its
@@ -55,12 +57,16 @@ struct JobProgress {
   // The job's offer to keep this lease (-1: none): the iterations it makes in each further round
   // of the same length and share, with nothing to do per round (the standing leases above).
   int64_t standing_iterations = -1;
+  // faults.recovery: the costs since the job's last report, and whether a failure rolled the job
+  // back to its last checkpoint (iterations_left is then that checkpoint's, not the books').
+  JobRecovery recovery;
+  bool rolled_back = false;
 };
 template <class Inspector>
 auto inspect(Inspector& f, JobProgress& x) {
   return f(x.job_id, x.round, x.ran, x.iterations_done, x.iterations_left, x.finished, x.gpus,
            x.cpus, x.memory_gb, x.speedup, x.parts, x.lease_start_s, x.wasted_gpu_s,
-           x.for_round_end, x.standing_iterations);
+           x.for_round_end, x.standing_iterations, x.recovery, x.rolled_back);
 }
 
 }  // namespace troupe

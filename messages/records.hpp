@@ -9,6 +9,44 @@
 
 namespace troupe {
 
+// faults.recovery (docs/faults.md, "Recovery"): what checkpoints and restarts cost a job, in
+// seconds of its wall time (times its GPUs: GPU-seconds). In a report, what happened since the
+// job's last report; in a record, the job's totals.
+struct JobRecovery {
+  int32_t checkpoints = 0;  // checkpoints written (every_lease: one a lease, free)
+  double checkpoint_s = 0;  // writing checkpoints, training paused
+  double restart_s = 0;     // restarting after failures: restart_s and reading the checkpoint back
+  double lost_s = 0;        // training lost to failures: everything since the last checkpoint
+  double cut_short_s = 0;   // leases cut short by failures, up to the failure (not in gpu_seconds)
+  int32_t interruptions = 0;  // failures that hit the job while it ran
+  JobRecovery& operator+=(const JobRecovery& o) {
+    checkpoints += o.checkpoints;
+    interruptions += o.interruptions;
+    checkpoint_s += o.checkpoint_s;
+    restart_s += o.restart_s;
+    lost_s += o.lost_s;
+    cut_short_s += o.cut_short_s;
+    return *this;
+  }
+};
+template <class Inspector>
+auto inspect(Inspector& f, JobRecovery& x) {
+  return f(x.checkpoints, x.checkpoint_s, x.restart_s, x.lost_s, x.cut_short_s, x.interruptions);
+}
+
+// Where a job stands between its checkpoints (faults.recovery): kept in its account, and so in
+// the checkpoint store, so that a respawned job knows what it lost.
+struct CheckpointCadence {
+  int64_t saved_iterations_left = -1;  // at the last checkpoint; -1: none taken yet (the start)
+  double unsaved_train_s = 0;          // training since the last checkpoint (lost on a failure)
+  double writing_left_s = 0;           // of a checkpoint being written (training paused)
+  double restart_left_s = 0;           // of a restart still to pay before training resumes
+};
+template <class Inspector>
+auto inspect(Inspector& f, CheckpointCadence& x) {
+  return f(x.saved_iterations_left, x.unsaved_train_s, x.writing_left_s, x.restart_left_s);
+}
+
 struct JobRecord {
   // What each round the job runs in adds to, side by side and first (a scheduler writes them for
   // thousands of jobs a round): the start of the first round it ran in (-1 if it never ran), the
@@ -52,6 +90,24 @@ struct JobNetworkRecord {
 template <class Inspector>
 auto inspect(Inspector& f, JobNetworkRecord& x) {
   return f(x.job_id, x.comm_s, x.contention_s);
+}
+
+// With faults.recovery, at the run's end: each job's recovery costs (jobs.csv's recovery
+// columns), kept apart from JobRecord as the fabric's are.
+struct JobRecoveryRecord {
+  int64_t job_id = 0;
+  JobRecovery costs;
+};
+template <class Inspector>
+auto inspect(Inspector& f, JobRecoveryRecord& x) {
+  return f(x.job_id, x.costs);
+}
+struct JobRecoveryBatch {
+  std::vector<JobRecoveryRecord> jobs;
+};
+template <class Inspector>
+auto inspect(Inspector& f, JobRecoveryBatch& x) {
+  return f(x.jobs);
 }
 
 // The fabric's records of a run's end: every job that crossed it, by job id.

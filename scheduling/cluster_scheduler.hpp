@@ -67,6 +67,9 @@ struct ClusterSchedulerOptions {
   // one) waits up to consolidation_wait_s before it spreads. Needs `fabric`.
   bool consolidate_racks = false;
   double consolidation_wait_s = 0;
+  // faults.recovery: jobs report what checkpoints and restarts cost them (JobProgress.recovery);
+  // the engine adds it up per job and records it at the run's end (RecordJobRecovery).
+  bool recovery = false;
 };
 
 // What surrounds the engine, as far as it changes what it says.
@@ -123,6 +126,7 @@ struct ResumePoint {
   double gpu_seconds = 0;
   double wasted_gpu_s = 0;
   int32_t restarts = 0;
+  JobRecovery recovery;  // faults.recovery: the job's costs so far
 };
 
 // The engine's decisions, called in the order they are to be carried out.
@@ -148,6 +152,8 @@ class SchedulerOutput {
   virtual void RecordLinks(LinkBatch&& links) = 0;
   // With a fabric, at the run's end: what every job that crossed it spent there.
   virtual void RecordJobNetwork(JobNetworkBatch&& jobs) = 0;
+  // With ClusterSchedulerOptions.recovery, at the run's end: every job's recovery costs.
+  virtual void RecordJobRecovery(JobRecoveryBatch&& /*jobs*/) {}
   // Timers: BeginRound(at_s) then; OnRoundTimer at the round's end; OnGrace after delay_s.
   virtual void WakeAt(double at_s) = 0;
   virtual void EndRoundAt(int64_t round, double at_s) = 0;

@@ -17,6 +17,7 @@ void ApplyCheckpoint(EngineState& st, const ResumePoint& c) {
   job.record.start_s = c.first_start_s;
   job.record.wasted_gpu_s = c.wasted_gpu_s;
   job.record.restarts = c.restarts;
+  if (st.options.recovery) st.recovery[c.job_id] = c.recovery;
   job.view.attained_gpu_s = c.gpu_seconds;
   if (c.iterations_left >= 0) job.view.iterations_left = c.iterations_left;
   if (c.rounds_run > 0) job.view.last_served_s = c.at_s;

@@ -50,6 +50,14 @@ void EndRun(EngineState& st, std::string reason) {
     if (it != st.jobs.end() && !it->second.done) st.out->RecordJob(it->second.record);
   }
   if (st.fabric) st.out->RecordJobNetwork(JobNetworkBatch{st.fabric->SpentByJob()});
+  if (st.options.recovery) {
+    JobRecoveryBatch batch;
+    for (const auto& [id, costs] : st.recovery) batch.jobs.push_back({id, costs});
+    std::sort(
+        batch.jobs.begin(), batch.jobs.end(),
+        [](const JobRecoveryRecord& a, const JobRecoveryRecord& b) { return a.job_id < b.job_id; });
+    st.out->RecordJobRecovery(std::move(batch));
+  }
   const double end_s = st.round >= 0 ? st.current.end_s : 0;
   std::vector<int64_t> with_actors;
   for (int64_t id : st.queue) {
@@ -161,7 +169,11 @@ void TakeProgress(EngineState& st, TrackedJob& job, const JobProgress& p) {
     }
   }
   job.record.wasted_gpu_s += p.wasted_gpu_s;
+  if (st.options.recovery) st.recovery[p.job_id] += p.recovery;
   if (p.ran) CreditRun(st, job, p.gpus, p.iterations_left);
+  // A failure rolled the job back to its last checkpoint (faults.recovery): its work since then
+  // is to be done again.
+  if (p.rolled_back) job.view.iterations_left = p.iterations_left;
   // Under a constant key (FIFO) a job that ran and goes on keeps its place in the queue's order,
   // and the starvation guard's entry for it stays a lower bound (its wait only starts later):
   // there is nothing to refile.

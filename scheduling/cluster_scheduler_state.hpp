@@ -93,6 +93,8 @@ struct EngineState {
   // them empty after it grows, and the old table beside the new while it grows, cost a deep queue
   // (a backlog of 10^5-10^6 waiting jobs) twice the jobs' own size.
   absl::node_hash_map<int64_t, TrackedJob> jobs;
+  // options.recovery: each job's recovery costs so far (kept apart: a job's entry is full).
+  absl::flat_hash_map<int64_t, JobRecovery> recovery;
   // Unfinished jobs in arrival order. Finished and failed jobs leave `jobs` (and the count
   // `queued`) when a round closes; their ids stay here until enough have gone to compact, so a
   // walk over the queue skips ids no longer in `jobs`.

@@ -147,7 +147,10 @@ namespace {
 
 // Emulated and without faults nothing can take a lease away: a job commits a lease's work when it
 // is granted (JobStart::commit_at_grant) and may keep its lease from round to round.
-bool CommitsAtGrant(const RunPlan& plan) { return plan.runtime.emulated && plan.faults.empty(); }
+// A job under faults.recovery reports every lease, with what checkpoints and restarts cost it.
+bool CommitsAtGrant(const RunPlan& plan) {
+  return plan.runtime.emulated && plan.faults.empty() && !plan.recovery;
+}
 
 // The actors around the scheduler: metrics, checkpoint store, workload, profiler.
 ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
@@ -166,13 +169,13 @@ ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
     compute =
         std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases, fabric});
   }
-  const bool commit_at_grant = CommitsAtGrant(plan);
-  cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog,
-                               ActorContext{runtime.clock(), runtime.telemetry()},
-                               cluster.checkpoints, compute, commit_at_grant);
   // Without faults the workload sends jobs without actors; the scheduler spawns them this way.
   cluster.jobs = JobSpawner(plan.catalog, runtime.clock(), runtime.telemetry(), cluster.checkpoints,
-                            compute, commit_at_grant);
+                            compute, CommitsAtGrant(plan));
+  cluster.jobs.set_recovery(plan.recovery);
+  cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog,
+                               ActorContext{runtime.clock(), runtime.telemetry()},
+                               cluster.checkpoints, cluster.jobs);
   if (plan.profile_jobs) {
     cluster.profiler = sys.spawn(ProfilerActor, plan.profiler, plan.catalog, runtime.telemetry());
   }
@@ -211,6 +214,8 @@ void CollectResult(const RunPlan& plan, RunRecords records, const Telemetry& tel
   result->faults = std::move(records.faults);
   result->links = std::move(records.links);
   result->job_network = std::move(records.job_network);
+  result->job_recovery = std::move(records.job_recovery);
+  if (plan.recovery) SummarizeRecovery(result->jobs, result->job_recovery, &summary);
   if (plan.scheduler.fabric) {
     SummarizeNetwork(
         FabricOutput{&plan.scheduler.fabric->topology, &result->links, &result->job_network},
@@ -321,7 +326,8 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds,
                            plan.scheduler.lease_log ? &result->leases : nullptr,
                            plan.faults.empty() ? nullptr : &result->faults,
-                           fabric.topology ? &fabric : nullptr);
+                           fabric.topology ? &fabric : nullptr,
+                           plan.recovery ? &result->job_recovery : nullptr);
 }
 
 }  // namespace troupe

@@ -25,6 +25,7 @@ struct RunResult {
   std::vector<FaultRecord> faults;  // the faults applied, when the run has any
   std::vector<LinkRecord> links;    // with a fabric
   std::vector<JobNetworkRecord> job_network;
+  std::vector<JobRecoveryRecord> job_recovery;  // with faults.recovery
 };
 
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result);

@@ -77,8 +77,9 @@ class Row {
 };
 
 // `network`: the job's fabric record with a fabric (null: none, or the job never crossed it).
+// `recovery`: the job's recovery costs with faults.recovery (null: no such columns).
 void AppendJobRow(const JobRecord& j, bool with_network, const JobNetworkRecord* network,
-                  std::string* out) {
+                  const JobRecovery* recovery, std::string* out) {
   Row row(out);
   row.Int(j.job_id)
       .Text(j.model)
@@ -99,6 +100,15 @@ void AppendJobRow(const JobRecord& j, bool with_network, const JobNetworkRecord*
       .Text(j.failure);
   if (with_network) {
     row.Seconds(network ? network->comm_s : 0).Seconds(network ? network->contention_s : 0);
+  }
+  if (recovery) {
+    row.Int(recovery->checkpoints)
+        .Seconds(recovery->checkpoint_s)
+        .Seconds(recovery->restart_s)
+        .Seconds(recovery->lost_s)
+        .Int(recovery->interruptions)
+        .Seconds(HeldS(j, *recovery))
+        .Fixed(EffectiveRatio(j, *recovery), 4);
   }
   row.End();
 }
@@ -149,7 +159,7 @@ Status StageCsv(const std::string& out_dir, const std::string& name, const char*
 
 std::string JobsCsv(const std::vector<JobRecord>& jobs) {
   std::string out = std::string(kJobsCsvHeader) + "\n";
-  for (const JobRecord* j : ById(jobs)) AppendJobRow(*j, false, nullptr, &out);
+  for (const JobRecord* j : ById(jobs)) AppendJobRow(*j, false, nullptr, nullptr, &out);
   return out;
 }
 
@@ -186,7 +196,8 @@ std::string FaultsCsv(const std::vector<FaultRecord>& faults) {
 Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
                          const std::vector<LeaseRecord>* leases,
-                         const std::vector<FaultRecord>* faults, const FabricOutput* fabric) {
+                         const std::vector<FaultRecord>* faults, const FabricOutput* fabric,
+                         const std::vector<JobRecoveryRecord>* recovery) {
   RETURN_IF_ERROR(CheckRunDirectory(out_dir));
   // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
   StatusOr<std::string> json = PrintSummaryJson(summary);
@@ -197,12 +208,24 @@ Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRun
   if (with_network) {
     for (const JobNetworkRecord& n : *fabric->jobs) network[n.job_id] = &n;
   }
-  const std::string jobs_header =
-      std::string(kJobsCsvHeader) + (with_network ? kJobsCsvNetworkColumns : "");
+  absl::flat_hash_map<int64_t, const JobRecovery*> costs;
+  if (recovery) {
+    for (const JobRecoveryRecord& r : *recovery) costs[r.job_id] = &r.costs;
+  }
+  const JobRecovery no_costs;
+  const std::string jobs_header = std::string(kJobsCsvHeader) +
+                                  (with_network ? kJobsCsvNetworkColumns : "") +
+                                  (recovery ? kJobsCsvRecoveryColumns : "");
   Status staged = StageCsv(
       out_dir, "jobs.csv", jobs_header.c_str(), by_id.size(), [&](size_t i, std::string* out) {
         const auto it = network.find(by_id[i]->job_id);
-        AppendJobRow(*by_id[i], with_network, it == network.end() ? nullptr : it->second, out);
+        const JobRecovery* job_costs = nullptr;
+        if (recovery) {
+          const auto c = costs.find(by_id[i]->job_id);
+          job_costs = c == costs.end() ? &no_costs : c->second;
+        }
+        AppendJobRow(*by_id[i], with_network, it == network.end() ? nullptr : it->second, job_costs,
+                     out);
       });
   if (!staged.ok()) return staged;
   staged = StageCsv(out_dir, "rounds.csv", kRoundsCsvHeader, rounds.size(),
@@ -245,6 +268,16 @@ std::string FormatSummaryTable(const summaries::ClusterRunSummary& s) {
          std::to_string(s.jobs_failed()) + " jobs failed, " + Fixed(s.wasted_gpu_hours(), 2) +
          " GPU-h wasted; messages dropped " + count(s.messages_dropped()) + ", duplicated " +
          count(s.messages_duplicated()) + ", delayed " + count(s.messages_delayed()) + "\n";
+  }
+  if (s.has_recovery()) {
+    const summaries::RecoverySummary& r = s.recovery();
+    t += "recovery     effective training " + percent(r.effective_training_ratio()) +
+         " (worst job " + percent(r.effective_training_ratio_min()) + ") of " +
+         Fixed(r.held_gpu_hours(), 1) + " GPU-h held; lost work " +
+         Fixed(r.lost_work_gpu_hours(), 1) + ", restarts " + Fixed(r.restart_gpu_hours(), 1) +
+         ", checkpoints " + Fixed(r.checkpoint_gpu_hours(), 1) + " GPU-h; " +
+         std::to_string(r.interruptions()) + " interruptions, " + std::to_string(r.checkpoints()) +
+         " checkpoints\n";
   }
   if (s.has_network()) {
     const summaries::NetworkSummary& n = s.network();

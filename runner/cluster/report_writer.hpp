@@ -35,6 +35,11 @@ inline constexpr char kJobsCsvHeader[] =
     "gpu_seconds,measured,profiling_points,profiling_s,wasted_gpu_s,restarts,failure";
 // With a fabric, jobs.csv's rows end with these two columns (JobRecord.comm_s, contention_s).
 inline constexpr char kJobsCsvNetworkColumns[] = ",comm_s,contention_s";
+// With faults.recovery, jobs.csv's rows end with these (JobRecovery; seconds of the job's wall
+// time: held_s is gpu_seconds / gpus plus the leases cut short; effective_ratio the productive
+// share of held_s).
+inline constexpr char kJobsCsvRecoveryColumns[] =
+    ",checkpoints,checkpoint_s,restart_s,lost_work_s,interruptions,held_s,effective_ratio";
 inline constexpr char kFaultsCsvHeader[] = "at_s,fault,effect,recovered_s";
 inline constexpr char kLeasesCsvHeader[] = "round,job_id,server,gpu_ids,cpus,memory_gb";
 inline constexpr char kRoundsCsvHeader[] =
@@ -43,12 +48,14 @@ inline constexpr char kRoundsCsvHeader[] =
 
 // `leases`, when given, is written as leases.csv (header kLeasesCsvHeader, GPU indices joined
 // by ';'); `faults`, when given, as faults.csv (one row a fault applied, in order); `fabric`,
-// when given, as links.csv, and jobs.csv gains kJobsCsvNetworkColumns.
+// when given, as links.csv, and jobs.csv gains kJobsCsvNetworkColumns; `recovery`, when given,
+// makes jobs.csv end with kJobsCsvRecoveryColumns (a job without a record: all 0).
 Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRunSummary& summary,
                          const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
                          const std::vector<LeaseRecord>* leases = nullptr,
                          const std::vector<FaultRecord>* faults = nullptr,
-                         const FabricOutput* fabric = nullptr);
+                         const FabricOutput* fabric = nullptr,
+                         const std::vector<JobRecoveryRecord>* recovery = nullptr);
 
 // The CSV files' contents, as WriteRunDirectory writes them (summary.json is
 // PrintSummaryJson(summary), runner/summary_json.hpp).

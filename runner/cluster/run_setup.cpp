@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 
 #include "base/status_macros.hpp"
 #include "config/scheduler_names.hpp"
+#include "faults/failure_model.hpp"
 #include "runner/cluster/fabric_plan.hpp"
 #include "runner/cluster/gpu_type_plan.hpp"
 #include "runner/deployment.hpp"
@@ -193,6 +195,26 @@ void PlanOptions(const config::RunConfig& cfg, const std::string& config_name, R
   plan->identity.set_seed(r.seed());
 }
 
+// faults.recovery as the jobs read it: the failure model (for young_daly) and the cluster's shape.
+std::shared_ptr<const RecoveryPlan> PlanRecovery(const config::Faults& faults,
+                                                 const RunPlan& plan) {
+  auto recovery = std::make_shared<RecoveryPlan>();
+  recovery->recovery = faults.recovery();
+  recovery->gpus_per_server = 1;
+  if (faults.has_failure_model()) recovery->failures = ResolveFailureModel(faults.failure_model());
+  for (const ServerSpec& server : plan.servers) {
+    recovery->gpus_per_server = std::max(recovery->gpus_per_server, server.gpus);
+  }
+  if (plan.scheduler.fabric && !plan.servers.empty()) {
+    std::map<int32_t, int32_t> servers_of_rack;
+    for (const ServerSpec& server : plan.servers) {
+      const int32_t rack = plan.scheduler.fabric->topology.RackOf(server.index);
+      recovery->servers_per_rack = std::max(recovery->servers_per_rack, ++servers_of_rack[rack]);
+    }
+  }
+  return recovery;
+}
+
 // The fault plan against the run's shape: targets must name servers and jobs it has.
 Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, RunPlan* plan) {
   // Servers on `troupe node` processes are always watched, faults block or not: a node killed
@@ -236,6 +258,10 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
   }
   // A faults block turns the re-asking of missing reports on even with no fault to inject.
   plan->scheduler.report_grace_s = plan->faults.report_grace_s;
+  if (cfg.faults().has_recovery()) {
+    plan->recovery = PlanRecovery(cfg.faults(), *plan);
+    plan->scheduler.recovery = true;
+  }
   return Status::Ok();
 }
 

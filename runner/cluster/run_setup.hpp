@@ -14,6 +14,7 @@
 #include "actors/scheduler_actor.hpp"
 #include "base/status.hpp"
 #include "config/config.pb.h"
+#include "faults/checkpoint_cadence.hpp"
 #include "faults/fault_plan.hpp"
 #include "runner/cluster/run_summary.hpp"
 #include "runtime/actor_runtime.hpp"
@@ -34,8 +35,10 @@ struct RunPlan {
   ClusterCapacity capacity;
   // config name, mode, policy, mechanism, seed: the summary's fields the plan knows
   summaries::ClusterRunSummary identity;
-  std::string out_dir;     // "" writes nothing
-  FaultPlan faults;        // empty: a run without faults (no injector, store or network)
+  std::string out_dir;  // "" writes nothing
+  FaultPlan faults;     // empty: a run without faults (no injector, store or network)
+  // faults.recovery (docs/faults.md, "Recovery"); null: a checkpoint at every lease's end, free.
+  std::shared_ptr<const RecoveryPlan> recovery;
   int64_t jobs_known = 0;  // jobs the source will release (0: unknown)
   // A trace's job ids, ascending (empty: a generator's, 0 .. jobs_known - 1); with faults only.
   std::vector<int64_t> job_ids;

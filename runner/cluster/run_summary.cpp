@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace troupe {
 
@@ -67,6 +68,52 @@ void Summarize(const std::vector<JobRecord>& jobs, const std::vector<RoundRecord
                const ClusterCapacity& capacity, summaries::ClusterRunSummary* summary) {
   SummarizeJobs(jobs, summary);
   SummarizeRounds(rounds, capacity, summary);
+}
+
+double HeldS(const JobRecord& job, const JobRecovery& costs) {
+  return (job.gpus > 0 ? job.gpu_seconds / job.gpus : 0) + costs.cut_short_s;
+}
+
+double EffectiveRatio(const JobRecord& job, const JobRecovery& costs) {
+  const double held_s = HeldS(job, costs);
+  if (!(held_s > 0)) return 0;
+  return (held_s - costs.checkpoint_s - costs.restart_s - costs.lost_s) / held_s;
+}
+
+void SummarizeRecovery(const std::vector<JobRecord>& jobs,
+                       const std::vector<JobRecoveryRecord>& recovery,
+                       summaries::ClusterRunSummary* summary) {
+  std::map<int64_t, const JobRecovery*> costs_of;
+  for (const JobRecoveryRecord& r : recovery) costs_of[r.job_id] = &r.costs;
+  summaries::RecoverySummary* out = summary->mutable_recovery();
+  const JobRecovery none;
+  double held = 0, lost = 0, restart = 0, checkpoint = 0, ratio_min = 1;
+  int64_t checkpoints = 0, interruptions = 0;
+  bool any = false;
+  for (const JobRecord& job : jobs) {
+    const auto it = costs_of.find(job.job_id);
+    const JobRecovery& c = it == costs_of.end() ? none : *it->second;
+    const double held_s = HeldS(job, c);
+    if (!(held_s > 0)) continue;
+    any = true;
+    held += job.gpus * held_s;
+    lost += job.gpus * c.lost_s;
+    restart += job.gpus * c.restart_s;
+    checkpoint += job.gpus * c.checkpoint_s;
+    checkpoints += c.checkpoints;
+    interruptions += c.interruptions;
+    ratio_min = std::min(ratio_min, EffectiveRatio(job, c));
+  }
+  const double productive = held - lost - restart - checkpoint;
+  out->set_effective_training_ratio(held > 0 ? productive / held : 0);
+  out->set_effective_training_ratio_min(any ? ratio_min : 0);
+  out->set_held_gpu_hours(held / 3600);
+  out->set_productive_gpu_hours(productive / 3600);
+  out->set_lost_work_gpu_hours(lost / 3600);
+  out->set_restart_gpu_hours(restart / 3600);
+  out->set_checkpoint_gpu_hours(checkpoint / 3600);
+  out->set_checkpoints(static_cast<int32_t>(checkpoints));
+  out->set_interruptions(static_cast<int32_t>(interruptions));
 }
 
 }  // namespace troupe

@@ -27,6 +27,15 @@ struct ClusterCapacity {
 void Summarize(const std::vector<JobRecord>& jobs, const std::vector<RoundRecord>& rounds,
                const ClusterCapacity& capacity, summaries::ClusterRunSummary* summary);
 
+// faults.recovery: one job's GPU time held (its leases, and those cut short up to the failure)
+// in job seconds, and its productive share of it (0 when it held nothing).
+double HeldS(const JobRecord& job, const JobRecovery& costs);
+double EffectiveRatio(const JobRecord& job, const JobRecovery& costs);
+// summary.recovery from the jobs and their recovery costs (jobs without a record cost nothing).
+void SummarizeRecovery(const std::vector<JobRecord>& jobs,
+                       const std::vector<JobRecoveryRecord>& recovery,
+                       summaries::ClusterRunSummary* summary);
+
 // The q-quantile (0 <= q <= 1) of `sorted` (ascending), interpolating linearly between the two
 // nearest order statistics; 0 for an empty vector.
 double Quantile(const std::vector<double>& sorted, double q);

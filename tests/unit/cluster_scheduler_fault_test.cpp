@@ -172,8 +172,8 @@ TEST(ClusterSchedulerFaults, ARestartedSchedulerRebuildsItsBooksAndResumesAtTheN
     jobs[id].iter_time_s = 1;
   }
   std::vector<ResumePoint> checkpoints(2);
-  checkpoints[0] = ResumePoint{0, 0, 600, true, 0, 2, 600, 0, 0};     // finished
-  checkpoints[1] = ResumePoint{3, 100, 900, false, 0, 3, 900, 0, 0};  // 100 iterations to go
+  checkpoints[0] = ResumePoint{0, 0, 600, true, 0, 2, 600, 0, 0, {}};     // finished
+  checkpoints[1] = ResumePoint{3, 100, 900, false, 0, 3, 900, 0, 0, {}};  // 100 iterations to go
   cluster.engine().Rebuild(jobs, -1, /*failed=*/{1}, checkpoints, /*dead_for_good=*/{2});
   ASSERT_EQ(cluster.out.ended.size(), 2u);
   EXPECT_EQ(cluster.out.ended[0].job_id, 0);
