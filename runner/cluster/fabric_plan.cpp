@@ -24,6 +24,12 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
                                 ": fabric: backends.collective 'nccl' exchanges gradients outside "
                                 "troupe's actors, which the fabric cannot pace");
   }
+  if (compute == "cpu" && f.link_priority() != config::fair) {
+    return Status::InvalidInput(
+        config_name +
+        ": fabric.link_priority: a real run's fabric actor shares its links "
+        "fairly; gpu_intensity is for emulated runs");
+  }
   for (const ModelProfile& model : catalog.models()) {
     if (model.gradient_bytes <= 0) {
       return Status::InvalidInput(config_name + ": fabric: model '" + model.name +

@@ -128,5 +128,15 @@ TEST_F(FabricBadInput, AModelWithoutAGradientSize) {
   ExpectRefused("fabric { servers_per_rack: 2 }", "gradient_mb", tail);
 }
 
+// A real run's fabric actor shares its links fairly: GPU-intensity priority, which only the
+// emulated rounds apply, is refused there rather than ignored.
+TEST_F(FabricBadInput, LinkPriorityInARealRun) {
+  ExpectRefused(
+      "fabric { servers_per_rack: 2 link_priority: gpu_intensity }\n"
+      "run { mode: real time_scale: 1000000 }\n"
+      "backends { compute: \"cpu\" }",
+      "fabric.link_priority");
+}
+
 }  // namespace
 }  // namespace troupe::testing
