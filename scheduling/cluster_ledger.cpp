@@ -33,6 +33,7 @@ void ClusterLedger::Reset() {
   }
   touched_.clear();
   free_gpus_ = total_gpus_;
+  if (scorer_) scorer_->Clear();
 }
 
 void ClusterLedger::Move(int32_t server, int32_t free_gpus) {

@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "scheduling/rack_layout.hpp"
 #include "scheduling/server_set.hpp"
+#include "scheduling/spread_scorer.hpp"
 
 namespace troupe::scheduling {
 
@@ -72,6 +74,10 @@ class ClusterLedger {
   void SetRacks(std::shared_ptr<const RackLayout> racks);
   const RackLayout* racks() const { return racks_.get(); }
   int32_t rack_free_gpus(int32_t rack) const { return rack_free_gpus_[rack]; }
+  // What chooses among a job's candidate spreads (fabric.placement interleave); null: the
+  // first spread is taken. Reset clears what it noted.
+  void SetSpreadScorer(std::shared_ptr<SpreadScorer> scorer) { scorer_ = std::move(scorer); }
+  SpreadScorer* spread_scorer() const { return scorer_.get(); }
   // When the round being planned starts (the wait-or-spread rule reads it).
   void set_round_start_s(double start_s) { round_start_s_ = start_s; }
   double round_start_s() const { return round_start_s_; }
@@ -97,6 +103,7 @@ class ClusterLedger {
   int32_t free_gpus_ = 0;
   std::shared_ptr<const RackLayout> racks_;
   std::vector<int32_t> rack_free_gpus_;
+  std::shared_ptr<SpreadScorer> scorer_;
   double round_start_s_ = 0;
 };
 

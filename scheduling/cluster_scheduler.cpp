@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "scheduling/cluster_scheduler_internal.hpp"
+#include "scheduling/interleave_scorer.hpp"
 
 namespace troupe::scheduling {
 
@@ -24,13 +25,18 @@ ClusterScheduler::ClusterScheduler(const ClusterSchedulerOptions& options, Clust
   st.server_up.assign(setup.servers.size(), true);
   st.server_back_at_s.assign(setup.servers.size(), -1);
   if (options.fabric) st.fabric = std::make_unique<FabricRound>(options.fabric);
-  if (options.fabric && options.consolidate_racks) {
+  const bool interleave = options.fabric && options.fabric->interleave_candidates > 0;
+  if (options.fabric && (options.consolidate_racks || interleave)) {
     std::vector<int32_t> rack_of_server(setup.servers.size());
     for (size_t s = 0; s < rack_of_server.size(); ++s) {
       rack_of_server[s] = options.fabric->topology.RackOf(static_cast<int32_t>(s));
     }
     st.ledger->SetRacks(std::make_shared<const RackLayout>(
         RackLayout::Make(std::move(rack_of_server), setup.servers, options.consolidation_wait_s)));
+  }
+  if (interleave) {
+    st.ledger->SetSpreadScorer(
+        std::make_shared<InterleaveScorer>(*st.fabric, options.fabric->interleave_candidates));
   }
   st.setup = std::move(setup);
   st.out = output;

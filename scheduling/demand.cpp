@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <limits>
 
+#include "scheduling/interleave_placement.hpp"
 #include "scheduling/rack_placement.hpp"
 
 namespace troupe::scheduling {
@@ -116,17 +117,22 @@ int32_t BestFitGpus(const ClusterLedger& ledger, int32_t gpus) {
   return free < 0 ? -1 : *ledger.ServersWithFreeGpus(free).begin();
 }
 
-PlacementParts SpreadGpus(const ClusterLedger& ledger, int32_t gpus) {
-  PlacementParts parts;
-  if (gpus <= 0 || gpus > ledger.free_gpus()) return parts;
-  int32_t left = gpus;
-  ForEachSpreadServer(ledger, gpus, [&](int32_t server, int32_t free) {
-    const int32_t take = std::min(free, left);
-    parts.push_back(PlacementPart{server, take, 0, 0});
-    left -= take;
-    return left == 0;
+PlacementParts SpreadGpus(const ClusterLedger& ledger, int32_t gpus, const SchedJob* job) {
+  if (gpus <= 0 || gpus > ledger.free_gpus()) return {};
+  return ChooseSpread(ledger, job, gpus, [&](int32_t first_rack) {
+    PlacementParts parts;
+    int32_t left = gpus;
+    ForEachSpreadServer(
+        ledger, gpus,
+        [&](int32_t server, int32_t free) {
+          const int32_t take = std::min(free, left);
+          parts.push_back(PlacementPart{server, take, 0, 0});
+          left -= take;
+          return left == 0;
+        },
+        first_rack);
+    return parts;
   });
-  return parts;
 }
 
 RoundDemands::RoundDemands(const ClusterLedger& ledger) : ledger_(ledger) {

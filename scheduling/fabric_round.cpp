@@ -26,6 +26,7 @@ struct JobFlows {
   int64_t previous_plan = -1;                // the Plan before that one that placed it
   double compute_s = -1;           // per iteration at this round's share (the engine's estimate)
   double previous_compute_s = -1;  // at the last round's
+  double offset_s = -1;            // its time-shift under interleave, kept while its parts stay
   JobNetworkRound figures;         // as of that Plan
 };
 
@@ -33,7 +34,10 @@ struct JobFlows {
 
 struct FabricRoundState {
   explicit FabricRoundState(const FabricModel& model)
-      : sharing(model.topology.Capacities()), link_bytes(model.topology.links(), 0) {}
+      : capacities(model.topology.Capacities()),
+        sharing(capacities),
+        link_bytes(model.topology.links(), 0) {}
+  std::vector<double> capacities;  // bytes per second, by link
   fabric::FlowSharing sharing;
   absl::flat_hash_map<int64_t, JobTraffic> traffic;  // tracked jobs
   // Jobs with flows open; node-based: st.placed points into it while it grows.
@@ -87,11 +91,9 @@ double SoloRate(const fabric::Topology& topology, const std::vector<std::vector<
   return rate;
 }
 
-// Routes the job's flows for `parts`, closing those it had elsewhere; WeighFlows opens them.
-void RouteFlows(FabricRoundState& st, const FabricModel& model, JobFlows& job,
-                std::vector<fabric::JobPart>&& parts, const JobTraffic& traffic) {
-  for (fabric::FlowId f : job.flows) st.sharing.Remove(f);
-  job.flows.clear();
+// The job's flows on `parts`: their routes, bytes, latency and its rate alone.
+void RouteParts(const FabricModel& model, JobFlows& job, std::vector<fabric::JobPart>&& parts,
+                const JobTraffic& traffic) {
   job.routes.clear();
   job.parts = std::move(parts);
   job.gpus = 0;
@@ -106,7 +108,58 @@ void RouteFlows(FabricRoundState& st, const FabricModel& model, JobFlows& job,
   }
   job.solo_rate = SoloRate(model.topology, job.routes);
   job.overlap = model.comm_overlap >= 0 ? model.comm_overlap : traffic.comm_overlap;
+}
+
+// Routes the job's flows for `parts`, closing those it had elsewhere; WeighFlows opens them.
+void RouteFlows(FabricRoundState& st, const FabricModel& model, JobFlows& job,
+                std::vector<fabric::JobPart>&& parts, const JobTraffic& traffic) {
+  for (fabric::FlowId f : job.flows) st.sharing.Remove(f);
+  job.flows.clear();
+  RouteParts(model, job, std::move(parts), traffic);
+  job.offset_s = -1;  // a new placement is shifted anew
   st.flows_changed = true;
+}
+
+// The job's bursts as the phased model sends them, each alone: its exposed bytes at its rate
+// alone, on every link its flows cross (demand: that rate times its flows there).
+fabric::CycleJob CycleOf(const JobFlows& job, double compute_s) {
+  fabric::CycleJob cycle;
+  cycle.compute_s = compute_s;
+  const double exposed = 1 - job.overlap;
+  cycle.burst_s = exposed * job.traffic.bytes_per_flow / job.solo_rate +
+                  exposed * job.traffic.steps * job.latency_s;
+  for (const std::vector<int32_t>& route : job.routes) {
+    for (int32_t link : route) {
+      auto it = std::find_if(cycle.link_demand.begin(), cycle.link_demand.end(),
+                             [link](const auto& d) { return d.first == link; });
+      if (it == cycle.link_demand.end()) {
+        cycle.link_demand.push_back({link, job.solo_rate});
+      } else {
+        it->second += job.solo_rate;
+      }
+    }
+  }
+  cycle.shift_s = job.offset_s;
+  return cycle;
+}
+
+// interleave: every placed job without a time-shift gets one that suits the jobs beside it
+// (fabric::AssignShifts); true when one changed.
+bool ShiftJobs(FabricRoundState& st) {
+  std::vector<fabric::CycleJob> cycles;
+  std::vector<JobFlows*> jobs;
+  for (JobFlows* job : st.placed) {
+    if (job == nullptr) continue;
+    cycles.push_back(CycleOf(*job, job->compute_s));
+    jobs.push_back(job);
+  }
+  fabric::AssignShifts(st.capacities, &cycles);
+  bool changed = false;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    changed = changed || jobs[k]->offset_s != cycles[k].shift_s;
+    jobs[k]->offset_s = cycles[k].shift_s;
+  }
+  return changed;
 }
 
 // Opens the job's routed flows at its weight, or re-opens them where its weight changed (its
@@ -186,11 +239,13 @@ void PhasedFigures(FabricRoundState& st, const FabricModel& model, double round_
   std::vector<fabric::PhasedJob> jobs;
   std::vector<size_t> index;
   bool changed = st.flows_changed;
+  if (model.interleave_candidates > 0) changed = ShiftJobs(st) || changed;
   for (size_t i = 0; i < st.placed.size(); ++i) {
     JobFlows* job = st.placed[i];
     if (job == nullptr) continue;
     fabric::PhasedJob pj;
     pj.compute_s = job->compute_s;
+    if (model.interleave_candidates > 0) pj.offset_s = job->offset_s;
     changed = changed || job->compute_s != job->previous_compute_s;
     pj.latency_s = (1 - job->overlap) * job->traffic.steps * job->latency_s;
     pj.bytes_per_flow = (1 - job->overlap) * job->traffic.bytes_per_flow;
@@ -273,6 +328,26 @@ void FabricRound::Credit(int64_t job_id, int64_t iterations) {
   spent.job_id = job_id;
   spent.comm_s += n * job.figures.network_s;
   spent.contention_s += n * (job.figures.network_s - job.figures.solo_s);
+}
+
+const std::vector<double>& FabricRound::capacities() const { return st_->capacities; }
+
+fabric::CycleJob FabricRound::CycleOn(int64_t job_id, const PlacementParts& parts,
+                                      double compute_s) const {
+  const auto traffic = st_->traffic.find(job_id);
+  if (parts.size() < 2 || traffic == st_->traffic.end() || traffic->second.gradient_bytes <= 0) {
+    return fabric::CycleJob{};
+  }
+  JobPlacement placement{.job_id = job_id, .parts = parts};
+  std::vector<fabric::JobPart> on = PartsOf(placement);
+  const auto active = st_->active.find(job_id);
+  if (active != st_->active.end() && !active->second.flows.empty() &&
+      SameParts(active->second.parts, on)) {
+    return CycleOf(active->second, compute_s);
+  }
+  JobFlows job;
+  RouteParts(*model_, job, std::move(on), traffic->second);
+  return CycleOf(job, compute_s);
 }
 
 std::vector<JobNetworkRecord> FabricRound::SpentByJob() const {

@@ -25,6 +25,7 @@
 
 #include "fabric/collective.hpp"
 #include "fabric/flow_sharing.hpp"
+#include "fabric/interleave.hpp"
 #include "fabric/topology.hpp"
 #include "messages/records.hpp"
 #include "scheduling/placement.hpp"
@@ -47,6 +48,10 @@ struct FabricModel {
   double comm_overlap = -1;  // the hidden share of every model's communication; -1: the model's
   LinkPriority priority = LinkPriority::kFair;
   double max_priority_ratio = 16;  // kGpuIntensity: the most one job's weight exceeds another's
+  // fabric.placement interleave (kPhased only): candidate spreads a placement scores
+  // (scheduling/interleave_scorer.hpp), and each round's jobs are time-shifted so their bursts
+  // interleave (fabric/interleave.hpp). 0: neither.
+  int32_t interleave_candidates = 0;
 };
 
 // Crux's GPU intensity of a job ("Crux: GPU-Efficient Communication Scheduling for Deep Learning
@@ -94,7 +99,14 @@ class FabricRound {
   // The links that carried a flow this round (the records of `round`), appended to `out`.
   void CloseRound(int64_t round, double start_s, double end_s, std::vector<LinkRecord>* out);
 
+  // The bursts the job would put on the fabric placed on `parts` (each link it crosses with its
+  // demand while it sends, its exposed burst alone), computing compute_s an iteration; shift_s:
+  // the time-shift it keeps when it runs on those parts already, else -1. No links: untracked,
+  // or inside one server.
+  fabric::CycleJob CycleOn(int64_t job_id, const PlacementParts& parts, double compute_s) const;
+
   const FabricModel& model() const { return *model_; }
+  const std::vector<double>& capacities() const;  // bytes per second, by link
 
  private:
   std::shared_ptr<const FabricModel> model_;

@@ -147,7 +147,7 @@ std::vector<JobPlacement> GavelMechanism::PlaceRound(const std::vector<const Sch
     if (ledger.free_gpus() == 0) break;
     if (type_of[c.job] >= 0) continue;
     const SchedJob& job = *ordered[c.job];
-    PlacementParts parts = PlaceGpus(ledger, job.gpus, proportional, c.type);
+    PlacementParts parts = PlaceGpus(ledger, job.gpus, proportional, c.type, &job);
     if (parts.empty() || !MaySpread(ledger, job, parts)) continue;
     for (const PlacementPart& p : parts) ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
     type_of[c.job] = c.type;

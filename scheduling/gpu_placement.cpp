@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "scheduling/interleave_placement.hpp"
 #include "scheduling/rack_placement.hpp"
 
 namespace troupe::scheduling {
@@ -30,22 +31,25 @@ PlacementParts Consolidate(const ClusterLedger& ledger, int32_t gpus, const AuxD
 }
 
 PlacementParts Spread(const ClusterLedger& ledger, int32_t gpus, const AuxDemandFn& demand,
-                      int32_t gpu_type) {
+                      int32_t gpu_type, int32_t first_rack) {
   PlacementParts parts;
   int32_t left = gpus;
-  ForEachSpreadServer(ledger, gpus, [&](int32_t server, int32_t free) {
-    if (!OfType(ledger, server, gpu_type)) return false;
-    // The largest share of the remaining GPUs whose auxiliary demand also fits here.
-    for (int32_t take = std::min(free, left); take >= 1; --take) {
-      const AuxDemand aux = demand(server, take);
-      if (PartFits(ledger, server, take, aux)) {
-        parts.push_back({server, take, aux.cpus, aux.memory_gb});
-        left -= take;
-        break;
-      }
-    }
-    return left == 0;
-  });
+  ForEachSpreadServer(
+      ledger, gpus,
+      [&](int32_t server, int32_t free) {
+        if (!OfType(ledger, server, gpu_type)) return false;
+        // The largest share of the remaining GPUs whose auxiliary demand also fits here.
+        for (int32_t take = std::min(free, left); take >= 1; --take) {
+          const AuxDemand aux = demand(server, take);
+          if (PartFits(ledger, server, take, aux)) {
+            parts.push_back({server, take, aux.cpus, aux.memory_gb});
+            left -= take;
+            break;
+          }
+        }
+        return left == 0;
+      },
+      first_rack);
   if (left > 0) parts.clear();
   return parts;
 }
@@ -53,13 +57,15 @@ PlacementParts Spread(const ClusterLedger& ledger, int32_t gpus, const AuxDemand
 }  // namespace
 
 PlacementParts PlaceGpus(const ClusterLedger& ledger, int32_t gpus, const AuxDemandFn& demand,
-                         int32_t gpu_type) {
+                         int32_t gpu_type, const SchedJob* job) {
   if (gpus <= 0 || gpus > ledger.free_gpus()) return {};
   if (gpus <= ledger.max_server_gpus()) {
     PlacementParts parts = Consolidate(ledger, gpus, demand, gpu_type);
     if (!parts.empty()) return parts;
   }
-  return Spread(ledger, gpus, demand, gpu_type);
+  return ChooseSpread(ledger, job, gpus, [&](int32_t first_rack) {
+    return Spread(ledger, gpus, demand, gpu_type, first_rack);
+  });
 }
 
 std::vector<int32_t> TypesByJobSpeed(const ClusterLedger& ledger, const SchedJob& job) {
@@ -76,13 +82,13 @@ PlacementParts PlaceGpusByType(const ClusterLedger& ledger, const SchedJob& job,
                                const AuxDemandFn& demand) {
   PlacementParts parts;
   if (ledger.type_count() <= 1) {
-    parts = PlaceGpus(ledger, job.gpus, demand);
+    parts = PlaceGpus(ledger, job.gpus, demand, kAnyGpuType, &job);
   } else {
     for (int32_t type : TypesByJobSpeed(ledger, job)) {
-      parts = PlaceGpus(ledger, job.gpus, demand, type);
+      parts = PlaceGpus(ledger, job.gpus, demand, type, &job);
       if (!parts.empty()) break;
     }
-    if (parts.empty()) parts = PlaceGpus(ledger, job.gpus, demand);
+    if (parts.empty()) parts = PlaceGpus(ledger, job.gpus, demand, kAnyGpuType, &job);
   }
   if (!MaySpread(ledger, job, parts)) parts.clear();
   return parts;

@@ -32,8 +32,10 @@ using AuxDemandFn = std::function<AuxDemand(int32_t server, int32_t gpus)>;
 
 inline constexpr int32_t kAnyGpuType = -1;
 
+// `job`: the job placed, which a spread scorer on the ledger (fabric.placement interleave,
+// interleave_placement.hpp) rates its candidate spreads for; null: the first spread is taken.
 PlacementParts PlaceGpus(const ClusterLedger& ledger, int32_t gpus, const AuxDemandFn& demand,
-                         int32_t gpu_type = kAnyGpuType);
+                         int32_t gpu_type = kAnyGpuType, const SchedJob* job = nullptr);
 
 // The cluster's GPU types in the order `job` prefers them: fastest for it first (ties: lower
 // index, so jobs of equal speed everywhere fill the types in index order).

@@ -47,7 +47,7 @@ PlacementParts GreedyMechanism::Fit(const RoundDemands& demands, const RoundDema
     const AuxDemand aux = ideal(server, gpus);
     return {PlacementPart{server, gpus, aux.cpus, aux.memory_gb}};
   }
-  PlacementParts parts = SpreadGpus(ledger, gpus);
+  PlacementParts parts = SpreadGpus(ledger, gpus, job.job);
   if (!MaySpread(ledger, *job.job, parts)) return {};
   for (PlacementPart& p : parts) {
     const AuxDemand aux = ideal(p.server, p.gpus);

@@ -24,16 +24,19 @@ int32_t NextSpreadRack(const ClusterLedger& ledger, int32_t gpus, const std::vec
 // The rack's servers with free GPUs, the most free first (ties: lowest index).
 void RackServersBySpread(const ClusterLedger& ledger, int32_t rack, std::vector<int32_t>* servers);
 
+// first_rack (with racks): the rack the spread starts in instead of the first in that order
+// (fabric.placement interleave's candidates, interleave_placement.hpp); -1: none.
 template <typename Visit>
-void ForEachSpreadServer(const ClusterLedger& ledger, int32_t gpus, Visit&& visit) {
+void ForEachSpreadServer(const ClusterLedger& ledger, int32_t gpus, Visit&& visit,
+                         int32_t first_rack = -1) {
   if (ledger.racks() != nullptr) {
     // Racks are chosen one at a time: a spread usually ends in its first rack or two, so no
     // order of all of them is built (a round of a large cluster spreads hundreds of jobs).
     thread_local std::vector<bool> taken;
     thread_local std::vector<int32_t> servers;
     taken.assign(ledger.racks()->racks(), false);
-    for (int32_t rack = NextSpreadRack(ledger, gpus, taken); rack >= 0;
-         rack = NextSpreadRack(ledger, gpus, taken)) {
+    for (int32_t rack = first_rack >= 0 ? first_rack : NextSpreadRack(ledger, gpus, taken);
+         rack >= 0; rack = NextSpreadRack(ledger, gpus, taken)) {
       taken[rack] = true;
       RackServersBySpread(ledger, rack, &servers);
       for (int32_t server : servers) {

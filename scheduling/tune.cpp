@@ -150,7 +150,7 @@ void TuneMechanism::Consolidate(const RoundDemands& demands, const RoundDemands:
 
 PlacementParts TuneMechanism::Spread(const RoundDemands& demands, const RoundDemands::Job& job,
                                      ClusterLedger& ledger) {
-  PlacementParts parts = SpreadGpus(ledger, job.gpus);
+  PlacementParts parts = SpreadGpus(ledger, job.gpus, job.job);
   if (!MaySpread(ledger, *job.job, parts)) return {};
   bool ideal_fits = true;
   for (PlacementPart& p : parts) {

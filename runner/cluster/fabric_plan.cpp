@@ -41,6 +41,16 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
     return Status::InvalidInput(config_name +
                                 ": fabric.placement.max_wait_s: only rule consolidate waits");
   }
+  if (f.placement().has_candidates() && f.placement().rule() != config::interleave) {
+    return Status::InvalidInput(config_name +
+                                ": fabric.placement.candidates: only rule interleave scores "
+                                "candidate placements");
+  }
+  if (f.placement().rule() == config::interleave && f.traffic() != config::phased) {
+    return Status::InvalidInput(config_name +
+                                ": fabric.placement.rule: interleave needs fabric.traffic phased "
+                                "(it lines up communication bursts, which the fluid model has not)");
+  }
   StatusOr<fabric::Topology> topology = fabric::Topology::Build(f, servers);
   if (!topology.ok()) {
     return Status::InvalidInput(config_name + ": " + topology.status().message());
@@ -56,6 +66,9 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
                         ? scheduling::LinkPriority::kGpuIntensity
                         : scheduling::LinkPriority::kFair;
   model->max_priority_ratio = f.max_priority_ratio();
+  if (f.placement().rule() == config::interleave) {
+    model->interleave_candidates = f.placement().candidates();
+  }
   scheduler->fabric = std::move(model);
   scheduler->consolidate_racks = f.placement().rule() == config::consolidate;
   scheduler->consolidation_wait_s = f.placement().max_wait_s();
