@@ -9,6 +9,9 @@
 #              seeds 1-5 under TUNE
 #            crux: Crux's GPT-beside-BERT co-location (configs/crux-colocation.textproto) under
 #              fair sharing and under GPU-intensity priority, beside the paper's figures
+#            cassini: CASSINI's 24-server mix of every catalogue model (configs/cassini-24.textproto,
+#              phased traffic) under oblivious, consolidate and interleave placement, beside the
+#              paper's JCT gains
 #            all: every part
 #   OUT_DIR  where the runs and tables go (default runs/network; must not hold earlier runs)
 # Environment: TROUPE (the binary; default build/apps/troupe), SEEDS (default "1 2 3 4 5").
@@ -21,10 +24,10 @@ TROUPE=${TROUPE:-build/apps/troupe}
 SEEDS=${SEEDS:-"1 2 3 4 5"}
 
 usage() {
-  echo "usage: scripts/reproduce-network.sh consolidation|crux|all [OUT_DIR]" >&2
+  echo "usage: scripts/reproduce-network.sh consolidation|crux|cassini|all [OUT_DIR]" >&2
   exit 2
 }
-case "$PART" in consolidation | crux | all) ;; *) usage ;; esac
+case "$PART" in consolidation | crux | cassini | all) ;; *) usage ;; esac
 if [ -e "$OUT" ]; then
   echo "reproduce-network.sh: $OUT exists; give a new folder" >&2
   exit 2
@@ -215,11 +218,60 @@ crux() {
   crux_table "$dir" "${settings[@]}"
 }
 
+# CASSINI's mix under each rule on the fabric $2 (a fixed trace, no randomness: one run each):
+# mean and p99 JCT over interleave's, as the paper reports its gains.
+cassini_table() {
+  python3 - "$@" <<'PY'
+import json, sys
+dir_, fabric = sys.argv[1:3]
+rules = ["oblivious", "consolidate", "interleave"]
+figs = {}
+for r in rules:
+    s = json.load(open("%s/%s-%s/summary.json" % (dir_, fabric, r)))
+    net = s.get("network", {})
+    figs[r] = (s["jct_mean_s"] / 3600, s["jct_p99_s"] / 3600, net.get("contention_hours", 0),
+               net.get("comm_hours", 0))
+print("| placement | mean JCT (h) | p99 JCT (h) | comm (h) | contention (h) |"
+      " mean JCT / interleave's | p99 JCT / interleave's |")
+print("|---|---|---|---|---|---|---|")
+im, ip = figs["interleave"][0], figs["interleave"][1]
+for r in rules:
+    m, p, c, comm = figs[r]
+    print("| %s | %.2f | %.2f | %.1f | %.2f | %.3fx | %.3fx |" % (r, m, p, comm, c, m / im, p / ip))
+print("| CASSINI (paper: Themis or Pollux placement over CASSINI's) | | | | | up to 1.6x | up to 2.5x |")
+PY
+}
+
+cassini() {
+  local dir="$OUT/cassini"
+  mkdir -p "$dir"
+  # The shipped fabric (50 Gb/s NICs, as the paper's testbed) and one with 10 Gb/s NICs.
+  local fabrics=("50g:" "10g:--set fabric.server_nic_gbps=10")
+  for entry in "${fabrics[@]}"; do
+    local fabric=${entry%%:*} flags=${entry#*:}
+    for rule in oblivious consolidate interleave; do
+      # shellcheck disable=SC2086
+      "$TROUPE" run configs/cassini-24.textproto --quiet --out "$dir/$fabric-$rule" \
+        --set fabric.placement.rule=$rule $flags >/dev/null
+    done
+    echo "done: cassini $fabric"
+  done
+  for entry in "${fabrics[@]}"; do
+    local fabric=${entry%%:*}
+    echo
+    echo "CASSINI's mix, $fabric NICs: 24 one-GPU servers, 6 racks at 4:1, phased traffic, FIFO +"
+    echo "proportional, 160 jobs of every catalogue model (configs/cassini-24.textproto):"
+    cassini_table "$dir" "$fabric"
+  done
+}
+
 case "$PART" in
   consolidation) consolidation ;;
   crux) crux ;;
+  cassini) cassini ;;
   all)
     consolidation
     crux
+    cassini
     ;;
 esac
