@@ -112,6 +112,7 @@ struct JobActorState {
   bool recovery = false;
   CheckpointCosts costs;
   JobRecovery unreported;
+  double unreported_wasted_gpu_s = 0;  // lost before a respawn, reported with the next lease
   static inline const char* name = "troupe.job";
 };
 

@@ -191,6 +191,7 @@ void ResumeFromCheckpoint(JobActorState& st) {
   Note(st, JobRecovery{.lost_s = lost_s, .interruptions = 1});
   account.iterations_left = cadence.saved_iterations_left;
   account.wasted_gpu_s += st.spec.gpus * lost_s;
+  st.unreported_wasted_gpu_s += st.spec.gpus * lost_s;
   cadence = CheckpointCadence{.saved_iterations_left = account.iterations_left,
                               .restart_left_s = st.costs.restart_s};
 }
@@ -198,6 +199,8 @@ void ResumeFromCheckpoint(JobActorState& st) {
 void TakeUnreported(JobActorState& st, JobProgress* p) {
   p->recovery = st.unreported;
   st.unreported = JobRecovery{};
+  p->wasted_gpu_s += st.unreported_wasted_gpu_s;
+  st.unreported_wasted_gpu_s = 0;
 }
 
 }  // namespace troupe

@@ -26,7 +26,8 @@ void CreditStoodRounds(JobActorState& st, int32_t rounds);
 // and owes a restart; `p` says so (JobProgress.rolled_back).
 void LoseSinceCheckpoint(JobActorState& st, double held_s, JobProgress* p);
 // A job respawned from the store's copy of its account after its actor died: the training
-// since its last checkpoint is lost, and it owes a restart.
+// since its last checkpoint before the lease it died in is lost (that lease the scheduler counts
+// as wasted, as without recovery), and it owes a restart.
 void ResumeFromCheckpoint(JobActorState& st);
 // The costs since the last report go into `p` (and no longer count as unreported).
 void TakeUnreported(JobActorState& st, JobProgress* p);
