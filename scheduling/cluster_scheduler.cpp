@@ -148,8 +148,14 @@ void ClusterScheduler::JobDown(int64_t job_id, double now_s, const std::string& 
     // clock the round's timer may fire late on a loaded machine, and a death taken before it
     // can come after the lease's end, but the lease ended there.
     if (st.round >= 0 && !st.round_timer_fired) {
-      job.record.wasted_gpu_s += job.view.gpus * std::clamp(now_s - st.current.start_s, 0.0,
-                                                            st.current.end_s - st.current.start_s);
+      const double held_s =
+          std::clamp(now_s - st.current.start_s, 0.0, st.current.end_s - st.current.start_s);
+      job.record.wasted_gpu_s += job.view.gpus * held_s;
+      if (st.options.recovery) {  // the job's own account of the lease died with it: all lost
+        JobRecovery& costs = st.recovery[job_id];
+        costs.lost_s += held_s;
+        costs.cut_short_s += held_s;
+      }
     }
     job.reported_round = static_cast<int32_t>(st.round);
     --st.awaiting_reports;

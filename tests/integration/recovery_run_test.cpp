@@ -1,7 +1,8 @@
 // Runs under faults.recovery (docs/faults.md, "Recovery"): a run without failures loses nothing
 // and restarts nothing, every_lease with free restarts loses exactly what a run without the
-// block wastes (job by job: the lease a failure cut short), a job that loses leases back to its
-// last checkpoint is rolled back and still finishes, and two runs write the same records.
+// block wastes (job by job: the lease a failure cut short), a crashed job's lost work is its
+// wasted GPU time, a job that loses leases back to its last checkpoint is rolled back and still
+// finishes, and two runs write the same records.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -61,6 +62,24 @@ TEST(RecoveryRun, EveryLeaseWithFreeRestartsLosesWhatARunWithoutTheBlockWastes) 
     lost += lost_s;
   }
   EXPECT_GT(lost, 0) << "the failures hit running jobs";
+}
+
+TEST(RecoveryRun, ACrashedJobLosesWhatItsWastedGpuSecondsSay) {
+  config::Faults faults = FaultBlock({"crash:job:0-59@7200+600"});
+  faults.mutable_recovery()->set_checkpoint(config::fixed_interval);
+  faults.mutable_recovery()->set_checkpoint_interval_s(3600);
+  const RunResult r =
+      RunConfigText(FaultTestConfig() + "faults { " + faults.ShortDebugString() + " }\n");
+  EXPECT_EQ(r.summary.end_reason(), "all jobs finished");
+  const std::map<int64_t, JobRecovery> costs = CostsById(r);
+  double lost = 0;
+  for (const JobRecord& j : r.jobs) {
+    const auto c = costs.find(j.job_id);
+    const double lost_s = c == costs.end() ? 0 : c->second.lost_s;
+    EXPECT_NEAR(lost_s * j.gpus, j.wasted_gpu_s, 1e-6) << "job " << j.job_id;
+    lost += lost_s;
+  }
+  EXPECT_GT(lost, 0) << "the crash hit running jobs";
 }
 
 TEST(RecoveryRun, AFailureRollsAJobBackLeasesAndItStillFinishesDeterministically) {
