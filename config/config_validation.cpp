@@ -422,6 +422,14 @@ Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
   if (cfg.has_faults()) {
     if (cfg.has_oasis()) return Status::InvalidInput(name + ": faults: OASiS runs take no faults");
     RETURN_IF_ERROR(CheckFaults(cfg.faults(), name + ": faults"));
+    // Checkpoint cadences and restart costs are the emulated cluster jobs' (docs/faults.md,
+    // "Recovery"): refused where nothing would apply them.
+    if (cfg.faults().has_recovery() &&
+        (cfg.has_paramserver() || cfg.has_agents() || cfg.run().mode() == config::real)) {
+      return Status::InvalidInput(name + ": faults.recovery: only emulated cluster jobs " +
+                                  "checkpoint by it (not parameter-server runs, agent jobs or "
+                                  "real runs)");
+    }
   }
   Check check(name);
   if (cfg.has_paramserver()) {

@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+#include "config/config_loader.hpp"
+#include "config/config_validation.hpp"
 #include "faults/failure_model.hpp"
 
 namespace troupe {
@@ -146,6 +148,24 @@ TEST(CheckpointCadence, BadRecoveryBlocksAreRefusedNamingTheField) {
   EXPECT_EQ(Refusal("recovery { checkpoint: fixed_interval checkpoint_interval_s: 600 }"), "");
   EXPECT_EQ(Refusal("recovery { checkpoint: young_daly } failure_model { preset: \"llama3\" }"),
             "");
+}
+
+// Only the scheduler's emulated jobs checkpoint by the block: where nothing would apply it, it
+// is refused rather than ignored.
+TEST(CheckpointCadence, ARecoveryBlockWhereNothingAppliesItIsRefused) {
+  const std::string recovery = "faults { recovery { restart_s: 60 } }\n";
+  for (const std::string& run : {std::string("paramserver { }\n"),
+                                 std::string("run { mode: real }\n")}) {
+    SCOPED_TRACE(run);
+    config::RunConfig cfg;
+    ASSERT_TRUE(ParseConfigText(recovery + run, "r.textproto", &cfg).ok());
+    const Status s = ValidateConfig(cfg, "r.textproto");
+    EXPECT_NE(s.message().find("faults.recovery"), std::string::npos) << s.message();
+  }
+  config::RunConfig emulated;
+  ASSERT_TRUE(ParseConfigText(recovery, "r.textproto", &emulated).ok());
+  EXPECT_EQ(ValidateConfig(emulated, "r.textproto").message().find("faults.recovery"),
+            std::string::npos);
 }
 
 }  // namespace
