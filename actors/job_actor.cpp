@@ -266,7 +266,7 @@ emulated_job_actor::behavior_type JobActor(Self self, JobSpec spec,
   st.catalog = std::move(catalog);
   st.account = start.from;
   st.account.job_id = spec.job_id;
-  const bool respawned = st.account.iterations_left >= 0;
+  const bool respawned = start.respawned;
   if (st.account.iterations_left < 0) st.account.iterations_left = spec.iterations;
   st.checkpoints = std::move(start.checkpoints);
   st.commit_at_grant = start.commit_at_grant && !start.compute;

@@ -51,7 +51,10 @@ namespace troupe {
 
 // Where a job starts from: a new job from nothing, a restarted one from its checkpoint.
 struct JobStart {
-  JobCheckpoint from;      // from.iterations_left < 0: all of spec.iterations
+  JobCheckpoint from;  // from.iterations_left < 0: all of spec.iterations
+  // A crashed job started again (from its checkpoint, or from the start when it died before its
+  // first one): it pays the restart.
+  bool respawned = false;
   caf::actor checkpoints;  // the checkpoint store; none when the run has no faults
   std::shared_ptr<const JobCompute> compute;  // real compute; none: the emulated throughput
   // Emulated and without faults nothing can take a lease away: the job commits its work when the

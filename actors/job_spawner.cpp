@@ -21,6 +21,7 @@ job_actor JobSpawner::Spawn(caf::local_actor* parent, JobSpec spec, scheduler_ac
   JobStart start;
   start.from.iterations_left = -1;
   if (from) start.from = *from;
+  start.respawned = from != nullptr;
   start.checkpoints = checkpoints_;
   start.compute = compute_;
   start.commit_at_grant = commit_at_grant_;

@@ -49,6 +49,7 @@ Circle MakeCircle(const std::vector<Arc>& arcs, double extra_period_s) {
   Circle circle;
   if (periods.empty()) return circle;
   const double longest = *std::max_element(periods.begin(), periods.end());
+  if (!std::isfinite(longest)) return circle;  // an iteration that never ends: nothing to lay out
   const int32_t turns = Turns(longest, periods);
   circle.perimeter_s = turns * longest;
   circle.load.assign(static_cast<size_t>(turns * kBinsPerTurn), 0);
@@ -60,6 +61,11 @@ void AddArc(const Arc& arc, Circle* circle) {
   const double compute = std::max(0.0, arc.compute_s);
   const double burst = arc.burst_s;
   const double period = compute + burst;
+  if (!(period > 0) || !std::isfinite(period)) return;
+  if (period < circle->bin_s()) {  // many bursts a bin: each bin carries their mean
+    for (double& load : circle->load) load += arc.demand * burst / period;
+    return;
+  }
   const double shift = std::fmod(std::fmod(arc.shift_s, period) + period, period);
   const double bin = circle->bin_s();
   const auto bins = static_cast<int64_t>(circle->load.size());

@@ -80,16 +80,15 @@ std::vector<int32_t> TypesByJobSpeed(const ClusterLedger& ledger, const SchedJob
 
 PlacementParts PlaceGpusByType(const ClusterLedger& ledger, const SchedJob& job,
                                const AuxDemandFn& demand) {
-  PlacementParts parts;
-  if (ledger.type_count() <= 1) {
-    parts = PlaceGpus(ledger, job.gpus, demand, kAnyGpuType, &job);
-  } else {
+  if (ledger.type_count() > 1) {
+    // A spread the wait-or-spread rule holds back on one type does not stop the next type from
+    // holding the job on one server.
     for (int32_t type : TypesByJobSpeed(ledger, job)) {
-      parts = PlaceGpus(ledger, job.gpus, demand, type, &job);
-      if (!parts.empty()) break;
+      PlacementParts parts = PlaceGpus(ledger, job.gpus, demand, type, &job);
+      if (!parts.empty() && MaySpread(ledger, job, parts)) return parts;
     }
-    if (parts.empty()) parts = PlaceGpus(ledger, job.gpus, demand, kAnyGpuType, &job);
   }
+  PlacementParts parts = PlaceGpus(ledger, job.gpus, demand, kAnyGpuType, &job);
   if (!MaySpread(ledger, job, parts)) parts.clear();
   return parts;
 }

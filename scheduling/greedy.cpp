@@ -51,7 +51,11 @@ PlacementParts GreedyMechanism::Fit(const RoundDemands& demands, const RoundDema
   if (!MaySpread(ledger, *job.job, parts)) return {};
   for (PlacementPart& p : parts) {
     const AuxDemand aux = ideal(p.server, p.gpus);
-    if (!ledger.Fits(p.server, p.gpus, aux.cpus, aux.memory_gb)) return {};
+    if (!ledger.Fits(p.server, p.gpus, aux.cpus, aux.memory_gb)) {
+      // Not taken: the spread the interleave scorer noted must not count as traffic.
+      if (SpreadScorer* scorer = ledger.spread_scorer()) scorer->Forget(job.id);
+      return {};
+    }
     p.cpus = aux.cpus;
     p.memory_gb = aux.memory_gb;
   }

@@ -79,4 +79,13 @@ void InterleaveScorer::Note(const ClusterLedger& ledger, const SchedJob& job,
   }
 }
 
+void InterleaveScorer::Forget(int64_t job_id) {
+  const auto known = slot_of_job_.find(job_id);
+  if (known == slot_of_job_.end()) return;
+  fabric::CycleJob& cycle = noted_[known->second].second;
+  for (const auto& [link, demand] : cycle.link_demand)
+    std::erase(slots_on_link_[link], known->second);
+  cycle.link_demand.clear();  // a later Note of the job fills its slot again
+}
+
 }  // namespace troupe::scheduling

@@ -2,8 +2,10 @@
 // "Placement"). A candidate spread is scored as CASSINI (NSDI '24) scores a placement: on each
 // link it shares with the jobs noted this round, the jobs' bursts laid on the link's unified
 // circle (fabric/interleave.hpp); the candidate rotated to the one time-shift that suits all those
-// links best, the others kept where they are; the score the mean over those links. A noted job
-// keeps the shift it was noted with (the one it runs with already when its parts did not change).
+// links best, the others kept where they are; the score the mean over those links. A job that
+// runs on the same parts as in the round before is scored at the shift it runs with. The shifts
+// the round's jobs then run with are FabricRound's (one walk over the jobs and the links they
+// share, docs/network.md "Interleaving"), which may differ from the rotations scored here.
 //
 // Contract: what a job sends and how long it computes come from the FabricRound it is built over
 // (FabricRound::CycleOn; the compute is the job's iteration time at the proportional share on its
@@ -30,6 +32,7 @@ class InterleaveScorer final : public SpreadScorer {
   double Score(const ClusterLedger& ledger, const SchedJob& job,
                const PlacementParts& parts) const override;
   void Note(const ClusterLedger& ledger, const SchedJob& job, const PlacementParts& parts) override;
+  void Forget(int64_t job_id) override;
   int32_t candidates() const override { return candidates_; }
 
  private:

@@ -259,6 +259,14 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
   // A faults block turns the re-asking of missing reports on even with no fault to inject.
   plan->scheduler.report_grace_s = plan->faults.report_grace_s;
   if (cfg.faults().has_recovery()) {
+    // A checkpoint's size is the model's gradient: without it every write and read would be free.
+    for (const ModelProfile& model : plan->catalog->models()) {
+      if (model.gradient_bytes <= 0) {
+        return Status::InvalidInput(config_name + ": faults.recovery: model '" + model.name +
+                                    "' has no gradient size (the catalogue's gradient_mb "
+                                    "column), which a checkpoint's size is taken from");
+      }
+    }
     plan->recovery = PlanRecovery(cfg.faults(), *plan);
     plan->scheduler.recovery = true;
   }

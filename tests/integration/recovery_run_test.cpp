@@ -82,6 +82,27 @@ TEST(RecoveryRun, ACrashedJobLosesWhatItsWastedGpuSecondsSay) {
   EXPECT_GT(lost, 0) << "the crash hit running jobs";
 }
 
+// A job whose actor dies in its first lease, before any checkpoint, still counts the
+// interruption and pays its restart.
+TEST(RecoveryRun, AJobKilledBeforeItsFirstCheckpointPaysItsRestart) {
+  config::Faults faults = FaultBlock({"crash:job:0-9@100+30"});
+  faults.mutable_recovery()->set_restart_s(60);
+  const RunResult r =
+      RunConfigText(FaultTestConfig() + "faults { " + faults.ShortDebugString() + " }\n");
+  EXPECT_EQ(r.summary.end_reason(), "all jobs finished");
+  const std::map<int64_t, JobRecovery> costs = CostsById(r);
+  int hit = 0;
+  for (const JobRecord& j : r.jobs) {
+    if (j.wasted_gpu_s <= 0) continue;  // not running when it was killed
+    ++hit;
+    const auto c = costs.find(j.job_id);
+    ASSERT_NE(c, costs.end()) << "job " << j.job_id;
+    EXPECT_EQ(c->second.interruptions, 1) << "job " << j.job_id;
+    EXPECT_GE(c->second.restart_s, 60) << "job " << j.job_id;
+  }
+  EXPECT_GT(hit, 0) << "the crash hit no job in its first lease";
+}
+
 TEST(RecoveryRun, AFailureRollsAJobBackLeasesAndItStillFinishesDeterministically) {
   config::Faults faults = FaultBlock(kFailures);
   faults.mutable_recovery()->set_checkpoint(config::fixed_interval);

@@ -181,6 +181,27 @@ TEST(WaitOrSpread, AJobLargerThanARackSpreadsOverTheFewestRacksAtOnce) {
   EXPECT_FALSE(MaySpread(ledger, Job(2, 3, 50), {PlacementPart{0, 2}, PlacementPart{1, 1}}));
 }
 
+// Two types: the job's faster one has 2 + 2 GPUs free on two servers, the other one server with
+// all 8 free. A waiting 4-GPU job is not spread over the first: it takes the second's server.
+TEST(WaitOrSpread, AJobHeldBackOnOneTypeTakesAServerOfTheNext) {
+  std::vector<ServerShape> servers = {ServerShape{4, 12, 200, 0}, ServerShape{4, 12, 200, 0},
+                                      ServerShape{8, 24, 400, 1}};
+  ClusterLedger ledger(servers);
+  ledger.SetRacks(std::make_shared<const RackLayout>(RackLayout::Make({0, 0, 1}, servers, 600)));
+  ledger.set_round_start_s(100);
+  TakeGpus(ledger, 0, 2);
+  TakeGpus(ledger, 1, 2);
+  SchedJob job = Job(1, 4, 50);
+  job.type_speed = std::make_shared<const std::vector<double>>(std::vector<double>{2, 1});
+  const auto proportional = [&ledger](int32_t server, int32_t g) {
+    return AuxDemand{ledger.ProportionalCpus(server, g), ledger.ProportionalMemoryGb(server, g)};
+  };
+  const PlacementParts parts = PlaceGpusByType(ledger, job, proportional);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].server, 2);
+  EXPECT_EQ(parts[0].gpus, 4);
+}
+
 class EveryMechanism : public ::testing::TestWithParam<std::string> {};
 
 // Each mechanism places four 1-GPU jobs (best fit: all on server 0), then a 6-GPU job no 4-GPU
