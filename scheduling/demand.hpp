@@ -54,8 +54,7 @@ double ProportionalThroughput(const SchedJob& job, const ClusterLedger& ledger,
 int32_t BestFitGpus(const ClusterLedger& ledger, int32_t gpus);
 // The fewest-servers split of `gpus` GPUs (parts with no CPUs or memory yet), or empty if the
 // cluster has fewer free. `job`: as PlaceGpus's (gpu_placement.hpp).
-PlacementParts SpreadGpus(const ClusterLedger& ledger, int32_t gpus,
-                          const SchedJob* job = nullptr);
+PlacementParts SpreadGpus(const ClusterLedger& ledger, int32_t gpus, const SchedJob* job = nullptr);
 
 // One job's demands for one round, with the guard on its ideal precomputed once per distinct
 // server shape (so a search over many servers reads no matrix). Jobs that share their matrix,

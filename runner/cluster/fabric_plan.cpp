@@ -47,9 +47,10 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
                                 "candidate placements");
   }
   if (f.placement().rule() == config::interleave && f.traffic() != config::phased) {
-    return Status::InvalidInput(config_name +
-                                ": fabric.placement.rule: interleave needs fabric.traffic phased "
-                                "(it lines up communication bursts, which the fluid model has not)");
+    return Status::InvalidInput(
+        config_name +
+        ": fabric.placement.rule: interleave needs fabric.traffic phased "
+        "(it lines up communication bursts, which the fluid model has not)");
   }
   StatusOr<fabric::Topology> topology = fabric::Topology::Build(f, servers);
   if (!topology.ok()) {

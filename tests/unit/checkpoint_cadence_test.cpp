@@ -154,8 +154,8 @@ TEST(CheckpointCadence, BadRecoveryBlocksAreRefusedNamingTheField) {
 // is refused rather than ignored.
 TEST(CheckpointCadence, ARecoveryBlockWhereNothingAppliesItIsRefused) {
   const std::string recovery = "faults { recovery { restart_s: 60 } }\n";
-  for (const std::string& run : {std::string("paramserver { }\n"),
-                                 std::string("run { mode: real }\n")}) {
+  for (const std::string& run :
+       {std::string("paramserver { }\n"), std::string("run { mode: real }\n")}) {
     SCOPED_TRACE(run);
     config::RunConfig cfg;
     ASSERT_TRUE(ParseConfigText(recovery + run, "r.textproto", &cfg).ok());
