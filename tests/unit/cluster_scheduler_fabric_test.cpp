@@ -13,6 +13,7 @@
 
 #include "config/config.pb.h"
 #include "tests/unit/cluster_scheduler_harness.hpp"
+#include "tests/unit/tree_fabric.hpp"
 
 namespace troupe::scheduling {
 namespace {
@@ -29,16 +30,8 @@ constexpr JobTraffic kTraffic{kGradientBytes, 0};
 
 // `servers` servers in racks of `per_rack` under one spine, 100 Gb/s NICs, racks at 4:1.
 ClusterSchedulerOptions WithFabric(int32_t servers, int32_t per_rack, bool standing = false) {
-  config::Fabric fabric;
-  fabric.set_servers_per_rack(per_rack);
-  fabric.set_server_nic_gbps(100);
-  fabric.set_tor_oversubscription(4);
-  auto model = std::make_shared<FabricModel>();
-  StatusOr<fabric::Topology> topology = fabric::Topology::Build(fabric, servers);
-  EXPECT_TRUE(topology.ok()) << topology.status().message();
-  model->topology = std::move(topology).value();
   ClusterSchedulerOptions options = Fifo();
-  options.fabric = std::move(model);
+  options.fabric = troupe::testing::TreeFabric(servers, per_rack, 100, 4);
   options.standing_leases = standing;
   return options;
 }

@@ -9,6 +9,7 @@
 
 #include "config/config.pb.h"
 #include "scheduling/fabric_round.hpp"
+#include "tests/unit/tree_fabric.hpp"
 
 namespace troupe::scheduling {
 namespace {
@@ -23,14 +24,7 @@ class FabricPriority : public ::testing::Test {
  protected:
   std::shared_ptr<FabricModel> Model(LinkPriority priority, double max_ratio = 16,
                                      TrafficModel traffic = TrafficModel::kFluid) {
-    config::Fabric fabric;
-    fabric.set_servers_per_rack(3);
-    fabric.set_server_nic_gbps(100);
-    fabric.set_tor_oversubscription(1);
-    auto model = std::make_shared<FabricModel>();
-    StatusOr<fabric::Topology> topology = fabric::Topology::Build(fabric, 3);
-    EXPECT_TRUE(topology.ok()) << topology.status().message();
-    model->topology = std::move(topology).value();
+    std::shared_ptr<FabricModel> model = testing::TreeFabric(3, 3, 100, 1);
     model->traffic = traffic;
     model->priority = priority;
     model->max_priority_ratio = max_ratio;

@@ -23,6 +23,7 @@
 #include "scheduling/interleave_scorer.hpp"
 #include "scheduling/mechanism_registry.hpp"
 #include "scheduling/rack_placement.hpp"
+#include "tests/unit/tree_fabric.hpp"
 
 namespace troupe {
 namespace {
@@ -116,14 +117,7 @@ namespace {
 
 // 2 racks of 2 servers of 8 GPUs, 100 Gb/s NICs, racks not oversubscribed.
 std::shared_ptr<const FabricModel> TwoRacks() {
-  config::Fabric fabric;
-  fabric.set_servers_per_rack(2);
-  fabric.set_server_nic_gbps(100);
-  fabric.set_tor_oversubscription(1);
-  auto model = std::make_shared<FabricModel>();
-  StatusOr<fabric::Topology> topology = fabric::Topology::Build(fabric, 4);
-  EXPECT_TRUE(topology.ok()) << topology.status().message();
-  model->topology = std::move(topology).value();
+  std::shared_ptr<FabricModel> model = testing::TreeFabric(4, 2, 100, 1);
   model->traffic = TrafficModel::kPhased;
   model->interleave_candidates = 8;
   return model;
