@@ -7,24 +7,17 @@
 namespace troupe::scheduling {
 
 std::vector<int32_t> CandidateFirstRacks(const ClusterLedger& ledger, int32_t gpus, int32_t more) {
-  const int32_t racks = ledger.racks()->racks();
-  const int32_t consolidating = NextSpreadRack(ledger, gpus, std::vector<bool>(racks, false));
-  std::vector<int32_t> holding, others;
-  for (int32_t r = 0; r < racks; ++r) {
-    const int32_t free = ledger.rack_free_gpus(r);
-    if (r == consolidating || free == 0) continue;
-    (free >= gpus ? holding : others).push_back(r);
+  // The consolidating spread's own order, after the rack it starts in.
+  std::vector<bool> taken(ledger.racks()->racks(), false);
+  std::vector<int32_t> order;
+  for (int32_t rack = NextSpreadRack(ledger, gpus, taken); rack >= 0;
+       rack = NextSpreadRack(ledger, gpus, taken)) {
+    taken[rack] = true;
+    if (static_cast<int32_t>(order.size()) == std::max(more, 0) + 1) break;
+    order.push_back(rack);
   }
-  // Tightest holding rack first, then the freest of the others; ties: lowest index.
-  std::stable_sort(holding.begin(), holding.end(), [&](int32_t a, int32_t b) {
-    return ledger.rack_free_gpus(a) < ledger.rack_free_gpus(b);
-  });
-  std::stable_sort(others.begin(), others.end(), [&](int32_t a, int32_t b) {
-    return ledger.rack_free_gpus(a) > ledger.rack_free_gpus(b);
-  });
-  holding.insert(holding.end(), others.begin(), others.end());
-  if (static_cast<int32_t>(holding.size()) > more) holding.resize(std::max(more, 0));
-  return holding;
+  if (!order.empty()) order.erase(order.begin());  // the consolidating spread's first rack
+  return order;
 }
 
 namespace {
