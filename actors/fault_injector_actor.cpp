@@ -58,7 +58,8 @@ void CrashServers(Self* self, const FaultEvent& e) {
       Tell(self, st.telemetry, st.scheduler,
            ServerNotice{.server = static_cast<int32_t>(s),
                         .restart_at_s = AsRestart(until),
-                        .fault = e.Describe()});
+                        .fault = e.Describe(),
+                        .cause = e.cause.empty() ? "fault" : e.cause});
     }
     if (already_down) {
       // One recovery, recorded by the crash that took it down.
@@ -172,7 +173,8 @@ void RestartScheduler(Self* self, const FaultEvent& e) {
     Tell(self, st.telemetry, st.scheduler,
          ServerNotice{.server = static_cast<int32_t>(s),
                       .restart_at_s = AsRestart(st.server_down_until[s]),
-                      .fault = "down when the scheduler restarted"});
+                      .fault = "down when the scheduler restarted",
+                      .cause = ""});
   }
 }
 

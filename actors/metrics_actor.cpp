@@ -50,6 +50,7 @@ caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
       },
       [=](JobNetworkBatch& batch) { self->state.records.job_network = std::move(batch.jobs); },
       [=](JobRecoveryBatch& batch) { self->state.records.job_recovery = std::move(batch.jobs); },
+      [=](ServerDownRecord& down) { self->state.records.servers_down.push_back(std::move(down)); },
       [=](RunEnd& end) {
         MetricsState& st = self->state;
         st.records.end = std::move(end);

@@ -26,6 +26,7 @@ struct RunRecords {
   std::vector<JobNetworkRecord> job_network;
   std::vector<JobRecoveryRecord> job_recovery;  // with faults.recovery
   std::vector<FaultRecord> faults;
+  std::vector<ServerDownRecord> servers_down;
   RunEnd end;
 };
 

@@ -82,6 +82,8 @@ struct SchedulerState {
   };
   absl::flat_hash_map<caf::actor_addr, int64_t, AddrHash> job_of_actor;
   std::unordered_map<caf::actor_addr, int32_t> server_of_actor;
+  // The injector's last notice of each server it crashed: why, and when it comes back.
+  absl::flat_hash_map<int32_t, ServerNotice> server_notices;
   int64_t lease_refusals = 0;
   static inline const char* name = "troupe.scheduler";
 };

@@ -8,7 +8,29 @@
 #include "actors/scheduler_internal.hpp"
 
 namespace troupe::scheduler_detail {
-namespace {}  // namespace
+namespace {
+
+// Before the engine cuts its leases: what the failure interrupts, and why it happened.
+void RecordServerDown(Self* self, int32_t server) {
+  SchedulerState& st = self->state;
+  const scheduling::ClusterScheduler::LeasesOnServer hit = st.engine->RunningOn(server);
+  ServerDownRecord record{.at_s = st.clock.Now(self),
+                          .server = server,
+                          .gpus = hit.server_gpus,
+                          .cause = "lost",
+                          .restart_at_s = -1,
+                          .jobs_hit = hit.jobs,
+                          .job_gpus_hit = hit.job_gpus};
+  if (auto it = st.server_notices.find(server); it != st.server_notices.end()) {
+    // A notice without a cause re-announces, to a restarted scheduler, a crash recorded before.
+    if (it->second.cause.empty()) return;
+    record.cause = it->second.cause;
+    record.restart_at_s = it->second.restart_at_s;
+  }
+  Tell(self, st.telemetry, st.cluster.metrics, std::move(record));
+}
+
+}  // namespace
 
 scheduling::ResumePoint ResumePointOf(const JobCheckpoint& c) {
   return scheduling::ResumePoint{c.job_id,        c.iterations_left, c.at_s,        c.finished,
@@ -40,6 +62,7 @@ void OnDown(Self* self, const caf::down_msg& down) {
     st.server_of_actor.erase(s);
     spdlog::warn("scheduler: server {} is down ({}) at {:.0f} s", server,
                  self->system().render(down.reason), st.clock.Now(self));
+    RecordServerDown(self, server);
     return st.engine->ServerDown(server);
   }
   auto j = st.job_of_actor.find(id);
@@ -66,6 +89,7 @@ void OnJobRespawned(Self* self, JobRespawned& respawned) {
 }
 
 void OnServerNotice(Self* self, const ServerNotice& notice) {
+  self->state.server_notices[notice.server] = notice;
   self->state.engine->ServerNotice(notice.server, notice.restart_at_s);
 }
 

@@ -39,10 +39,11 @@ struct ServerNotice {
   int32_t server = 0;
   double restart_at_s = -1;
   std::string fault;  // FaultEvent::Describe()
+  std::string cause;  // a failure model's or trace's "failure:COMPONENT"; empty: a declared fault
 };
 template <class Inspector>
 auto inspect(Inspector& f, ServerNotice& x) {
-  return f(x.server, x.restart_at_s, x.fault);
+  return f(x.server, x.restart_at_s, x.fault, x.cause);
 }
 
 struct ServerUp {

@@ -132,6 +132,23 @@ auto inspect(Inspector& f, FaultRecord& x) {
   return f(x.at_s, x.fault, x.effect, x.recovered_s);
 }
 
+// A server that went down (a crash: declared, random, drawn from a failure model or replayed from
+// a failure trace; or a node lost without notice) and what it interrupted: interruptions.csv and
+// summary.json's `failures` (docs/failures.md, "What failures cost").
+struct ServerDownRecord {
+  double at_s = 0;
+  int32_t server = 0;
+  int32_t gpus = 0;            // the server's
+  std::string cause;           // "failure:gpu", ...; "fault": declared or random; "lost": no notice
+  double restart_at_s = -1;    // when it came back, or was to (-1: never)
+  int32_t jobs_hit = 0;        // jobs whose leases on it were running
+  int32_t job_gpus_hit = 0;    // all the GPUs of those jobs (a gang job stops whole)
+};
+template <class Inspector>
+auto inspect(Inspector& f, ServerDownRecord& x) {
+  return f(x.at_s, x.server, x.gpus, x.cause, x.restart_at_s, x.jobs_hit, x.job_gpus_hit);
+}
+
 struct RoundRecord {
   int64_t round = 0;
   double start_s = 0;

@@ -121,6 +121,22 @@ void ClusterScheduler::ServerDown(int32_t server) {
   }
 }
 
+ClusterScheduler::LeasesOnServer ClusterScheduler::RunningOn(int32_t server) const {
+  const EngineState& st = *st_;
+  LeasesOnServer hit{.server_gpus = st.ledger->shape(server).gpus};
+  for (const JobPlacement& placement : st.round_placements) {
+    const auto& parts = placement.parts;
+    const auto on_server = [server](const PlacementPart& p) { return p.server == server; };
+    if (std::none_of(parts.begin(), parts.end(), on_server)) continue;
+    auto it = st.jobs.find(placement.job_id);
+    if (it == st.jobs.end() || it->second.done || !it->second.has_actor) continue;
+    if (!AwaitedThisRound(st, it->second)) continue;
+    ++hit.jobs;
+    hit.job_gpus += placement.gpus();
+  }
+  return hit;
+}
+
 void ClusterScheduler::ServerNotice(int32_t server, double restart_at_s) {
   EngineState& st = *st_;
   if (server < 0 || static_cast<size_t>(server) >= st.server_back_at_s.size()) return;

@@ -202,6 +202,14 @@ class ClusterScheduler {
 
   // Faults (docs/faults.md). `now_s` is the caller's clock.
   void ServerDown(int32_t server);
+  // What a failure of `server` would interrupt now: the jobs whose leases of this round run on it
+  // (ServerDown cuts exactly these) and all of their GPUs (a gang job stops whole).
+  struct LeasesOnServer {
+    int32_t server_gpus = 0;
+    int32_t jobs = 0;
+    int32_t job_gpus = 0;
+  };
+  LeasesOnServer RunningOn(int32_t server) const;
   // A server's announced restart (-1: never) and its restart.
   void ServerNotice(int32_t server, double restart_at_s);
   void ServerUp(int32_t server);

@@ -19,6 +19,7 @@
 #include "base/status_macros.hpp"
 #include "messages/atoms.hpp"
 #include "runner/cluster/external_session.hpp"
+#include "runner/cluster/failure_records.hpp"
 #include "runner/cluster/node_counters.hpp"
 #include "runner/cluster/report_writer.hpp"
 #include "runner/run_directory.hpp"
@@ -216,6 +217,8 @@ void CollectResult(const RunPlan& plan, RunRecords records, const Telemetry& tel
   result->job_network = std::move(records.job_network);
   result->job_recovery = std::move(records.job_recovery);
   if (plan.recovery) SummarizeRecovery(result->jobs, result->job_recovery, &summary);
+  result->servers_down = std::move(records.servers_down);
+  SummarizeFailures(result->servers_down, summary.makespan_s(), &summary);
   if (plan.scheduler.fabric) {
     SummarizeNetwork(
         FabricOutput{&plan.scheduler.fabric->topology, &result->links, &result->job_network},
@@ -320,6 +323,9 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
     Status s =
         StageNodesCsv(plan.out_dir, CountByNode(plan.measured_leases->Copy(), plan.server_nodes));
     if (!s.ok()) return s;
+  }
+  if (!result->servers_down.empty()) {
+    RETURN_IF_ERROR(StageInterruptionsCsv(plan.out_dir, result->servers_down));
   }
   const FabricOutput fabric{plan.scheduler.fabric ? &plan.scheduler.fabric->topology : nullptr,
                             &result->links, &result->job_network};

@@ -26,6 +26,7 @@ struct RunResult {
   std::vector<LinkRecord> links;    // with a fabric
   std::vector<JobNetworkRecord> job_network;
   std::vector<JobRecoveryRecord> job_recovery;  // with faults.recovery
+  std::vector<ServerDownRecord> servers_down;   // when servers went down
 };
 
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result);

@@ -269,6 +269,18 @@ std::string FormatSummaryTable(const summaries::ClusterRunSummary& s) {
          " GPU-h wasted; messages dropped " + count(s.messages_dropped()) + ", duplicated " +
          count(s.messages_duplicated()) + ", delayed " + count(s.messages_delayed()) + "\n";
   }
+  if (s.has_failures()) {
+    const summaries::FailureSummary& f = s.failures();
+    std::string causes;
+    for (int i = 0; i < f.by_cause_size() && i < 4; ++i) {
+      causes += (i > 0 ? ", " : "") + f.by_cause(i).cause() + " " +
+                std::to_string(f.by_cause(i).servers_down());
+    }
+    if (f.by_cause_size() > 4) causes += ", ...";
+    t += "failures     " + std::to_string(f.servers_down()) + " servers down (" + causes + "), " +
+         std::to_string(f.jobs_hit()) + " job interruptions, " + Fixed(f.repair_gpu_hours(), 1) +
+         " GPU-h under repair\n";
+  }
   if (s.has_recovery()) {
     const summaries::RecoverySummary& r = s.recovery();
     t += "recovery     effective training " + percent(r.effective_training_ratio()) +

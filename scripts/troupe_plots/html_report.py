@@ -81,8 +81,8 @@ def note(text):
 
 
 def summary_table(run, capacity):
-    rows = [f"<tr><th>{esc(key)}</th><td>{network_table(value)}</td></tr>" if key == "network"
-            and isinstance(value, dict) else
+    rows = [f"<tr><th>{esc(key)}</th><td>{BLOCK_TABLES[key](value)}</td></tr>"
+            if key in BLOCK_TABLES and isinstance(value, dict) else
             f"<tr><th>{esc(key)}</th><td>{esc(format_value(key, value))}</td></tr>"
             for key, value in run.summary.items()]
     if capacity is not None:
@@ -104,18 +104,30 @@ def network_value(key, value):
     return format_value(key, value)
 
 
+def block_table(block, list_key, value=format_value):
+    """A summary.json block: its figures, then its list `list_key` as a table of one row each."""
+    rows = [f"<tr><th>{esc(key)}</th><td>{esc(value(key, item))}</td></tr>"
+            for key, item in block.items() if key != list_key]
+    entries = block.get(list_key) or []
+    if entries:
+        head = "".join(f"<th>{esc(key)}</th>" for key in entries[0])
+        body = "".join("<tr>" + "".join(f'<td class="num">{esc(value(key, item))}</td>'
+                                        for key, item in entry.items()) + "</tr>"
+                       for entry in entries)
+        rows.append(f"<tr><th>{esc(list_key)}</th><td><table><tr>{head}</tr>{body}</table></td>"
+                    "</tr>")
+    return "<table>" + "".join(rows) + "</table>"
+
+
 def network_table(network):
     """summary.json's network block: its figures, then its busiest links as a table."""
-    rows = [f"<tr><th>{esc(key)}</th><td>{esc(network_value(key, value))}</td></tr>"
-            for key, value in network.items() if key != "busiest_links"]
-    links = network.get("busiest_links") or []
-    if links:
-        head = "".join(f"<th>{esc(key)}</th>" for key in links[0])
-        body = "".join("<tr>" + "".join(f'<td class="num">{esc(network_value(key, value))}</td>'
-                                        for key, value in link.items()) + "</tr>"
-                       for link in links)
-        rows.append(f"<tr><th>busiest_links</th><td><table><tr>{head}</tr>{body}</table></td></tr>")
-    return "<table>" + "".join(rows) + "</table>"
+    return block_table(network, "busiest_links", network_value)
+
+
+# summary.json's blocks drawn as tables of their own.
+BLOCK_TABLES = {"network": network_table,
+                "failures": lambda failures: block_table(failures, "by_cause"),
+                "recovery": lambda recovery: block_table(recovery, None)}
 
 
 def busiest_link(network):

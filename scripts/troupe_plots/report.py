@@ -12,8 +12,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import (fabric_runs, figures, gpu_figures, html_report, network_figures, oasis_figures,
-               output_folder, ps_figures, rundir, series, sweep_figures, sweeps)
+from . import (fabric_runs, failure_figures, figures, gpu_figures, html_report, network_figures,
+               oasis_figures, output_folder, ps_figures, rundir, series, sweep_figures, sweeps)
 from .errors import InputError
 
 CDF_FILE = "jct_cdf.png"
@@ -25,6 +25,7 @@ def build(run_paths, out_dir):
     run_paths, swept = sweeps.expand(run_paths)
     runs = rundir.load_runs(run_paths)
     fabric_runs.attach(runs)
+    failure_figures.attach(runs)
     out_dir = os.path.normpath(out_dir)
     check_output(out_dir, run_paths)
     parent = os.path.dirname(os.path.abspath(out_dir))
@@ -216,6 +217,11 @@ def run_section(run, folder):
         else:
             section["notes"].append("No link heat-map: links.csv holds no row (no job's traffic "
                                     "left its server).")
+    if run.interruptions is not None and not run.interruptions.empty:
+        failures_file = f"{stem}-failures.png"
+        caption = failure_figures.timeline(run, os.path.join(folder, failures_file))
+        section["figures"].append({"file": failures_file, "alt": f"{run.name}: failures",
+                                   "caption": caption})
     return section
 
 

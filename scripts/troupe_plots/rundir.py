@@ -73,6 +73,7 @@ class Run:
     resources: list = None  # OASiS runs: resource names, from slots.csv's columns
     links: pd.DataFrame = None  # a run on a fabric: links.csv (fabric_runs.attach)
     spines: set = None  # and its explicit spines' names
+    interruptions: pd.DataFrame = None  # servers that went down: interruptions.csv
     notes: list = field(default_factory=list)
 
     @property
