@@ -35,6 +35,9 @@ void ResolveInputPaths(const std::filesystem::path& folder, config::RunConfig* c
   if (cfg->faults().has_failure_trace()) {
     Resolve(folder, cfg->mutable_faults()->mutable_failure_trace());
   }
+  if (cfg->faults().stragglers().has_trace()) {
+    Resolve(folder, cfg->mutable_faults()->mutable_stragglers()->mutable_trace());
+  }
 }
 
 }  // namespace troupe

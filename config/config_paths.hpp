@@ -3,8 +3,8 @@
 //
 // Contract:
 //  - The input paths are workload.trace_file, workload.models_dir, paramserver.criteo_file,
-//    deployment.credentials_dir, agents.secret_file, external_scheduler.secret_file and
-//    faults.failure_trace.
+//    deployment.credentials_dir, agents.secret_file, external_scheduler.secret_file,
+//    faults.failure_trace and faults.stragglers.trace.
 //  - ResolveInputPaths puts `folder` in front of each of them that is set, non-empty and relative;
 //    nothing else changes (no sub-message is created, an empty `folder` changes nothing).
 //    LoadConfigFile calls it with the config file's folder, so a config names its inputs relative

@@ -19,6 +19,7 @@
 #include "config/config_ranges.hpp"
 #include "config/scheduler_names.hpp"
 #include "faults/fault_plan.hpp"
+#include "faults/straggler_model.hpp"
 #include "scheduling/mechanism_registry.hpp"
 
 namespace troupe {
@@ -430,6 +431,7 @@ Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
                                   "checkpoint by it (not parameter-server runs, agent jobs or "
                                   "real runs)");
     }
+    RETURN_IF_ERROR(CheckStragglerRun(cfg, name));
   }
   Check check(name);
   if (cfg.has_paramserver()) {

@@ -11,6 +11,7 @@
 #include "faults/checkpoint_cadence.hpp"
 #include "faults/failure_model.hpp"
 #include "faults/failure_trace.hpp"
+#include "faults/straggler_model.hpp"
 
 namespace troupe {
 namespace {
@@ -266,6 +267,9 @@ Status CheckFaults(const config::Faults& faults, const std::string& where) {
   if (faults.has_failure_model()) {
     RETURN_IF_ERROR(CheckFailureModel(faults.failure_model(), where + ".failure_model"));
   }
+  if (faults.has_stragglers()) {
+    RETURN_IF_ERROR(CheckStragglers(faults.stragglers(), where + ".stragglers"));
+  }
   RETURN_IF_ERROR(CheckRecovery(faults, where));
   if (!(faults.report_grace_s() > 0)) return Invalid(where + ".report_grace_s", "must be > 0");
   // troupe node processes beat every 0.05 s; a shorter run-side interval would time them out.
@@ -301,6 +305,10 @@ Status BuildFaultPlan(const config::Faults& faults, uint64_t run_seed,
     if (Status s = ReadFailureTrace(faults.failure_trace(), universe, &out->events); !s.ok()) {
       return Status::InvalidInput("faults.failure_trace: " + s.message());
     }
+  }
+  // Slow episodes become slow faults, after every other kind: stragglers never move them.
+  if (faults.has_stragglers()) {
+    RETURN_IF_ERROR(PlanStragglers(faults.stragglers(), run_seed, universe, &out->events));
   }
   std::stable_sort(out->events.begin(), out->events.end(),
                    [](const FaultEvent& a, const FaultEvent& b) { return a.at_s < b.at_s; });

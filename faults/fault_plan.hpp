@@ -1,10 +1,10 @@
 // FaultPlan: the faults of one run as concrete, timed events — from the config's `faults` block,
-// the command line's --fault flags, the seeded random schedule, a failure model's draws and a
-// failure trace's rows (docs/faults.md).
+// the command line's --fault flags, the seeded random schedule, a failure model's draws, a
+// failure trace's rows and the stragglers' slow episodes (docs/faults.md, docs/failures.md).
 //
 // Contract: BuildFaultPlan is a pure function of the config, the seed, the run's shape and the
-// failure trace file it names; the same inputs give the same events in the same order (sorted by
-// time, then by declaration: declared, random, drawn, replayed). Nothing here knows CAF: the fault
+// trace files it names; the same inputs give the same events in the same order (sorted by time,
+// then by declaration: declared, random, drawn, replayed, stragglers). Nothing here knows CAF: the fault
 // injector actor and the parameter-server run consume the plan. Bad input (an unknown kind, a
 // target that names no actor of the run, a probability outside [0, 1]) is an InvalidInput naming
 // the fault ("faults.fault[2].target: ..."), or, in a failure trace, its file and line.

@@ -22,6 +22,7 @@
 #include "runner/cluster/failure_records.hpp"
 #include "runner/cluster/node_counters.hpp"
 #include "runner/cluster/report_writer.hpp"
+#include "runner/cluster/straggler_what_if.hpp"
 #include "runner/run_directory.hpp"
 #include "runtime/fault_network.hpp"
 #include "runtime/live_feed.hpp"
@@ -240,6 +241,14 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   if (!plan.out_dir.empty()) {
     RETURN_IF_ERROR(CheckRunDirectory(plan.out_dir));
   }
+  const bool what_if = plan.without_stragglers != nullptr;
+  if (what_if) {
+    // The replay runs first, quietly: the progress line and the live view follow the run itself.
+    RunResult without;
+    RETURN_IF_ERROR(ExecuteRun(std::move(*plan.without_stragglers), ExecuteOptions{}, &without));
+    plan.without_stragglers.reset();
+    result->jobs_without_stragglers = std::move(without.jobs);
+  }
   // The external scheduler registers before the first round (docs/external-scheduler.md); the
   // session outlives the actors, whose mechanism asks it every round.
   std::unique_ptr<ExternalSession> external;
@@ -317,8 +326,16 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   }
   CollectResult(plan, records_future.get(), *runtime.telemetry(), runtime.WallSeconds(),
                 faults.network.get(), result);
+  if (what_if) {
+    SummarizeStragglers(result->jobs, result->jobs_without_stragglers,
+                        CountStragglerFaults(plan.faults), &result->summary);
+  }
   if (live) PublishLive(*live, result->summary.wall_s(), true, options.live);
   if (plan.out_dir.empty()) return Status::Ok();
+  if (what_if) {
+    RETURN_IF_ERROR(
+        StageStragglersCsv(plan.out_dir, result->jobs, result->jobs_without_stragglers));
+  }
   if (plan.compute.enabled()) {
     Status s =
         StageNodesCsv(plan.out_dir, CountByNode(plan.measured_leases->Copy(), plan.server_nodes));

@@ -26,6 +26,8 @@ struct RunResult {
   std::vector<LinkRecord> links;    // with a fabric
   std::vector<JobNetworkRecord> job_network;
   std::vector<JobRecoveryRecord> job_recovery;  // with faults.recovery
+  // faults.stragglers.what_if: the jobs of the same run without the stragglers.
+  std::vector<JobRecord> jobs_without_stragglers;
   std::vector<ServerDownRecord> servers_down;   // when servers went down
 };
 

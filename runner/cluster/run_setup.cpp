@@ -12,6 +12,7 @@
 #include "faults/failure_model.hpp"
 #include "runner/cluster/fabric_plan.hpp"
 #include "runner/cluster/gpu_type_plan.hpp"
+#include "runner/cluster/straggler_what_if.hpp"
 #include "runner/deployment.hpp"
 #include "workload/synergy_generator.hpp"
 #include "workload/trace_reader.hpp"
@@ -375,7 +376,8 @@ Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, Run
                       : OpenGenerator(cfg, config_name, plan);
   if (!opened.ok()) return opened;
   RETURN_IF_ERROR(PlanBackends(cfg, config_name, plan));
-  return PlanFaults(cfg, config_name, plan);
+  RETURN_IF_ERROR(PlanFaults(cfg, config_name, plan));
+  return PlanWithoutStragglers(cfg, config_name, plan);
 }
 
 }  // namespace troupe

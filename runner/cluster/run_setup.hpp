@@ -50,6 +50,9 @@ struct RunPlan {
   // catalogue's throughput). PlanRun checks that this build and machine can run it.
   gpu::RealComputeOptions compute;
   std::shared_ptr<MeasuredLeaseLog> measured_leases;  // set by a caller that wants the record
+  // faults.stragglers.what_if: the same run without its stragglers, run first
+  // (runner/cluster/straggler_what_if.hpp); null otherwise.
+  std::shared_ptr<RunPlan> without_stragglers;
 };
 
 // `config_name` names the config in messages. Precondition: ValidateConfig(cfg) is OK.

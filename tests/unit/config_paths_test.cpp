@@ -21,7 +21,7 @@ constexpr char kEveryPath[] = R"pb(
   deployment { credentials_dir: "creds" }
   agents { secret_file: "a.secret" port_file: "a.port" }
   external_scheduler { secret_file: "e.secret" port_file: "e.port" }
-  faults { failure_trace: "failures.csv" }
+  faults { failure_trace: "failures.csv" stragglers { trace: "slow.csv" } }
   run { out_dir: "runs/x" }
 )pb";
 
@@ -36,6 +36,7 @@ TEST(ConfigPaths, InputsAreTakenFromTheFolderOutputsStayAsGiven) {
   EXPECT_EQ(cfg.agents().secret_file(), "/cfgs/a.secret");
   EXPECT_EQ(cfg.external_scheduler().secret_file(), "/cfgs/e.secret");
   EXPECT_EQ(cfg.faults().failure_trace(), "/cfgs/failures.csv");
+  EXPECT_EQ(cfg.faults().stragglers().trace(), "/cfgs/slow.csv");
   EXPECT_EQ(cfg.paramserver().ssd_dir(), "ssd");
   EXPECT_EQ(cfg.agents().port_file(), "a.port");
   EXPECT_EQ(cfg.external_scheduler().port_file(), "e.port");
