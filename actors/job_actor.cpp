@@ -71,6 +71,31 @@ void ReportLeaseNeverGranted(Self self, int64_t round, double lease_start_s) {
   Report(self, ReportOf(st, round, lease_start_s));
 }
 
+// The job held its GPUs `held_s` more in the trace's attempt it is in; an attempt that ended
+// (crashed) starts the next.
+void NoteAttemptHeld(JobActorState& st, double held_s, bool ended) {
+  if (st.attempt >= st.spec.crashed_attempts_s.size()) return;
+  st.attempt_held_s += held_s;
+  if (ended) {
+    ++st.attempt;
+    st.attempt_held_s = 0;
+  }
+}
+
+// workload.replay_job_failures: the trace's attempt the job is in ends within the lease
+// [start_s, end_s): the job crashes then, as its own process would, losing what a crash loses.
+void ArmAttemptEnd(Self self, double start_s, double end_s) {
+  JobActorState& st = self->state;
+  if (st.attempt >= st.spec.crashed_attempts_s.size() || !Runnable(st)) return;
+  const double left_s = st.spec.crashed_attempts_s[st.attempt] - st.attempt_held_s;
+  const double crash_s = start_s + std::max(0.0, left_s);
+  if (crash_s >= end_s) return;
+  TellAt(
+      self, st.ctx, self, crash_s,
+      LeaseLost{
+          .round = st.lease.assembly.round(), .lease_start_s = start_s, .server = kAttemptEnded});
+}
+
 void OnLeaseLost(Self self, const LeaseLost& lost) {
   JobActorState& st = self->state;
   const LeaseAssembly& lease = st.lease.assembly;
@@ -81,6 +106,7 @@ void OnLeaseLost(Self self, const LeaseLost& lost) {
   if (Runnable(st)) {  // it was running: the GPU time since the lease start is lost
     const double now_s = st.ctx.clock.Now(self);
     const double held_s = std::clamp(now_s - lease.start_s(), 0.0, lease.end_s() - lease.start_s());
+    NoteAttemptHeld(st, held_s, lost.server == kAttemptEnded);
     if (st.recovery) {  // everything since the last checkpoint is lost, not only this lease
       LoseSinceCheckpoint(st, held_s, &p);
     } else {
@@ -326,11 +352,13 @@ emulated_job_actor::behavior_type JobActor(Self self, JobSpec spec,
           return;
         }
         TellAt(self, st.ctx, self, end_s, lease_end_atom::value, start_s);
+        ArmAttemptEnd(self, start_s, end_s);
         if (st.compute && Runnable(st)) StartWorkers(self);
       },
       [=](lease_end_atom, double lease_start_s) {
         JobActorState& st = self->state;
         if (lease_start_s != st.lease.assembly.start_s() || st.lease.assembly.ended()) return;
+        if (Runnable(st)) NoteAttemptHeld(st, st.lease.assembly.end_s() - lease_start_s, false);
         if (st.lease.parts_running > 0) {
           st.lease.timer_fired = true;  // the report waits for the workers' last steps
           return;

@@ -116,8 +116,17 @@ struct JobActorState {
   CheckpointCosts costs;
   JobRecovery unreported;
   double unreported_wasted_gpu_s = 0;  // lost before a respawn, reported with the next lease
+  // workload.replay_job_failures: the trace's attempt the job is in (an index into
+  // spec.crashed_attempts_s) and the seconds it has held its GPUs in it. An actor respawned after
+  // a crash fault starts again from the first.
+  size_t attempt = 0;
+  double attempt_held_s = 0;
   static inline const char* name = "troupe.job";
 };
+
+// LeaseLost.server of the crash that ends one of the trace's attempts (JobSpec.crashed_attempts_s):
+// the job sends it to itself, as its own process failing.
+inline constexpr int32_t kAttemptEnded = -1;
 
 // What a job's actor handles: the lease protocol (job_actor, messages/actor_interfaces.hpp), its
 // own lease timer, and its real-compute parts' messages (from compute workers).

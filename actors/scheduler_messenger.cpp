@@ -23,7 +23,12 @@ class Messenger final : public scheduling::SchedulerOutput {
   // Its spec is what the record keeps of it (the job actor never reads the trace line).
   void SpawnJob(const JobRecord& r) override {
     SchedulerState& st = self_->state;
-    JobSpec spec{r.job_id, r.model, r.gpus, r.iterations, r.arrival_s, 0};
+    JobSpec spec;
+    spec.job_id = r.job_id;
+    spec.model = r.model;
+    spec.gpus = r.gpus;
+    spec.iterations = r.iterations;
+    spec.arrival_s = r.arrival_s;
     WatchJob(
         self_, r.job_id,
         st.cluster.jobs.Spawn(self_, std::move(spec), caf::actor_cast<scheduler_actor>(self_)));

@@ -106,6 +106,11 @@ void ValidateWorkload(const config::RunConfig& cfg, Check& check) {
                "is 0 (endless) but neither run.measure_last_job nor run.deadline_s is set, so the "
                "run would never end");
   }
+  if (uses_generator && w.replay_job_failures()) {
+    check.Fail("workload.replay_job_failures",
+               "the generator records no job failures; replay a trace that does (helios, acme, "
+               "alibaba_pai, philly_job_log)");
+  }
 }
 
 void ValidateRun(const config::RunConfig& cfg, Check& check) {
@@ -432,6 +437,10 @@ Status ValidateConfig(const config::RunConfig& cfg, const std::string& name) {
                                   "real runs)");
     }
     RETURN_IF_ERROR(CheckStragglerRun(cfg, name));
+  }
+  if (cfg.workload().replay_job_failures() && (cfg.has_paramserver() || cfg.has_oasis())) {
+    return Status::InvalidInput(name + ": workload.replay_job_failures: only cluster runs replay " +
+                                "a trace's job failures (not parameter-server or OASiS runs)");
   }
   Check check(name);
   if (cfg.has_paramserver()) {

@@ -63,6 +63,7 @@ std::vector<ProfileAsk> Admit(EngineState& st, std::vector<Arrival>& arrived) {
     t.record.ideal_duration_s = static_cast<double>(s.iterations) * a.iter_time_s;
     t.record.measured = IsMeasured(st.options, s.job_id);
     if (t.record.measured) ++st.measured_arrived;
+    if (s.trace_end != TraceEnd::kNone) st.trace_ends[s.job_id] = s.trace_end;
     st.queue.push_back(s.job_id);
     st.unchecked_arrivals.push_back(s.job_id);
     ++st.queued;

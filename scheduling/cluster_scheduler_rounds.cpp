@@ -123,6 +123,11 @@ void MaybeCloseRound(EngineState& st) {
 }
 
 void RecordFinished(EngineState& st, TrackedJob& job, double end_s) {
+  // workload.replay_job_failures: a job the trace records as failed fails where it would finish.
+  if (auto failed = st.trace_ends.find(job.record.job_id); failed != st.trace_ends.end()) {
+    return RecordFailed(st, job,
+                        std::string("failed in the trace: ") + TraceEndName(failed->second));
+  }
   job.done = true;
   NoteDone(st, job.record.job_id);
   if (st.fabric) st.fabric->Forget(job.record.job_id);

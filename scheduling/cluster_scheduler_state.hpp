@@ -95,6 +95,9 @@ struct EngineState {
   absl::node_hash_map<int64_t, TrackedJob> jobs;
   // options.recovery: each job's recovery costs so far (kept apart: a job's entry is full).
   absl::flat_hash_map<int64_t, JobRecovery> recovery;
+  // workload.replay_job_failures: the jobs the trace records as failed, and how; each fails where
+  // it would finish (kept apart too; empty otherwise).
+  absl::flat_hash_map<int64_t, TraceEnd> trace_ends;
   // Unfinished jobs in arrival order. Finished and failed jobs leave `jobs` (and the count
   // `queued`) when a round closes; their ids stay here until enough have gone to compact, so a
   // walk over the queue skips ids no longer in `jobs`.

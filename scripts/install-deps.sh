@@ -7,6 +7,7 @@ packages=(
   libcaf-dev libasio-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
   libglpk-dev librocksdb-dev libssl-dev libcpp-httplib-dev libmimalloc-dev
+  nlohmann-json3-dev  # Philly's job log (workload/philly_job_log.cpp)
   openssl  # scripts/make-deployment-credentials.sh
   python3-matplotlib python3-pandas python3-protobuf python3-numpy clang-14 libclang-rt-14-dev
   chromium  # the live view's browser test (tests/integration/live_view_test.cpp)

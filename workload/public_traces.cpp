@@ -18,17 +18,6 @@
 namespace troupe {
 namespace {
 
-// One kept row, before it has a model: a few dozen bytes whatever the width of the file's line.
-struct TimedRow {
-  double time_s = 0;  // seconds on the trace's own clock
-  double duration_s = 0;
-  int64_t line = 0;
-  int32_t gpus = 1;
-  // PAI names the GPU type of each task; it is read, then dropped when the job is built: jobs do
-  // not carry a GPU type yet, and a server group has one kind of GPU.
-  int32_t gpu_type = -1;  // index into RowReader::gpu_types, -1 when the format has none
-};
-
 // The columns a format needs, in the order its row parser expects them.
 std::vector<std::string_view> ColumnsOf(TraceFormat format) {
   switch (format) {
@@ -51,11 +40,25 @@ struct NameHash {
   size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
 };
 
+// The column that says how a job ended, read when failures are replayed ("" : none).
+std::string_view StateColumnOf(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kHelios:
+    case TraceFormat::kAcme:
+      return "state";
+    case TraceFormat::kAlibabaPai:
+      return "status";
+    default:
+      return "";
+  }
+}
+
 struct RowReader {
   TraceFormat format;
   std::string_view file;
   std::vector<std::string_view> names;  // ColumnsOf(format)
   std::vector<int> col;                 // where each of `names` is in a line
+  int state_col = -1;                   // with replay_job_failures: StateColumnOf(format)
   std::vector<std::string> gpu_types;   // distinct GPU type names, in order of first appearance
   // Each of gpu_types' index: a row's type is found in one look-up, not by a walk of all of them
   // (a trace naming thousands of types took minutes).
@@ -78,6 +81,7 @@ struct RowReader {
 Status RowReader::Read(const CsvLine& line, TimedRow* row, bool* keep) {
   row->line = line.number;
   *keep = true;
+  if (state_col >= 0) row->end = TraceEndOf(line.fields[state_col]);
   switch (format) {
     case TraceFormat::kPhilly:
       return ReadPhilly(line, row);
@@ -221,10 +225,12 @@ Status RowReader::ReadPaiTask(const CsvLine& line, TimedRow* row, bool* keep) {
   return ReadPaiTimes(line, row, keep);
 }
 
-// Sorted, cut to max_jobs, rebased and given models: the jobs of the run.
-Status BuildJobs(std::vector<TimedRow> rows, std::string_view file, std::string_view time_column,
-                 const TraceOptions& options, const ModelCatalog& catalog,
-                 std::vector<JobSpec>* jobs) {
+}  // namespace
+
+Status BuildTraceJobs(std::vector<TimedRow> rows, std::vector<std::vector<double>> crashed_attempts,
+                      std::string_view file, std::string_view time_column,
+                      const TraceOptions& options, const ModelCatalog& catalog,
+                      std::vector<JobSpec>* jobs) {
   std::stable_sort(rows.begin(), rows.end(),
                    [](const TimedRow& a, const TimedRow& b) { return a.time_s < b.time_s; });
   if (options.max_jobs > 0 && static_cast<size_t>(options.max_jobs) < rows.size()) {
@@ -248,12 +254,22 @@ Status BuildJobs(std::vector<TimedRow> rows, std::string_view file, std::string_
     job.iterations = IterationsFor(row.duration_s, model);
     job.arrival_s = row.time_s - rows.front().time_s;
     job.source_line = row.line;
+    job.trace_end = row.end;
+    if (row.attempts >= 0) {
+      job.crashed_attempts_s = std::move(crashed_attempts[static_cast<size_t>(row.attempts)]);
+    }
     jobs->push_back(std::move(job));
   }
   return Status::Ok();
 }
 
-}  // namespace
+TraceEnd TraceEndOf(std::string_view state) {
+  if (state == "FAILED") return TraceEnd::kSlurmFailed;
+  if (state == "NODE_FAIL") return TraceEnd::kSlurmNodeFail;
+  if (state == "OUT_OF_MEMORY") return TraceEnd::kSlurmOutOfMemory;
+  if (state == "Failed") return TraceEnd::kFailed;
+  return TraceEnd::kNone;
+}
 
 TraceFormat DetectPublicFormat(const CsvHeader& header) {
   auto has = [&](std::string_view name) { return header.Find(name) >= 0; };
@@ -270,10 +286,13 @@ Status ParsePublicTrace(TraceFormat format, CsvCursor* cursor, const CsvHeader& 
   Status status =
       ModelAssigner::ValidateMix(catalog, options.image_percent, options.language_percent,
                                  options.speech_percent, std::string(file) + ": trace options");
-  RowReader reader{format, file, ColumnsOf(format), {}, {}, {}};
+  RowReader reader{format, file, ColumnsOf(format), {}, -1, {}, {}};
   reader.col.resize(reader.names.size());
   for (size_t i = 0; status.ok() && i < reader.names.size(); ++i) {
     status = header.Require(reader.names[i], file, &reader.col[i]);
+  }
+  if (status.ok() && options.replay_job_failures) {
+    status = header.Require(StateColumnOf(format), file, &reader.state_col);
   }
   std::vector<TimedRow> rows;
   CsvLine line;
@@ -286,7 +305,7 @@ Status ParsePublicTrace(TraceFormat format, CsvCursor* cursor, const CsvHeader& 
   }
   if (status.ok()) status = cursor->status();
   if (!status.ok()) return status;
-  return BuildJobs(std::move(rows), file, reader.names[0], options, catalog, jobs);
+  return BuildTraceJobs(std::move(rows), {}, file, reader.names[0], options, catalog, jobs);
 }
 
 }  // namespace troupe

@@ -12,6 +12,7 @@
 #include "base/quoted.hpp"
 #include "base/status_macros.hpp"
 #include "workload/csv_input.hpp"
+#include "workload/philly_job_log.hpp"
 #include "workload/public_traces.hpp"
 #include "workload/trace_fields.hpp"
 
@@ -146,19 +147,69 @@ Status DetectFormat(const CsvHeader& header, std::string_view file, TraceFormat*
         ": cannot tell the trace format from the header " + Quoted(header.Joined()) +
         " (expected troupe's job_id,model,arrival_s,iterations,gpus, Philly's "
         "timestamp,duration,num_gpus, Helios's submit_time,duration,gpu_num,vc, Acme's "
-        "submit_time,duration,gpu_num or PAI's job_name,inst_num,plan_gpu,...)");
+        "submit_time,duration,gpu_num, PAI's job_name,inst_num,plan_gpu,... or Philly's job log, "
+        "JSON)");
   }
   return Status::Ok();
+}
+
+Status CheckMaxJobs(std::string_view name, const TraceOptions& options) {
+  if (options.max_jobs >= 0) return Status::Ok();
+  return Status::InvalidInput(std::string(name) + ": max_jobs must not be negative, got " +
+                              std::to_string(options.max_jobs));
+}
+
+// workload.replay_job_failures needs a trace that records how its jobs ended.
+Status CheckRecordsFailures(TraceFormat format, std::string_view name,
+                            const TraceOptions& options) {
+  if (!options.replay_job_failures) return Status::Ok();
+  if (format != TraceFormat::kTroupe && format != TraceFormat::kPhilly) return Status::Ok();
+  return Status::InvalidInput(
+      std::string(name) + ": workload.replay_job_failures: " +
+      (format == TraceFormat::kTroupe ? "a troupe trace" : "Philly's summary trace") +
+      " records no job failures; replay a trace that does (helios, acme, alibaba_pai, "
+      "philly_job_log)");
+}
+
+// A JSON trace (Philly's job log) starts with '[' or '{', whitespace aside.
+bool LooksLikeJson(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && (text[first] == '[' || text[first] == '{');
+}
+
+bool FileLooksLikeJson(std::FILE* file) {
+  int c = 0;
+  while ((c = std::fgetc(file)) == ' ' || c == '\t' || c == '\r' || c == '\n') {
+  }
+  std::rewind(file);  // a regular file (OpenInputFile)
+  return c == '[' || c == '{';
+}
+
+// Philly's job log from `file` or, when it is null, `text`.
+Status ParseJson(std::FILE* file, std::string_view text, std::string_view name,
+                 const TraceOptions& options, const ModelCatalog& catalog,
+                 std::vector<JobSpec>* jobs) {
+  jobs->clear();
+  Status status = CheckMaxJobs(name, options);
+  if (status.ok()) status = ParsePhillyJobLog(file, text, name, options, catalog, jobs);
+  if (!status.ok()) {
+    jobs->clear();
+    return status;
+  }
+  SortAndTruncate(options.max_jobs, jobs);
+  return Status::Ok();
+}
+
+bool IsJson(const TraceOptions& options, bool looks_like_json) {
+  return options.format == TraceFormat::kPhillyJobLog ||
+         (options.format == TraceFormat::kAutoDetect && looks_like_json);
 }
 
 // Reads a whole trace from `cursor`, whichever way it holds the text.
 Status ParseFromCursor(CsvCursor* cursor, std::string_view name, const TraceOptions& options,
                        const ModelCatalog& catalog, std::vector<JobSpec>* jobs) {
   jobs->clear();
-  if (options.max_jobs < 0) {
-    return Status::InvalidInput(std::string(name) + ": max_jobs must not be negative, got " +
-                                std::to_string(options.max_jobs));
-  }
+  RETURN_IF_ERROR(CheckMaxJobs(name, options));
   CsvLine first;
   if (!cursor->Next(&first)) {
     if (!cursor->status().ok()) return cursor->status();
@@ -170,6 +221,7 @@ Status ParseFromCursor(CsvCursor* cursor, std::string_view name, const TraceOpti
   if (status.ok() && format == TraceFormat::kAutoDetect) {
     status = DetectFormat(header, name, &format);
   }
+  if (status.ok()) status = CheckRecordsFailures(format, name, options);
   if (status.ok()) {
     status = format == TraceFormat::kTroupe
                  ? ParseTroupe(cursor, header, name, catalog, jobs)
@@ -188,6 +240,9 @@ Status ParseFromCursor(CsvCursor* cursor, std::string_view name, const TraceOpti
 
 Status ParseTrace(std::string_view text, std::string_view name, const TraceOptions& options,
                   const ModelCatalog& catalog, std::vector<JobSpec>* jobs) {
+  if (IsJson(options, LooksLikeJson(text))) {
+    return ParseJson(nullptr, text, name, options, catalog, jobs);
+  }
   CsvCursor cursor(text);
   return ParseFromCursor(&cursor, name, options, catalog, jobs);
 }
@@ -199,6 +254,9 @@ Status ReadTrace(const std::string& path, const TraceOptions& options, const Mod
   // bad input: the user fixes the path.
   InputFile file;
   RETURN_IF_ERROR(OpenInputFile(path, options.field, &file));
+  if (IsJson(options, FileLooksLikeJson(file.get()))) {
+    return ParseJson(file.get(), {}, path, options, catalog, jobs);
+  }
   CsvCursor cursor(file.get(), path);
   return ParseFromCursor(&cursor, path, options, catalog, jobs);
 }

@@ -17,10 +17,17 @@
 // job ids are 0..N-1 in that order, and models are assigned in that order by ModelAssigner with
 // the options' class mix (so the first N jobs get the same models whatever max_jobs is).
 //
-// kAutoDetect picks the format from the header. Bad input is one InvalidInput line naming the
-// file, line and column ("traces/x.csv:17: column 'gpus': not a number: 'abc'"); so is a file that
-// cannot be read, one that is not a regular file (a FIFO, /dev/zero: named with options.field) and
-// a line longer than 1 MiB (base/input_file.hpp). On error *jobs is left empty.
+// Philly's job log (philly_job_log.hpp) is JSON: a list of jobs with their attempts.
+//
+// options.replay_job_failures keeps how the trace says each job ended (JobSpec.trace_end) and
+// Philly's attempts before the last (JobSpec.crashed_attempts_s); a format that records no
+// failures (troupe's, Philly's summary CSV) is then refused.
+//
+// kAutoDetect picks the format from the first character (JSON: '[' or '{') or the header. Bad input
+// is one InvalidInput line naming the file, line and column ("traces/x.csv:17: column 'gpus': not a
+// number: 'abc'"); so is a file that cannot be read, one that is not a regular file (a FIFO,
+// /dev/zero: named with options.field) and a line longer than 1 MiB (base/input_file.hpp). On error
+// *jobs is left empty.
 #pragma once
 
 #include <cstdint>
@@ -30,14 +37,22 @@
 #include <vector>
 
 #include "base/status.hpp"
+#include "messages/job_spec.hpp"
 #include "workload/job_source.hpp"
 #include "workload/model_catalog.hpp"
-#include "messages/job_spec.hpp"
 
 namespace troupe {
 
 // The values match config.proto's TraceFormat.
-enum class TraceFormat { kAutoDetect, kTroupe, kPhilly, kHelios, kAlibabaPai, kAcme };
+enum class TraceFormat {
+  kAutoDetect,
+  kTroupe,
+  kPhilly,
+  kHelios,
+  kAlibabaPai,
+  kAcme,
+  kPhillyJobLog
+};
 
 struct TraceOptions {
   TraceFormat format = TraceFormat::kAutoDetect;
@@ -46,6 +61,8 @@ struct TraceOptions {
   double image_percent = 20, language_percent = 70, speech_percent = 10;
   // What names the file in the refusal of one that is not a regular file.
   std::string field = "trace file";
+  // workload.replay_job_failures: read the trace's job failures and attempts.
+  bool replay_job_failures = false;
 };
 
 Status ReadTrace(const std::string& path, const TraceOptions& options, const ModelCatalog& catalog,

@@ -151,7 +151,8 @@ namespace {
 // is granted (JobStart::commit_at_grant) and may keep its lease from round to round.
 // A job under faults.recovery reports every lease, with what checkpoints and restarts cost it.
 bool CommitsAtGrant(const RunPlan& plan) {
-  return plan.runtime.emulated && plan.faults.empty() && !plan.recovery;
+  return plan.runtime.emulated && plan.faults.empty() && !plan.recovery &&
+         !plan.replay_job_failures;
 }
 
 // The actors around the scheduler: metrics, checkpoint store, workload, profiler.
@@ -165,7 +166,10 @@ ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
   cluster.servers = std::move(servers);
   cluster.metrics =
       sys.spawn(MetricsActor, std::move(handover), runtime.telemetry(), plan.jobs_known);
-  if (!plan.faults.empty()) cluster.checkpoints = sys.spawn(CheckpointStoreActor);
+  // A replayed trace's attempts live in the jobs' specs: the workload spawns and supervises them.
+  if (!plan.faults.empty() || plan.replay_job_failures) {
+    cluster.checkpoints = sys.spawn(CheckpointStoreActor);
+  }
   std::shared_ptr<const JobCompute> compute;
   if (plan.compute.enabled()) {
     compute =

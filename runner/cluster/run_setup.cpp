@@ -91,6 +91,7 @@ Status OpenTrace(const config::Workload& w, const config::Run& r, const std::str
   options.language_percent = g.language_percent();
   options.speech_percent = g.speech_percent();
   options.field = config_name + ": workload.trace_file";
+  options.replay_job_failures = plan->replay_job_failures = w.replay_job_failures();
   if (!std::filesystem::exists(w.trace_file())) {
     return Status::InvalidInput(config_name + ": workload.trace_file: no such file: '" +
                                 w.trace_file() + "'");

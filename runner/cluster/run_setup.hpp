@@ -39,6 +39,9 @@ struct RunPlan {
   FaultPlan faults;     // empty: a run without faults (no injector, store or network)
   // faults.recovery (docs/faults.md, "Recovery"); null: a checkpoint at every lease's end, free.
   std::shared_ptr<const RecoveryPlan> recovery;
+  // workload.replay_job_failures: jobs crash and fail as the trace says (JobSpec.trace_end,
+  // crashed_attempts_s), so every job is supervised and reports every lease, as under faults.
+  bool replay_job_failures = false;
   int64_t jobs_known = 0;  // jobs the source will release (0: unknown)
   // A trace's job ids, ascending (empty: a generator's, 0 .. jobs_known - 1); with faults only.
   std::vector<int64_t> job_ids;

@@ -167,7 +167,9 @@ TEST(ClusterSchedulerFaults, ARestartedSchedulerRebuildsItsBooksAndResumesAtTheN
   EmulatedCluster cluster(Fifo(), Servers(1, 4), /*keeps_failures=*/true);
   std::vector<Arrival> jobs(4);
   for (int64_t id = 0; id < 4; ++id) {
-    jobs[id].spec = JobSpec{id, "model", 1, 3000, 0, 0};
+    jobs[id].spec.job_id = id;
+    jobs[id].spec.model = "model";
+    jobs[id].spec.iterations = 3000;
     jobs[id].has_actor = id != 2;  // job 2 was down when the scheduler restarted
     jobs[id].iter_time_s = 1;
   }

@@ -135,7 +135,11 @@ class EmulatedCluster {
   void Submit(int64_t id, int32_t gpus, int64_t iterations, double arrival_s,
               double iter_time_s = 1, JobTraffic traffic = {}) {
     Arrival a;
-    a.spec = JobSpec{id, "model", gpus, iterations, arrival_s, 0};
+    a.spec.job_id = id;
+    a.spec.model = "model";
+    a.spec.gpus = gpus;
+    a.spec.iterations = iterations;
+    a.spec.arrival_s = arrival_s;
     a.iter_time_s = iter_time_s;
     a.traffic = traffic;
     pending_.push_back(std::move(a));
