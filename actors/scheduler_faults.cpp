@@ -63,7 +63,7 @@ void OnDown(Self* self, const caf::down_msg& down) {
     spdlog::warn("scheduler: server {} is down ({}) at {:.0f} s", server,
                  self->system().render(down.reason), st.clock.Now(self));
     RecordServerDown(self, server);
-    return st.engine->ServerDown(server);
+    return st.engine->ServerDown(server, st.clock.Now(self));
   }
   auto j = st.job_of_actor.find(id);
   if (j == st.job_of_actor.end()) return;

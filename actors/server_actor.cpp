@@ -82,6 +82,9 @@ void ApplyRound(Self self, const RoundLeases& round) {
                      .speed = speed * order.type_speed,
                      .rounds_stood = order.rounds_stood,
                      .network_s = order.network_s};
+    // A job relet mid-round after a failure (a spare took a lost server's place) is granted its
+    // part here anew: the grant replaces the lease it holds here.
+    if (st.ledger->Find(order.job_id) != nullptr) st.ledger->Release(order.job_id);
     Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb, round.end_s,
                                 &grant.gpu_ids);
     if (!s.ok()) {

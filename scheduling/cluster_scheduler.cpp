@@ -24,6 +24,7 @@ ClusterScheduler::ClusterScheduler(const ClusterSchedulerOptions& options, Clust
   st.options = options;
   st.server_up.assign(setup.servers.size(), true);
   st.server_back_at_s.assign(setup.servers.size(), -1);
+  MarkSpares(st);
   if (options.fabric) st.fabric = std::make_unique<FabricRound>(options.fabric);
   const bool interleave = options.fabric && options.fabric->interleave_candidates > 0;
   if (options.fabric && (options.consolidate_racks || interleave)) {
@@ -98,26 +99,28 @@ void ClusterScheduler::OnGrace(int64_t round) {
     if (it == st.jobs.end() || !it->second.has_actor || !AwaitedThisRound(st, it->second)) {
       continue;
     }
-    st.out->QueryProgress(id, st.round, st.current.start_s);
+    st.out->QueryProgress(id, st.round, LeaseStartOf(st, id));
   }
   ArmGrace(st);
 }
 
 void ClusterScheduler::EndRun(const std::string& reason) { engine_detail::EndRun(*st_, reason); }
 
-void ClusterScheduler::ServerDown(int32_t server) {
+void ClusterScheduler::ServerDown(int32_t server, double now_s) {
   EngineState& st = *st_;
   st.server_up[server] = false;
   // Its leases end now; a gang job loses every part (the job reports at once). After the round's
   // timer, the jobs still awaited on it may be waiting for a grant it never sent: they report too.
-  for (const JobPlacement& placement : st.round_placements) {
+  // With spares, the job is relet at once on a spare in the failed server's place.
+  for (JobPlacement& placement : st.round_placements) {
     const auto& parts = placement.parts;
     const auto on_server = [server](const PlacementPart& p) { return p.server == server; };
     if (std::none_of(parts.begin(), parts.end(), on_server)) continue;
     auto it = st.jobs.find(placement.job_id);
     if (it == st.jobs.end() || it->second.done || !it->second.has_actor) continue;
     if (!AwaitedThisRound(st, it->second)) continue;
-    st.out->LoseLease(placement.job_id, st.round, st.current.start_s, server);
+    st.out->LoseLease(placement.job_id, st.round, LeaseStartOf(st, placement.job_id), server);
+    ReletOnSpare(st, placement, server, now_s);
   }
 }
 

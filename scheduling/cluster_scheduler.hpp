@@ -70,6 +70,10 @@ struct ClusterSchedulerOptions {
   // faults.recovery: jobs report what checkpoints and restarts cost them (JobProgress.recovery);
   // the engine adds it up per job and records it at the run's end (RecordJobRecovery).
   bool recovery = false;
+  // faults.recovery.spare_servers: the last spare_servers servers are held out of placement; a
+  // job that loses a server mid-round takes a spare at once (ServerDown), and the failed server
+  // joins the pool in the spare's place (cluster_scheduler_spares.cpp).
+  int32_t spare_servers = 0;
 };
 
 // What surrounds the engine, as far as it changes what it says.
@@ -201,7 +205,9 @@ class ClusterScheduler {
   void EndRun(const std::string& reason);
 
   // Faults (docs/faults.md). `now_s` is the caller's clock.
-  void ServerDown(int32_t server);
+  // With spare servers, a job that lost `server` at now_s is relet at once on a spare for the
+  // rest of the round (now_s -1: not known, no relet).
+  void ServerDown(int32_t server, double now_s = -1);
   // What a failure of `server` would interrupt now: the jobs whose leases of this round run on it
   // (ServerDown cuts exactly these) and all of their GPUs (a gang job stops whole).
   struct LeasesOnServer {

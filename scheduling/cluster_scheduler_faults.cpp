@@ -29,7 +29,7 @@ void FailJobsThatNoLongerFit(EngineState& st) {
   for (size_t s = 0; s < st.server_up.size(); ++s) {
     if (!st.server_up[s] && st.server_back_at_s[s] < 0) {
       ++surviving.servers_lost;
-    } else {
+    } else if (!st.spare[s]) {  // a spare never takes a placement
       const ServerShape& shape = st.ledger->shape(static_cast<int32_t>(s));
       surviving.of_type[shape.gpu_type] += shape.gpus;
       surviving.total += shape.gpus;

@@ -121,4 +121,24 @@ void FailJobsThatNoLongerFit(EngineState& st);
 // Arms the grace timer for the current round if reports are missing and the run has faults.
 void ArmGrace(EngineState& st);
 
+// Spare servers (cluster_scheduler_spares.cpp).
+// The pool at the start: the last options.spare_servers servers.
+void MarkSpares(EngineState& st);
+// The server's capacity is out of the round's plan: down, or in the spare pool.
+inline bool HeldOut(const EngineState& st, int32_t server) {
+  return !st.server_up[server] || st.spare[server];
+}
+// The job's lease of the round in flight lost `failed` at now_s (it was told): with an up spare
+// of the same shape in the pool, the spare takes the failed server's part, the failed server
+// takes the spare's place in the pool, and the job's parts are granted anew from now_s to the
+// round's end. False when no spare serves.
+bool ReletOnSpare(EngineState& st, JobPlacement& placement, int32_t failed, double now_s);
+// Where the job's lease of the round in flight starts: its relet's start, or the round's.
+double LeaseStartOf(const EngineState& st, int64_t job_id);
+// A report of a lease that a relet replaced: taken once (what it lost), and the relet's report
+// is awaited still. True when the report was such (taken, or a copy dropped).
+bool TakeReportBeforeRelet(EngineState& st, TrackedJob& job, const JobProgress& p);
+// The seconds of the round the job's report `p` ran: a relet's from its start.
+double HeldInRound(const EngineState& st, const JobProgress& p);
+
 }  // namespace troupe::scheduling::engine_detail

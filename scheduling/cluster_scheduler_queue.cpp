@@ -71,12 +71,12 @@ std::vector<const scheduling::SchedJob*> RunnableInArrivalOrder(EngineState& st,
   return runnable;
 }
 
-// Takes the capacity of dead servers out of the round's plan, which starts at start_s.
+// Takes the capacity of dead servers and spares out of the round's plan, which starts at start_s.
 void ResetLedger(EngineState& st, double start_s) {
   st.ledger->Reset();
   st.ledger->set_round_start_s(start_s);
   for (int32_t s = 0; s < st.ledger->server_count(); ++s) {
-    if (st.server_up[s]) continue;
+    if (!HeldOut(st, s)) continue;
     const scheduling::ServerShape free = st.ledger->free(s);
     st.ledger->Take(s, free.gpus, free.cpus, free.memory_gb);
   }

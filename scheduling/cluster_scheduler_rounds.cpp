@@ -31,12 +31,13 @@ void Idle(EngineState& st, double start_s) {
 }
 
 // A round the job ran, in its entry.
-void CreditRun(const EngineState& st, TrackedJob& job, int32_t gpus, int64_t iterations_left) {
+void CreditRun(const EngineState& st, TrackedJob& job, int32_t gpus, int64_t iterations_left,
+               double held_s) {
   if (st.fabric) st.fabric->Credit(job.view.id, job.view.iterations_left - iterations_left);
   job.view.iterations_left = iterations_left;
-  job.view.attained_gpu_s += gpus * st.options.round_s;
+  job.view.attained_gpu_s += gpus * held_s;
   job.view.last_served_s = st.current.end_s;
-  job.record.gpu_seconds += gpus * st.options.round_s;
+  job.record.gpu_seconds += gpus * held_s;
   ++job.record.rounds_run;
   if (job.record.start_s < 0) job.record.start_s = st.current.start_s;
 }
@@ -84,6 +85,7 @@ void PlanRound(EngineState& st, double start_s) {
   if (st.queued == 0) return Idle(st, start_s);
 
   ++st.round;
+  st.relets.clear();  // a new round: no job is relet in it yet
   st.current = RoundRecord{};
   st.current.round = st.round;
   st.current.start_s = start_s;
@@ -155,14 +157,16 @@ void OnProgress(EngineState& st, const JobProgress& p) {
 
 void OnProgressOf(EngineState& st, TrackedJob* job, const JobProgress& p) {
   // A report of no round in flight, or one taken already: stray (a lost report asked again).
-  if (job == nullptr || p.round != st.round || job->reported_round == p.round || job->done) return;
+  if (job == nullptr || p.round != st.round || job->done) return;
+  if (!st.relets.empty() && TakeReportBeforeRelet(st, *job, p)) return;
+  if (job->reported_round == p.round) return;
   NoteStandingOffer(st, *job, p);
   TakeProgress(st, *job, p);
 }
 
 void TakeRunGoingOn(EngineState& st, TrackedJob& job, int32_t gpus, int64_t iterations_left) {
   job.reported_round = static_cast<int32_t>(st.round);
-  CreditRun(st, job, gpus, iterations_left);
+  CreditRun(st, job, gpus, iterations_left, st.options.round_s);
 }
 
 void TakeProgress(EngineState& st, TrackedJob& job, const JobProgress& p) {
@@ -175,7 +179,7 @@ void TakeProgress(EngineState& st, TrackedJob& job, const JobProgress& p) {
   }
   job.record.wasted_gpu_s += p.wasted_gpu_s;
   if (st.options.recovery) st.recovery[p.job_id] += p.recovery;
-  if (p.ran) CreditRun(st, job, p.gpus, p.iterations_left);
+  if (p.ran) CreditRun(st, job, p.gpus, p.iterations_left, HeldInRound(st, p));
   // A failure rolled the job back to its last checkpoint (faults.recovery): its work since then
   // is to be done again.
   if (p.rolled_back) job.view.iterations_left = p.iterations_left;

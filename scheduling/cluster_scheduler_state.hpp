@@ -151,6 +151,15 @@ struct EngineState {
   bool grace_pending = false;
   std::vector<bool> server_up;
   std::vector<double> server_back_at_s;  // a down server restarts then; -1: never (lost for good)
+  // options.spare_servers: the servers in the spare pool, held out of placement; and the jobs
+  // relet on a spare this round: the relet lease's start, and the starts of the lost leases
+  // whose reports were taken since (cluster_scheduler_spares.cpp).
+  std::vector<bool> spare;
+  struct Relet {
+    double start_s = 0;
+    absl::InlinedVector<double, 2> taken;
+  };
+  absl::flat_hash_map<int64_t, Relet> relets;
   // Jobs admitted since the last round was planned, and what survived when the whole queue was
   // last asked whether the mechanism can ever place its jobs (FailJobsThatNoLongerFit).
   std::vector<int64_t> unchecked_arrivals;

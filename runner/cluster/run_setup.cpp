@@ -269,6 +269,13 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
                                     "column), which a checkpoint's size is taken from");
       }
     }
+    const int32_t spares = cfg.faults().recovery().spare_servers();
+    if (spares >= static_cast<int32_t>(plan->servers.size())) {
+      return Status::InvalidInput(config_name + ": faults.recovery.spare_servers: " +
+                                  std::to_string(spares) + " spares leave none of the cluster's " +
+                                  std::to_string(plan->servers.size()) + " servers to place jobs");
+    }
+    plan->scheduler.spare_servers = spares;
     plan->recovery = PlanRecovery(cfg.faults(), *plan);
     plan->scheduler.recovery = true;
   }
