@@ -14,6 +14,9 @@
 #   --servers N     servers of 8 GPUs, 24 CPUs, 500 GB (default 2: a small cluster that queues)
 #   --first A --last B   measured jobs (default: all)
 #   --jobs-per-hour X    (default 9)
+#   --multi-gpu     Synergy's multi-GPU job mix (its generator as it is) instead of single-GPU jobs;
+#                   troupe then reads the jobs as Synergy's simulator states them: the catalogue
+#                   configs/models/synergy-simulator/ (scripts/synergy_sim_models.py says why)
 #   --troupe PATH   the troupe binary (default build/apps/troupe)
 #   --out DIR       where the trace, both results and the table go (default runs/compare-synergy)
 #   --test-data DIR also write the sequence and Synergy's JCTs as test data: DIR/trace.csv and
@@ -22,7 +25,9 @@
 # For each policy x mechanism it prints: jobs agreeing (same JCT to 1 ms) out of the measured,
 # the first job that differs, both mean JCTs (hours) and both wall times. FTF runs twice in
 # troupe: in its default order (largest rho first, as Themis defines it) and with
-# scheduler.ftf_order=synergy (smallest first, as Synergy's simulator sorts).
+# scheduler.ftf_order=synergy (smallest first, as Synergy's simulator sorts). GREEDY and TUNE run
+# twice too: troupe's mechanism (the paper's rules) and as Synergy's simulator codes them
+# (scheduler.mechanism_name greedy_synergy_sim / tune_synergy_sim, under LAS the _las ones).
 #
 # Synergy's simulator needs Debian's Python packages (no pip):
 #   apt-get install python3-numpy python3-pandas python3-matplotlib python3-grpcio \
@@ -39,6 +44,7 @@ TROUPE="$ROOT/build/apps/troupe"
 OUT="$ROOT/runs/compare-synergy"
 SIM="${SYNERGY_SIM:-}"
 TEST_DATA=""
+MULTI=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --policies) POLICIES="$2"; shift 2 ;;
@@ -52,7 +58,8 @@ while [[ $# -gt 0 ]]; do
     --troupe) TROUPE="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --test-data) TEST_DATA="$2"; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    --multi-gpu) MULTI=(--multi-gpu); shift ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     -*) echo "compare-synergy.sh: unknown option $1" >&2; exit 2 ;;
     *) SIM="$1"; shift ;;
   esac
@@ -68,11 +75,17 @@ OUT="$(cd "$OUT" && pwd)"
 TRACE="$OUT/trace.csv"
 
 "$PY" "$ROOT/scripts/synergy_driver.py" "$SIM" generate --seed "$SEED" --jobs "$JOBS" \
-  --jobs-per-hour "$RATE" "$TRACE" 2>/dev/null
+  --jobs-per-hour "$RATE" "${MULTI[@]}" "$TRACE" 2>/dev/null
+TROUPE_TRACE="$TRACE" MODELS=""
+if [[ ${#MULTI[@]} -gt 0 ]]; then
+  TROUPE_TRACE="$OUT/trace-troupe.csv"
+  "$PY" "$ROOT/scripts/synergy_sim_models.py" trace "$TRACE" "$TROUPE_TRACE"
+  MODELS="models_dir: \"$ROOT/configs/models/synergy-simulator\""
+fi
 cat > "$OUT/config.textproto" <<EOF
 # Replay of $TRACE: Synergy's cluster shape, $SERVERS servers.
 cluster { servers { name: "synergy" count: $SERVERS gpus: 8 cpus: 24 memory_gb: 500 } }
-workload { trace_file: "$TRACE" }
+workload { trace_file: "$TROUPE_TRACE" $MODELS }
 scheduler { round_s: 300 }
 run { mode: emulated seed: 1 measure_first_job: $FIRST measure_last_job: $LAST }
 EOF
@@ -90,14 +103,19 @@ for policy in $POLICIES; do
     synergy_s=$(echo "$(now) - $t0" | bc)
     orders=("")
     [[ "$policy" == ftf ]] && orders=(themis synergy)
+    variants=("$mech")
+    if [[ "$mech" == greedy || "$mech" == tune ]]; then
+      variants+=("${mech}_synergy_sim$([[ "$policy" == las ]] && echo _las)")
+    fi
+    for variant in "${variants[@]}"; do
     for order in "${orders[@]}"; do
-      name="$policy" sets=(--set "scheduler.policy=$policy" --set "scheduler.mechanism=$mech")
+      name="$policy" sets=(--set "scheduler.policy=$policy" --set "scheduler.mechanism_name=$variant")
       if [[ -n "$order" ]]; then name="$policy($order)"; sets+=(--set "scheduler.ftf_order=$order"); fi
-      run="$OUT/troupe-$policy${order:+-$order}-$mech"
+      run="$OUT/troupe-$policy${order:+-$order}-$variant"
       t0=$(now)
       "$TROUPE" run --quiet --out "$run" "$OUT/config.textproto" "${sets[@]}" >/dev/null
       troupe_s=$(echo "$(now) - $t0" | bc)
-      "$PY" - "$expect" "$run/jobs.csv" "$FIRST" "$LAST" "$name" "$mech" "$synergy_s" \
+      "$PY" - "$expect" "$run/jobs.csv" "$FIRST" "$LAST" "$name" "$variant" "$synergy_s" \
         "$troupe_s" >> "$TABLE" <<'PYEOF'
 import csv, sys
 expect, got, first, last, name, mech, ss, ts = sys.argv[1:]
@@ -115,14 +133,15 @@ print("| %s | %s | %d / %d | %s | %.2f | %.2f | %.1f | %.2f | %.0f× |" % (
 PYEOF
       tail -1 "$TABLE"
     done
+    done
   done
 done
 echo "table: $TABLE"
 
 if [[ -n "$TEST_DATA" ]]; then
   mkdir -p "$TEST_DATA"
-  { echo "# Synergy's generator, seed $SEED, $JOBS jobs at $RATE jobs/h, replayed on $SERVERS servers"
-    grep -v '^#' "$TRACE"; } > "$TEST_DATA/trace.csv"
+  { echo "# Synergy's generator, seed $SEED, $JOBS jobs at $RATE jobs/h${MULTI:+ (multi-GPU; models as configs/models/synergy-simulator names them)}, replayed on $SERVERS servers"
+    grep -v '^#' "$TROUPE_TRACE"; } > "$TEST_DATA/trace.csv"
   "$PY" - "$OUT" "$TEST_DATA/expected.csv" $POLICIES -- $MECHANISMS <<'PYEOF'
 import csv, sys
 out, dest, *rest = sys.argv[1:]
