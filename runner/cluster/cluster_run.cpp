@@ -332,7 +332,7 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
                 faults.network.get(), result);
   if (what_if) {
     SummarizeStragglers(result->jobs, result->jobs_without_stragglers,
-                        CountStragglerFaults(plan.faults), &result->summary);
+                        CountStragglerFaults(result->faults), &result->summary);
   }
   if (live) PublishLive(*live, result->summary.wall_s(), true, options.live);
   if (plan.out_dir.empty()) return Status::Ok();

@@ -49,10 +49,10 @@ std::string StragglersCsv(const std::vector<JobRecord>& with,
   return csv;
 }
 
-int32_t CountStragglerFaults(const FaultPlan& plan) {
-  return static_cast<int32_t>(
-      std::count_if(plan.events.begin(), plan.events.end(),
-                    [](const FaultEvent& e) { return e.cause.rfind("straggler:", 0) == 0; }));
+int32_t CountStragglerFaults(const std::vector<FaultRecord>& faults) {
+  return static_cast<int32_t>(std::count_if(faults.begin(), faults.end(), [](const FaultRecord& f) {
+    return f.fault.find("(straggler:") != std::string::npos;
+  }));
 }
 
 Status StageStragglersCsv(const std::string& out_dir, const std::vector<JobRecord>& with,

@@ -29,14 +29,15 @@ Status PlanWithoutStragglers(const config::RunConfig& cfg, const std::string& co
 std::string StragglersCsv(const std::vector<JobRecord>& with,
                           const std::vector<JobRecord>& without);
 
-// The slow faults of `plan` that stragglers became (cause "straggler:...").
-int32_t CountStragglerFaults(const FaultPlan& plan);
+// The slow faults applied that stragglers became (cause "straggler:..."): those before the run
+// ended.
+int32_t CountStragglerFaults(const std::vector<FaultRecord>& faults);
 
 // Stages stragglers.csv in out_dir's staging folder (runner/run_directory.hpp).
 Status StageStragglersCsv(const std::string& out_dir, const std::vector<JobRecord>& with,
                           const std::vector<JobRecord>& without);
 
-// `slow_faults`: the slow faults the run's episodes became (its plan's "straggler:" causes).
+// `slow_faults`: CountStragglerFaults of the run.
 void SummarizeStragglers(const std::vector<JobRecord>& with, const std::vector<JobRecord>& without,
                          int32_t slow_faults, summaries::ClusterRunSummary* summary);
 
