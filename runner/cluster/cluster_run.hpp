@@ -28,7 +28,7 @@ struct RunResult {
   std::vector<JobRecoveryRecord> job_recovery;  // with faults.recovery
   // faults.stragglers.what_if: the jobs of the same run without the stragglers.
   std::vector<JobRecord> jobs_without_stragglers;
-  std::vector<ServerDownRecord> servers_down;   // when servers went down
+  std::vector<ServerDownRecord> servers_down;  // when servers went down
 };
 
 Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result);

@@ -21,7 +21,10 @@ constexpr char kEveryPath[] = R"pb(
   deployment { credentials_dir: "creds" }
   agents { secret_file: "a.secret" port_file: "a.port" }
   external_scheduler { secret_file: "e.secret" port_file: "e.port" }
-  faults { failure_trace: "failures.csv" stragglers { trace: "slow.csv" } }
+  faults {
+    failure_trace: "failures.csv"
+    stragglers { trace: "slow.csv" }
+  }
   run { out_dir: "runs/x" }
 )pb";
 
