@@ -119,8 +119,14 @@ void ClusterScheduler::ServerDown(int32_t server, double now_s) {
     auto it = st.jobs.find(placement.job_id);
     if (it == st.jobs.end() || it->second.done || !it->second.has_actor) continue;
     if (!AwaitedThisRound(st, it->second)) continue;
-    st.out->LoseLease(placement.job_id, st.round, LeaseStartOf(st, placement.job_id), server);
-    ReletOnSpare(st, placement, server, now_s);
+    // Several servers of the job at one instant (a switch): it restarts once, on as many spares.
+    const int64_t id = placement.job_id;
+    if (!ReletAt(st, id, now_s)) {
+      st.out->LoseLease(id, st.round, LeaseStartOf(st, id), server);
+      ReletOnSpare(st, placement, server, now_s);
+    } else if (!ReletOnSpare(st, placement, server, now_s)) {
+      st.out->LoseLease(id, st.round, LeaseStartOf(st, id), server);
+    }
   }
 }
 

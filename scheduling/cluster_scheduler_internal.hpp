@@ -135,6 +135,8 @@ inline bool HeldOut(const EngineState& st, int32_t server) {
 bool ReletOnSpare(EngineState& st, JobPlacement& placement, int32_t failed, double now_s);
 // Where the job's lease of the round in flight starts: its relet's start, or the round's.
 double LeaseStartOf(const EngineState& st, int64_t job_id);
+// The job was relet at now_s already (another of its servers failed at the same instant).
+bool ReletAt(const EngineState& st, int64_t job_id, double now_s);
 // A report of a lease that a relet replaced: taken once (what it lost), and the relet's report
 // is awaited still. True when the report was such (taken, or a copy dropped).
 bool TakeReportBeforeRelet(EngineState& st, TrackedJob& job, const JobProgress& p);

@@ -86,6 +86,11 @@ double LeaseStartOf(const EngineState& st, int64_t job_id) {
   return it == st.relets.end() ? st.current.start_s : it->second.start_s;
 }
 
+bool ReletAt(const EngineState& st, int64_t job_id, double now_s) {
+  auto it = st.relets.find(job_id);
+  return it != st.relets.end() && it->second.start_s == now_s;
+}
+
 bool TakeReportBeforeRelet(EngineState& st, TrackedJob& job, const JobProgress& p) {
   auto it = st.relets.find(p.job_id);
   if (it == st.relets.end() || p.lease_start_s >= it->second.start_s) return false;

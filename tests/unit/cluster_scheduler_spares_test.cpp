@@ -107,6 +107,22 @@ TEST(ClusterSchedulerSpares, ARepairedServerIsTheSpareForTheNextFailure) {
   EXPECT_EQ(GpusByServer(cluster.out, before), (std::map<int32_t, int32_t>{{0, 4}, {1, 4}}));
 }
 
+TEST(ClusterSchedulerSpares, ServersLostAtOneInstantCostOneRestartOnAsManySpares) {
+  EmulatedCluster cluster(WithSpares(2), Servers(4, 4));
+  cluster.Submit(0, 8, 100000, 0);  // servers 0 and 1; spares 2 and 3
+  cluster.StartAt(0);
+  cluster.engine().ServerDown(0, 100);
+  const size_t before = cluster.out.leases.size();
+  cluster.engine().ServerDown(1, 100);  // a switch took both
+  EXPECT_EQ(cluster.out.lost.size(), 1u) << "the job restarts once";
+  EXPECT_EQ(GpusByServer(cluster.out, before), (std::map<int32_t, int32_t>{{2, 4}, {3, 4}}));
+  cluster.engine().OnProgress(Report(0, 0, 0, false, 0, 100000));
+  cluster.engine().OnRoundTimer();
+  EXPECT_TRUE(cluster.engine().Awaited(0));
+  cluster.engine().OnProgress(Report(0, 0, 100, true, 8, 99800));
+  EXPECT_EQ(cluster.out.start_at, 300);
+}
+
 TEST(ClusterSchedulerSpares, WithoutAnUpSpareTheJobWaitsForTheNextRound) {
   EmulatedCluster cluster(WithSpares(1), Servers(3, 4));
   cluster.Submit(0, 4, 100000, 0);
