@@ -105,7 +105,8 @@ for policy in $POLICIES; do
     [[ "$policy" == ftf ]] && orders=(themis synergy)
     variants=("$mech")
     if [[ "$mech" == greedy || "$mech" == tune ]]; then
-      variants+=("${mech}_synergy_sim$([[ "$policy" == las ]] && echo _las)")
+      if [[ "$policy" == las ]]; then variants+=("${mech}_synergy_sim_las")
+      else variants+=("${mech}_synergy_sim"); fi
     fi
     for variant in "${variants[@]}"; do
     for order in "${orders[@]}"; do

@@ -50,7 +50,10 @@ TEST(MechanismRegistryTest, TroupesOwnMechanismsAreRegisteredAndMakeFreshInstanc
     EXPECT_NE(a.get(), b.get()) << name;
   }
   EXPECT_EQ(FindMechanism("tuned"), nullptr);
-  EXPECT_NE(RegisteredMechanismNames().find("greedy, opt, proportional, tune"), std::string::npos)
+  EXPECT_NE(RegisteredMechanismNames().find("greedy, greedy_synergy_sim, greedy_synergy_sim_las, "
+                                            "opt, proportional, tune, tune_synergy_sim, "
+                                            "tune_synergy_sim_las"),
+            std::string::npos)
       << RegisteredMechanismNames();
 }
 
