@@ -25,6 +25,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 
 #include <caf/actor_addr.hpp>
@@ -84,6 +85,9 @@ struct SchedulerState {
   std::unordered_map<caf::actor_addr, int32_t> server_of_actor;
   // The injector's last notice of each server it crashed: why, and when it comes back.
   absl::flat_hash_map<int32_t, ServerNotice> server_notices;
+  // The jobs failures interrupted at jobs_hit_at_s, the instant of the last server that went down.
+  double jobs_hit_at_s = -1;
+  absl::flat_hash_set<int64_t> jobs_hit_now;
   int64_t lease_refusals = 0;
   static inline const char* name = "troupe.scheduler";
 };

@@ -10,17 +10,26 @@
 namespace troupe::scheduler_detail {
 namespace {
 
-// Before the engine cuts its leases: what the failure interrupts, and why it happened.
+// Before the engine cuts its leases: what the failure interrupts, and why it happened. A job hit by
+// several servers at one instant (a switch takes its rack) is interrupted once: by the first.
 void RecordServerDown(Self* self, int32_t server) {
   SchedulerState& st = self->state;
-  const scheduling::ClusterScheduler::LeasesOnServer hit = st.engine->RunningOn(server);
-  ServerDownRecord record{.at_s = st.clock.Now(self),
+  const double now_s = st.clock.Now(self);
+  const scheduling::ClusterScheduler::LeasesOnServer hit = st.engine->RunningOn(server, now_s);
+  ServerDownRecord record{.at_s = now_s,
                           .server = server,
                           .gpus = hit.server_gpus,
                           .cause = "lost",
                           .restart_at_s = -1,
-                          .jobs_hit = hit.jobs,
-                          .job_gpus_hit = hit.job_gpus};
+                          .jobs_hit = 0,
+                          .job_gpus_hit = 0};
+  if (st.jobs_hit_at_s != now_s) st.jobs_hit_now.clear();
+  st.jobs_hit_at_s = now_s;
+  for (const auto& job : hit.jobs) {
+    if (!st.jobs_hit_now.insert(job.id).second) continue;
+    ++record.jobs_hit;
+    record.job_gpus_hit += job.gpus;
+  }
   if (auto it = st.server_notices.find(server); it != st.server_notices.end()) {
     // A notice without a cause re-announces, to a restarted scheduler, a crash recorded before.
     if (it->second.cause.empty()) return;

@@ -130,9 +130,10 @@ void ClusterScheduler::ServerDown(int32_t server, double now_s) {
   }
 }
 
-ClusterScheduler::LeasesOnServer ClusterScheduler::RunningOn(int32_t server) const {
+ClusterScheduler::LeasesOnServer ClusterScheduler::RunningOn(int32_t server, double now_s) const {
   const EngineState& st = *st_;
-  LeasesOnServer hit{.server_gpus = st.ledger->shape(server).gpus};
+  LeasesOnServer hit{.server_gpus = st.ledger->shape(server).gpus, .jobs = {}};
+  if (st.round < 0 || now_s <= st.current.start_s || now_s >= st.current.end_s) return hit;
   for (const JobPlacement& placement : st.round_placements) {
     const auto& parts = placement.parts;
     const auto on_server = [server](const PlacementPart& p) { return p.server == server; };
@@ -140,8 +141,7 @@ ClusterScheduler::LeasesOnServer ClusterScheduler::RunningOn(int32_t server) con
     auto it = st.jobs.find(placement.job_id);
     if (it == st.jobs.end() || it->second.done || !it->second.has_actor) continue;
     if (!AwaitedThisRound(st, it->second)) continue;
-    ++hit.jobs;
-    hit.job_gpus += placement.gpus();
+    hit.jobs.push_back({.id = placement.job_id, .gpus = placement.gpus()});
   }
   return hit;
 }

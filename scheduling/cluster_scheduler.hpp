@@ -208,14 +208,18 @@ class ClusterScheduler {
   // With spare servers, a job that lost `server` at now_s is relet at once on a spare for the
   // rest of the round (now_s -1: not known, no relet).
   void ServerDown(int32_t server, double now_s = -1);
-  // What a failure of `server` would interrupt now: the jobs whose leases of this round run on it
-  // (ServerDown cuts exactly these) and all of their GPUs (a gang job stops whole).
+  // What a failure of `server` at now_s interrupts: the jobs whose leases of this round run on it
+  // (those ServerDown cuts), each with all of its GPUs (a gang job stops whole). A failure at the
+  // instant the round starts or ends interrupts nothing: its leases have not begun, or are over.
   struct LeasesOnServer {
+    struct Job {
+      int64_t id = 0;
+      int32_t gpus = 0;
+    };
     int32_t server_gpus = 0;
-    int32_t jobs = 0;
-    int32_t job_gpus = 0;
+    std::vector<Job> jobs;
   };
-  LeasesOnServer RunningOn(int32_t server) const;
+  LeasesOnServer RunningOn(int32_t server, double now_s) const;
   // A server's announced restart (-1: never) and its restart.
   void ServerNotice(int32_t server, double restart_at_s);
   void ServerUp(int32_t server);

@@ -76,6 +76,22 @@ TEST(FailureCostRun, EachFailedServerIsRecordedOnceWithItsCauseAndTheJobsItInter
   EXPECT_NEAR(by_cause_repair, f.repair_gpu_hours(), 1e-9);
 }
 
+TEST(FailureCostRun, AFailureAtARoundsBoundaryInterruptsNoJob) {
+  // 3600 s starts a round (and ends the one before): the old leases are over, the new have not
+  // begun, and the jobs count no interruption either.
+  const RunResult r = RunTrace("failure-cost-boundary",
+                               "time_s,component,server,repair_s\n"
+                               "3600,gpu,1,1800\n"
+                               "3671,gpu,2,1800\n");
+  ASSERT_EQ(r.servers_down.size(), 2u);
+  bool boundary = false;
+  for (const RoundRecord& round : r.rounds) boundary |= round.start_s == 3600;
+  ASSERT_TRUE(boundary) << "3600 s is no round's start: the test would prove nothing";
+  EXPECT_EQ(r.servers_down[0].jobs_hit, 0);
+  EXPECT_GT(r.servers_down[1].jobs_hit, 0);
+  EXPECT_EQ(r.summary.failures().jobs_hit(), r.summary.recovery().interruptions());
+}
+
 TEST(FailureCostRun, AServerStillDownAtTheEndCountsUnderRepairUntilThen) {
   // Repaired long after the last job ends: its repair is cut at the run's end.
   const RunResult r = RunTrace("failure-cost-late",
