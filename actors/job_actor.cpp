@@ -13,6 +13,7 @@
 #include "messages/atoms.hpp"
 #include "runtime/counted_send.hpp"
 #include "runtime/fault_network.hpp"
+#include "scheduling/lease_credit.hpp"
 
 namespace troupe {
 namespace {
@@ -307,6 +308,10 @@ emulated_job_actor::behavior_type JobActor(Self self, JobSpec spec,
   if (start.recovery) {
     st.recovery = true;
     st.costs = CostsFor(*start.recovery, st.profile->gradient_bytes, st.spec.gpus);
+    const config::Recovery& r = start.recovery->recovery;
+    if (r.on_server_loss() == config::continue_smaller) {
+      st.min_gpus = scheduling::FewestGpusAfterLoss(r.min_size_fraction(), st.spec.gpus);
+    }
     if (respawned) ResumeFromCheckpoint(st);
     if (st.account.cadence.saved_iterations_left < 0) {
       st.account.cadence.saved_iterations_left = st.account.iterations_left;

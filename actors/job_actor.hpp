@@ -114,6 +114,8 @@ struct JobActorState {
   // faults.recovery: this job's costs, and what it spent since its last report.
   bool recovery = false;
   CheckpointCosts costs;
+  // on_server_loss continue_smaller: the fewest GPUs it runs on after losing servers (0: all).
+  int32_t min_gpus = 0;
   JobRecovery unreported;
   double unreported_wasted_gpu_s = 0;  // lost before a respawn, reported with the next lease
   // workload.replay_job_failures: the trace's attempt the job is in (an index into

@@ -46,12 +46,19 @@ double SpeedupAt(JobActorState& st, double cpus_per_gpu, double memory_gb_per_gp
   return st.speedup;
 }
 
+// A lease on fewer GPUs than the job's (continue_smaller) trains at their share of its speed:
+// data parallelism over fewer GPUs, the same per-GPU throughput (docs/faults.md "Recovery").
+double SmallerShare(const JobActorState& st, int32_t gpus) {
+  return gpus > 0 && gpus < st.spec.gpus ? static_cast<double>(gpus) / st.spec.gpus : 1.0;
+}
+
 // Iterations the running lease's share makes in `seconds` of training (the emulated throughput).
 int64_t IterationsAtShare(JobActorState& st, double seconds) {
   const LeaseAssembly& assembly = st.lease.assembly;
   const double gpus = std::max(1, assembly.gpus());
   double speedup = SpeedupAt(st, assembly.cpus() / gpus, assembly.memory_gb() / gpus);
   if (assembly.speed() != 1) speedup *= assembly.speed();
+  speedup *= SmallerShare(st, assembly.gpus());
   return scheduling::IterationsIn(seconds, st.profile->iter_time_s, speedup, assembly.network_s());
 }
 
@@ -85,7 +92,13 @@ void CommitSpan(JobActorState& st, const LeaseSpan& span, int64_t left_before,
 
 }  // namespace
 
-bool Runnable(const JobActorState& st) { return st.lease.assembly.Runnable(st.spec.gpus); }
+bool Runnable(const JobActorState& st) {
+  const LeaseAssembly& a = st.lease.assembly;
+  if (a.Runnable(st.spec.gpus)) return true;
+  // Elastic (continue_smaller): a lease on what is left after a failure, down to min_gpus.
+  return st.min_gpus > 0 && a.complete() && !a.refused() && a.gpus() >= st.min_gpus &&
+         a.gpus() < st.spec.gpus;
+}
 
 JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_s) {
   JobProgress p;
@@ -111,6 +124,7 @@ JobProgress RunLease(JobActorState& st) {
   p.ran = true;
   p.speedup = SpeedupAt(st, p.cpus / p.gpus, p.memory_gb / p.gpus);
   if (assembly.speed() != 1) p.speedup *= assembly.speed();
+  p.speedup *= SmallerShare(st, p.gpus);
   const double lease_s = assembly.end_s() - assembly.start_s();
   // Real compute: the measured job seconds per iteration take iter_time_s's place (units in
   // gpu/real_progress.hpp); a failed worker measured nothing and credits nothing.

@@ -116,9 +116,6 @@ Status CheckRecovery(const config::Faults& faults, const std::string& faults_whe
                                   "every rate of the failure_model is 0");
     }
   }
-  if (r.on_server_loss() == config::continue_smaller) {
-    return Status::InvalidInput(where + "on_server_loss: continue_smaller is not supported yet");
-  }
   return Status::Ok();
 }
 

@@ -123,7 +123,7 @@ void ClusterScheduler::ServerDown(int32_t server, double now_s) {
     const int64_t id = placement.job_id;
     if (!ReletAt(st, id, now_s)) {
       st.out->LoseLease(id, st.round, LeaseStartOf(st, id), server);
-      ReletOnSpare(st, placement, server, now_s);
+      if (!ReletOnSpare(st, placement, server, now_s)) ReletSmaller(st, placement, server, now_s);
     } else if (!ReletOnSpare(st, placement, server, now_s)) {
       st.out->LoseLease(id, st.round, LeaseStartOf(st, id), server);
     }

@@ -74,6 +74,10 @@ struct ClusterSchedulerOptions {
   // job that loses a server mid-round takes a spare at once (ServerDown), and the failed server
   // joins the pool in the spare's place (cluster_scheduler_spares.cpp).
   int32_t spare_servers = 0;
+  // faults.recovery.on_server_loss continue_smaller: its min_size_fraction (0: wait_same_size). A
+  // job that loses servers mid-round without a spare goes on at once on the GPUs it kept, if they
+  // are at least this share of its GPUs (cluster_scheduler_elastic.cpp).
+  double continue_smaller_fraction = 0;
 };
 
 // What surrounds the engine, as far as it changes what it says.

@@ -133,6 +133,17 @@ inline bool HeldOut(const EngineState& st, int32_t server) {
 // takes the spare's place in the pool, and the job's parts are granted anew from now_s to the
 // round's end. False when no spare serves.
 bool ReletOnSpare(EngineState& st, JobPlacement& placement, int32_t failed, double now_s);
+// Grants the placement's parts anew from now_s to the round's end: the job's relet.
+void GrantRelet(EngineState& st, const JobPlacement& placement, double now_s);
+
+// Elastic jobs (cluster_scheduler_elastic.cpp).
+// With continue_smaller: the job's lease lost `failed` at now_s (it was told), and it goes on
+// at once on the parts it kept if they hold at least the fraction of its GPUs. False otherwise.
+bool ReletSmaller(EngineState& st, JobPlacement& placement, int32_t failed, double now_s);
+// The jobs running smaller that the round's placements left out keep the parts they ran on,
+// where those are still free; a job placed whole has grown back.
+void PlaceShrunkJobs(EngineState& st, std::vector<JobPlacement>& placements);
+
 // Where the job's lease of the round in flight starts: its relet's start, or the round's.
 double LeaseStartOf(const EngineState& st, int64_t job_id);
 // The job was relet at now_s already (another of its servers failed at the same instant).

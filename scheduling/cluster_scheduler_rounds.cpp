@@ -80,6 +80,7 @@ void PlanRound(EngineState& st, double start_s) {
   // A progress display reads it (a round's planning can take minutes: OPT on a large cluster).
   st.out->Planning(true);
   std::vector<JobPlacement> placements = PlacePolicyOrder(st, start_s);
+  if (!st.shrunk.empty()) PlaceShrunkJobs(st, placements);
   st.out->Planning(false);
   NoteExpectedSpeedups(st, placements);
   if (st.queued == 0) return Idle(st, start_s);

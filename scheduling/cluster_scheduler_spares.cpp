@@ -49,9 +49,7 @@ bool ReletOnSpare(EngineState& st, JobPlacement& placement, int32_t failed, doub
       now_s >= st.current.end_s) {
     return false;
   }
-  auto it = st.jobs.find(placement.job_id);
-  if (it == st.jobs.end()) return false;
-  const TrackedJob& job = it->second;
+  if (!st.jobs.contains(placement.job_id)) return false;
   const int32_t spare = FindSpare(st, failed);
   if (spare < 0) return false;
   st.spare[spare] = false;
@@ -60,6 +58,12 @@ bool ReletOnSpare(EngineState& st, JobPlacement& placement, int32_t failed, doub
     if (part.server == failed) part.server = spare;
   }
   st.relets[placement.job_id].start_s = now_s;
+  GrantRelet(st, placement, now_s);
+  return true;
+}
+
+void GrantRelet(EngineState& st, const JobPlacement& placement, double now_s) {
+  const TrackedJob& job = st.jobs.find(placement.job_id)->second;
   const double network_s = NetworkSecondsOf(st, placement);
   const int32_t parts = static_cast<int32_t>(placement.parts.size());
   for (const PlacementPart& part : placement.parts) {
@@ -78,7 +82,6 @@ bool ReletOnSpare(EngineState& st, JobPlacement& placement, int32_t failed, doub
               .network_s = network_s});
     st.out->LeaseRound(part.server, std::move(round));
   }
-  return true;
 }
 
 double LeaseStartOf(const EngineState& st, int64_t job_id) {

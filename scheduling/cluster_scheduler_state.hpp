@@ -160,6 +160,8 @@ struct EngineState {
     absl::InlinedVector<double, 2> taken;
   };
   absl::flat_hash_map<int64_t, Relet> relets;
+  // options.continue_smaller_fraction: the jobs running smaller, on the parts they kept.
+  absl::flat_hash_map<int64_t, PlacementParts> shrunk;
   // Jobs admitted since the last round was planned, and what survived when the whole queue was
   // last asked whether the mechanism can ever place its jobs (FailJobsThatNoLongerFit).
   std::vector<int64_t> unchecked_arrivals;

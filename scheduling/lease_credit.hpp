@@ -37,4 +37,11 @@ inline StoodCredit CreditStood(int64_t iterations_left, int64_t offered_iteratio
   return StoodCredit{done, iterations_left - done, done == iterations_left};
 }
 
+// faults.recovery on_server_loss continue_smaller: the fewest of its `gpus` a job trains on after
+// losing servers, min_size_fraction of them rounded up (at least 1).
+inline int32_t FewestGpusAfterLoss(double fraction, int32_t gpus) {
+  const int32_t fewest = static_cast<int32_t>(std::ceil(fraction * gpus - 1e-9));
+  return fewest < 1 ? 1 : fewest;
+}
+
 }  // namespace troupe::scheduling

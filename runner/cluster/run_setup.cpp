@@ -276,6 +276,9 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
                                   std::to_string(plan->servers.size()) + " servers to place jobs");
     }
     plan->scheduler.spare_servers = spares;
+    if (cfg.faults().recovery().on_server_loss() == config::continue_smaller) {
+      plan->scheduler.continue_smaller_fraction = cfg.faults().recovery().min_size_fraction();
+    }
     plan->recovery = PlanRecovery(cfg.faults(), *plan);
     plan->scheduler.recovery = true;
   }

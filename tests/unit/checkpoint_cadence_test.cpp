@@ -143,8 +143,6 @@ TEST(CheckpointCadence, BadRecoveryBlocksAreRefusedNamingTheField) {
                     "component: \"gpu\" per_gpu_hour: 0 } }")
                 .find("every rate of the failure_model is 0"),
             std::string::npos);
-  EXPECT_EQ(Refusal("recovery { on_server_loss: continue_smaller }"),
-            "faults.recovery.on_server_loss: continue_smaller is not supported yet");
   EXPECT_EQ(Refusal("recovery { checkpoint: fixed_interval checkpoint_interval_s: 600 }"), "");
   EXPECT_EQ(Refusal("recovery { checkpoint: young_daly } failure_model { preset: \"llama3\" }"),
             "");

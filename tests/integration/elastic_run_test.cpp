@@ -1,0 +1,68 @@
+// Runs with on_server_loss continue_smaller (docs/faults.md "Recovery"): a job that loses one of
+// its two servers goes on at once on the other, at half its speed, until the failed server is
+// back; never below min_size_fraction; runs without the field unchanged.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "tests/integration/run_fixture.hpp"
+
+namespace troupe::testing {
+namespace {
+
+// One 8-GPU job on two 4-GPU servers; server 1 dies 100 s into the first round, back at 700 s.
+RunResult RunGangJob(const std::string& on_loss) {
+  const std::string trace = FreshDir("elastic") + "/trace.csv";
+  WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450,8\n");
+  return RunConfigText(
+      "cluster { servers { name: \"s\" count: 2 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
+      "workload { trace_file: \"" +
+      trace +
+      "\" }\n"
+      "run { lease_log: true }\n"
+      "faults { fault { kind: crash target: \"server:1\" at_s: 100 duration_s: 600 }\n"
+      "  recovery { restart_s: 60 " +
+      on_loss + " } }\n");
+}
+
+// GPUs the job held in each round, by server.
+std::map<int64_t, std::map<int32_t, int>> GpusByRound(const RunResult& r) {
+  std::map<int64_t, std::map<int32_t, int>> gpus;
+  for (const LeaseRecord& l : r.leases) {
+    gpus[l.round][l.server] += static_cast<int>(l.gpu_ids.size());
+  }
+  return gpus;
+}
+
+TEST(ElasticRun, AJobGoesOnSmallerAtItsSpeedUntilTheServerIsBack) {
+  const RunResult smaller = RunGangJob("on_server_loss: continue_smaller min_size_fraction: 0.5");
+  const RunResult wait = RunGangJob("");
+  ASSERT_EQ(smaller.jobs.size(), 1u);
+  ASSERT_EQ(wait.jobs.size(), 1u);
+  const auto rounds = GpusByRound(smaller);
+  // Rounds 0-2 (0-900 s; server 1 is down from 100 s to 700 s, so round 2 is planned without
+  // it): 4 GPUs on server 0. Round 3: whole again.
+  for (int64_t round = 0; round <= 2; ++round) {
+    EXPECT_EQ(rounds.at(round), (std::map<int32_t, int>{{0, 4}})) << "round " << round;
+  }
+  EXPECT_EQ(rounds.at(3), (std::map<int32_t, int>{{0, 4}, {1, 4}}));
+  EXPECT_TRUE(GpusByRound(wait).count(1) == 0) << "waiting for its size, it holds nothing";
+  // From 100 s to 900 s at half speed, less its restart: 370 s of full-speed training that the
+  // waiting job does not have (and that waits 900 s for its restart), so it ends one round
+  // sooner. At full speed on 4 GPUs it would have gained 740 s: two rounds or three.
+  EXPECT_EQ(wait.jobs[0].end_s - smaller.jobs[0].end_s, 300);
+  EXPECT_EQ(smaller.job_recovery.at(0).costs.interruptions, 1);
+}
+
+TEST(ElasticRun, BelowTheFractionTheJobWaitsAsWithoutIt) {
+  const RunResult strict = RunGangJob("on_server_loss: continue_smaller min_size_fraction: 0.75");
+  const RunResult wait = RunGangJob("");
+  ASSERT_EQ(strict.jobs.size(), 1u);
+  EXPECT_EQ(strict.jobs[0].end_s, wait.jobs[0].end_s);
+  EXPECT_EQ(strict.leases.size(), wait.leases.size());
+}
+
+}  // namespace
+}  // namespace troupe::testing
