@@ -19,6 +19,12 @@ std::map<int64_t, double> JctById(const std::vector<JobRecord>& jobs) {
   return jct;
 }
 
+std::map<int64_t, double> GpuSecondsById(const std::vector<JobRecord>& jobs) {
+  std::map<int64_t, double> held;
+  for (const JobRecord& job : jobs) held[job.job_id] = job.gpu_seconds;
+  return held;
+}
+
 std::string Jct(double jct_s) { return jct_s >= 0 ? fmt::format("{:.3f}", jct_s) : ""; }
 
 }  // namespace
@@ -67,9 +73,10 @@ Status StageStragglersCsv(const std::string& out_dir, const std::vector<JobRecor
 void SummarizeStragglers(const std::vector<JobRecord>& with, const std::vector<JobRecord>& without,
                          int32_t slow_faults, summaries::ClusterRunSummary* summary) {
   const std::map<int64_t, double> jct_without = JctById(without);
+  std::map<int64_t, double> held_with = GpuSecondsById(with), held_without = GpuSecondsById(without);
   summaries::StragglerSummary* s = summary->mutable_stragglers();
   s->set_slow_faults(slow_faults);
-  double sum_with = 0, sum_without = 0;
+  double sum_with = 0, sum_without = 0, extra_gpu_s = 0;
   int32_t compared = 0, slowed = 0;
   for (const auto& [id, jct] : JctById(with)) {
     auto other = jct_without.find(id);
@@ -77,11 +84,13 @@ void SummarizeStragglers(const std::vector<JobRecord>& with, const std::vector<J
     ++compared;
     sum_with += jct;
     sum_without += other->second;
+    extra_gpu_s += held_with[id] - held_without[id];
     if (jct > other->second) ++slowed;
   }
   s->set_jobs_compared(compared);
   s->set_jobs_slowed(slowed);
   s->set_jct_attributable_total_s(sum_with - sum_without);
+  s->set_gpu_hours_attributable(extra_gpu_s / 3600);
   if (compared > 0) {
     s->set_jct_attributable_mean_s((sum_with - sum_without) / compared);
     s->set_jct_mean_with_s(sum_with / compared);

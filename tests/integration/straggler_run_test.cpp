@@ -69,6 +69,8 @@ TEST(StragglerRun, ASlowGpuSlowsItsWholeSynchronousJobAndOnlyJobsOnItsServer) {
   EXPECT_EQ(r.summary.stragglers().jobs_slowed(), 1);
   EXPECT_DOUBLE_EQ(r.summary.stragglers().jct_attributable_total_s(), with - without);
   EXPECT_DOUBLE_EQ(r.summary.stragglers().jct_attributable_mean_s(), (with - without) / 2);
+  // Its 8 GPUs held 300 s longer.
+  EXPECT_DOUBLE_EQ(r.summary.stragglers().gpu_hours_attributable(), 8 * 300.0 / 3600);
 }
 
 constexpr char kCrash[] = "fault { kind: crash target: \"server:1\" at_s: 20000 duration_s: 3600 }";
