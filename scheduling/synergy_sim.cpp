@@ -1,6 +1,7 @@
 #include "scheduling/synergy_sim.hpp"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "scheduling/mechanism_registry.hpp"
@@ -155,8 +156,9 @@ void SynergySimMechanism::MakeRoom(const RoundDemands& demands, const RoundDeman
   };
   std::stable_sort(peers.begin(), peers.end(),
                    [&key](int32_t a, int32_t b) { return key(a) < key(b); });
+  size_t reverted = 0;  // the first `reverted` peers go back to their shares
   for (int32_t i : peers) {
-    Placed& peer = placed_[i];
+    const Placed& peer = placed_[i];
     int32_t here = 0;
     for (const PlacementPart& p : peer.placement.parts) here += p.server == server ? p.gpus : 0;
     const double fraction = static_cast<double>(here) / peer.placement.gpus();
@@ -166,20 +168,51 @@ void SynergySimMechanism::MakeRoom(const RoundDemands& demands, const RoundDeman
         std::max(0.0, peer.placement.memory_gb() * fraction - fair.memory_gb);
     need_cpus = std::max(0.0, need_cpus - excess_cpus);
     need_memory = std::max(0.0, need_memory - excess_memory);
-    Revert(demands, peer, ledger);
-    if (need_cpus <= kDemandSlack && need_memory <= kDemandSlack) return;
+    ++reverted;
+    if (need_cpus <= kDemandSlack && need_memory <= kDemandSlack) break;
+  }
+  // Synergy's code reverts them one after another; here every one is given back before any takes
+  // its share, so that a part below its share in one resource never overdraws the server in
+  // between. Where the shares would still overdraw a server (a peer left as it was holds more than
+  // its own share), the next peers are reverted too: at their shares all of them fit.
+  while (reverted < peers.size() && !SharesFit(demands, peers, reverted, ledger)) ++reverted;
+  for (size_t k = 0; k < reverted; ++k) {
+    for (const PlacementPart& p : placed_[peers[k]].placement.parts)
+      ledger.Give(p.server, p.gpus, p.cpus, p.memory_gb);
+  }
+  for (size_t k = 0; k < reverted; ++k) {
+    Placed& peer = placed_[peers[k]];
+    for (PlacementPart& p : peer.placement.parts) {
+      const AuxDemand share = ShareOfPart(demands, peer, p);
+      p.cpus = share.cpus;
+      p.memory_gb = share.memory_gb;
+      ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
+    }
   }
 }
 
-void SynergySimMechanism::Revert(const RoundDemands& demands, Placed& peer, ClusterLedger& ledger) {
-  for (const PlacementPart& p : peer.placement.parts)
-    ledger.Give(p.server, p.gpus, p.cpus, p.memory_gb);
-  for (PlacementPart& p : peer.placement.parts) {
-    const AuxDemand d = demands.Fallback(peer.job, p.server, peer.job.gpus);
-    p.cpus = d.cpus * p.gpus / peer.job.gpus;
-    p.memory_gb = d.memory_gb * p.gpus / peer.job.gpus;
-    ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
+AuxDemand SynergySimMechanism::ShareOfPart(const RoundDemands& demands, const Placed& peer,
+                                           const PlacementPart& part) const {
+  const AuxDemand d = demands.Fallback(peer.job, part.server, peer.job.gpus);
+  return {d.cpus * part.gpus / peer.job.gpus, d.memory_gb * part.gpus / peer.job.gpus};
+}
+
+bool SynergySimMechanism::SharesFit(const RoundDemands& demands, const std::vector<int32_t>& peers,
+                                    size_t reverted, const ClusterLedger& ledger) const {
+  std::map<int32_t, AuxDemand> free;  // of every server the reverted peers span, after the revert
+  for (size_t k = 0; k < reverted; ++k) {
+    const Placed& peer = placed_[peers[k]];
+    for (const PlacementPart& p : peer.placement.parts) {
+      auto [it, fresh] = free.try_emplace(p.server);
+      if (fresh) it->second = {ledger.free(p.server).cpus, ledger.free(p.server).memory_gb};
+      const AuxDemand share = ShareOfPart(demands, peer, p);
+      it->second.cpus += p.cpus - share.cpus;
+      it->second.memory_gb += p.memory_gb - share.memory_gb;
+    }
   }
+  return std::all_of(free.begin(), free.end(), [](const auto& entry) {
+    return entry.second.cpus >= -kDemandSlack && entry.second.memory_gb >= -kDemandSlack;
+  });
 }
 
 void SynergySimMechanism::Commit(const RoundDemands::Job& job, PlacementParts parts,

@@ -59,7 +59,12 @@ class SynergySimMechanism : public Mechanism {
                                                        const ClusterLedger& ledger) const;
   void MakeRoom(const RoundDemands& demands, const RoundDemands::Job& job, int32_t server,
                 int32_t gpus, ClusterLedger& ledger);
-  void Revert(const RoundDemands& demands, Placed& peer, ClusterLedger& ledger);
+  // A placed part at its share of the job's fallback demand.
+  AuxDemand ShareOfPart(const RoundDemands& demands, const Placed& peer,
+                        const PlacementPart& part) const;
+  // Whether the first `reverted` of `peers`, all at their shares at once, fit every server.
+  bool SharesFit(const RoundDemands& demands, const std::vector<int32_t>& peers, size_t reverted,
+                 const ClusterLedger& ledger) const;
   void Commit(const RoundDemands::Job& job, PlacementParts parts, ClusterLedger& ledger);
 
   Kind kind_;

@@ -104,6 +104,21 @@ TEST(SynergySim, TuneRevertsASpreadPeerOnEveryServer) {
   EXPECT_NEAR(ledger.free(1).cpus, 3, kEps);  // what job 2's part there gave back
 }
 
+// A peer below its share of memory is reverted before the one that holds the memory it needs
+// (job 0: 9 CPUs and 5 GB for 1 GPU; job 1: 3 CPUs and 490 GB). Job 2 (4 GPUs) needs memory:
+// reverting job 0 raises its memory to its share before job 1 gives back its excess. All given
+// back first, then the shares taken, the server is never overdrawn (a Debug build asserts it).
+TEST(SynergySim, TuneRevertingPeersNeverOverdrawsAServer) {
+  const std::vector<SchedJob> jobs = {Job(0, 1, 9, 5), Job(1, 1, 3, 490), Job(2, 4, 6, 62.5)};
+  ClusterLedger ledger({kSynergy});
+  const std::vector<JobPlacement> ps = Place("tune_synergy_sim", jobs, ledger);
+  ExpectParts(Find(ps, 0), {{0, 1, 3, 62.5}});
+  ExpectParts(Find(ps, 1), {{0, 1, 3, 62.5}});
+  ExpectParts(Find(ps, 2), {{0, 4, 12, 250}});
+  EXPECT_NEAR(ledger.free(0).memory_gb, 500 - 62.5 - 62.5 - 250, kEps);
+  EXPECT_GE(ledger.free(0).cpus, 0);
+}
+
 // Synergy's LAS picks the jobs whose GPUs fit before placing any: under GREEDY a picked job
 // whose CPUs do not fit leaves its GPUs idle, and the jobs after it were never picked.
 TEST(SynergySim, GreedyUnderLasLeavesTheGpusOfAJobThatDoesNotFitIdle) {
