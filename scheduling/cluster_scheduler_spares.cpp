@@ -50,10 +50,16 @@ bool ReletOnSpare(EngineState& st, JobPlacement& placement, int32_t failed, doub
     return false;
   }
   if (!st.jobs.contains(placement.job_id)) return false;
-  const int32_t spare = FindSpare(st, failed);
-  if (spare < 0) return false;
-  st.spare[spare] = false;
-  st.spare[failed] = true;
+  // The failed server's other jobs at this instant moved to a spare already: this one follows.
+  auto it = st.replaced.find(failed);
+  int32_t spare = it != st.replaced.end() && it->second.at_s == now_s ? it->second.spare : -1;
+  if (spare < 0) {
+    spare = FindSpare(st, failed);
+    if (spare < 0) return false;
+    st.spare[spare] = false;
+    st.spare[failed] = true;
+    st.replaced[failed] = EngineState::Replacement{.at_s = now_s, .spare = spare};
+  }
   for (PlacementPart& part : placement.parts) {
     if (part.server == failed) part.server = spare;
   }

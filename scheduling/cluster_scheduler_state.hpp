@@ -160,6 +160,13 @@ struct EngineState {
     absl::InlinedVector<double, 2> taken;
   };
   absl::flat_hash_map<int64_t, Relet> relets;
+  // The spare that took a failed server's place, and when: every job that server held moves to
+  // that one spare, so the pool keeps spare_servers servers.
+  struct Replacement {
+    double at_s = -1;
+    int32_t spare = -1;
+  };
+  absl::flat_hash_map<int32_t, Replacement> replaced;
   // options.continue_smaller_fraction: the jobs running smaller, on the parts they kept.
   absl::flat_hash_map<int64_t, PlacementParts> shrunk;
   // Jobs admitted since the last round was planned, and what survived when the whole queue was

@@ -123,6 +123,28 @@ TEST(ClusterSchedulerSpares, ServersLostAtOneInstantCostOneRestartOnAsManySpares
   EXPECT_EQ(cluster.out.start_at, 300);
 }
 
+TEST(ClusterSchedulerSpares, JobsOfOneFailedServerShareOneSpareAndThePoolKeepsItsSize) {
+  // Four 4-GPU servers, 2 and 3 spares; two 2-GPU jobs share server 0.
+  EmulatedCluster cluster(WithSpares(2), Servers(4, 4));
+  cluster.Submit(0, 2, 100000, 0);
+  cluster.Submit(1, 2, 100000, 0);
+  for (int64_t id = 2; id < 5; ++id) cluster.Submit(id, 4, 100000, 200);
+  cluster.StartAt(0);
+  ASSERT_EQ(GpusByServer(cluster.out), (std::map<int32_t, int32_t>{{0, 4}}));
+  const size_t before = cluster.out.leases.size();
+  cluster.engine().ServerDown(0, 100);
+  EXPECT_EQ(GpusByServer(cluster.out, before), (std::map<int32_t, int32_t>{{2, 4}}))
+      << "both jobs move to the one spare that took server 0's place";
+  for (int64_t id = 0; id < 2; ++id) cluster.engine().OnProgress(Report(id, 0, 0, false, 0, 1e5));
+  cluster.engine().OnRoundTimer();
+  for (int64_t id = 0; id < 2; ++id) cluster.engine().OnProgress(Report(id, 0, 100, true, 2, 9e4));
+  ASSERT_EQ(cluster.out.start_at, 300);
+  // The pool is servers 0 (repaired) and 3: of three 4-GPU jobs that came, one finds room.
+  cluster.engine().ServerUp(0);
+  cluster.StartAt(300);
+  EXPECT_EQ(GpusByServer(cluster.out), (std::map<int32_t, int32_t>{{1, 4}, {2, 4}}));
+}
+
 TEST(ClusterSchedulerSpares, WithoutAnUpSpareTheJobWaitsForTheNextRound) {
   EmulatedCluster cluster(WithSpares(1), Servers(3, 4));
   cluster.Submit(0, 4, 100000, 0);
