@@ -51,6 +51,13 @@ caf::behavior MetricsActor(caf::stateful_actor<MetricsState>* self,
       [=](JobNetworkBatch& batch) { self->state.records.job_network = std::move(batch.jobs); },
       [=](JobRecoveryBatch& batch) { self->state.records.job_recovery = std::move(batch.jobs); },
       [=](ServerDownRecord& down) { self->state.records.servers_down.push_back(std::move(down)); },
+      [=](const ServerBackRecord& back) {
+        auto& downs = self->state.records.servers_down;
+        auto it = std::find_if(downs.rbegin(), downs.rend(), [&back](const ServerDownRecord& d) {
+          return d.server == back.server && d.at_s <= back.at_s;
+        });
+        if (it != downs.rend()) it->restart_at_s = back.at_s;
+      },
       [=](RunEnd& end) {
         MetricsState& st = self->state;
         st.records.end = std::move(end);

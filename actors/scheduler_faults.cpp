@@ -32,9 +32,11 @@ void RecordServerDown(Self* self, int32_t server) {
   }
   if (auto it = st.server_notices.find(server); it != st.server_notices.end()) {
     // A notice without a cause re-announces, to a restarted scheduler, a crash recorded before.
-    if (it->second.cause.empty()) return;
-    record.cause = it->second.cause;
-    record.restart_at_s = it->second.restart_at_s;
+    const ServerNotice notice = std::move(it->second);
+    st.server_notices.erase(it);
+    if (notice.cause.empty()) return;
+    record.cause = notice.cause;
+    record.restart_at_s = notice.restart_at_s;
   }
   Tell(self, st.telemetry, st.cluster.metrics, std::move(record));
 }
@@ -114,6 +116,10 @@ void OnServerUp(Self* self, ServerUp& up) {
   self->monitor(slot);
   st.server_of_actor[slot.address()] = up.server;
   spdlog::info("scheduler: server {} is back at {:.0f} s", up.server, st.clock.Now(self));
+  // Its repair took until now, whatever the notices said (a second crash may have put it off).
+  st.server_notices.erase(up.server);
+  Tell(self, st.telemetry, st.cluster.metrics,
+       ServerBackRecord{.server = up.server, .at_s = st.clock.Now(self)});
 }
 
 }  // namespace troupe::scheduler_detail

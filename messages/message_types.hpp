@@ -19,7 +19,7 @@ class actor_system_config;
   X(RecoveredJobs) X(CheckpointQuery) X(CheckpointList) X(FaultRecord) X(LeaseResize) \
   X(LeaseRelease) X(ServerFree) X(JobProgress) X(ArrivalsRequest) X(ArrivedJob) X(ArrivalBatch) \
   X(JobRecord) X(RoundRecord) X(LeaseRecord) X(LeaseBatch) X(LinkRecord) X(LinkBatch) X(JobNetworkRecord) X(JobNetworkBatch) X(LeasePart) X(RunEnd) \
-  X(JobRecoveryRecord) X(JobRecoveryBatch) X(ServerDownRecord) \
+  X(JobRecoveryRecord) X(JobRecoveryBatch) X(ServerDownRecord) X(ServerBackRecord) \
   X(SensitivityMatrix) X(ProfileAsk) X(ProfileRequest) X(JobProfile) X(ProfileBatch) \
   X(PsExamples) X(PsPrepare) X(PsReady) X(PsPull) X(PsRows) X(PsPush) X(PsExchange) X(PsCredit) \
   X(PsStepDone) X(PsPeers) X(PsStart) X(PsStageReport) X(PsShardReport) X(PsTrainerReport) \

@@ -149,6 +149,17 @@ auto inspect(Inspector& f, ServerDownRecord& x) {
   return f(x.at_s, x.server, x.gpus, x.cause, x.restart_at_s, x.jobs_hit, x.job_gpus_hit);
 }
 
+// A server recorded down came back at at_s: its ServerDownRecord's restart_at_s becomes at_s (a
+// second crash while it was down may have put its return off).
+struct ServerBackRecord {
+  int32_t server = 0;
+  double at_s = 0;
+};
+template <class Inspector>
+auto inspect(Inspector& f, ServerBackRecord& x) {
+  return f(x.server, x.at_s);
+}
+
 struct RoundRecord {
   int64_t round = 0;
   double start_s = 0;

@@ -122,6 +122,15 @@ TEST(FailureCostRun, ARunWithoutServerFailuresHasNoFailureRecords) {
   EXPECT_TRUE(crashed.servers_down.empty());
 }
 
+TEST(FailureCostRun, ASecondCrashThatPutsOffTheRepairIsCountedToTheReturn) {
+  // Down at 7200 s for 600 s; a second crash at 7400 s keeps it down until 9400 s.
+  const RunResult r =
+      RunWithFaults(FaultTestConfig(), {"crash:server:2@7200+600", "crash:server:2@7400+2000"});
+  ASSERT_EQ(r.servers_down.size(), 1u) << "one outage";
+  EXPECT_EQ(r.servers_down[0].restart_at_s, 9400);
+  EXPECT_NEAR(r.summary.failures().repair_gpu_hours(), 4 * 2200.0 / 3600, 1e-9);
+}
+
 TEST(FailureCostRun, ADeclaredCrashIsAFault) {
   const RunResult r = RunWithFaults(FaultTestConfig(), {"crash:server:2@7200+600"});
   ASSERT_EQ(r.servers_down.size(), 1u);
