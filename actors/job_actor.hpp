@@ -116,6 +116,9 @@ struct JobActorState {
   CheckpointCosts costs;
   // on_server_loss continue_smaller: the fewest GPUs it runs on after losing servers (0: all).
   int32_t min_gpus = 0;
+  // Of the job's GPU-seconds of training since its last checkpoint, those its smaller leases
+  // did not hold: a failure wastes only the GPUs that trained.
+  double unsaved_short_gpu_s = 0;
   JobRecovery unreported;
   double unreported_wasted_gpu_s = 0;  // lost before a respawn, reported with the next lease
   // workload.replay_job_failures: the trace's attempt the job is in (an index into

@@ -52,6 +52,14 @@ double SmallerShare(const JobActorState& st, int32_t gpus) {
   return gpus > 0 && gpus < st.spec.gpus ? static_cast<double>(gpus) / st.spec.gpus : 1.0;
 }
 
+// unsaved_short_gpu_s after `span` of a lease on `gpus` GPUs: a checkpoint completed in the span
+// leaves only the training since it, all at this lease's size.
+double ShortAfter(const JobActorState& st, const LeaseSpan& span, int32_t gpus) {
+  const int32_t short_gpus = gpus > 0 && gpus < st.spec.gpus ? st.spec.gpus - gpus : 0;
+  if (span.checkpoints > 0) return short_gpus * span.after.unsaved_train_s;
+  return st.unsaved_short_gpu_s + short_gpus * span.train_s;
+}
+
 // Iterations the running lease's share makes in `seconds` of training (the emulated throughput).
 int64_t IterationsAtShare(JobActorState& st, double seconds) {
   const LeaseAssembly& assembly = st.lease.assembly;
@@ -146,7 +154,10 @@ JobProgress RunLease(JobActorState& st) {
   if (lease.trained.weights) account.gang = std::move(lease.trained);
   const int64_t left_before = account.iterations_left;
   account.iterations_left -= p.iterations_done;
-  if (st.recovery) CommitSpan(st, span, left_before, iterations_in);
+  if (st.recovery) {
+    CommitSpan(st, span, left_before, iterations_in);
+    st.unsaved_short_gpu_s = st.costs.interval_s <= 0 ? 0 : ShortAfter(st, span, p.gpus);
+  }
   account.at_s = assembly.end_s();
   account.finished = account.iterations_left == 0;
   if (account.first_start_s < 0) account.first_start_s = assembly.start_s();
@@ -193,7 +204,8 @@ void LoseSinceCheckpoint(JobActorState& st, double held_s, JobProgress* p) {
   cadence = CheckpointCadence{.saved_iterations_left = saved, .restart_left_s = st.costs.restart_s};
   p->iterations_left = saved;
   p->rolled_back = true;
-  p->wasted_gpu_s = st.spec.gpus * lost_s;
+  p->wasted_gpu_s = st.spec.gpus * lost_s - ShortAfter(st, span, st.lease.assembly.gpus());
+  st.unsaved_short_gpu_s = 0;
   account.wasted_gpu_s += p->wasted_gpu_s;
 }
 
@@ -204,8 +216,10 @@ void ResumeFromCheckpoint(JobActorState& st) {
   const double lost_s = cadence.unsaved_train_s;
   Note(st, JobRecovery{.lost_s = lost_s, .interruptions = 1});
   account.iterations_left = cadence.saved_iterations_left;
-  account.wasted_gpu_s += st.spec.gpus * lost_s;
-  st.unreported_wasted_gpu_s += st.spec.gpus * lost_s;
+  const double wasted_gpu_s = st.spec.gpus * lost_s - st.unsaved_short_gpu_s;
+  st.unsaved_short_gpu_s = 0;
+  account.wasted_gpu_s += wasted_gpu_s;
+  st.unreported_wasted_gpu_s += wasted_gpu_s;
   cadence = CheckpointCadence{.saved_iterations_left = account.iterations_left,
                               .restart_left_s = st.costs.restart_s};
 }

@@ -64,5 +64,26 @@ TEST(ElasticRun, BelowTheFractionTheJobWaitsAsWithoutIt) {
   EXPECT_EQ(strict.leases.size(), wait.leases.size());
 }
 
+TEST(ElasticRun, AFailureOfTheSmallerLeaseWastesOnlyTheGpusThatTrained) {
+  // Server 0 dies 10 s in: 10 s of the 8-GPU lease are lost, and the job goes on at once on
+  // server 1's 4 GPUs; server 1 dies at 290 s: what those 4 GPUs trained since is lost.
+  const std::string trace = FreshDir("elastic-wasted") + "/trace.csv";
+  WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450,8\n");
+  const RunResult r = RunConfigText(
+      "cluster { servers { name: \"s\" count: 2 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
+      "workload { trace_file: \"" +
+      trace +
+      "\" }\n"
+      "faults { fault { kind: crash target: \"server:0\" at_s: 10 duration_s: 600 }\n"
+      "  fault { kind: crash target: \"server:1\" at_s: 290 duration_s: 600 }\n"
+      "  recovery { restart_s: 60 on_server_loss: continue_smaller min_size_fraction: 0.5 } }\n");
+  ASSERT_EQ(r.jobs.size(), 1u);
+  ASSERT_EQ(r.job_recovery.size(), 1u);
+  const JobRecovery& costs = r.job_recovery[0].costs;
+  EXPECT_EQ(costs.interruptions, 2);
+  ASSERT_GT(costs.lost_s, 10 + 200) << "the smaller lease trained before server 1 died";
+  EXPECT_NEAR(r.jobs[0].wasted_gpu_s, 8 * 10 + 4 * (costs.lost_s - 10), 1e-6);
+}
+
 }  // namespace
 }  // namespace troupe::testing
