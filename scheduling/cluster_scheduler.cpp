@@ -124,8 +124,10 @@ void ClusterScheduler::ServerDown(int32_t server, double now_s) {
     if (!ReletAt(st, id, now_s)) {
       st.out->LoseLease(id, st.round, LeaseStartOf(st, id), server);
       if (!ReletOnSpare(st, placement, server, now_s)) ReletSmaller(st, placement, server, now_s);
-    } else if (!ReletOnSpare(st, placement, server, now_s)) {
+    } else if (LeaseStartOf(st, id) != now_s || !ReletOnSpare(st, placement, server, now_s)) {
+      // Relet smaller at this instant, or no spare for this server: the relet lease is lost too.
       st.out->LoseLease(id, st.round, LeaseStartOf(st, id), server);
+      ReletSmaller(st, placement, server, now_s);
     }
   }
 }

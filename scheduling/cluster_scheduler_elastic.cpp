@@ -6,6 +6,7 @@
 // otherwise it keeps the parts it ran on where no other job took them, and else waits as a
 // whole job does.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "scheduling/cluster_scheduler_internal.hpp"
@@ -39,9 +40,14 @@ bool ReletSmaller(EngineState& st, JobPlacement& placement, int32_t failed, doub
   const int32_t job_gpus = it->second.view.gpus;
   if (gpus < FewestGpusAfterLoss(st.options.continue_smaller_fraction, job_gpus)) return false;
   placement.parts = kept;
-  st.relets[placement.job_id].start_s = now_s;
+  // A second loss at this instant ends the lease relet at it: the job (and the servers) take a
+  // lease only over a later one, so this one starts just after.
+  EngineState::Relet& relet = st.relets[placement.job_id];
+  const double start_s = relet.at_s == now_s ? std::nextafter(relet.start_s, now_s + 1) : now_s;
+  relet.start_s = start_s;
+  relet.at_s = now_s;
   st.shrunk[placement.job_id] = std::move(kept);
-  GrantRelet(st, placement, now_s);
+  GrantRelet(st, placement, start_s);
   return true;
 }
 

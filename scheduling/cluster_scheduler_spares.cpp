@@ -63,7 +63,9 @@ bool ReletOnSpare(EngineState& st, JobPlacement& placement, int32_t failed, doub
   for (PlacementPart& part : placement.parts) {
     if (part.server == failed) part.server = spare;
   }
-  st.relets[placement.job_id].start_s = now_s;
+  EngineState::Relet& relet = st.relets[placement.job_id];
+  relet.start_s = now_s;
+  relet.at_s = now_s;
   GrantRelet(st, placement, now_s);
   return true;
 }
@@ -97,7 +99,7 @@ double LeaseStartOf(const EngineState& st, int64_t job_id) {
 
 bool ReletAt(const EngineState& st, int64_t job_id, double now_s) {
   auto it = st.relets.find(job_id);
-  return it != st.relets.end() && it->second.start_s == now_s;
+  return it != st.relets.end() && it->second.at_s == now_s;
 }
 
 bool TakeReportBeforeRelet(EngineState& st, TrackedJob& job, const JobProgress& p) {

@@ -157,6 +157,7 @@ struct EngineState {
   std::vector<bool> spare;
   struct Relet {
     double start_s = 0;
+    double at_s = -1;  // the failure it follows (a smaller relet lost at it starts just after)
     absl::InlinedVector<double, 2> taken;
   };
   absl::flat_hash_map<int64_t, Relet> relets;

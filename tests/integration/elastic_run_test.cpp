@@ -64,6 +64,32 @@ TEST(ElasticRun, BelowTheFractionTheJobWaitsAsWithoutIt) {
   EXPECT_EQ(strict.leases.size(), wait.leases.size());
 }
 
+TEST(ElasticRun, ServersLostAtOneInstantLeaveTheJobOnTheServerItStillHolds) {
+  // A 12-GPU job on three 4-GPU servers; a switch takes servers 0 and 1 at 100 s until 700 s.
+  const auto run = [](const std::string& on_loss) {
+    const std::string trace = FreshDir("elastic-switch") + "/trace.csv";
+    WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450,12\n");
+    return RunConfigText(
+        "cluster { servers { name: \"s\" count: 3 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
+        "workload { trace_file: \"" +
+        trace +
+        "\" }\n"
+        "run { lease_log: true }\n"
+        "faults { fault { kind: crash target: \"server:0-1\" at_s: 100 duration_s: 600 }\n"
+        "  recovery { restart_s: 60 " +
+        on_loss + " } }\n");
+  };
+  const RunResult smaller = run("on_server_loss: continue_smaller min_size_fraction: 0.3");
+  const RunResult wait = run("");
+  ASSERT_EQ(smaller.jobs.size(), 1u);
+  ASSERT_EQ(wait.jobs.size(), 1u);
+  const auto rounds = GpusByRound(smaller);
+  ASSERT_TRUE(rounds.contains(0));
+  EXPECT_EQ(rounds.at(0), (std::map<int32_t, int>{{2, 4}})) << "on at once, on server 2";
+  EXPECT_GE(smaller.jobs[0].end_s, 0);
+  EXPECT_LT(smaller.jobs[0].end_s, wait.jobs[0].end_s);
+}
+
 TEST(ElasticRun, AFailureOfTheSmallerLeaseWastesOnlyTheGpusThatTrained) {
   // Server 0 dies 10 s in: 10 s of the 8-GPU lease are lost, and the job goes on at once on
   // server 1's 4 GPUs; server 1 dies at 290 s: what those 4 GPUs trained since is lost.

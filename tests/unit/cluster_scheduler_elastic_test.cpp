@@ -41,6 +41,28 @@ JobProgress Report(int64_t job_id, int64_t round, double lease_start_s, int32_t 
   return p;
 }
 
+TEST(ClusterSchedulerElastic, ServersLostAtOneInstantLeaveTheJobOnWhatItStillHolds) {
+  EmulatedCluster cluster(Elastic(0.3), Servers(3, 4));
+  cluster.Submit(0, 12, 100000, 0);  // all three servers
+  cluster.StartAt(0);
+  cluster.engine().ServerDown(0, 100);
+  const size_t before = cluster.out.leases.size();
+  cluster.engine().ServerDown(1, 100);  // a switch took both
+  ASSERT_EQ(GpusByServer(cluster.out, before), (std::map<int32_t, int32_t>{{2, 4}}));
+  const ServerRound& relet = cluster.out.leases.back().second;
+  // Just after the relet lost with server 1, so that the job takes it as a new lease.
+  EXPECT_GT(relet.start_s, 100);
+  EXPECT_LT(relet.start_s, 100.001);
+  EXPECT_EQ(relet.grants[0].parts, 1);
+  cluster.engine().OnProgress(Report(0, 0, 0, 0, 100000));    // the round's lease, lost
+  cluster.engine().OnProgress(Report(0, 0, 100, 0, 100000));  // the first relet, lost
+  cluster.engine().OnRoundTimer();
+  EXPECT_TRUE(cluster.engine().Awaited(0));
+  cluster.engine().OnProgress(Report(0, 0, relet.start_s, 4, 99950));
+  EXPECT_FALSE(cluster.engine().Awaited(0));
+  EXPECT_EQ(cluster.out.start_at, 300);
+}
+
 TEST(ClusterSchedulerElastic, AJobGoesOnAtOnceOnTheGpusItKept) {
   EmulatedCluster cluster(Elastic(0.5), Servers(2, 4));
   cluster.Submit(0, 8, 100000, 0);  // both servers
