@@ -138,11 +138,11 @@ auto inspect(Inspector& f, FaultRecord& x) {
 struct ServerDownRecord {
   double at_s = 0;
   int32_t server = 0;
-  int32_t gpus = 0;            // the server's
-  std::string cause;           // "failure:gpu", ...; "fault": declared or random; "lost": no notice
-  double restart_at_s = -1;    // when it came back, or was to (-1: never)
-  int32_t jobs_hit = 0;        // jobs whose leases on it were running
-  int32_t job_gpus_hit = 0;    // all the GPUs of those jobs (a gang job stops whole)
+  int32_t gpus = 0;          // the server's
+  std::string cause;         // "failure:gpu", ...; "fault": declared or random; "lost": no notice
+  double restart_at_s = -1;  // when it came back, or was to (-1: never)
+  int32_t jobs_hit = 0;      // jobs whose leases on it were running
+  int32_t job_gpus_hit = 0;  // all the GPUs of those jobs (a gang job stops whole)
 };
 template <class Inspector>
 auto inspect(Inspector& f, ServerDownRecord& x) {

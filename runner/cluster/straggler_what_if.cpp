@@ -73,7 +73,8 @@ Status StageStragglersCsv(const std::string& out_dir, const std::vector<JobRecor
 void SummarizeStragglers(const std::vector<JobRecord>& with, const std::vector<JobRecord>& without,
                          int32_t slow_faults, summaries::ClusterRunSummary* summary) {
   const std::map<int64_t, double> jct_without = JctById(without);
-  std::map<int64_t, double> held_with = GpuSecondsById(with), held_without = GpuSecondsById(without);
+  std::map<int64_t, double> held_with = GpuSecondsById(with),
+                            held_without = GpuSecondsById(without);
   summaries::StragglerSummary* s = summary->mutable_stragglers();
   s->set_slow_faults(slow_faults);
   double sum_with = 0, sum_without = 0, extra_gpu_s = 0;
