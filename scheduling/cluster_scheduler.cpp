@@ -106,6 +106,20 @@ void ClusterScheduler::OnGrace(int64_t round) {
 
 void ClusterScheduler::EndRun(const std::string& reason) { engine_detail::EndRun(*st_, reason); }
 
+namespace {
+
+// A placement of this round with a part on `server`, of a job whose report of the round is still
+// awaited: what a failure of that server cuts.
+bool RunsAwaitedOn(const EngineState& st, const JobPlacement& placement, int32_t server) {
+  const auto on_server = [server](const PlacementPart& p) { return p.server == server; };
+  if (std::none_of(placement.parts.begin(), placement.parts.end(), on_server)) return false;
+  auto it = st.jobs.find(placement.job_id);
+  return it != st.jobs.end() && !it->second.done && it->second.has_actor &&
+         AwaitedThisRound(st, it->second);
+}
+
+}  // namespace
+
 void ClusterScheduler::ServerDown(int32_t server, double now_s) {
   EngineState& st = *st_;
   st.server_up[server] = false;
@@ -113,12 +127,7 @@ void ClusterScheduler::ServerDown(int32_t server, double now_s) {
   // timer, the jobs still awaited on it may be waiting for a grant it never sent: they report too.
   // With spares, the job is relet at once on a spare in the failed server's place.
   for (JobPlacement& placement : st.round_placements) {
-    const auto& parts = placement.parts;
-    const auto on_server = [server](const PlacementPart& p) { return p.server == server; };
-    if (std::none_of(parts.begin(), parts.end(), on_server)) continue;
-    auto it = st.jobs.find(placement.job_id);
-    if (it == st.jobs.end() || it->second.done || !it->second.has_actor) continue;
-    if (!AwaitedThisRound(st, it->second)) continue;
+    if (!RunsAwaitedOn(st, placement, server)) continue;
     // Several servers of the job at one instant (a switch): it restarts once, on as many spares.
     const int64_t id = placement.job_id;
     if (!ReletAt(st, id, now_s)) {
@@ -137,12 +146,7 @@ ClusterScheduler::LeasesOnServer ClusterScheduler::RunningOn(int32_t server, dou
   LeasesOnServer hit{.server_gpus = st.ledger->shape(server).gpus, .jobs = {}};
   if (st.round < 0 || now_s <= st.current.start_s || now_s >= st.current.end_s) return hit;
   for (const JobPlacement& placement : st.round_placements) {
-    const auto& parts = placement.parts;
-    const auto on_server = [server](const PlacementPart& p) { return p.server == server; };
-    if (std::none_of(parts.begin(), parts.end(), on_server)) continue;
-    auto it = st.jobs.find(placement.job_id);
-    if (it == st.jobs.end() || it->second.done || !it->second.has_actor) continue;
-    if (!AwaitedThisRound(st, it->second)) continue;
+    if (!RunsAwaitedOn(st, placement, server)) continue;
     hit.jobs.push_back({.id = placement.job_id, .gpus = placement.gpus()});
   }
   return hit;
