@@ -13,20 +13,13 @@ namespace {
 
 using testing::EmulatedCluster;
 using testing::Fifo;
+using testing::GpusByServer;
 using testing::Servers;
 
 ClusterSchedulerOptions Elastic(double fraction) {
   ClusterSchedulerOptions o = Fifo();
   o.continue_smaller_fraction = fraction;
   return o;
-}
-
-std::map<int32_t, int32_t> GpusByServer(const testing::RecordingOutput& out, size_t from = 0) {
-  std::map<int32_t, int32_t> gpus;
-  for (size_t i = from; i < out.leases.size(); ++i) {
-    for (const Grant& g : out.leases[i].second.grants) gpus[out.leases[i].first] += g.gpus;
-  }
-  return gpus;
 }
 
 JobProgress Report(int64_t job_id, int64_t round, double lease_start_s, int32_t gpus,

@@ -250,6 +250,15 @@ class EmulatedCluster {
 };
 
 // FIFO with proportional shares and 300 s rounds: the engine's plainest run.
+// GPUs granted on each server by the leases heard from index `from` on.
+inline std::map<int32_t, int32_t> GpusByServer(const RecordingOutput& out, size_t from = 0) {
+  std::map<int32_t, int32_t> gpus;
+  for (size_t i = from; i < out.leases.size(); ++i) {
+    for (const Grant& g : out.leases[i].second.grants) gpus[out.leases[i].first] += g.gpus;
+  }
+  return gpus;
+}
+
 inline ClusterSchedulerOptions Fifo() {
   ClusterSchedulerOptions o;
   o.policy = "fifo";

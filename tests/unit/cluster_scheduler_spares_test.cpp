@@ -15,21 +15,13 @@ namespace {
 
 using testing::EmulatedCluster;
 using testing::Fifo;
+using testing::GpusByServer;
 using testing::Servers;
 
 ClusterSchedulerOptions WithSpares(int32_t spares) {
   ClusterSchedulerOptions o = Fifo();
   o.spare_servers = spares;
   return o;
-}
-
-// GPUs granted on each server by the leases heard from index `from` on.
-std::map<int32_t, int32_t> GpusByServer(const testing::RecordingOutput& out, size_t from = 0) {
-  std::map<int32_t, int32_t> gpus;
-  for (size_t i = from; i < out.leases.size(); ++i) {
-    for (const Grant& g : out.leases[i].second.grants) gpus[out.leases[i].first] += g.gpus;
-  }
-  return gpus;
 }
 
 JobProgress Report(int64_t job_id, int64_t round, double lease_start_s, bool ran, int32_t gpus,
