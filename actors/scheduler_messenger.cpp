@@ -42,15 +42,7 @@ class Messenger final : public scheduling::SchedulerOutput {
     leases.end_s = round.end_s;
     leases.leases.reserve(round.grants.size());
     for (const scheduling::Grant& g : round.grants) {
-      leases.leases.push_back(LeaseOrder{.job_id = g.job_id,
-                                         .job = HandleOf(g.job_id),
-                                         .gpus = g.gpus,
-                                         .cpus = g.cpus,
-                                         .memory_gb = g.memory_gb,
-                                         .parts = g.parts,
-                                         .type_speed = g.type_speed,
-                                         .rounds_stood = g.rounds_stood,
-                                         .network_s = g.network_s});
+      leases.leases.push_back(LeaseOrder{.job = HandleOf(g.job_id), .terms = g});
     }
     leases.standing = std::move(round.standing);
     Tell(self_, st.telemetry, st.cluster.servers[server], std::move(leases));

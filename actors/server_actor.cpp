@@ -68,28 +68,29 @@ void ApplyRound(Self self, const RoundLeases& round) {
   EndLeasesButStanding(self, scheduler, round);
   const double speed = round.start_s < st.slow.until_s ? st.slow.factor : 1.0;
   for (const LeaseOrder& order : round.leases) {
+    const LeaseTerms& terms = order.terms;
     // A straggler's factor and the GPU type's speed for this job compose.
     LeaseGrant grant{.round = round.round,
                      .start_s = round.start_s,
                      .end_s = round.end_s,
                      .server = st.spec.index,
                      .gpu_ids = {},
-                     .cpus = order.cpus,
-                     .memory_gb = order.memory_gb,
-                     .parts = order.parts,
+                     .cpus = terms.cpus,
+                     .memory_gb = terms.memory_gb,
+                     .parts = terms.parts,
                      .granted = true,
                      .scheduler = scheduler,
-                     .speed = speed * order.type_speed,
-                     .rounds_stood = order.rounds_stood,
-                     .network_s = order.network_s};
+                     .speed = speed * terms.type_speed,
+                     .rounds_stood = terms.rounds_stood,
+                     .network_s = terms.network_s};
     // A job relet mid-round after a failure (a spare took a lost server's place) is granted its
     // part here anew: the grant replaces the lease it holds here.
-    if (st.ledger->Find(order.job_id) != nullptr) st.ledger->Release(order.job_id);
-    Status s = st.ledger->Grant(order.job_id, order.gpus, order.cpus, order.memory_gb, round.end_s,
+    if (st.ledger->Find(terms.job_id) != nullptr) st.ledger->Release(terms.job_id);
+    Status s = st.ledger->Grant(terms.job_id, terms.gpus, terms.cpus, terms.memory_gb, round.end_s,
                                 &grant.gpu_ids);
     if (!s.ok()) {
       grant.granted = false;
-      Refuse(self, scheduler, round, order.job_id, s);
+      Refuse(self, scheduler, round, terms.job_id, s);
     }
     Tell(self, st.telemetry, order.job, std::move(grant));
   }

@@ -50,27 +50,17 @@ auto inspect(Inspector& f, ServerSpec& x) {
   return f(x.index, x.name, x.gpus, x.cpus, x.memory_gb, x.devices);
 }
 
-// The scheduler's order for one job's part on one server.
+// The scheduler's order for one job's part on one server: the lease's terms and the job to grant.
 struct LeaseOrder {
-  int64_t job_id = 0;
   job_actor job;
-  int32_t gpus = 0;
-  double cpus = 0;
-  double memory_gb = 0;
-  int32_t parts = 1;  // servers the job spans this round (gang: all or nothing)
-  // The job's speed on this server's GPU type, relative to the reference type (1 on a cluster
-  // that names no type): the server's grant carries it, so the job runs at it.
-  double type_speed = 1;
-  int32_t rounds_stood = 0;  // rounds the job's previous lease stood since its last grant
-  // With a fabric: the exposed seconds of the job's gradient exchange per iteration at its share
-  // of the links this round (docs/network.md); an iteration takes its compute plus this.
-  double network_s = 0;
+  LeaseTerms terms;
 };
 template <class Inspector>
 auto inspect(Inspector& f, LeaseOrder& x) {
-  return f(x.job_id, x.job, x.gpus, x.cpus, x.memory_gb, x.parts, x.type_speed, x.rounds_stood,
-           x.network_s);
+  return f(x.job, x.terms);
 }
+// Every round's leases are vectors of these: one cache line each (LeaseTerms is ordered to pack).
+static_assert(sizeof(LeaseOrder) <= 64);
 
 // Every lease of one round on one server. Leases of earlier rounds have ended by start_s, but for
 // the standing parts kept here.
@@ -103,7 +93,7 @@ struct LeaseGrant {
   // Rounds the job's previous lease stood (at the rate its last report offered) since its last
   // grant: the job credits them before this lease.
   int32_t rounds_stood = 0;
-  double network_s = 0;  // LeaseOrder.network_s
+  double network_s = 0;  // LeaseTerms.network_s
 };
 template <class Inspector>
 auto inspect(Inspector& f, LeaseGrant& x) {

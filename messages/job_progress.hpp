@@ -1,6 +1,7 @@
 // The plain (actor-free) messages of the lease protocol that the round engine reads and writes
-// (scheduling/cluster_scheduler.hpp): a job's report at the end of a lease and the parts of a
-// standing lease. Part of the protocol of messages/cluster_messages.hpp, which includes this.
+// (scheduling/cluster_scheduler.hpp): the terms of a job's lease on one server, a job's report at
+// the end of a lease and the parts of a standing lease. Part of the protocol of
+// messages/cluster_messages.hpp, which includes this.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,29 @@
 #include "messages/records.hpp"
 
 namespace troupe {
+
+// The terms of one job's lease on one server for a round: what the engine grants (its Grant) and
+// what the scheduler orders the server to book (LeaseOrder, which adds the job's actor). Fields
+// are ordered so that the struct packs into 56 bytes (LeaseOrder: one 64-byte cache line).
+struct LeaseTerms {
+  int64_t job_id = 0;
+  int32_t gpus = 0;
+  int32_t parts = 1;  // servers the job spans this round (gang: all or nothing)
+  double cpus = 0;
+  double memory_gb = 0;
+  // The job's speed on this server's GPU type, relative to the reference type (1 on a cluster
+  // that names no type): the server's grant carries it, so the job runs at it.
+  double type_speed = 1;
+  // With a fabric: the exposed seconds of the job's gradient exchange per iteration at its share
+  // of the links this round (docs/network.md); an iteration takes its compute plus this.
+  double network_s = 0;
+  int32_t rounds_stood = 0;  // rounds the job's previous lease stood since its last grant
+};
+template <class Inspector>
+auto inspect(Inspector& f, LeaseTerms& x) {
+  return f(x.job_id, x.gpus, x.parts, x.cpus, x.memory_gb, x.type_speed, x.network_s,
+           x.rounds_stood);
+}
 
 // A part of a standing lease on one server: the server keeps the job's lease there, with its
 // GPUs, if it is of this size, and otherwise books one; either way it tells the job nothing.

@@ -102,17 +102,9 @@ struct Arrival {
   JobTraffic traffic;  // its gradient exchange, with a fabric
 };
 
-// One job's grant on one server (a LeaseOrder without the job's actor).
-struct Grant {
-  int64_t job_id = 0;
-  int32_t gpus = 0;
-  double cpus = 0;
-  double memory_gb = 0;
-  int32_t parts = 1;  // servers the job spans this round (gang: all or nothing)
-  double type_speed = 1;
-  int32_t rounds_stood = 0;  // rounds the job's previous lease stood since its last grant
-  double network_s = 0;      // exposed communication seconds per iteration (FabricRound)
-};
+// One job's grant on one server: the terms of its lease there (a LeaseOrder without the job's
+// actor; messages/job_progress.hpp).
+using Grant = LeaseTerms;
 
 // A server's share of one round (a RoundLeases without actors).
 struct ServerRound {

@@ -85,12 +85,12 @@ size_t GrantOrStand(EngineState& st, const std::vector<scheduling::JobPlacement>
         st.leases_by_server[part.server].grants.push_back(
             Grant{.job_id = p.job_id,
                   .gpus = part.gpus,
+                  .parts = parts,
                   .cpus = part.cpus,
                   .memory_gb = part.memory_gb,
-                  .parts = parts,
                   .type_speed = job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type),
-                  .rounds_stood = rounds_stood,
-                  .network_s = network.network_s});
+                  .network_s = network.network_s,
+                  .rounds_stood = rounds_stood});
       }
       st.current.gpus_allocated += part.gpus;
       st.current.cpus_allocated += part.cpus;

@@ -82,12 +82,12 @@ void GrantRelet(EngineState& st, const JobPlacement& placement, double now_s) {
     round.grants.push_back(
         Grant{.job_id = placement.job_id,
               .gpus = part.gpus,
+              .parts = parts,
               .cpus = part.cpus,
               .memory_gb = part.memory_gb,
-              .parts = parts,
               .type_speed = job.view.TypeSpeed(st.ledger->shape(part.server).gpu_type),
-              .rounds_stood = 0,
-              .network_s = network_s});
+              .network_s = network_s,
+              .rounds_stood = 0});
     st.out->LeaseRound(part.server, std::move(round));
   }
 }

@@ -61,14 +61,8 @@ class ServerActorTest : public ::testing::Test {
     Step();
   }
   LeaseOrder Order(int64_t job, int32_t gpus, double cpus, double memory) {
-    return LeaseOrder{.job_id = job,
-                      .job = caf::actor_cast<job_actor>(job_),  // the probe stands in for a job
-                      .gpus = gpus,
-                      .cpus = cpus,
-                      .memory_gb = memory,
-                      .parts = 1,
-                      .type_speed = 1,
-                      .rounds_stood = 0};
+    return LeaseOrder{.job = caf::actor_cast<job_actor>(job_),  // the probe stands in for a job
+                      .terms = {.job_id = job, .gpus = gpus, .cpus = cpus, .memory_gb = memory}};
   }
 
   ActorRuntime runtime_;
@@ -107,7 +101,7 @@ TEST_F(ServerActorTest, NextRoundsLeasesReplaceThePreviousOnes) {
 TEST_F(ServerActorTest, AStandingLeaseKeepsItsGpusWithoutAGrant) {
   SendRound(0, {Order(1, 4, 12, 250), Order(2, 4, 12, 250)});
   LeaseOrder after_standing = Order(3, 4, 12, 250);
-  after_standing.rounds_stood = 2;
+  after_standing.terms.rounds_stood = 2;
   SendRound(1, {after_standing}, {{1, 4, 12, 250}});  // job 2's lease ended; job 1's stands
   ASSERT_EQ(job_inbox_.grants.size(), 3u);            // none for job 1 in round 1
   const LeaseGrant& grant = job_inbox_.grants[2];
