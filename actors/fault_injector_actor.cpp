@@ -44,6 +44,23 @@ std::string BackAt(double down_until) {
   return down_until == kNever ? "it never restarts" : fmt::format("back at {:.0f} s", down_until);
 }
 
+bool SchedulerIsDown(const FaultInjectorState& st) { return st.scheduler_down_until != kUp; }
+
+// A server that fails while the scheduler is down: no scheduler records it (nor sees it, if it
+// is back before the scheduler), so the injector does, from its failure, with its cause. No
+// lease was cut: the leases the old scheduler gave run to their end.
+void RecordDownWithoutScheduler(Self* self, const FaultEvent& e, int64_t server, double until) {
+  FaultInjectorState& st = self->state;
+  Tell(self, st.telemetry, st.setup.cluster.metrics,
+       ServerDownRecord{.at_s = e.at_s,
+                        .server = static_cast<int32_t>(server),
+                        .gpus = st.setup.cluster.specs[server].gpus,
+                        .cause = e.cause.empty() ? "fault" : e.cause,
+                        .restart_at_s = AsRestart(until),
+                        .jobs_hit = 0,
+                        .job_gpus_hit = 0});
+}
+
 void CrashServers(Self* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   for (int64_t s : e.target.IndicesAmong(static_cast<int64_t>(st.setup.cluster.servers.size()))) {
@@ -67,6 +84,7 @@ void CrashServers(Self* self, const FaultEvent& e) {
       continue;
     }
     self->send_exit(st.setup.cluster.servers[s], caf::exit_reason::kill);
+    if (SchedulerIsDown(st)) RecordDownWithoutScheduler(self, e, s, until);
     Record(self, e, fmt::format("killed server {}", s), RestartAt(e));
   }
 }
@@ -84,6 +102,10 @@ void RestartServers(Self* self, const FaultEvent& e) {
     cluster.servers[s] = self->spawn(ServerActor, cluster.specs[s], st.telemetry);
     Tell(self, st.telemetry, st.scheduler,
          ServerUp{.server = static_cast<int32_t>(s), .handle = cluster.servers[s]});
+    if (SchedulerIsDown(st)) {  // no scheduler to record its return
+      Tell(self, st.telemetry, cluster.metrics,
+           ServerBackRecord{.server = static_cast<int32_t>(s), .at_s = e.EndS()});
+    }
   }
 }
 

@@ -109,7 +109,12 @@ void OnLeaseLost(Self self, const LeaseLost& lost) {
     const double held_s = std::clamp(now_s - lease.start_s(), 0.0, lease.end_s() - lease.start_s());
     NoteAttemptHeld(st, held_s, lost.server == kAttemptEnded);
     if (st.recovery) {  // everything since the last checkpoint is lost, not only this lease
-      LoseSinceCheckpoint(st, held_s, &p);
+      // A server's failure interrupts the job only within the lease, as the failure's record
+      // counts it (interruptions.csv): not at its first instant, when a second server lost at
+      // the failure's instant cuts the lease relet at it (docs/faults.md "Recovery").
+      const bool interrupted =
+          lost.server == kAttemptEnded || (now_s > lease.start_s() && now_s < lease.end_s());
+      LoseSinceCheckpoint(st, held_s, interrupted, &p);
     } else {
       p.wasted_gpu_s = st.spec.gpus * held_s;
       st.account.wasted_gpu_s += p.wasted_gpu_s;

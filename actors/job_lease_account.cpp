@@ -52,10 +52,15 @@ double SmallerShare(const JobActorState& st, int32_t gpus) {
   return gpus > 0 && gpus < st.spec.gpus ? static_cast<double>(gpus) / st.spec.gpus : 1.0;
 }
 
+// The job's GPUs a lease on `gpus` of them does not hold (0 for a lease of the job's size).
+int32_t ShortGpus(const JobActorState& st, int32_t gpus) {
+  return gpus > 0 && gpus < st.spec.gpus ? st.spec.gpus - gpus : 0;
+}
+
 // unsaved_short_gpu_s after `span` of a lease on `gpus` GPUs: a checkpoint completed in the span
 // leaves only the training since it, all at this lease's size.
 double ShortAfter(const JobActorState& st, const LeaseSpan& span, int32_t gpus) {
-  const int32_t short_gpus = gpus > 0 && gpus < st.spec.gpus ? st.spec.gpus - gpus : 0;
+  const int32_t short_gpus = ShortGpus(st, gpus);
   if (span.checkpoints > 0) return short_gpus * span.after.unsaved_train_s;
   return st.unsaved_short_gpu_s + short_gpus * span.train_s;
 }
@@ -76,17 +81,20 @@ void Note(JobActorState& st, const JobRecovery& d) {
   st.unreported += d;
 }
 
-// A full lease ran `span` (checkpoint_cadence.hpp); `left_before` iterations were left at its
-// start, `iterations_in(s)` is what s seconds of its training make.
+// A full lease on `gpus` GPUs ran `span` (checkpoint_cadence.hpp); `left_before` iterations were
+// left at its start, `iterations_in(s)` is what s seconds of its training make.
 template <class IterationsIn>
-void CommitSpan(JobActorState& st, const LeaseSpan& span, int64_t left_before,
+void CommitSpan(JobActorState& st, const LeaseSpan& span, int32_t gpus, int64_t left_before,
                 IterationsIn iterations_in) {
   JobCheckpoint& account = st.account;
   CheckpointCadence& cadence = account.cadence;
   cadence = span.after;
+  const int32_t short_gpus = ShortGpus(st, gpus);
   JobRecovery d{.checkpoints = span.checkpoints,
                 .checkpoint_s = span.checkpoint_s,
-                .restart_s = span.restart_s};
+                .restart_s = span.restart_s,
+                .unheld_checkpoint_gpu_s = short_gpus * span.checkpoint_s,
+                .unheld_restart_gpu_s = short_gpus * span.restart_s};
   if (st.costs.interval_s <= 0) {  // every_lease: the lease's end is a checkpoint, free
     cadence.saved_iterations_left = account.iterations_left;
     cadence.unsaved_train_s = 0;
@@ -155,7 +163,7 @@ JobProgress RunLease(JobActorState& st) {
   const int64_t left_before = account.iterations_left;
   account.iterations_left -= p.iterations_done;
   if (st.recovery) {
-    CommitSpan(st, span, left_before, iterations_in);
+    CommitSpan(st, span, p.gpus, left_before, iterations_in);
     st.unsaved_short_gpu_s = st.costs.interval_s <= 0 ? 0 : ShortAfter(st, span, p.gpus);
   }
   account.at_s = assembly.end_s();
@@ -184,7 +192,7 @@ void CreditStoodRounds(JobActorState& st, int32_t rounds) {
   account.at_s += offer.lease_s * rounds;  // the rounds stood follow the lease directly
 }
 
-void LoseSinceCheckpoint(JobActorState& st, double held_s, JobProgress* p) {
+void LoseSinceCheckpoint(JobActorState& st, double held_s, bool interrupted, JobProgress* p) {
   JobCheckpoint& account = st.account;
   CheckpointCadence& cadence = account.cadence;
   const LeaseSpan span = RunSpan(st.costs, cadence, held_s);
@@ -194,17 +202,24 @@ void LoseSinceCheckpoint(JobActorState& st, double held_s, JobProgress* p) {
             std::min(account.iterations_left, IterationsAtShare(st, span.cut_train_s));
   }
   const double lost_s = span.after.unsaved_train_s;  // since the last checkpoint written
+  const int32_t gpus = st.lease.assembly.gpus();
+  const int32_t short_gpus = ShortGpus(st, gpus);
+  const double unheld_lost_gpu_s = ShortAfter(st, span, gpus);
   Note(st, JobRecovery{.checkpoints = span.checkpoints,
                        .checkpoint_s = span.checkpoint_s,
                        .restart_s = span.restart_s,
                        .lost_s = lost_s,
                        .cut_short_s = held_s,
-                       .interruptions = 1});
+                       .interruptions = interrupted ? 1 : 0,
+                       .unheld_checkpoint_gpu_s = short_gpus * span.checkpoint_s,
+                       .unheld_restart_gpu_s = short_gpus * span.restart_s,
+                       .unheld_lost_gpu_s = unheld_lost_gpu_s,
+                       .unheld_cut_short_gpu_s = short_gpus * held_s});
   account.iterations_left = saved;
   cadence = CheckpointCadence{.saved_iterations_left = saved, .restart_left_s = st.costs.restart_s};
   p->iterations_left = saved;
   p->rolled_back = true;
-  p->wasted_gpu_s = st.spec.gpus * lost_s - ShortAfter(st, span, st.lease.assembly.gpus());
+  p->wasted_gpu_s = st.spec.gpus * lost_s - unheld_lost_gpu_s;
   st.unsaved_short_gpu_s = 0;
   account.wasted_gpu_s += p->wasted_gpu_s;
 }
@@ -214,7 +229,8 @@ void ResumeFromCheckpoint(JobActorState& st) {
   CheckpointCadence& cadence = account.cadence;
   if (cadence.saved_iterations_left < 0) cadence.saved_iterations_left = account.iterations_left;
   const double lost_s = cadence.unsaved_train_s;
-  Note(st, JobRecovery{.lost_s = lost_s, .interruptions = 1});
+  Note(st, JobRecovery{
+               .lost_s = lost_s, .interruptions = 1, .unheld_lost_gpu_s = st.unsaved_short_gpu_s});
   account.iterations_left = cadence.saved_iterations_left;
   const double wasted_gpu_s = st.spec.gpus * lost_s - st.unsaved_short_gpu_s;
   st.unsaved_short_gpu_s = 0;

@@ -23,8 +23,9 @@ void CreditStoodRounds(JobActorState& st, int32_t rounds);
 
 // faults.recovery (checkpoint_cadence.hpp). A failure `held_s` into the running lease: what its
 // checkpoints saved is kept, the training since the last one is lost, the job rolls back to it
-// and owes a restart; `p` says so (JobProgress.rolled_back).
-void LoseSinceCheckpoint(JobActorState& st, double held_s, JobProgress* p);
+// and owes a restart; `p` says so (JobProgress.rolled_back). It counts as an interruption when
+// `interrupted` (OnLeaseLost says when).
+void LoseSinceCheckpoint(JobActorState& st, double held_s, bool interrupted, JobProgress* p);
 // A job respawned from the store's copy of its account after its actor died: the training
 // since its last checkpoint before the lease it died in is lost (that lease the scheduler counts
 // as wasted, as without recovery), and it owes a restart.

@@ -19,6 +19,13 @@ struct JobRecovery {
   double lost_s = 0;        // training lost to failures: everything since the last checkpoint
   double cut_short_s = 0;   // leases cut short by failures, up to the failure (not in gpu_seconds)
   int32_t interruptions = 0;  // failures that hit the job while it ran
+  // continue_smaller: of each cost's seconds times the job's GPUs, the GPU-seconds of the GPUs a
+  // smaller lease did not hold (0 for a job that never ran smaller). The GPU-seconds a cost took
+  // are its seconds x gpus - these.
+  double unheld_checkpoint_gpu_s = 0;
+  double unheld_restart_gpu_s = 0;
+  double unheld_lost_gpu_s = 0;
+  double unheld_cut_short_gpu_s = 0;
   JobRecovery& operator+=(const JobRecovery& o) {
     checkpoints += o.checkpoints;
     interruptions += o.interruptions;
@@ -26,12 +33,18 @@ struct JobRecovery {
     restart_s += o.restart_s;
     lost_s += o.lost_s;
     cut_short_s += o.cut_short_s;
+    unheld_checkpoint_gpu_s += o.unheld_checkpoint_gpu_s;
+    unheld_restart_gpu_s += o.unheld_restart_gpu_s;
+    unheld_lost_gpu_s += o.unheld_lost_gpu_s;
+    unheld_cut_short_gpu_s += o.unheld_cut_short_gpu_s;
     return *this;
   }
 };
 template <class Inspector>
 auto inspect(Inspector& f, JobRecovery& x) {
-  return f(x.checkpoints, x.checkpoint_s, x.restart_s, x.lost_s, x.cut_short_s, x.interruptions);
+  return f(x.checkpoints, x.checkpoint_s, x.restart_s, x.lost_s, x.cut_short_s, x.interruptions,
+           x.unheld_checkpoint_gpu_s, x.unheld_restart_gpu_s, x.unheld_lost_gpu_s,
+           x.unheld_cut_short_gpu_s);
 }
 
 // Where a job stands between its checkpoints (faults.recovery): kept in its account, and so in

@@ -164,6 +164,18 @@ void ClusterScheduler::ServerUp(int32_t server) {
   st.server_back_at_s[server] = -1;
 }
 
+namespace {
+
+// The GPUs of the job's lease this round: fewer than its own after a continue_smaller relet.
+int32_t LeasedGpus(const EngineState& st, const TrackedJob& job) {
+  for (const JobPlacement& placement : st.round_placements) {
+    if (placement.job_id == job.record.job_id) return placement.gpus();
+  }
+  return job.view.gpus;
+}
+
+}  // namespace
+
 void ClusterScheduler::JobDown(int64_t job_id, double now_s, const std::string& cause) {
   EngineState& st = *st_;
   auto it = st.jobs.find(job_id);
@@ -179,13 +191,19 @@ void ClusterScheduler::JobDown(int64_t job_id, double now_s, const std::string& 
     // clock the round's timer may fire late on a loaded machine, and a death taken before it
     // can come after the lease's end, but the lease ended there.
     if (st.round >= 0 && !st.round_timer_fired) {
-      const double held_s =
-          std::clamp(now_s - st.current.start_s, 0.0, st.current.end_s - st.current.start_s);
-      job.record.wasted_gpu_s += job.view.gpus * held_s;
+      // A lease relet this round (a spare, or smaller) began at the relet; the one before it
+      // was reported cut short already.
+      const double start_s = LeaseStartOf(st, job_id);
+      const double held_s = std::clamp(now_s - start_s, 0.0, st.current.end_s - start_s);
+      const int32_t gpus = LeasedGpus(st, job);
+      job.record.wasted_gpu_s += gpus * held_s;
       if (st.options.recovery) {  // the job's own account of the lease died with it: all lost
         JobRecovery& costs = st.recovery[job_id];
         costs.lost_s += held_s;
         costs.cut_short_s += held_s;
+        const double unheld_gpu_s = (job.view.gpus - gpus) * held_s;
+        costs.unheld_lost_gpu_s += unheld_gpu_s;
+        costs.unheld_cut_short_gpu_s += unheld_gpu_s;
       }
     }
     job.reported_round = static_cast<int32_t>(st.round);

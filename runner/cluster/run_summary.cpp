@@ -70,14 +70,31 @@ void Summarize(const std::vector<JobRecord>& jobs, const std::vector<RoundRecord
   SummarizeRounds(rounds, capacity, summary);
 }
 
+namespace {
+
+// The costs in seconds of the job at its full size: a smaller lease's GPU-seconds over the job's
+// GPUs (unchanged for a job that never ran smaller).
+JobRecovery AtFullSize(const JobRecord& job, const JobRecovery& costs) {
+  JobRecovery full = costs;
+  if (job.gpus <= 0) return full;
+  full.checkpoint_s -= costs.unheld_checkpoint_gpu_s / job.gpus;
+  full.restart_s -= costs.unheld_restart_gpu_s / job.gpus;
+  full.lost_s -= costs.unheld_lost_gpu_s / job.gpus;
+  full.cut_short_s -= costs.unheld_cut_short_gpu_s / job.gpus;
+  return full;
+}
+
+}  // namespace
+
 double HeldS(const JobRecord& job, const JobRecovery& costs) {
-  return (job.gpus > 0 ? job.gpu_seconds / job.gpus : 0) + costs.cut_short_s;
+  return (job.gpus > 0 ? job.gpu_seconds / job.gpus : 0) + AtFullSize(job, costs).cut_short_s;
 }
 
 double EffectiveRatio(const JobRecord& job, const JobRecovery& costs) {
   const double held_s = HeldS(job, costs);
   if (!(held_s > 0)) return 0;
-  return (held_s - costs.checkpoint_s - costs.restart_s - costs.lost_s) / held_s;
+  const JobRecovery full = AtFullSize(job, costs);
+  return (held_s - full.checkpoint_s - full.restart_s - full.lost_s) / held_s;
 }
 
 void SummarizeRecovery(const std::vector<JobRecord>& jobs,
@@ -96,10 +113,11 @@ void SummarizeRecovery(const std::vector<JobRecord>& jobs,
     const double held_s = HeldS(job, c);
     if (!(held_s > 0)) continue;
     any = true;
+    const JobRecovery full = AtFullSize(job, c);
     held += job.gpus * held_s;
-    lost += job.gpus * c.lost_s;
-    restart += job.gpus * c.restart_s;
-    checkpoint += job.gpus * c.checkpoint_s;
+    lost += job.gpus * full.lost_s;
+    restart += job.gpus * full.restart_s;
+    checkpoint += job.gpus * full.checkpoint_s;
     checkpoints += c.checkpoints;
     interruptions += c.interruptions;
     ratio_min = std::min(ratio_min, EffectiveRatio(job, c));

@@ -28,7 +28,8 @@ void Summarize(const std::vector<JobRecord>& jobs, const std::vector<RoundRecord
                const ClusterCapacity& capacity, summaries::ClusterRunSummary* summary);
 
 // faults.recovery: one job's GPU time held (its leases, and those cut short up to the failure)
-// in job seconds, and its productive share of it (0 when it held nothing).
+// in job seconds — GPU-seconds over the job's GPUs, so that a smaller lease (continue_smaller)
+// counts at the GPUs it held — and its productive share of it (0 when it held nothing).
 double HeldS(const JobRecord& job, const JobRecovery& costs);
 double EffectiveRatio(const JobRecord& job, const JobRecovery& costs);
 // summary.recovery from the jobs and their recovery costs (jobs without a record cost nothing).

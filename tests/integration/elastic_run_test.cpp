@@ -111,5 +111,58 @@ TEST(ElasticRun, AFailureOfTheSmallerLeaseWastesOnlyTheGpusThatTrained) {
   EXPECT_NEAR(r.jobs[0].wasted_gpu_s, 8 * 10 + 4 * (costs.lost_s - 10), 1e-6);
 }
 
+// A 12-GPU job on three 4-GPU servers, fraction 0.3, under `faults` (and restarts of 60 s).
+RunResult RunTwelveGpuJob(const std::string& name, const std::string& faults) {
+  const std::string trace = FreshDir(name) + "/trace.csv";
+  WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450,12\n");
+  return RunConfigText(
+      "cluster { servers { name: \"s\" count: 3 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
+      "workload { trace_file: \"" +
+      trace +
+      "\" }\n"
+      "faults { " +
+      faults +
+      "\n  recovery { checkpoint: fixed_interval checkpoint_interval_s: 150 restart_s: 60\n"
+      "    on_server_loss: continue_smaller min_size_fraction: 0.3 } }\n");
+}
+
+TEST(ElasticRun, TheSummaryCountsASmallerLeaseAtTheGpusItHeld) {
+  // Server 2 dies 100 s into the first round: the job goes on at once on 8 GPUs, paying its
+  // restart there; server 1 dies at 280 s: the 8 GPUs' training since the restart is lost, and
+  // the job goes on on server 0's 4 GPUs, paying its restart again.
+  const RunResult r =
+      RunTwelveGpuJob("elastic-summary",
+                      "fault { kind: crash target: \"server:2\" at_s: 100 duration_s: 600 }\n"
+                      "  fault { kind: crash target: \"server:1\" at_s: 280 duration_s: 600 }");
+  ASSERT_EQ(r.jobs.size(), 1u);
+  ASSERT_EQ(r.job_recovery.size(), 1u);
+  const JobRecovery& costs = r.job_recovery[0].costs;
+  ASSERT_EQ(costs.interruptions, 2);
+  ASSERT_GE(costs.restart_s, 120) << "two restarts of 60 s and the read";
+  const summaries::RecoverySummary& s = r.summary.recovery();
+  EXPECT_NEAR(s.lost_work_gpu_hours() * 3600, r.jobs[0].wasted_gpu_s, 1e-6);
+  EXPECT_NEAR(s.lost_work_gpu_hours(), r.summary.wasted_gpu_hours(), 1e-9);
+  // Two equal restarts, the first on 8 GPUs, the second on 4: never on all 12 GPUs.
+  EXPECT_NEAR(s.restart_gpu_hours() * 3600, (8 + 4) * costs.restart_s / 2, 1e-6);
+  // Held: the leases' GPU time, the 12 GPUs' 100 s and the 8 GPUs' 180 s cut short.
+  EXPECT_NEAR(s.held_gpu_hours() * 3600, r.jobs[0].gpu_seconds + 12 * 100 + 8 * 180, 1e-6);
+  EXPECT_NEAR(s.productive_gpu_hours(),
+              s.held_gpu_hours() - s.lost_work_gpu_hours() - s.restart_gpu_hours() -
+                  s.checkpoint_gpu_hours(),
+              1e-9);
+}
+
+TEST(ElasticRun, ServersLostAtOneInstantInterruptTheJobOnce) {
+  // Servers 0 and 1 at 100 s: the job is relet on 8 GPUs, then on 4, at that instant; the
+  // failures' records count one interruption of it, and so does the job.
+  const RunResult r = RunTwelveGpuJob(
+      "elastic-instant", "fault { kind: crash target: \"server:0-1\" at_s: 100 duration_s: 600 }");
+  ASSERT_EQ(r.job_recovery.size(), 1u);
+  ASSERT_EQ(r.servers_down.size(), 2u);
+  EXPECT_EQ(r.servers_down[0].jobs_hit + r.servers_down[1].jobs_hit, 1);
+  EXPECT_EQ(r.job_recovery[0].costs.interruptions, 1);
+  EXPECT_EQ(r.summary.failures().jobs_hit(), r.summary.recovery().interruptions());
+}
+
 }  // namespace
 }  // namespace troupe::testing

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "runner/cluster/failure_records.hpp"
 #include "tests/integration/fault_fixture.hpp"
@@ -136,6 +137,35 @@ TEST(FailureCostRun, ADeclaredCrashIsAFault) {
   ASSERT_EQ(r.servers_down.size(), 1u);
   EXPECT_EQ(r.servers_down[0].cause, "fault");
   EXPECT_EQ(r.servers_down[0].restart_at_s, 7800);
+}
+
+TEST(FailureCostRun, AServerThatFailsWhileTheSchedulerIsDownIsRecordedFromItsFailure) {
+  // The scheduler is down from 1000 s to 1600 s; server 2 fails at 1200 s and is back at 1500 s,
+  // before any scheduler could see it down.
+  const std::vector<std::string> faults = {"crash:scheduler@1000+600", "crash:server:2@1200+300"};
+  const RunResult r = RunWithFaults(FaultTestConfig(), faults);
+  CheckFaultRun(r, faults);
+  ASSERT_EQ(r.servers_down.size(), 1u);
+  const ServerDownRecord& d = r.servers_down[0];
+  EXPECT_EQ(d.at_s, 1200);
+  EXPECT_EQ(d.server, 2);
+  EXPECT_EQ(d.gpus, 4);
+  EXPECT_EQ(d.cause, "fault");
+  EXPECT_EQ(d.restart_at_s, 1500);
+  EXPECT_EQ(d.jobs_hit, 0) << "no scheduler cut its leases: they ran to their end";
+  EXPECT_NEAR(r.summary.failures().repair_gpu_hours(), 4 * 300.0 / 3600, 1e-9);
+}
+
+TEST(FailureCostRun, AServerStillDownWhenTheSchedulerRestartsIsRecordedOnce) {
+  // Server 2 fails at 1200 s, while the scheduler is down, and is back at 2100 s, after the
+  // restarted scheduler (1600 s) found it down.
+  const std::vector<std::string> faults = {"crash:scheduler@1000+600", "crash:server:2@1200+900"};
+  const RunResult r = RunWithFaults(FaultTestConfig(), faults);
+  CheckFaultRun(r, faults);
+  ASSERT_EQ(r.servers_down.size(), 1u);
+  EXPECT_EQ(r.servers_down[0].at_s, 1200);
+  EXPECT_EQ(r.servers_down[0].cause, "fault");
+  EXPECT_EQ(r.servers_down[0].restart_at_s, 2100);
 }
 
 }  // namespace
