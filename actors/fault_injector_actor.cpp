@@ -84,7 +84,14 @@ void CrashServers(Self* self, const FaultEvent& e) {
       continue;
     }
     self->send_exit(st.setup.cluster.servers[s], caf::exit_reason::kill);
-    if (SchedulerIsDown(st)) RecordDownWithoutScheduler(self, e, s, until);
+    if (SchedulerIsDown(st)) {
+      RecordDownWithoutScheduler(self, e, s, until);
+    } else {
+      if (!st.killed_now.empty() && st.killed_now.front().fault.at_s != e.at_s) {
+        st.killed_now.clear();
+      }
+      st.killed_now.push_back(ServerKill{.fault = e, .server = s, .down_until = until});
+    }
     Record(self, e, fmt::format("killed server {}", s), RestartAt(e));
   }
 }
@@ -177,6 +184,12 @@ void CrashScheduler(Self* self, const FaultEvent& e) {
   st.scheduler_down_until = DownUntil(e);
   self->send_exit(st.scheduler, caf::exit_reason::kill);
   Record(self, e, "killed the scheduler", RestartAt(e));
+  // Servers killed at this instant: the scheduler's own kill reaches it before their deaths do.
+  for (const ServerKill& kill : st.killed_now) {
+    if (kill.fault.at_s == e.at_s)
+      RecordDownWithoutScheduler(self, kill.fault, kill.server, kill.down_until);
+  }
+  st.killed_now.clear();
 }
 
 void RestartScheduler(Self* self, const FaultEvent& e) {

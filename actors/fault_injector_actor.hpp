@@ -41,6 +41,13 @@ struct FaultInjectorSetup {
   std::map<std::string, caf::actor> nodes;  // "host:port" -> the node actor there
 };
 
+// A server the injector killed while the scheduler was up.
+struct ServerKill {
+  FaultEvent fault;
+  int64_t server = 0;
+  double down_until = 0;
+};
+
 struct FaultInjectorState {
   FaultInjectorSetup setup;
   scheduler_actor scheduler;
@@ -48,6 +55,9 @@ struct FaultInjectorState {
   // infinity when it never restarts.
   std::vector<double> server_down_until;
   double scheduler_down_until = -1;
+  // The servers killed at the latest instant a server was killed: a scheduler killed at that
+  // instant too dies before it learns of them, and they are recorded as failures without it.
+  std::vector<ServerKill> killed_now;
   RunClock clock;
   Telemetry* telemetry = nullptr;
   static inline const char* name = "troupe.injector";

@@ -168,5 +168,18 @@ TEST(FailureCostRun, AServerStillDownWhenTheSchedulerRestartsIsRecordedOnce) {
   EXPECT_EQ(r.servers_down[0].restart_at_s, 2100);
 }
 
+TEST(FailureCostRun, AServerThatFailsAtTheInstantTheSchedulerDiesIsRecordedOnce) {
+  // The server's crash listed first, then the scheduler's, and the other way round.
+  for (const std::vector<std::string>& faults :
+       {std::vector<std::string>{"crash:server:2@1000+300", "crash:scheduler@1000+600"},
+        std::vector<std::string>{"crash:scheduler@1000+600", "crash:server:2@1000+300"}}) {
+    const RunResult r = RunWithFaults(FaultTestConfig(), faults);
+    CheckFaultRun(r, faults);
+    ASSERT_EQ(r.servers_down.size(), 1u) << faults[0];
+    EXPECT_EQ(r.servers_down[0].at_s, 1000) << faults[0];
+    EXPECT_EQ(r.servers_down[0].restart_at_s, 1300) << faults[0];
+  }
+}
+
 }  // namespace
 }  // namespace troupe::testing
