@@ -24,6 +24,7 @@
 #include "runner/cluster/report_writer.hpp"
 #include "runner/cluster/straggler_what_if.hpp"
 #include "runner/run_directory.hpp"
+#include "runtime/counted_send.hpp"
 #include "runtime/fault_network.hpp"
 #include "runtime/live_feed.hpp"
 #include "runtime/remote_node.hpp"
@@ -52,12 +53,14 @@ struct RunHandle {
   }
 };
 
-Status SpawnRemoteServer(caf::actor_system& sys, const caf::actor& node, const ServerSpec& spec,
+Status SpawnRemoteServer(ActorRuntime& runtime, const caf::actor& node, const ServerSpec& spec,
                          const std::string& address, const caf::actor& run, server_actor* server) {
+  caf::actor_system& sys = runtime.system();
   caf::scoped_actor self{sys};
   Status status = Status::Ok();
   // A node answers with an actor handle (actors/node_actor.cpp): its server's.
-  self->request(node, kNodeTimeout, spawn_server_atom::value, spec, run)
+  AskWithin(self.ptr(), runtime.telemetry(), node, kNodeTimeout, spawn_server_atom::value, spec,
+            run)
       .receive([&](caf::actor& spawned) { *server = caf::actor_cast<server_actor>(spawned); },
                [&](caf::error& e) {
                  status = Status::IoError("node " + address + ": cannot spawn server " + spec.name +
@@ -79,8 +82,8 @@ Status SpawnServers(ActorRuntime& runtime, const RunPlan& plan, std::vector<serv
     }
     if (!run->actor) run->actor = runtime.system().spawn(RunHandleActor);
     server_actor server;
-    RETURN_IF_ERROR(SpawnRemoteServer(runtime.system(), nodes[address], plan.servers[i], address,
-                                      run->actor, &server));
+    RETURN_IF_ERROR(
+        SpawnRemoteServer(runtime, nodes[address], plan.servers[i], address, run->actor, &server));
     out->push_back(std::move(server));
   }
   return Status::Ok();
@@ -315,7 +318,8 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
                              runtime.clock(), runtime.telemetry());
   // The injector's handler takes an actor handle (a typed one would be another message type).
   if (injector) {
-    caf::anon_send(injector, caf::put_atom::value, caf::actor_cast<caf::actor>(scheduler));
+    TellAnon(runtime.telemetry(), injector, caf::put_atom::value,
+             caf::actor_cast<caf::actor>(scheduler));
   }
 
   if (live) PublishLive(*live, runtime.WallSeconds(), false, options.live);

@@ -9,6 +9,7 @@
 #include "base/status_macros.hpp"
 #include "messages/atoms.hpp"
 #include "runner/deployment.hpp"
+#include "runtime/counted_send.hpp"
 #include "runtime/remote_node.hpp"
 
 namespace troupe {
@@ -145,7 +146,8 @@ Status SpawnRemoteShards(ActorRuntime& runtime, const PsPlan& plan, const caf::a
     const PsShardSpawn spec = ShardSpawnOf(plan.paramserver, plan.options, m, collector, now_s,
                                            runtime.clock().time_scale);
     Status status = Status::Ok();
-    self->request(node, std::chrono::seconds(30), spawn_ps_atom::value, spec)
+    AskWithin(self.ptr(), runtime.telemetry(), node, std::chrono::seconds(30), spawn_ps_atom::value,
+              spec)
         .receive(
             [&](PsShardSpawned& spawned) {
               if (!spawned.error.empty()) {
@@ -179,7 +181,8 @@ Status SpawnRemoteFeeds(ActorRuntime& runtime, const PsPlan& plan, const caf::ac
     const PsFeedSpawn spec{
         ShardSpawnOf(plan.paramserver, o, n, collector, now_s, runtime.clock().time_scale), shards};
     Status status = Status::Ok();
-    self->request(node, std::chrono::seconds(30), spawn_feed_atom::value, spec)
+    AskWithin(self.ptr(), runtime.telemetry(), node, std::chrono::seconds(30),
+              spawn_feed_atom::value, spec)
         .receive(
             [&](PsFeedSpawned& spawned) {
               if (!spawned.error.empty()) {

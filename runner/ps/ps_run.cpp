@@ -27,6 +27,7 @@
 #include "runner/ps/ps_results.hpp"
 #include "runner/ps/ssd_folder.hpp"
 #include "runner/run_directory.hpp"
+#include "runtime/counted_send.hpp"
 #include "runtime/live_feed.hpp"
 
 namespace troupe {
@@ -216,8 +217,8 @@ Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
             ShardSpawnOf(plan.paramserver, o, 0, collector, 0, clock.time_scale), plan.hosts,
             plan.trainer_hosts, shards, trainers, partitioners, readers, collector, clock, t}));
   }
-  for (int32_t n = 0; n < o.nodes; ++n) caf::anon_send(trainers[n], PsPeers{trainers, readers[n]});
-  for (const caf::actor& reader : readers) caf::anon_send(reader, PsStart{o.batches});
+  for (int32_t n = 0; n < o.nodes; ++n) TellAnon(t, trainers[n], PsPeers{trainers, readers[n]});
+  for (const caf::actor& reader : readers) TellAnon(t, reader, PsStart{o.batches});
   for (auto* group : {&shards, &trainers, &readers, &partitioners}) {
     out->all.insert(out->all.end(), group->begin(), group->end());
   }
