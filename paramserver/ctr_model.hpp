@@ -32,12 +32,17 @@ namespace troupe::paramserver {
 
 enum class DenseOptimizer { kAdagrad, kSgd };
 
+// The fields a run's config states (its paramserver block: dim, hidden, lr_dense, lr_embedding)
+// have their defaults in config/config.proto alone and are zero here until PsOptionsOf
+// (actors/ps/ps_options_of.hpp) sets them, as PsOptions' are: a caller that wants the model a run
+// trains by default takes PsOptionsOf(config::ParamServer(), seed).model. The rest are the
+// library's own.
 struct CtrModelConfig {
-  int dim = 8;  // embedding floats per key
-  std::vector<int> hidden = {64, 32};
-  float lr_dense = 0.02f;      // Adagrad (or SGD) step of the MLP
-  float lr_embedding = 0.05f;  // Adagrad step of the embedding rows
-  float eps = 1e-7f;           // Adagrad's denominator guard
+  int dim = 0;              // embedding floats per key
+  std::vector<int> hidden;  // widths of the ReLU layers (none: a logistic regression)
+  float lr_dense = 0;       // Adagrad (or SGD) step of the MLP
+  float lr_embedding = 0;   // Adagrad step of the embedding rows
+  float eps = 1e-7f;        // Adagrad's denominator guard
   DenseOptimizer dense_optimizer = DenseOptimizer::kAdagrad;
   uint64_t seed = 1;  // the MLP's initial weights
 };

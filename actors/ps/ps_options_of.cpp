@@ -1,5 +1,7 @@
 #include "actors/ps/ps_options_of.hpp"
 
+#include <vector>
+
 #include "gpu/cuda_hbm_table.hpp"
 
 namespace troupe {
@@ -16,7 +18,9 @@ PsOptions PsOptionsOf(const config::ParamServer& p, uint64_t seed) {
   o.ssd_dir = p.ssd_dir();
   if (p.hbm_backend() == "cuda") o.hbm_device = gpu::MakeCudaHbmTable;
   o.model.dim = p.dim();
-  if (p.hidden_size() > 0) o.model.hidden.assign(p.hidden().begin(), p.hidden().end());
+  // A repeated field has no default in config.proto: the block's comment there names this one.
+  o.model.hidden = p.hidden_size() > 0 ? std::vector<int>(p.hidden().begin(), p.hidden().end())
+                                       : std::vector<int>{64, 32};
   o.model.lr_dense = p.lr_dense();
   o.model.lr_embedding = p.lr_embedding();
   o.model.seed = seed;

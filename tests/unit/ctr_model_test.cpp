@@ -20,6 +20,7 @@
 #include <functional>
 #include <vector>
 
+#include "actors/ps/ps_options_of.hpp"
 #include "paramserver/criteo.hpp"
 #include "paramserver/reference_trainer.hpp"
 #include "tests/unit/must.hpp"
@@ -27,8 +28,12 @@
 namespace troupe::paramserver {
 namespace {
 
+// The model a run trains when its config leaves the model's fields out.
+CtrModelConfig DefaultModel() { return PsOptionsOf(config::ParamServer(), 1).model; }
+
+// The default model's learning rates, a smaller shape.
 CtrModelConfig SmallConfig() {
-  CtrModelConfig c;
+  CtrModelConfig c = DefaultModel();
   c.dim = 4;
   c.hidden = {6, 5};
   return c;
@@ -207,7 +212,7 @@ TEST(CtrModelTest, InitRowIsAFunctionOfTheKeyAndAdagradIsTheDocumentedStep) {
 }
 
 TEST(CtrModelTest, TimingModelIsLinearInTheBatch) {
-  const CtrModel model = Must(CtrModel::Create(CtrModelConfig{}));
+  const CtrModel model = Must(CtrModel::Create(DefaultModel()));
   const double f0 = model.StepFlops(0), f1 = model.StepFlops(1), f2 = model.StepFlops(1000);
   EXPECT_GT(f0, 0);
   EXPECT_NEAR(f2 - f0, 1000 * (f1 - f0), 1e-6 * f2);
@@ -223,7 +228,7 @@ TEST(CtrReferenceTrainerTest, LearnsTheHiddenModel) {
   const std::vector<Example> train = Must(CriteoGenerator::Create(o)).Generate(4096);
   o.seed = 2;
   const std::vector<Example> held_out = Must(CriteoGenerator::Create(o)).Generate(4096);
-  ReferenceTrainer trainer = Must(ReferenceTrainer::Create(CtrModelConfig{}));
+  ReferenceTrainer trainer = Must(ReferenceTrainer::Create(DefaultModel()));
   const double before = trainer.Evaluate(held_out);
   const double first_loss = trainer.Train(std::span(train).first(1024), 128);
   const double last_loss = trainer.Train(std::span(train).subspan(1024), 128);
@@ -239,7 +244,7 @@ TEST(CtrReferenceTrainerTest, SameSeedsGiveBitIdenticalParameters) {
   CriteoGeneratorOptions o;
   o.keys_per_field = 1000;
   const std::vector<Example> train = Must(CriteoGenerator::Create(o)).Generate(1024);
-  CtrModelConfig config;
+  CtrModelConfig config = DefaultModel();
   ReferenceTrainer a = Must(ReferenceTrainer::Create(config));
   ReferenceTrainer b = Must(ReferenceTrainer::Create(config));
   a.Train(train, 64);
