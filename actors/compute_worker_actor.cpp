@@ -69,8 +69,7 @@ Status Prepare(ComputeWorkerState& st) {
   RETURN_IF_ERROR(gpu::MakeComputeBackend(o.compute, &st.compute));
   RETURN_IF_ERROR(st.compute->Lease(PartPlan(st.work), devices, st.work.seed));
   if (devices < 2 || !(o.gradient_bytes > 0)) return Status::Ok();
-  Status s = gpu::MakeCollectiveBackend(o.collective, o.link, &st.collective);
-  if (!s.ok()) return s;
+  RETURN_IF_ERROR(gpu::MakeCollectiveBackend(o.collective, o.link, &st.collective));
   const int64_t floats = gpu::StepGradientFloats(o.gradient_bytes, o.sizing.scale);
   st.pristine.resize(static_cast<size_t>(devices));
   for (int32_t r = 0; r < devices; ++r) {

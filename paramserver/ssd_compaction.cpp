@@ -79,10 +79,9 @@ Status SsdStore::FlushStaged(bool all, std::vector<Key>* keys, std::vector<float
   size_t begin = 0;
   while (keys->size() - begin >= per_file || (all && begin < keys->size())) {
     const size_t n = std::min(per_file, keys->size() - begin);
-    Status status =
-        WriteFile(std::span<const Key>(*keys).subspan(begin, n),
-                  std::span<const float>(*values).subspan(begin * floats, n * floats), written);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(WriteFile(std::span<const Key>(*keys).subspan(begin, n),
+                              std::span<const float>(*values).subspan(begin * floats, n * floats),
+                              written));
     begin += n;
   }
   keys->erase(keys->begin(), keys->begin() + static_cast<ptrdiff_t>(begin));
@@ -124,9 +123,8 @@ Status SsdStore::Merge(const std::vector<uint64_t>& victims, CompactionStats* st
       return status;
     }
   }
-  Status status = FlushStaged(true, &keys, &values, &written);
-  if (status.ok()) status = CommitManifest(written, victims, tag_);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(FlushStaged(true, &keys, &values, &written));
+  RETURN_IF_ERROR(CommitManifest(written, victims, tag_));
   const uint64_t disk_before = disk_bytes_;
   Install(written);  // the victims' live rows now point at the new files
   DropFiles(victims);

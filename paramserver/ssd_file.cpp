@@ -184,17 +184,16 @@ Status ParamFile::Read(const std::string& path, uint64_t seq, uint64_t bytes, in
   bytes_ = 0;
   if (bytes < kFileHeaderBytes) return Status::Corrupt(path + ": manifest size too small");
   int fd = -1;
-  Status status = OpenParamFile(path, bytes, &fd);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(OpenParamFile(path, bytes, &fd));
   buffer_.resize(bytes);
-  status = ReadAllAt(fd, buffer_.data(), bytes, 0, path);
+  Status status = ReadAllAt(fd, buffer_.data(), bytes, 0, path);
   ::close(fd);
   if (!status.ok()) return status;
   bytes_ = bytes;
   FileShape shape;
   uint32_t keys_crc = 0;
-  status = CheckHeader(buffer_.data(), path, seq, bytes, floats, &shape, &keys_crc, &commit_);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(
+      CheckHeader(buffer_.data(), path, seq, bytes, floats, &shape, &keys_crc, &commit_));
   if (Crc32c(buffer_.data() + kFileHeaderBytes, shape.count * sizeof(Key)) != keys_crc) {
     return Status::Corrupt(path + ": keys checksum mismatch");
   }
@@ -221,12 +220,11 @@ Status ParamFile::ReadBlocks(int fd, const std::string& path, const FileShape& s
   const uint64_t offset = shape.BlockOffset(first);
   bytes_ = shape.BlockOffset(first + n) - offset;
   buffer_.resize(bytes_);
-  Status status = ReadAllAt(fd, buffer_.data(), bytes_, offset, path);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(ReadAllAt(fd, buffer_.data(), bytes_, offset, path));
   base_ = 0;
   first_block_ = first;
   blocks_ = n;
-  status = CheckBlocks(path);
+  Status status = CheckBlocks(path);
   if (!status.ok()) blocks_ = 0;
   return status;
 }
@@ -261,10 +259,9 @@ Status ReadParamKeys(const std::string& path, uint64_t seq, uint64_t bytes, int3
   keys->clear();
   if (bytes < kFileHeaderBytes) return Status::Corrupt(path + ": manifest size too small");
   int fd = -1;
-  Status status = OpenParamFile(path, bytes, &fd);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(OpenParamFile(path, bytes, &fd));
   unsigned char header[kFileHeaderBytes];
-  status = ReadAllAt(fd, header, sizeof(header), 0, path);
+  Status status = ReadAllAt(fd, header, sizeof(header), 0, path);
   FileShape shape;
   uint32_t keys_crc = 0;
   if (status.ok()) status = CheckHeader(header, path, seq, bytes, floats, &shape, &keys_crc);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "base/status_macros.hpp"
 #include "paramserver/ssd_store.hpp"
 
 namespace troupe::paramserver {
@@ -16,10 +17,9 @@ namespace fs = std::filesystem;
 
 Status SsdStore::ReplayJournal(uint64_t base, uint64_t* max_seq) {
   Journal journal;
-  Status status = ReadJournal(base + 1, &journal, max_seq);
+  RETURN_IF_ERROR(ReadJournal(base + 1, &journal, max_seq));
   std::vector<uint64_t> lasts;
-  if (status.ok()) status = JournalChain(journal, base, &lasts);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(JournalChain(journal, base, &lasts));
   commit_point_ = base;
   for (uint64_t last : lasts) {
     const ssd::FileCommit commit = journal.at(last).commit;

@@ -47,8 +47,7 @@ Status SsdStore::Open(const std::string& dir, const SsdStoreOptions& options,
 Status SsdStore::Recover() {
   ssd::Manifest manifest;
   bool found = false;
-  Status status = ssd::ReadManifest(dir_, &manifest, &found);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(ssd::ReadManifest(dir_, &manifest, &found));
   if (found && manifest.floats != options_.layout.floats()) {
     return Status::InvalidInput(dir_ + "/" + ssd::kManifestName + ": rows of " +
                                 std::to_string(manifest.floats) + " floats, options say " +
@@ -67,17 +66,15 @@ Status SsdStore::Recover() {
   std::vector<Written> files(1);
   for (const ssd::ManifestFile& f : manifest.files) {
     files[0].seq = f.seq;
-    status = ssd::ReadParamKeys(FilePath(f.seq), f.seq, f.bytes, manifest.floats, &files[0].keys,
-                                &files[0].block_rows);
-    if (!status.ok()) return status;
+    RETURN_IF_ERROR(ssd::ReadParamKeys(FilePath(f.seq), f.seq, f.bytes, manifest.floats,
+                                       &files[0].keys, &files[0].block_rows));
     recovery_bytes_ += ssd::kFileHeaderBytes + files[0].keys.size() * sizeof(Key);
     Install(files);
   }
   // The Puts the journal committed after the manifest. New files take sequence numbers above
   // every file seen, so a left-out file (torn, failed, spare) is never mistaken for a new one.
   uint64_t max_seq = 0;
-  status = ReplayJournal(manifest.next_seq - 1, &max_seq);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(ReplayJournal(manifest.next_seq - 1, &max_seq));
   next_seq_ = std::max(next_seq_, max_seq + 1);
   // A manifest that lists the recovered Puts (a new store starts with one), so from now on a
   // corrupt file of theirs is an error, never taken for a torn write. Best effort: on a failing

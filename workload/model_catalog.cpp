@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "base/input_file.hpp"
+#include "base/status_macros.hpp"
 #include "workload/csv_input.hpp"
 
 namespace troupe {
@@ -280,10 +281,8 @@ Status ModelCatalog::LoadFromDir(const std::string& dir, ModelCatalog* out) {
   std::string models_path = dir + "/synergy_models.csv";
   std::string sensitivity_path = dir + "/synergy_sensitivity.csv";
   std::string models_csv, sensitivity_csv;
-  Status status = ReadWholeFile(models_path, "workload.models_dir", &models_csv);
-  if (status.ok())
-    status = ReadWholeFile(sensitivity_path, "workload.models_dir", &sensitivity_csv);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(ReadWholeFile(models_path, "workload.models_dir", &models_csv));
+  RETURN_IF_ERROR(ReadWholeFile(sensitivity_path, "workload.models_dir", &sensitivity_csv));
   return Parse(models_csv, models_path, sensitivity_csv, sensitivity_path, out);
 }
 

@@ -34,11 +34,10 @@ struct TroupeColumns {
 };
 
 Status FindTroupeColumns(const CsvHeader& header, std::string_view file, TroupeColumns* col) {
-  Status status = header.Require("job_id", file, &col->job_id);
-  if (status.ok()) status = header.Require("model", file, &col->model);
-  if (status.ok()) status = header.Require("arrival_s", file, &col->arrival);
-  if (status.ok()) status = header.Require("gpus", file, &col->gpus);
-  if (!status.ok()) return status;
+  RETURN_IF_ERROR(header.Require("job_id", file, &col->job_id));
+  RETURN_IF_ERROR(header.Require("model", file, &col->model));
+  RETURN_IF_ERROR(header.Require("arrival_s", file, &col->arrival));
+  RETURN_IF_ERROR(header.Require("gpus", file, &col->gpus));
   col->iterations = header.Find("iterations");
   col->duration = header.Find("duration_s");
   std::string where = std::string(file) + ":" + std::to_string(header.line_number()) + ": ";

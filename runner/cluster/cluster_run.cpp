@@ -345,9 +345,8 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
         StageStragglersCsv(plan.out_dir, result->jobs, result->jobs_without_stragglers));
   }
   if (plan.compute.enabled()) {
-    Status s =
-        StageNodesCsv(plan.out_dir, CountByNode(plan.measured_leases->Copy(), plan.server_nodes));
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(
+        StageNodesCsv(plan.out_dir, CountByNode(plan.measured_leases->Copy(), plan.server_nodes)));
   }
   if (!result->servers_down.empty()) {
     RETURN_IF_ERROR(StageInterruptionsCsv(plan.out_dir, result->servers_down));

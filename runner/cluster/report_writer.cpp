@@ -200,8 +200,7 @@ Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRun
                          const std::vector<JobRecoveryRecord>* recovery) {
   RETURN_IF_ERROR(CheckRunDirectory(out_dir));
   // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
-  StatusOr<std::string> json = PrintSummaryJson(summary);
-  if (!json.ok()) return json.status();
+  ASSIGN_OR_RETURN(std::string json, PrintSummaryJson(summary));
   const std::vector<const JobRecord*> by_id = ById(jobs);
   const bool with_network = fabric != nullptr;
   absl::flat_hash_map<int64_t, const JobNetworkRecord*> network;
@@ -216,7 +215,7 @@ Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRun
   const std::string jobs_header = std::string(kJobsCsvHeader) +
                                   (with_network ? kJobsCsvNetworkColumns : "") +
                                   (recovery ? kJobsCsvRecoveryColumns : "");
-  Status staged = StageCsv(
+  RETURN_IF_ERROR(StageCsv(
       out_dir, "jobs.csv", jobs_header.c_str(), by_id.size(), [&](size_t i, std::string* out) {
         const auto it = network.find(by_id[i]->job_id);
         const JobRecovery* job_costs = nullptr;
@@ -226,19 +225,17 @@ Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRun
         }
         AppendJobRow(*by_id[i], with_network, it == network.end() ? nullptr : it->second, job_costs,
                      out);
-      });
-  if (!staged.ok()) return staged;
-  staged = StageCsv(out_dir, "rounds.csv", kRoundsCsvHeader, rounds.size(),
-                    [&rounds](size_t i, std::string* out) { AppendRoundRow(rounds[i], out); });
-  if (!staged.ok()) return staged;
+      }));
+  RETURN_IF_ERROR(
+      StageCsv(out_dir, "rounds.csv", kRoundsCsvHeader, rounds.size(),
+               [&rounds](size_t i, std::string* out) { AppendRoundRow(rounds[i], out); }));
   if (fabric) {
     const std::vector<LinkRecord>& links = *fabric->links;
-    staged = StageCsv(
+    RETURN_IF_ERROR(StageCsv(
         out_dir, "links.csv", kLinksCsvHeader, links.size(),
-        [&](size_t i, std::string* out) { AppendLinkRow(*fabric->topology, links[i], out); });
-    if (!staged.ok()) return staged;
+        [&](size_t i, std::string* out) { AppendLinkRow(*fabric->topology, links[i], out); }));
   }
-  std::vector<NamedFile> files = {{"summary.json", *std::move(json)}};
+  std::vector<NamedFile> files = {{"summary.json", std::move(json)}};
   if (leases) files.push_back({"leases.csv", LeasesCsv(*leases)});
   if (faults) files.push_back({"faults.csv", FaultsCsv(*faults)});
 

@@ -24,9 +24,8 @@ Status LoadCatalog(const config::Workload& w, const std::string& config_name,
                    std::shared_ptr<const ModelCatalog>* out) {
   if (!w.has_models_dir() || w.models_dir().empty()) {
     // The built-in catalogue lives for the whole process.
-    StatusOr<const ModelCatalog*> builtin = ModelCatalog::LoadBuiltIn();
-    if (!builtin.ok()) return builtin.status();
-    *out = std::shared_ptr<const ModelCatalog>(*builtin, [](const auto*) {});
+    ASSIGN_OR_RETURN(const ModelCatalog* builtin, ModelCatalog::LoadBuiltIn());
+    *out = std::shared_ptr<const ModelCatalog>(builtin, [](const auto*) {});
     return Status::Ok();
   }
   if (!std::filesystem::is_directory(w.models_dir())) {
@@ -382,10 +381,9 @@ Status PlanRun(const config::RunConfig& cfg, const std::string& config_name, Run
   if (plan->runtime.middleman) {
     RETURN_IF_ERROR(PlanDeployment(cfg, config_name, plan->server_nodes, &plan->runtime));
   }
-  Status opened = cfg.workload().has_trace_file() && !cfg.workload().trace_file().empty()
+  RETURN_IF_ERROR(cfg.workload().has_trace_file() && !cfg.workload().trace_file().empty()
                       ? OpenTrace(cfg.workload(), cfg.run(), config_name, plan)
-                      : OpenGenerator(cfg, config_name, plan);
-  if (!opened.ok()) return opened;
+                      : OpenGenerator(cfg, config_name, plan));
   RETURN_IF_ERROR(PlanBackends(cfg, config_name, plan));
   RETURN_IF_ERROR(PlanFaults(cfg, config_name, plan));
   return PlanWithoutStragglers(cfg, config_name, plan);

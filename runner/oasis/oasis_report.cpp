@@ -57,9 +57,8 @@ std::string OasisSlotsCsv(const std::vector<OasisSlotRow>& slots) {
 Status WriteOasisRunDirectory(const std::string& out_dir, const OasisRunResult& result) {
   RETURN_IF_ERROR(CheckRunDirectory(out_dir));
   // What is staged already (config.textproto, runner/run_record.hpp) goes in with the rest.
-  StatusOr<std::string> json = PrintSummaryJson(result.summary);
-  if (!json.ok()) return json.status();
-  return CommitRunDirectory(out_dir, {{"summary.json", *std::move(json)},
+  ASSIGN_OR_RETURN(std::string json, PrintSummaryJson(result.summary));
+  return CommitRunDirectory(out_dir, {{"summary.json", std::move(json)},
                                       {"jobs.csv", OasisJobsCsv(result.records.jobs)},
                                       {"slots.csv", OasisSlotsCsv(result.records.slots)}});
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/status_macros.hpp"
 #include "runner/run_directory.hpp"
 #include "runner/summary_json.hpp"
 
@@ -79,9 +80,8 @@ Status WritePsRunDirectory(const std::string& out_dir, const summaries::PsRunSum
                            const std::vector<PsBatchRecord>& batches,
                            const std::vector<PsFaultRecord>* faults) {
   // The run's SSD-PS files are already in the staging folder; they move with it.
-  StatusOr<std::string> json = PrintSummaryJson(summary);
-  if (!json.ok()) return json.status();
-  std::vector<NamedFile> files = {{"summary.json", *std::move(json)},
+  ASSIGN_OR_RETURN(std::string json, PrintSummaryJson(summary));
+  std::vector<NamedFile> files = {{"summary.json", std::move(json)},
                                   {"batches.csv", PsBatchesCsv(batches)}};
   if (faults != nullptr) files.push_back({"faults.csv", PsFaultsCsv(*faults)});
   return CommitRunDirectory(out_dir, files);

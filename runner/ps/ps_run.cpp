@@ -104,9 +104,9 @@ Status Generate(const config::ParamServer& p, const std::string& config_name, Ps
   plan->train = std::make_shared<const std::vector<ps::Example>>(
       stream->Generate(o.batches * o.nodes * o.batch_size));
   g.seed = plan->seed ^ 0x5eed'0f'4e1d'0117ull;  // another stream of the same hidden model
-  StatusOr<ps::CriteoGenerator> holdout = ps::CriteoGenerator::Create(g);
-  if (!holdout.ok()) return holdout.status();  // the same options but the seed: cannot differ
-  plan->holdout = holdout->Generate(p.holdout_examples());
+  // The same options but the seed: cannot fail where the training stream did not.
+  ASSIGN_OR_RETURN(ps::CriteoGenerator holdout, ps::CriteoGenerator::Create(g));
+  plan->holdout = holdout.Generate(p.holdout_examples());
   plan->data = "generator (Zipf " + std::to_string(p.zipf_skew()).substr(0, 4) + ", " +
                std::to_string(p.keys_per_field()) + " keys per field)";
   return Status::Ok();
