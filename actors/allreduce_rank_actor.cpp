@@ -11,7 +11,7 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<AllReduceRankState>;
+using RankSelf = caf::stateful_actor<AllReduceRankState>;
 
 // This rank's parts on their way to one owner whose sums have not come back: enough to keep a
 // connection busy while the owner adds, few enough that the middleman's buffers stay a few
@@ -42,7 +42,7 @@ bool Crosses(const AllReduceRankState& st, int32_t to) {
 
 // Sends a part or a sum to rank `to`: at once, or, across the fabric, once its flow is through.
 template <class Message>
-void SendToRank(Self* self, int32_t to, Message message) {
+void SendToRank(RankSelf* self, int32_t to, Message message) {
   AllReduceRankState& st = self->state;
   if (!Crosses(st, to)) {
     Tell(self, st.telemetry, st.ranks[static_cast<size_t>(to)], std::move(message));
@@ -59,7 +59,7 @@ void SendToRank(Self* self, int32_t to, Message message) {
                  .bytes = bytes});
 }
 
-void Finish(Self* self, int64_t id) {
+void Finish(RankSelf* self, int64_t id) {
   AllReduceRound& round = self->state.rounds[id];
   if (!round.started || round.sums_missing > 0 || round.paced > 0) return;
   // The sum leaves as the round's own buffer: a requester in this process gets it without a copy.
@@ -67,14 +67,14 @@ void Finish(Self* self, int64_t id) {
   self->state.rounds.erase(id);
 }
 
-void Fail(Self* self, int64_t id) {
+void Fail(RankSelf* self, int64_t id) {
   self->state.rounds[id].reply.deliver(caf::make_error(caf::sec::invalid_argument));
   self->state.rounds.erase(id);
 }
 
 // Adds segment s once all N contributions are in, in place of this rank's own (a view of the same
 // floats), and sends the sum to every other rank as a view of it: it never changes again.
-void TryReduce(Self* self, int64_t id, int32_t s) {
+void TryReduce(RankSelf* self, int64_t id, int32_t s) {
   AllReduceRankState& st = self->state;
   AllReduceRound& round = st.rounds[id];
   auto it = round.parts.find(s);
@@ -105,7 +105,7 @@ bool Keep(AllReduceRound& round, int32_t ranks, int32_t from, int32_t s, FloatBl
 }
 
 // Sends this rank's next part for `owner`'s segments, if one is left.
-void SendNextPart(Self* self, int64_t id, AllReduceRound& round, int32_t owner) {
+void SendNextPart(RankSelf* self, int64_t id, AllReduceRound& round, int32_t owner) {
   AllReduceRankState& st = self->state;
   const std::vector<int32_t>& unsent = round.unsent[static_cast<size_t>(owner)];
   size_t& sent = round.sent[static_cast<size_t>(owner)];
@@ -118,7 +118,7 @@ void SendNextPart(Self* self, int64_t id, AllReduceRound& round, int32_t owner) 
 // Keeps this rank's contributions to its own segments and sends the first kPartsInFlight parts
 // to every other owner, the owners' k-th segments one after another, so every connection has
 // work from the first message on. Each sum that comes back sends the next part to its owner.
-bool SendParts(Self* self, int64_t id, AllReduceRound& round) {
+bool SendParts(RankSelf* self, int64_t id, AllReduceRound& round) {
   AllReduceRankState& st = self->state;
   const int32_t ranks = static_cast<int32_t>(st.ranks.size());
   round.unsent.assign(static_cast<size_t>(ranks), {});
@@ -137,7 +137,7 @@ bool SendParts(Self* self, int64_t id, AllReduceRound& round) {
   return true;
 }
 
-void Start(Self* self, AllReduceStart& start) {
+void Start(RankSelf* self, AllReduceStart& start) {
   AllReduceRankState& st = self->state;
   AllReduceRound& round = st.rounds[start.round];
   round.reply = self->make_response_promise();
@@ -167,7 +167,7 @@ void Start(Self* self, AllReduceStart& start) {
   Finish(self, start.round);
 }
 
-void OnPart(Self* self, AllReducePart& part) {
+void OnPart(RankSelf* self, AllReducePart& part) {
   AllReduceRankState& st = self->state;
   if (st.ranks.empty()) {
     st.before_group.push_back(std::move(part));
@@ -183,7 +183,7 @@ void OnPart(Self* self, AllReducePart& part) {
 }
 
 // The fabric carried a paced message's bytes: it leaves now, and its round may be answered.
-void OnFlowDone(Self* self, const FlowDone& done) {
+void OnFlowDone(RankSelf* self, const FlowDone& done) {
   AllReduceRankState& st = self->state;
   auto it = st.paced.find(done.key);
   if (it == st.paced.end()) return;
@@ -202,7 +202,7 @@ void OnFlowDone(Self* self, const FlowDone& done) {
   Finish(self, id);
 }
 
-void OnSum(Self* self, AllReduceSum& sum) {
+void OnSum(RankSelf* self, AllReduceSum& sum) {
   AllReduceRound& round = self->state.rounds[sum.round];
   if (!round.started) {
     round.early_sums[sum.segment] = std::move(sum.values);
@@ -218,7 +218,7 @@ void OnSum(Self* self, AllReduceSum& sum) {
 
 }  // namespace
 
-caf::behavior AllReduceRankActor(Self* self, Telemetry* telemetry) {
+caf::behavior AllReduceRankActor(RankSelf* self, Telemetry* telemetry) {
   self->state.telemetry = telemetry;
   return {
       [=](AllReduceGroup& group) {

@@ -16,7 +16,7 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<ComputeWorkerState>;
+using WorkerSelf = caf::stateful_actor<ComputeWorkerState>;
 
 // The longest a part waits for one exchange: the slowest part's step and the messages.
 constexpr auto kExchangeTimeout = std::chrono::seconds(60);
@@ -38,7 +38,7 @@ PartDone DoneOf(const ComputeWorkerState& st) {
   return done;
 }
 
-void Fail(Self* self, const std::string& why) {
+void Fail(WorkerSelf* self, const std::string& why) {
   ComputeWorkerState& st = self->state;
   if (st.compute) st.compute->Release();
   PartDone done = DoneOf(st);
@@ -47,7 +47,7 @@ void Fail(Self* self, const std::string& why) {
   self->quit();
 }
 
-void Finish(Self* self) {
+void Finish(WorkerSelf* self) {
   ComputeWorkerState& st = self->state;
   st.compute->Release();
   if (Gang(st) && st.work.part_rank == 0) {  // every part holds the same weights: one sends them
@@ -99,13 +99,13 @@ Status Step(ComputeWorkerState& st, double* compute_s, double* allreduce_s) {
   return Status::Ok();
 }
 
-void Continue(Self* self) { Tell(self, self->state.telemetry, self, work_step_atom::value); }
+void Continue(WorkerSelf* self) { Tell(self, self->state.telemetry, self, work_step_atom::value); }
 
-bool PastBudget(Self* self) { return self->clock().now() >= self->state.deadline; }
+bool PastBudget(WorkerSelf* self) { return self->clock().now() >= self->state.deadline; }
 
 // The exchange through the gang's NCCL communicator (actors/nccl_gang_part.hpp): it blocks this
 // worker's own thread until every rank has taken part.
-void ExchangeNccl(Self* self, double compute_s, double allreduce_s) {
+void ExchangeNccl(WorkerSelf* self, double compute_s, double allreduce_s) {
   ComputeWorkerState& st = self->state;
   const auto began = self->clock().now();
   double device_s = 0;
@@ -124,7 +124,7 @@ void ExchangeNccl(Self* self, double compute_s, double allreduce_s) {
 
 // The gang's exchange after a step: this part's gradient and its vote to stop, all-reduced
 // across the parts; the step's sample waits for it (the exchange is part of the step's time).
-void Exchange(Self* self, double compute_s, double allreduce_s) {
+void Exchange(WorkerSelf* self, double compute_s, double allreduce_s) {
   ComputeWorkerState& st = self->state;
   if (st.nccl) return ExchangeNccl(self, compute_s, allreduce_s);
   const size_t floats = st.weights.values().size();
@@ -156,7 +156,7 @@ void Exchange(Self* self, double compute_s, double allreduce_s) {
           });
 }
 
-void OnStep(Self* self) {
+void OnStep(WorkerSelf* self) {
   ComputeWorkerState& st = self->state;
   if (!st.compute) {
     if (Status s = Prepare(st); !s.ok()) return Fail(self, s.message());
@@ -182,7 +182,7 @@ bool ExchangesWithParts(const ComputeWorkerState& st) {
 }
 
 // A gang part steps once it has both its group and the weights to start from.
-void StartWhenReady(Self* self) {
+void StartWhenReady(WorkerSelf* self) {
   if (self->state.grouped && self->state.weights.whole()) Continue(self);
 }
 
@@ -205,7 +205,7 @@ Status ExpectWeights(ComputeWorkerState& st) {
 }
 
 // An NCCL gang (nccl_gang_part.hpp): this part's GPUs to part 0's worker.
-void JoinNccl(Self* self, const AllReduceGroup& group) {
+void JoinNccl(WorkerSelf* self, const AllReduceGroup& group) {
   ComputeWorkerState& st = self->state;
   if (group.ranks.empty()) return Fail(self, "the gang's group names no worker");
   const auto gpus = static_cast<int32_t>(st.work.gpu_ids.size());
@@ -214,7 +214,7 @@ void JoinNccl(Self* self, const AllReduceGroup& group) {
 }
 
 // Part 0: once every part has joined, each its NCCL unique id and ranks.
-void OnNcclJoin(Self* self, const NcclGangJoin& join) {
+void OnNcclJoin(WorkerSelf* self, const NcclGangJoin& join) {
   ComputeWorkerState& st = self->state;
   if (!st.nccl || join.lease_start_s != st.work.lease_start_s) return;
   auto sender = caf::actor_cast<caf::actor>(self->current_sender());
@@ -225,7 +225,7 @@ void OnNcclJoin(Self* self, const NcclGangJoin& join) {
 }
 
 // This part's ranks join the communicator; then it steps as soon as its weights are in.
-void OnNcclId(Self* self, const NcclGangId& id) {
+void OnNcclId(WorkerSelf* self, const NcclGangId& id) {
   ComputeWorkerState& st = self->state;
   if (!st.nccl || st.grouped || id.lease_start_s != st.work.lease_start_s) return;
   if (Status s = JoinNcclGang(*st.nccl, id, st.devices, kNcclJoinTimeoutS); !s.ok()) {
@@ -270,7 +270,7 @@ gpu::StepPlan PartPlan(const PartWork& w) {
   return gpu::StepPlan{w.plan_rows, w.plan_width, w.plan_gemms};
 }
 
-caf::behavior ComputeWorkerActor(Self* self, PartWork work, std::vector<int32_t> devices,
+caf::behavior ComputeWorkerActor(WorkerSelf* self, PartWork work, std::vector<int32_t> devices,
                                  Telemetry* telemetry) {
   ComputeWorkerState& st = self->state;
   st.options = PartOptions(work);

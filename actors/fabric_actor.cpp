@@ -10,14 +10,14 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<FabricActorState>;
+using FabricSelf = caf::stateful_actor<FabricActorState>;
 using FlowKey = std::pair<caf::actor_addr, int64_t>;
 
 // A flow whose rest would take less than this is through: the timer lands within a nanosecond of
 // the computed instant, on either side.
 constexpr double kDoneWithinS = 1e-9;
 
-double Now(Self* self) { return self->state.clock.Now(self); }
+double Now(FabricSelf* self) { return self->state.clock.Now(self); }
 
 // Every flow's remaining bytes drained at its rate up to `now`.
 void Drain(FabricActorState& st, double now) {
@@ -35,7 +35,7 @@ bool Through(const FabricActorState& st, const FabricFlow& flow) {
 }
 
 // Answers the flows that are through, at now + their latency, and takes them off the links.
-void Complete(Self* self, double now) {
+void Complete(FabricSelf* self, double now) {
   FabricActorState& st = self->state;
   std::vector<FlowKey> done;
   for (const auto& [key, flow] : st.flows) {
@@ -54,7 +54,7 @@ void Complete(Self* self, double now) {
 
 // After a change: re-shares, answers what is through, and sets the one timer at the next
 // completion at the new rates.
-void Reshare(Self* self, double now) {
+void Reshare(FabricSelf* self, double now) {
   FabricActorState& st = self->state;
   st.sharing->Update();
   Complete(self, now);
@@ -75,7 +75,7 @@ void Withdraw(FabricActorState& st, const FlowKey& key) {
   st.flows.erase(it);
 }
 
-void Start(Self* self, const FlowStart& start) {
+void Start(FabricSelf* self, const FlowStart& start) {
   FabricActorState& st = self->state;
   auto sender = caf::actor_cast<caf::actor>(self->current_sender());
   if (!sender) return;
@@ -100,7 +100,7 @@ void Start(Self* self, const FlowStart& start) {
   Reshare(self, now);
 }
 
-void Stop(Self* self, const FlowStop& stop) {
+void Stop(FabricSelf* self, const FlowStop& stop) {
   FabricActorState& st = self->state;
   const FlowKey key{self->current_sender() ? self->current_sender()->address() : caf::actor_addr{},
                     stop.key};
@@ -113,7 +113,7 @@ void Stop(Self* self, const FlowStop& stop) {
 
 }  // namespace
 
-caf::behavior FabricActor(Self* self, fabric::Topology topology, Telemetry* telemetry) {
+caf::behavior FabricActor(FabricSelf* self, fabric::Topology topology, Telemetry* telemetry) {
   FabricActorState& st = self->state;
   st.sharing = std::make_unique<fabric::FlowSharing>(topology.Capacities());
   st.topology = std::move(topology);

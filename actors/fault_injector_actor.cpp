@@ -17,9 +17,9 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<FaultInjectorState>;
+using InjectorSelf = caf::stateful_actor<FaultInjectorState>;
 
-void Record(Self* self, const FaultEvent& e, std::string effect, double recovered_s) {
+void Record(InjectorSelf* self, const FaultEvent& e, std::string effect, double recovered_s) {
   FaultInjectorState& st = self->state;
   spdlog::info("fault at {:.0f} s: {} ({})", e.at_s, e.Describe(), effect);
   Tell(self, st.telemetry, st.setup.cluster.metrics,
@@ -49,7 +49,8 @@ bool SchedulerIsDown(const FaultInjectorState& st) { return st.scheduler_down_un
 // A server that fails while the scheduler is down: no scheduler records it (nor sees it, if it
 // is back before the scheduler), so the injector does, from its failure, with its cause. No
 // lease was cut: the leases the old scheduler gave run to their end.
-void RecordDownWithoutScheduler(Self* self, const FaultEvent& e, int64_t server, double until) {
+void RecordDownWithoutScheduler(InjectorSelf* self, const FaultEvent& e, int64_t server,
+                                double until) {
   FaultInjectorState& st = self->state;
   Tell(self, st.telemetry, st.setup.cluster.metrics,
        ServerDownRecord{.at_s = e.at_s,
@@ -61,7 +62,7 @@ void RecordDownWithoutScheduler(Self* self, const FaultEvent& e, int64_t server,
                         .job_gpus_hit = 0});
 }
 
-void CrashServers(Self* self, const FaultEvent& e) {
+void CrashServers(InjectorSelf* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   for (int64_t s : e.target.IndicesAmong(static_cast<int64_t>(st.setup.cluster.servers.size()))) {
     double& down = st.server_down_until[s];
@@ -96,7 +97,7 @@ void CrashServers(Self* self, const FaultEvent& e) {
   }
 }
 
-void RestartServers(Self* self, const FaultEvent& e) {
+void RestartServers(InjectorSelf* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   ClusterHandles& cluster = st.setup.cluster;
   for (int64_t s : e.target.IndicesAmong(static_cast<int64_t>(cluster.servers.size()))) {
@@ -146,7 +147,7 @@ std::string JobCrashEffect(size_t hit, const std::vector<int64_t>& killed) {
                      killed.size() > kNamed ? ", ..." : "", kWhyNone);
 }
 
-void CrashJobs(Self* self, const FaultEvent& e) {
+void CrashJobs(InjectorSelf* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   CrashJob crash{.job_ids = JobsHit(st, e.target), .restarts = e.duration_s > 0};
   // The notices go first, so the scheduler knows whether to wait for a job when its down
@@ -165,14 +166,14 @@ void CrashJobs(Self* self, const FaultEvent& e) {
       [] {});  // the injector is no endpoint of the fault network: its requests always arrive
 }
 
-void RestartJobs(Self* self, const FaultEvent& e) {
+void RestartJobs(InjectorSelf* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   for (int64_t id : JobsHit(st, e.target)) {
     Tell(self, st.telemetry, st.setup.cluster.workload, RespawnJob{.job_id = id});
   }
 }
 
-void CrashScheduler(Self* self, const FaultEvent& e) {
+void CrashScheduler(InjectorSelf* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   if (st.scheduler_down_until != kUp) {
     // Killing it again would kill nothing, and two restarts would make two schedulers.
@@ -192,7 +193,7 @@ void CrashScheduler(Self* self, const FaultEvent& e) {
   st.killed_now.clear();
 }
 
-void RestartScheduler(Self* self, const FaultEvent& e) {
+void RestartScheduler(InjectorSelf* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   if (st.scheduler_down_until != e.EndS()) return;  // a later crash moved its restart
   st.scheduler_down_until = kUp;
@@ -213,7 +214,7 @@ void RestartScheduler(Self* self, const FaultEvent& e) {
   }
 }
 
-void Begin(Self* self, const FaultEvent& e) {
+void Begin(InjectorSelf* self, const FaultEvent& e) {
   FaultInjectorState& st = self->state;
   switch (e.kind) {
     case FaultKind::kCrash:
@@ -240,7 +241,7 @@ void Begin(Self* self, const FaultEvent& e) {
   }
 }
 
-void End(Self* self, const FaultEvent& e) {
+void End(InjectorSelf* self, const FaultEvent& e) {
   if (e.kind != FaultKind::kCrash) return;
   if (e.target.kind == EndpointKind::kServer) return RestartServers(self, e);
   if (e.target.kind == EndpointKind::kJob) return RestartJobs(self, e);
@@ -249,7 +250,7 @@ void End(Self* self, const FaultEvent& e) {
 
 }  // namespace
 
-caf::behavior FaultInjectorActor(Self* self, FaultInjectorSetup setup, RunClock clock,
+caf::behavior FaultInjectorActor(InjectorSelf* self, FaultInjectorSetup setup, RunClock clock,
                                  Telemetry* telemetry) {
   FaultInjectorState& st = self->state;
   st.setup = std::move(setup);

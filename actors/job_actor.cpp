@@ -18,7 +18,7 @@
 namespace troupe {
 namespace {
 
-using Self = emulated_job_actor::stateful_pointer<JobActorState>;
+using JobSelf = emulated_job_actor::stateful_pointer<JobActorState>;
 
 // A new lease started: what the job ran of the previous one goes (its worker is stopped by the
 // caller).
@@ -44,7 +44,7 @@ const scheduler_actor& ReportTo(const JobActorState& st) {
 
 // Stops the compute workers whose answers are no longer wanted (those not started yet are
 // stopped when they say they started: their lease is over by then).
-void StopWorkers(Self self, JobLease& lease) {
+void StopWorkers(JobSelf self, JobLease& lease) {
   for (auto& [server, worker] : lease.workers) {
     self->send_exit(worker, caf::exit_reason::user_shutdown);
   }
@@ -52,7 +52,7 @@ void StopWorkers(Self self, JobLease& lease) {
   lease.parts_running = 0;
 }
 
-void Report(Self self, JobProgress progress) {
+void Report(JobSelf self, JobProgress progress) {
   JobActorState& st = self->state;
   StopWorkers(self, st.lease);
   st.lease.assembly.MarkEnded();
@@ -64,7 +64,7 @@ void Report(Self self, JobProgress progress) {
 
 // No grant of the lease starting at lease_start_s ever came (lost, or its server died first): the
 // lease never ran, and the report says so.
-void ReportLeaseNeverGranted(Self self, int64_t round, double lease_start_s) {
+void ReportLeaseNeverGranted(JobSelf self, int64_t round, double lease_start_s) {
   JobActorState& st = self->state;
   StopWorkers(self, st.lease);
   ResetRun(st.lease);
@@ -85,7 +85,7 @@ void NoteAttemptHeld(JobActorState& st, double held_s, bool ended) {
 
 // workload.replay_job_failures: the trace's attempt the job is in ends within the lease
 // [start_s, end_s): the job crashes then, as its own process would, losing what a crash loses.
-void ArmAttemptEnd(Self self, double start_s, double end_s) {
+void ArmAttemptEnd(JobSelf self, double start_s, double end_s) {
   JobActorState& st = self->state;
   if (st.attempt >= st.spec.crashed_attempts_s.size() || !Runnable(st)) return;
   const double left_s = st.spec.crashed_attempts_s[st.attempt] - st.attempt_held_s;
@@ -97,7 +97,7 @@ void ArmAttemptEnd(Self self, double start_s, double end_s) {
           .round = st.lease.assembly.round(), .lease_start_s = start_s, .server = kAttemptEnded});
 }
 
-void OnLeaseLost(Self self, const LeaseLost& lost) {
+void OnLeaseLost(JobSelf self, const LeaseLost& lost) {
   JobActorState& st = self->state;
   const LeaseAssembly& lease = st.lease.assembly;
   if (lost.lease_start_s > lease.start_s())
@@ -123,7 +123,7 @@ void OnLeaseLost(Self self, const LeaseLost& lost) {
   Report(self, std::move(p));
 }
 
-void OnProgressQuery(Self self, const ProgressQuery& q) {
+void OnProgressQuery(JobSelf self, const ProgressQuery& q) {
   JobActorState& st = self->state;
   auto asker = caf::actor_cast<scheduler_actor>(self->current_sender());
   if (asker) st.scheduler = asker;
@@ -149,7 +149,7 @@ void OnProgressQuery(Self self, const ProgressQuery& q) {
 }
 
 // Sends each part of a runnable lease to its server, which runs it in its own process.
-void StartWorkers(Self self) {
+void StartWorkers(JobSelf self) {
   JobActorState& st = self->state;
   JobLease& lease = st.lease;
   std::vector<LeasePart> parts = lease.assembly.parts();
@@ -193,7 +193,7 @@ bool OfThisLease(const JobLease& lease, double lease_start_s) {
 
 // A part's worker started: kept (to stop it), and once every part of a gang has started, each
 // worker is told its group of all-reduce ranks. A worker of a lease that is over is stopped.
-void OnPartStarted(Self self, const PartStarted& started) {
+void OnPartStarted(JobSelf self, const PartStarted& started) {
   JobActorState& st = self->state;
   JobLease& lease = st.lease;
   auto worker = caf::actor_cast<caf::actor>(self->current_sender());
@@ -250,7 +250,7 @@ bool KeepTrainedWeights(JobActorState& st) {
 }
 
 // Part 0's weights after the lease, one chunk.
-void OnGangWeights(Self self, const GangWeights& chunk) {
+void OnGangWeights(JobSelf self, const GangWeights& chunk) {
   JobActorState& st = self->state;
   if (!OfThisLease(st.lease, chunk.lease_start_s)) return;
   if (!st.lease.returned.Add(chunk)) {
@@ -260,7 +260,7 @@ void OnGangWeights(Self self, const GangWeights& chunk) {
 
 // A part's answer: kept; after the last, the lease's measurement is the slowest part's (none if
 // a part failed), and the lease is committed if its timer has already fired.
-void OnPartDone(Self self, PartDone& done) {
+void OnPartDone(JobSelf self, PartDone& done) {
   JobActorState& st = self->state;
   JobLease& lease = st.lease;
   if (!OfThisLease(lease, done.lease_start_s)) return;
@@ -289,7 +289,7 @@ void OnPartDone(Self self, PartDone& done) {
 
 }  // namespace
 
-emulated_job_actor::behavior_type JobActor(Self self, JobSpec spec,
+emulated_job_actor::behavior_type JobActor(JobSelf self, JobSpec spec,
                                            std::shared_ptr<const ModelCatalog> catalog,
                                            scheduler_actor scheduler, ActorContext ctx,
                                            JobStart start) {

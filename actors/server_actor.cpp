@@ -14,7 +14,7 @@
 namespace troupe {
 namespace {
 
-using Self = server_actor::stateful_pointer<ServerState>;
+using ServerSelf = server_actor::stateful_pointer<ServerState>;
 
 ServerFree FreeOf(const ServerState& st) {
   return ServerFree{.server = st.spec.index,
@@ -23,8 +23,8 @@ ServerFree FreeOf(const ServerState& st) {
                     .memory_gb = st.ledger->free_memory_gb()};
 }
 
-void Refuse(Self self, const scheduler_actor& scheduler, const RoundLeases& round, int64_t job_id,
-            const Status& why) {
+void Refuse(ServerSelf self, const scheduler_actor& scheduler, const RoundLeases& round,
+            int64_t job_id, const Status& why) {
   ServerState& st = self->state;
   ++st.refusals;
   spdlog::warn("server {}: refused job {} in round {}: {}", st.spec.name, job_id, round.round,
@@ -43,7 +43,8 @@ void Refuse(Self self, const scheduler_actor& scheduler, const RoundLeases& roun
 // that bring this server no grant bring it no message (SendLeases), so the books catch up here:
 // a standing lease is extended from whichever round it ended, before the leases that ended (or
 // whose jobs moved on since) are dropped, and a part that moved here since is booked after.
-void EndLeasesButStanding(Self self, const scheduler_actor& scheduler, const RoundLeases& round) {
+void EndLeasesButStanding(ServerSelf self, const scheduler_actor& scheduler,
+                          const RoundLeases& round) {
   ServerState& st = self->state;
   st.standing_to_book.clear();
   for (const StandingPart& part : round.standing) {
@@ -60,7 +61,7 @@ void EndLeasesButStanding(Self self, const scheduler_actor& scheduler, const Rou
   }
 }
 
-void ApplyRound(Self self, const RoundLeases& round) {
+void ApplyRound(ServerSelf self, const RoundLeases& round) {
   ServerState& st = self->state;
   if (round.start_s <= st.last_round_start_s) return;  // delivered twice
   st.last_round_start_s = round.start_s;
@@ -103,7 +104,7 @@ void ApplyRound(Self self, const RoundLeases& round) {
 
 // Real compute: one part of a job's lease runs here, in this server's process, on the devices
 // its leased GPUs are (detached: its steps block).
-void RunPart(Self self, PartWork& work) {
+void RunPart(ServerSelf self, PartWork& work) {
   const ServerSpec& spec = self->state.spec;
   std::vector<int32_t> devices;
   for (int32_t gpu : work.gpu_ids) {
@@ -116,7 +117,7 @@ void RunPart(Self self, PartWork& work) {
 
 }  // namespace
 
-server_actor::behavior_type ServerActor(Self self, ServerSpec spec, Telemetry* telemetry) {
+server_actor::behavior_type ServerActor(ServerSelf self, ServerSpec spec, Telemetry* telemetry) {
   self->state.ledger.emplace(spec.gpus, spec.cpus, spec.memory_gb);
   self->state.spec = std::move(spec);
   self->state.telemetry = telemetry;

@@ -13,7 +13,7 @@
 namespace troupe {
 namespace {
 
-using Self = workload_actor_impl::stateful_pointer<WorkloadState>;
+using WorkloadSelf = workload_actor_impl::stateful_pointer<WorkloadState>;
 
 // The next arrival from the source or an agent still expected (-1: none will come).
 double NextArrival(const WorkloadState& st, double until_s) {
@@ -23,7 +23,7 @@ double NextArrival(const WorkloadState& st, double until_s) {
                                    : next_source.value_or(next_agent.value_or(-1));
 }
 
-ArrivalBatch TakeArrivals(Self self, double until_s) {
+ArrivalBatch TakeArrivals(WorkloadSelf self, double until_s) {
   WorkloadState& st = self->state;
   ArrivalBatch batch;
   while (st.source->NextArrival() && *st.source->NextArrival() <= until_s) {
@@ -59,7 +59,7 @@ ArrivalBatch TakeArrivals(Self self, double until_s) {
 
 // Respawns a crashed job from its checkpoint and tells the scheduler. A job that had finished
 // before it was killed is not respawned; the scheduler learns its end from the checkpoint.
-void Respawn(Self self, const JobCheckpoint& checkpoint) {
+void Respawn(WorkloadSelf self, const JobCheckpoint& checkpoint) {
   WorkloadState& st = self->state;
   auto it = st.released.find(checkpoint.job_id);
   if (it == st.released.end()) return;
@@ -79,7 +79,8 @@ void Respawn(Self self, const JobCheckpoint& checkpoint) {
 
 }  // namespace
 
-workload_actor_impl::behavior_type WorkloadActor(Self self, std::shared_ptr<JobSource> source,
+workload_actor_impl::behavior_type WorkloadActor(WorkloadSelf self,
+                                                 std::shared_ptr<JobSource> source,
                                                  std::shared_ptr<const ModelCatalog> catalog,
                                                  ActorContext ctx, caf::actor checkpoints,
                                                  JobSpawner jobs) {

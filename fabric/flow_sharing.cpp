@@ -57,27 +57,27 @@ void SortByLevel(std::vector<Key>* keys, std::vector<Key>* scratch) {
   }
 }
 
-struct LinkRecord {
-  double capacity = 0;
-  double weight = 0;  // the sum of its flows' weights, kept by Add and Remove
-  // Filling state.
-  double remaining = 0, weight_left = 0;
-  int32_t flows_left = 0;
-  // As of the last Update.
-  double load = 0;
-  int32_t load_flows = 0;
-};
-
-struct FlowRecord {
-  double weight = 0, rate = 0;
-  uint8_t frozen = 0, alive = 0;
-  uint16_t count = 0;                         // links
-  std::array<int32_t, kInlineLinks> links{};  // the first ones; the rest in Impl::more_links
-};
-
 }  // namespace
 
 struct FlowSharing::Impl {
+  struct LinkRecord {
+    double capacity = 0;
+    double weight = 0;  // the sum of its flows' weights, kept by Add and Remove
+    // Filling state.
+    double remaining = 0, weight_left = 0;
+    int32_t flows_left = 0;
+    // As of the last Update.
+    double load = 0;
+    int32_t load_flows = 0;
+  };
+
+  struct FlowRecord {
+    double weight = 0, rate = 0;
+    uint8_t frozen = 0, alive = 0;
+    uint16_t count = 0;                         // links
+    std::array<int32_t, kInlineLinks> links{};  // the first ones; the rest in Impl::more_links
+  };
+
   explicit Impl(const std::vector<double>& capacities)
       : link(capacities.size()), link_flows(capacities.size()), link_mark(capacities.size(), 0) {
     for (size_t l = 0; l < capacities.size(); ++l) link[l].capacity = capacities[l];
@@ -294,7 +294,7 @@ FlowId FlowSharing::Add(std::span<const int32_t> links, double weight) {
     s.link[static_cast<size_t>(l)].weight += weight;
     s.dirty_links.push_back(l);
   }
-  FlowRecord& f = s.flow[static_cast<size_t>(id)];
+  Impl::FlowRecord& f = s.flow[static_cast<size_t>(id)];
   f.weight = weight;
   f.rate = 0;
   f.alive = 1;
@@ -321,7 +321,7 @@ void FlowSharing::Update() {
   s.Fill();
   size_t linkless = 0;
   for (FlowId id : s.dirty_linkless) {
-    FlowRecord& f = s.flow[static_cast<size_t>(id)];
+    Impl::FlowRecord& f = s.flow[static_cast<size_t>(id)];
     // Skip one removed since (and maybe reused), or listed twice through a reused id.
     if (!f.alive || f.count > 0 || s.flow_mark[static_cast<size_t>(id)] == s.epoch) continue;
     s.flow_mark[static_cast<size_t>(id)] = s.epoch;

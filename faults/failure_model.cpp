@@ -16,7 +16,7 @@ namespace {
 // More drawn failures than this is a model that would crash the cluster continuously.
 constexpr size_t kMaxFailures = 1000000;
 
-int ComponentIndex(const std::string& name) {
+int FailureComponentIndex(const std::string& name) {
   for (size_t i = 0; i < kFailureComponents.size(); ++i) {
     if (name == kFailureComponents[i]) return static_cast<int>(i);
   }
@@ -24,10 +24,6 @@ int ComponentIndex(const std::string& name) {
 }
 
 bool PerGpu(const std::string& name) { return name == "gpu" || name == "hbm"; }
-
-Status Invalid(const std::string& where, const std::string& why) {
-  return Status::InvalidInput(where + ": " + why);
-}
 
 config::FailureModel Llama3() {
   std::map<std::string, int> counts;
@@ -47,7 +43,7 @@ int RatesGiven(const config::FailureComponent& c) {
 
 Status CheckRepair(const config::RepairTime& r, const std::string& where) {
   if (r.distribution() != "exponential" && r.distribution() != "lognormal") {
-    return Invalid(
+    return InvalidField(
         where + ".distribution",
         fmt::format("unknown distribution '{}' (exponential, lognormal)", r.distribution()));
   }
@@ -55,23 +51,23 @@ Status CheckRepair(const config::RepairTime& r, const std::string& where) {
 }
 
 Status CheckComponent(const config::FailureComponent& c, const std::string& where) {
-  if (ComponentIndex(c.component()) < 0) {
-    return Invalid(
+  if (FailureComponentIndex(c.component()) < 0) {
+    return InvalidField(
         where + ".component",
         fmt::format("unknown component '{}' (gpu, hbm, host, nic, switch)", c.component()));
   }
   const int rates = RatesGiven(c);
   if (rates == 0) {
-    return Invalid(where, fmt::format("{} needs a rate: per_gpu_hour, per_server_hour, "
-                                      "per_switch_hour or mtbf_h",
-                                      c.component()));
+    return InvalidField(where, fmt::format("{} needs a rate: per_gpu_hour, per_server_hour, "
+                                           "per_switch_hour or mtbf_h",
+                                           c.component()));
   }
   if (rates > 1)
-    return Invalid(where, fmt::format("{} has {} rates; give one", c.component(), rates));
+    return InvalidField(where, fmt::format("{} has {} rates; give one", c.component(), rates));
   if (c.has_per_switch_hour() && c.component() != "switch") {
-    return Invalid(where + ".per_switch_hour", "only a switch fails per switch-hour");
+    return InvalidField(where + ".per_switch_hour", "only a switch fails per switch-hour");
   }
-  if (c.has_mtbf_h() && !(c.mtbf_h() > 0)) return Invalid(where + ".mtbf_h", "must be > 0");
+  if (c.has_mtbf_h() && !(c.mtbf_h() > 0)) return InvalidField(where + ".mtbf_h", "must be > 0");
   if (c.has_repair()) RETURN_IF_ERROR(CheckRepair(c.repair(), where + ".repair"));
   return Status::Ok();
 }
@@ -168,7 +164,8 @@ double FailuresPerHour(const config::FailureComponent& c, double gpus, double se
 
 Status CheckFailureModel(const config::FailureModel& model, const std::string& where) {
   if (!model.preset().empty() && model.preset() != "llama3") {
-    return Invalid(where + ".preset", fmt::format("unknown preset '{}' (llama3)", model.preset()));
+    return InvalidField(where + ".preset",
+                        fmt::format("unknown preset '{}' (llama3)", model.preset()));
   }
   std::vector<std::string> seen;
   for (int i = 0; i < model.component_size(); ++i) {
@@ -176,12 +173,13 @@ Status CheckFailureModel(const config::FailureModel& model, const std::string& w
     const std::string at = fmt::format("{}.component[{}]", where, i);
     RETURN_IF_ERROR(CheckComponent(c, at));
     if (std::find(seen.begin(), seen.end(), c.component()) != seen.end()) {
-      return Invalid(at + ".component", fmt::format("{} is listed twice", c.component()));
+      return InvalidField(at + ".component", fmt::format("{} is listed twice", c.component()));
     }
     seen.push_back(c.component());
   }
   RETURN_IF_ERROR(CheckRepair(model.repair(), where + ".repair"));
-  if (!(model.end_s() > model.start_s())) return Invalid(where + ".end_s", "must be after start_s");
+  if (!(model.end_s() > model.start_s()))
+    return InvalidField(where + ".end_s", "must be after start_s");
   return Status::Ok();
 }
 
@@ -191,7 +189,7 @@ Status DrawFailures(const config::FailureModel& model, uint64_t run_seed,
   const uint64_t seed = (model.seed() != 0 ? model.seed() : run_seed) ^ 0x6661696c75726573ull;
   size_t drawn = 0;
   for (const config::FailureComponent& c : resolved.component()) {
-    const auto kind = static_cast<uint64_t>(ComponentIndex(c.component()));
+    const auto kind = static_cast<uint64_t>(FailureComponentIndex(c.component()));
     Rng rng(seed + (kind + 1) * 0x9e3779b97f4a7c15ull);
     const config::RepairTime& repair = c.has_repair() ? c.repair() : resolved.repair();
     for (const std::vector<int64_t>& group : Groups(c.component(), universe)) {
@@ -201,10 +199,10 @@ Status DrawFailures(const config::FailureModel& model, uint64_t run_seed,
       for (double t = model.start_s() + rng.Exponential(per_s); t < model.end_s();
            t += rng.Exponential(per_s)) {
         if (++drawn > kMaxFailures) {
-          return Invalid("faults.failure_model",
-                         fmt::format("draws more than {} failures in [start_s, end_s); lower "
-                                     "the rates or shorten the window",
-                                     kMaxFailures));
+          return InvalidField("faults.failure_model",
+                              fmt::format("draws more than {} failures in [start_s, end_s); lower "
+                                          "the rates or shorten the window",
+                                          kMaxFailures));
         }
         FaultEvent e;
         e.kind = FaultKind::kCrash;

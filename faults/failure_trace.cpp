@@ -43,17 +43,6 @@ Status ReadHeader(const CsvLine& line, std::string_view name, std::array<int, 4>
       name, line.number, header.size(), header.Joined()));
 }
 
-Status ParseServer(std::string_view text, std::string_view name, int64_t line,
-                   const FaultUniverse& u, int64_t* server) {
-  RETURN_IF_ERROR(ParseInt64Field(text, name, line, "server", server));
-  if (*server >= 0 && *server < u.servers) return Status::Ok();
-  const std::string why =
-      u.servers == 0
-          ? fmt::format("server {}: the run has no GPU servers to fail", *server)
-          : fmt::format("server {} is not in the cluster (servers 0..{})", *server, u.servers - 1);
-  return FieldError(name, line, "server", why);
-}
-
 Status ParseRow(const CsvLine& line, const std::array<int, 4>& columns, std::string_view name,
                 const FaultUniverse& u, Row* row) {
   auto field = [&](Column c) { return line.fields[static_cast<size_t>(columns[c])]; };
@@ -68,7 +57,7 @@ Status ParseRow(const CsvLine& line, const std::array<int, 4>& columns, std::str
                       fmt::format("unknown component '{}' ({})", component, ComponentNames()));
   }
   row->component = static_cast<int>(known - kFailureComponents.begin());
-  RETURN_IF_ERROR(ParseServer(field(kServer), name, n, u, &row->server));
+  RETURN_IF_ERROR(ParseTraceServer(field(kServer), name, n, u, "fail", &row->server));
   RETURN_IF_ERROR(ParseDoubleField(field(kRepair), name, n, "repair_s", &row->repair_s));
   return CheckFieldRange(row->repair_s, 0, kMaxFailureTraceSeconds, field(kRepair), name, n,
                          "repair_s");
@@ -156,6 +145,17 @@ Status ReadFailureTrace(const std::string& path, const FaultUniverse& universe,
   RETURN_IF_ERROR(OpenInputFile(path, "faults.failure_trace", &file));
   CsvCursor cursor(file.get(), path);
   return ParseFromCursor(&cursor, path, universe, out);
+}
+
+Status ParseTraceServer(std::string_view text, std::string_view name, int64_t line,
+                        const FaultUniverse& u, std::string_view verb, int64_t* server) {
+  RETURN_IF_ERROR(ParseInt64Field(text, name, line, "server", server));
+  if (*server >= 0 && *server < u.servers) return Status::Ok();
+  const std::string why =
+      u.servers == 0
+          ? fmt::format("server {}: the run has no GPU servers to {}", *server, verb)
+          : fmt::format("server {} is not in the cluster (servers 0..{})", *server, u.servers - 1);
+  return FieldError(name, line, "server", why);
 }
 
 }  // namespace troupe

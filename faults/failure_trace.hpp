@@ -36,6 +36,11 @@ Status ParseFailureTrace(std::string_view text, std::string_view name,
                          const FaultUniverse& universe, std::vector<FaultEvent>* out);
 
 // Reads the failure trace at `path` (a regular file) and appends its crashes to `out`.
+// A fault trace's `server` field on line `line` of `name`: a server of `u` (else an error saying
+// the trace cannot `verb` it: "fail", "slow").
+Status ParseTraceServer(std::string_view text, std::string_view name, int64_t line,
+                        const FaultUniverse& u, std::string_view verb, int64_t* server);
+
 Status ReadFailureTrace(const std::string& path, const FaultUniverse& universe,
                         std::vector<FaultEvent>* out);
 

@@ -40,26 +40,22 @@ bool IsLinkFault(FaultKind kind) {
   return kind == FaultKind::kDrop || kind == FaultKind::kDelay || kind == FaultKind::kDuplicate;
 }
 
-Status Invalid(const std::string& where, const std::string& why) {
-  return Status::InvalidInput(where + ": " + why);
-}
-
 // The kinds of actor each fault kind may hit.
 Status CheckTargetKind(FaultKind kind, const ActorSet& target, const std::string& where) {
   const EndpointKind k = target.kind;
   switch (kind) {
     case FaultKind::kCrash:
       if (k == EndpointKind::kAny || k == EndpointKind::kWorkload) {
-        return Invalid(where, "a crash hits a server, job, scheduler, ps or node");
+        return InvalidField(where, "a crash hits a server, job, scheduler, ps or node");
       }
       break;
     case FaultKind::kSlow:
       if (k != EndpointKind::kServer && k != EndpointKind::kPs) {
-        return Invalid(where, "slow hits a server (throughput) or a ps node (disk)");
+        return InvalidField(where, "slow hits a server (throughput) or a ps node (disk)");
       }
       break;
     case FaultKind::kDisk:
-      if (k != EndpointKind::kPs) return Invalid(where, "disk faults hit a ps node");
+      if (k != EndpointKind::kPs) return InvalidField(where, "disk faults hit a ps node");
       break;
     default:
       break;
@@ -68,7 +64,7 @@ Status CheckTargetKind(FaultKind kind, const ActorSet& target, const std::string
 }
 
 Status ToEvent(const config::Fault& f, const std::string& where, FaultEvent* e) {
-  if (!f.has_kind()) return Invalid(where + ".kind", "missing");
+  if (!f.has_kind()) return InvalidField(where + ".kind", "missing");
   e->kind = FromConfig(f.kind());
   e->at_s = f.at_s();
   e->duration_s = f.duration_s();
@@ -76,34 +72,34 @@ Status ToEvent(const config::Fault& f, const std::string& where, FaultEvent* e) 
   e->probability = f.probability();
   e->delay_s = f.delay_s();
   e->disk_full = f.disk_full();
-  if (!(e->at_s >= 0)) return Invalid(where + ".at_s", "must be >= 0");
-  if (!(e->duration_s >= 0)) return Invalid(where + ".duration_s", "must be >= 0");
-  if (!(e->factor > 0)) return Invalid(where + ".factor", "must be > 0");
+  if (!(e->at_s >= 0)) return InvalidField(where + ".at_s", "must be >= 0");
+  if (!(e->duration_s >= 0)) return InvalidField(where + ".duration_s", "must be >= 0");
+  if (!(e->factor > 0)) return InvalidField(where + ".factor", "must be > 0");
   if (!(e->probability >= 0 && e->probability <= 1)) {
-    return Invalid(where + ".probability", "must lie in [0, 1]");
+    return InvalidField(where + ".probability", "must lie in [0, 1]");
   }
-  if (!(e->delay_s >= 0)) return Invalid(where + ".delay_s", "must be >= 0");
+  if (!(e->delay_s >= 0)) return InvalidField(where + ".delay_s", "must be >= 0");
   if (IsLinkFault(e->kind)) {
     if (Status s = ParseLink(f.has_target() ? f.target() : "*", &e->link); !s.ok()) {
-      return Invalid(where + ".target", s.message());
+      return InvalidField(where + ".target", s.message());
     }
     if (e->kind == FaultKind::kDelay && e->delay_s <= 0) {
-      return Invalid(where + ".delay_s", "a delay fault needs delay_s > 0");
+      return InvalidField(where + ".delay_s", "a delay fault needs delay_s > 0");
     }
     if (e->kind != FaultKind::kDelay && e->probability <= 0) {
-      return Invalid(where + ".probability", "needs probability > 0");
+      return InvalidField(where + ".probability", "needs probability > 0");
     }
     return Status::Ok();
   }
-  if (!f.has_target()) return Invalid(where + ".target", "missing");
+  if (!f.has_target()) return InvalidField(where + ".target", "missing");
   if (Status s = ParseActorSet(f.target(), &e->target); !s.ok()) {
-    return Invalid(where + ".target", s.message());
+    return InvalidField(where + ".target", s.message());
   }
   if (e->kind == FaultKind::kPartition) {
     if (Status s = ParseActorSet(f.peer(), &e->peer); !s.ok()) {
-      return Invalid(where + ".peer", s.message());
+      return InvalidField(where + ".peer", s.message());
     }
-    if (e->duration_s <= 0) return Invalid(where + ".duration_s", "a partition needs an end");
+    if (e->duration_s <= 0) return InvalidField(where + ".duration_s", "a partition needs an end");
   }
   return CheckTargetKind(e->kind, e->target, where + ".target");
 }
@@ -111,8 +107,8 @@ Status ToEvent(const config::Fault& f, const std::string& where, FaultEvent* e) 
 Status CheckAgainstUniverse(const FaultEvent& e, const FaultUniverse& u, const std::string& where) {
   const ActorSet& t = e.target;
   auto out_of_range = [&](int64_t count, const char* what) {
-    return Invalid(where + ".target", fmt::format("{} has no {} {} (the run has {})", t.ToString(),
-                                                  what, t.first, count));
+    return InvalidField(where + ".target", fmt::format("{} has no {} {} (the run has {})",
+                                                       t.ToString(), what, t.first, count));
   };
   if (t.kind == EndpointKind::kServer && t.first >= u.servers)
     return out_of_range(u.servers, "server");
@@ -121,9 +117,9 @@ Status CheckAgainstUniverse(const FaultEvent& e, const FaultUniverse& u, const s
   if (t.kind == EndpointKind::kJob && !u.job_ids.empty()) {
     auto id = std::lower_bound(u.job_ids.begin(), u.job_ids.end(), t.first);
     if (id == u.job_ids.end() || (t.last >= 0 && *id > t.last)) {
-      return Invalid(where + ".target",
-                     fmt::format("{} names no job of the workload (its job ids run {}..{})",
-                                 t.ToString(), u.job_ids.front(), u.job_ids.back()));
+      return InvalidField(where + ".target",
+                          fmt::format("{} names no job of the workload (its job ids run {}..{})",
+                                      t.ToString(), u.job_ids.front(), u.job_ids.back()));
     }
     return Status::Ok();
   }
@@ -253,16 +249,16 @@ Status CheckFaults(const config::Faults& faults, const std::string& where) {
     RETURN_IF_ERROR(ToEvent(faults.fault(i), fmt::format("{}.fault[{}]", where, i), &e));
   }
   const config::RandomFaults& r = faults.random();
-  if (r.count() < 0) return Invalid(where + ".random.count", "must be >= 0");
+  if (r.count() < 0) return InvalidField(where + ".random.count", "must be >= 0");
   if (!(r.end_s() > r.start_s()) && r.count() > 0) {
-    return Invalid(where + ".random.end_s", "must be after start_s");
+    return InvalidField(where + ".random.end_s", "must be after start_s");
   }
   if (!(r.probability() >= 0 && r.probability() <= 1)) {
-    return Invalid(where + ".random.probability", "must lie in [0, 1]");
+    return InvalidField(where + ".random.probability", "must lie in [0, 1]");
   }
-  if (!(r.slow_factor() > 0)) return Invalid(where + ".random.slow_factor", "must be > 0");
+  if (!(r.slow_factor() > 0)) return InvalidField(where + ".random.slow_factor", "must be > 0");
   if (!(r.permanent_probability() >= 0 && r.permanent_probability() <= 1)) {
-    return Invalid(where + ".random.permanent_probability", "must lie in [0, 1]");
+    return InvalidField(where + ".random.permanent_probability", "must lie in [0, 1]");
   }
   if (faults.has_failure_model()) {
     RETURN_IF_ERROR(CheckFailureModel(faults.failure_model(), where + ".failure_model"));
@@ -271,9 +267,10 @@ Status CheckFaults(const config::Faults& faults, const std::string& where) {
     RETURN_IF_ERROR(CheckStragglers(faults.stragglers(), where + ".stragglers"));
   }
   RETURN_IF_ERROR(CheckRecovery(faults, where));
-  if (!(faults.report_grace_s() > 0)) return Invalid(where + ".report_grace_s", "must be > 0");
+  if (!(faults.report_grace_s() > 0)) return InvalidField(where + ".report_grace_s", "must be > 0");
   // troupe node processes beat every 0.05 s; a shorter run-side interval would time them out.
-  if (!(faults.heartbeat_s() >= 0.05)) return Invalid(where + ".heartbeat_s", "must be >= 0.05");
+  if (!(faults.heartbeat_s() >= 0.05))
+    return InvalidField(where + ".heartbeat_s", "must be >= 0.05");
   return Status::Ok();
 }
 
@@ -313,6 +310,10 @@ Status BuildFaultPlan(const config::Faults& faults, uint64_t run_seed,
   std::stable_sort(out->events.begin(), out->events.end(),
                    [](const FaultEvent& a, const FaultEvent& b) { return a.at_s < b.at_s; });
   return Status::Ok();
+}
+
+Status InvalidField(const std::string& where, const std::string& why) {
+  return Status::InvalidInput(where + ": " + why);
 }
 
 }  // namespace troupe

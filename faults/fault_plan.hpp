@@ -67,6 +67,9 @@ struct FaultEvent {
   std::string Describe() const;
 };
 
+// A config field's error, "WHERE: WHY" (the readers of faults/' config blocks share it).
+Status InvalidField(const std::string& where, const std::string& why);
+
 // What the run has, so that random faults pick real targets and declared ones are checked.
 struct FaultUniverse {
   int64_t servers = 0;

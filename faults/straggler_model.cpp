@@ -16,11 +16,7 @@ namespace {
 // More episodes than this is a model that keeps every server slow all the time.
 constexpr size_t kMaxEpisodes = 1000000;
 
-Status Invalid(const std::string& where, const std::string& why) {
-  return Status::InvalidInput(where + ": " + why);
-}
-
-int ComponentIndex(const std::string& name) {
+int StragglerComponentIndex(const std::string& name) {
   for (size_t i = 0; i < kStragglerComponents.size(); ++i) {
     if (name == kStragglerComponents[i]) return static_cast<int>(i);
   }
@@ -28,21 +24,22 @@ int ComponentIndex(const std::string& name) {
 }
 
 Status CheckComponent(const config::StragglerComponent& c, const std::string& where) {
-  if (ComponentIndex(c.component()) < 0) {
-    return Invalid(where + ".component",
-                   fmt::format("unknown component '{}' (gpu, host, link)", c.component()));
+  if (StragglerComponentIndex(c.component()) < 0) {
+    return InvalidField(where + ".component",
+                        fmt::format("unknown component '{}' (gpu, host, link)", c.component()));
   }
   const int rates = c.has_per_gpu_hour() + c.has_per_server_hour() + c.has_mtbf_h();
   if (rates == 0) {
-    return Invalid(where, fmt::format("{} needs a rate: per_gpu_hour, per_server_hour or mtbf_h",
-                                      c.component()));
+    return InvalidField(
+        where,
+        fmt::format("{} needs a rate: per_gpu_hour, per_server_hour or mtbf_h", c.component()));
   }
   if (rates > 1)
-    return Invalid(where, fmt::format("{} has {} rates; give one", c.component(), rates));
-  if (c.has_mtbf_h() && !(c.mtbf_h() > 0)) return Invalid(where + ".mtbf_h", "must be > 0");
+    return InvalidField(where, fmt::format("{} has {} rates; give one", c.component(), rates));
+  if (c.has_mtbf_h() && !(c.mtbf_h() > 0)) return InvalidField(where + ".mtbf_h", "must be > 0");
   if (c.factor_min() > c.factor_max()) {
-    return Invalid(where + ".factor_min",
-                   fmt::format("{:g} is above factor_max {:g}", c.factor_min(), c.factor_max()));
+    return InvalidField(where + ".factor_min", fmt::format("{:g} is above factor_max {:g}",
+                                                           c.factor_min(), c.factor_max()));
   }
   return Status::Ok();
 }
@@ -52,18 +49,19 @@ Status CheckComponentRun(const config::RunConfig& cfg, const std::string& where,
                          const std::string& component) {
   if (component != "link") return Status::Ok();
   if (!cfg.has_fabric()) {
-    return Invalid(where, "a link straggler slows a rack's uplink, and the run has no fabric");
+    return InvalidField(where, "a link straggler slows a rack's uplink, and the run has no fabric");
   }
-  return Invalid(where,
-                 "link stragglers are not supported yet: the fabric's links keep their capacity "
-                 "for the whole run (slow a gpu or host instead)");
+  return InvalidField(
+      where,
+      "link stragglers are not supported yet: the fabric's links keep their capacity "
+      "for the whole run (slow a gpu or host instead)");
 }
 
 // Every server's episodes of one component, drawn on the component's own stream.
 Status DrawComponent(const config::StragglerComponent& c, const config::Stragglers& block,
                      uint64_t seed, const FaultUniverse& u, size_t* drawn,
                      std::vector<StragglerEpisode>* out) {
-  const int kind = ComponentIndex(c.component());
+  const int kind = StragglerComponentIndex(c.component());
   Rng rng(seed + static_cast<uint64_t>(kind + 1) * 0x9e3779b97f4a7c15ull);
   for (int64_t s = 0; s < u.servers; ++s) {
     const double gpus = u.gpus_of_server.empty() ? 8 : u.gpus_of_server[static_cast<size_t>(s)];
@@ -72,10 +70,11 @@ Status DrawComponent(const config::StragglerComponent& c, const config::Straggle
     for (double t = block.start_s() + rng.Exponential(per_s); t < block.end_s();
          t += rng.Exponential(per_s)) {
       if (++*drawn > kMaxEpisodes) {
-        return Invalid("faults.stragglers",
-                       fmt::format("draws more than {} slow episodes in [start_s, end_s); lower "
-                                   "the rates or shorten the window",
-                                   kMaxEpisodes));
+        return InvalidField(
+            "faults.stragglers",
+            fmt::format("draws more than {} slow episodes in [start_s, end_s); lower "
+                        "the rates or shorten the window",
+                        kMaxEpisodes));
       }
       // Both drawn for every episode, so that the stream never depends on the values.
       const double duration_s = rng.Exponential(1 / c.mean_duration_s());
@@ -141,7 +140,7 @@ void AppendServerFaults(const StragglerEpisode* first, const StragglerEpisode* l
 
 Status CheckStragglers(const config::Stragglers& stragglers, const std::string& where) {
   if (stragglers.component_size() == 0 && stragglers.trace().empty()) {
-    return Invalid(where, "needs a component to draw slow episodes from, or a trace");
+    return InvalidField(where, "needs a component to draw slow episodes from, or a trace");
   }
   std::vector<std::string> seen;
   for (int i = 0; i < stragglers.component_size(); ++i) {
@@ -149,12 +148,12 @@ Status CheckStragglers(const config::Stragglers& stragglers, const std::string& 
     const std::string at = fmt::format("{}.component[{}]", where, i);
     RETURN_IF_ERROR(CheckComponent(c, at));
     if (std::find(seen.begin(), seen.end(), c.component()) != seen.end()) {
-      return Invalid(at + ".component", fmt::format("{} is listed twice", c.component()));
+      return InvalidField(at + ".component", fmt::format("{} is listed twice", c.component()));
     }
     seen.push_back(c.component());
   }
   if (stragglers.component_size() > 0 && !(stragglers.end_s() > stragglers.start_s())) {
-    return Invalid(where + ".end_s", "must be after start_s");
+    return InvalidField(where + ".end_s", "must be after start_s");
   }
   return Status::Ok();
 }
@@ -164,7 +163,7 @@ Status CheckStragglerRun(const config::RunConfig& cfg, const std::string& name) 
   const config::Stragglers& s = cfg.faults().stragglers();
   const std::string where = name + ": faults.stragglers";
   if (cfg.has_paramserver() || cfg.has_oasis()) {
-    return Invalid(where, "only a cluster run has GPU servers to slow");
+    return InvalidField(where, "only a cluster run has GPU servers to slow");
   }
   for (int i = 0; i < s.component_size(); ++i) {
     RETURN_IF_ERROR(CheckComponentRun(cfg, fmt::format("{}.component[{}]", where, i),
@@ -172,9 +171,9 @@ Status CheckStragglerRun(const config::RunConfig& cfg, const std::string& name) 
   }
   if (s.what_if() &&
       (cfg.run().mode() == config::real || cfg.has_agents() || cfg.has_external_scheduler())) {
-    return Invalid(where + ".what_if",
-                   "the run without stragglers must replay this one exactly: only an emulated "
-                   "run without agents or an external scheduler does");
+    return InvalidField(where + ".what_if",
+                        "the run without stragglers must replay this one exactly: only an emulated "
+                        "run without agents or an external scheduler does");
   }
   return Status::Ok();
 }

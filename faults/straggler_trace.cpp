@@ -7,14 +7,15 @@
 
 #include "base/input_file.hpp"
 #include "base/status_macros.hpp"
+#include "faults/failure_trace.hpp"
 #include "workload/csv_input.hpp"
 
 namespace troupe {
 namespace {
 
-constexpr std::array<const char*, 5> kColumns = {"time_s", "component", "server", "duration_s",
-                                                 "factor"};
-enum Column { kTime, kComponent, kServer, kDuration, kFactor };
+constexpr std::array<const char*, 5> kStragglerColumns = {"time_s", "component", "server",
+                                                          "duration_s", "factor"};
+enum class StragglerColumn { kTime, kComponent, kServer, kDuration, kFactor };
 
 // Times and durations may not exceed this (about 31 years); more rows than kMaxRows is not a
 // trace of a cluster's stragglers.
@@ -24,10 +25,10 @@ constexpr size_t kMaxRows = 1000000;
 Status ReadHeader(const CsvLine& line, std::string_view name, std::array<int, 5>* columns) {
   CsvHeader header;
   RETURN_IF_ERROR(header.Parse(line, name));
-  for (size_t i = 0; i < kColumns.size(); ++i) {
-    RETURN_IF_ERROR(header.Require(kColumns[i], name, &(*columns)[i]));
+  for (size_t i = 0; i < kStragglerColumns.size(); ++i) {
+    RETURN_IF_ERROR(header.Require(kStragglerColumns[i], name, &(*columns)[i]));
   }
-  if (header.size() == kColumns.size()) return Status::Ok();
+  if (header.size() == kStragglerColumns.size()) return Status::Ok();
   return Status::InvalidInput(fmt::format(
       "{}:{}: header has {} columns; a straggler trace has exactly time_s,component,server,"
       "duration_s,factor (found: {})",
@@ -49,25 +50,17 @@ Status ParseComponent(std::string_view text, std::string_view name, int64_t line
   return Status::Ok();
 }
 
-Status ParseServer(std::string_view text, std::string_view name, int64_t line,
-                   const FaultUniverse& u, int64_t* server) {
-  RETURN_IF_ERROR(ParseInt64Field(text, name, line, "server", server));
-  if (*server >= 0 && *server < u.servers) return Status::Ok();
-  const std::string why =
-      u.servers == 0
-          ? fmt::format("server {}: the run has no GPU servers to slow", *server)
-          : fmt::format("server {} is not in the cluster (servers 0..{})", *server, u.servers - 1);
-  return FieldError(name, line, "server", why);
-}
-
 Status ParseRow(const CsvLine& line, const std::array<int, 5>& columns, std::string_view name,
                 const FaultUniverse& u, StragglerEpisode* row) {
-  auto field = [&](Column c) { return line.fields[static_cast<size_t>(columns[c])]; };
+  using enum StragglerColumn;
+  auto field = [&](StragglerColumn c) {
+    return line.fields[static_cast<size_t>(columns[static_cast<size_t>(c)])];
+  };
   const int64_t n = line.number;
   RETURN_IF_ERROR(ParseDoubleField(field(kTime), name, n, "time_s", &row->start_s));
   RETURN_IF_ERROR(CheckFieldRange(row->start_s, 0, kMaxSeconds, field(kTime), name, n, "time_s"));
   RETURN_IF_ERROR(ParseComponent(field(kComponent), name, n, &row->component));
-  RETURN_IF_ERROR(ParseServer(field(kServer), name, n, u, &row->server));
+  RETURN_IF_ERROR(ParseTraceServer(field(kServer), name, n, u, "slow", &row->server));
   RETURN_IF_ERROR(ParseDoubleField(field(kDuration), name, n, "duration_s", &row->duration_s));
   RETURN_IF_ERROR(
       CheckFieldRange(row->duration_s, 0, kMaxSeconds, field(kDuration), name, n, "duration_s"));
@@ -90,9 +83,10 @@ Status ParseFromCursor(CsvCursor* cursor, std::string_view name, const FaultUniv
   RETURN_IF_ERROR(ReadHeader(line, name, &columns));
   std::vector<StragglerEpisode> rows;
   while (cursor->Next(&line)) {
-    if (line.fields.size() != kColumns.size()) {
+    if (line.fields.size() != kStragglerColumns.size()) {
       return Status::InvalidInput(fmt::format("{}:{}: expected {} columns, found {}", name,
-                                              line.number, kColumns.size(), line.fields.size()));
+                                              line.number, kStragglerColumns.size(),
+                                              line.fields.size()));
     }
     if (rows.size() == kMaxRows) {
       return Status::InvalidInput(

@@ -25,12 +25,6 @@ constexpr size_t kHeaderCrcOffset = 60;
 constexpr size_t kBlockCrcBytes = 4;
 
 template <typename T>
-T Load(const unsigned char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-template <typename T>
 void Store(unsigned char* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
@@ -58,21 +52,21 @@ std::array<unsigned char, kFileHeaderBytes> EncodeHeader(const FileShape& shape,
 Status CheckHeader(const unsigned char* h, const std::string& path, uint64_t seq, uint64_t bytes,
                    int32_t floats, FileShape* shape, uint32_t* keys_crc,
                    FileCommit* commit = nullptr) {
-  if (Load<uint32_t>(h + kHeaderCrcOffset) != Crc32c(h, kHeaderCrcOffset)) {
+  if (LoadBytes<uint32_t>(h + kHeaderCrcOffset) != Crc32c(h, kHeaderCrcOffset)) {
     return Status::Corrupt(path + ": header checksum mismatch");
   }
-  if (Load<uint64_t>(h) != kFileMagic || Load<uint32_t>(h + 8) != kFileVersion) {
+  if (LoadBytes<uint64_t>(h) != kFileMagic || LoadBytes<uint32_t>(h + 8) != kFileVersion) {
     return Status::Corrupt(path + ": not an SSD-PS parameter file of version " +
                            std::to_string(kFileVersion) + " (magic or version)");
   }
-  shape->seq = Load<uint64_t>(h + 16);
-  shape->count = Load<uint64_t>(h + 24);
-  shape->floats = static_cast<int32_t>(Load<uint32_t>(h + 12));
-  shape->block_rows = Load<uint32_t>(h + 36);
-  *keys_crc = Load<uint32_t>(h + 32);
+  shape->seq = LoadBytes<uint64_t>(h + 16);
+  shape->count = LoadBytes<uint64_t>(h + 24);
+  shape->floats = static_cast<int32_t>(LoadBytes<uint32_t>(h + 12));
+  shape->block_rows = LoadBytes<uint32_t>(h + 36);
+  *keys_crc = LoadBytes<uint32_t>(h + 32);
   if (commit != nullptr) {
-    *commit = {Load<uint64_t>(h + 40), Load<uint64_t>(h + 48), Load<uint16_t>(h + 56),
-               Load<uint16_t>(h + 58)};
+    *commit = {LoadBytes<uint64_t>(h + 40), LoadBytes<uint64_t>(h + 48),
+               LoadBytes<uint16_t>(h + 56), LoadBytes<uint16_t>(h + 58)};
   }
   if (shape->seq != seq || shape->floats != floats || shape->block_rows == 0 ||
       shape->bytes() != bytes) {
@@ -203,7 +197,7 @@ Status ParamFile::Read(const std::string& path, uint64_t seq, uint64_t bytes, in
   blocks_ = shape.blocks();
   status = CheckBlocks(path);
   for (uint64_t slot = 0; status.ok() && slot < shape.count; ++slot) {
-    if (key(slot) != Load<Key>(buffer_.data() + kFileHeaderBytes + slot * sizeof(Key))) {
+    if (key(slot) != LoadBytes<Key>(buffer_.data() + kFileHeaderBytes + slot * sizeof(Key))) {
       status = Status::Corrupt(path + ": a block's key disagrees with the key list");
     }
   }
@@ -234,7 +228,7 @@ Status ParamFile::CheckBlocks(const std::string& path) const {
     const unsigned char* block =
         buffer_.data() + base_ + (shape_.BlockOffset(b) - shape_.BlockOffset(first_block_));
     const size_t records = shape_.BlockBytes(b) - kBlockCrcBytes;
-    if (Crc32c(block, records, BlockSeed(shape_.seq, b)) != Load<uint32_t>(block + records)) {
+    if (Crc32c(block, records, BlockSeed(shape_.seq, b)) != LoadBytes<uint32_t>(block + records)) {
       return Status::Corrupt(path + ": checksum mismatch in block " + std::to_string(b));
     }
   }
@@ -247,7 +241,7 @@ size_t ParamFile::RecordAt(uint64_t slot) const {
          (slot - b * shape_.block_rows) * shape_.record_bytes();
 }
 
-Key ParamFile::key(uint64_t slot) const { return Load<Key>(buffer_.data() + RecordAt(slot)); }
+Key ParamFile::key(uint64_t slot) const { return LoadBytes<Key>(buffer_.data() + RecordAt(slot)); }
 
 void ParamFile::CopyRow(uint64_t slot, float* out) const {
   std::memcpy(out, buffer_.data() + RecordAt(slot) + sizeof(Key),

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -134,5 +135,13 @@ Status WriteHalfThenFail(int fd, const void* data, size_t n, int error, const st
 Status ReadAllAt(int fd, void* data, size_t n, uint64_t offset, const std::string& path);
 Status SyncDirectory(const std::string& dir);
 Status ErrnoStatus(const std::string& what, const std::string& path);
+
+// A T read from the bytes at p as they are stored (the files are little-endian).
+template <typename T>
+T LoadBytes(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
 
 }  // namespace troupe::paramserver::ssd

@@ -22,13 +22,6 @@ void Append(std::vector<unsigned char>* out, const void* p, size_t n) {
   out->insert(out->end(), b, b + n);
 }
 
-template <typename T>
-T Load(const unsigned char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-
 std::vector<unsigned char> Encode(const Manifest& m) {
   std::vector<unsigned char> out;
   out.reserve(kFixedBytes + m.files.size() * kEntryBytes + 4);
@@ -55,25 +48,25 @@ std::vector<unsigned char> Encode(const Manifest& m) {
 Status Decode(const std::vector<unsigned char>& in, const std::string& path, Manifest* m) {
   if (in.size() < kFixedBytes + 4) return Status::Corrupt(path + ": truncated manifest");
   const size_t body = in.size() - 4;
-  if (Load<uint32_t>(in.data() + body) != Crc32c(in.data(), body)) {
+  if (LoadBytes<uint32_t>(in.data() + body) != Crc32c(in.data(), body)) {
     return Status::Corrupt(path + ": manifest checksum mismatch");
   }
-  if (Load<uint64_t>(in.data()) != kManifestMagic ||
-      Load<uint32_t>(in.data() + 8) != kManifestVersion) {
+  if (LoadBytes<uint64_t>(in.data()) != kManifestMagic ||
+      LoadBytes<uint32_t>(in.data() + 8) != kManifestVersion) {
     return Status::Corrupt(path + ": not an SSD-PS manifest (magic or version)");
   }
-  m->floats = static_cast<int32_t>(Load<uint32_t>(in.data() + 12));
-  m->next_seq = Load<uint64_t>(in.data() + 16);
-  m->tag = Load<uint64_t>(in.data() + 24);
-  m->identity = {Load<uint64_t>(in.data() + 32), Load<uint64_t>(in.data() + 40)};
-  const uint64_t files = Load<uint64_t>(in.data() + 48);
+  m->floats = static_cast<int32_t>(LoadBytes<uint32_t>(in.data() + 12));
+  m->next_seq = LoadBytes<uint64_t>(in.data() + 16);
+  m->tag = LoadBytes<uint64_t>(in.data() + 24);
+  m->identity = {LoadBytes<uint64_t>(in.data() + 32), LoadBytes<uint64_t>(in.data() + 40)};
+  const uint64_t files = LoadBytes<uint64_t>(in.data() + 48);
   if (files != (body - kFixedBytes) / kEntryBytes || (body - kFixedBytes) % kEntryBytes != 0) {
     return Status::Corrupt(path + ": manifest file count disagrees with its size");
   }
   m->files.resize(files);
   for (uint64_t i = 0; i < files; ++i) {
     const unsigned char* e = in.data() + kFixedBytes + i * kEntryBytes;
-    m->files[i] = {Load<uint64_t>(e), Load<uint64_t>(e + 8), Load<uint64_t>(e + 16)};
+    m->files[i] = {LoadBytes<uint64_t>(e), LoadBytes<uint64_t>(e + 8), LoadBytes<uint64_t>(e + 16)};
     if (m->files[i].seq >= m->next_seq) {
       return Status::Corrupt(path + ": manifest lists a file at or above next_seq");
     }

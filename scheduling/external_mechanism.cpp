@@ -25,7 +25,7 @@ std::vector<JobPlacement> ExternalMechanism::PlaceRound(const std::vector<const 
 
 namespace {
 
-std::unique_ptr<Mechanism> Make(const MechanismOptions& options) {
+std::unique_ptr<Mechanism> MakeExternal(const MechanismOptions& options) {
   // The config check refuses "external" as its own fallback; a stray one here would recurse.
   const std::string fallback =
       options.external_fallback == "external" ? "proportional" : options.external_fallback;
@@ -33,10 +33,10 @@ std::unique_ptr<Mechanism> Make(const MechanismOptions& options) {
                                              MakeMechanism(fallback, options));
 }
 
-const MechanismRegistrar kRegistrar({
+const MechanismRegistrar kExternalRegistrar({
     .name = "external",
     .summary = "an external scheduler process answers each round (docs/external-scheduler.md)",
-    .make = Make,
+    .make = MakeExternal,
 });
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include "fabric/phased.hpp"
 
 namespace troupe::scheduling {
-namespace {
 
 // A job's flows on the fabric, kept from round to round while its parts stay where they are.
 struct JobFlows {
@@ -29,8 +28,6 @@ struct JobFlows {
   double offset_s = -1;            // its time-shift under interleave, kept while its parts stay
   JobNetworkRound figures;         // as of that Plan
 };
-
-}  // namespace
 
 struct FabricRoundState {
   explicit FabricRoundState(const FabricModel& model)

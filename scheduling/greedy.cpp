@@ -64,14 +64,14 @@ PlacementParts GreedyMechanism::Fit(const RoundDemands& demands, const RoundDema
 
 namespace {
 
-std::unique_ptr<Mechanism> Make(const MechanismOptions&) {
+std::unique_ptr<Mechanism> MakeGreedy(const MechanismOptions&) {
   return std::make_unique<GreedyMechanism>();
 }
 
-const MechanismRegistrar kRegistrar({
+const MechanismRegistrar kGreedyRegistrar({
     .name = "greedy",
     .summary = "first fit at each job's ideal CPUs and memory (Synergy-GREEDY)",
-    .make = Make,
+    .make = MakeGreedy,
     .reads_until_full = true,
 });
 

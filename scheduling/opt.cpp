@@ -291,14 +291,14 @@ std::vector<JobPlacement> OptMechanism::PlaceRound(const std::vector<const Sched
 
 namespace {
 
-std::unique_ptr<Mechanism> Make(const MechanismOptions&) {
+std::unique_ptr<Mechanism> MakeOpt(const MechanismOptions&) {
   return std::make_unique<OptMechanism>();
 }
 
-const MechanismRegistrar kRegistrar({
+const MechanismRegistrar kOptRegistrar({
     .name = "opt",
     .summary = "two LPs, then rounding (Synergy-OPT, GLPK)",
-    .make = Make,
+    .make = MakeOpt,
 });
 
 }  // namespace

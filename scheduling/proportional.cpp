@@ -24,14 +24,14 @@ std::vector<JobPlacement> ProportionalMechanism::PlaceRound(
 
 namespace {
 
-std::unique_ptr<Mechanism> Make(const MechanismOptions&) {
+std::unique_ptr<Mechanism> MakeProportional(const MechanismOptions&) {
   return std::make_unique<ProportionalMechanism>();
 }
 
-const MechanismRegistrar kRegistrar({
+const MechanismRegistrar kProportionalRegistrar({
     .name = "proportional",
     .summary = "CPUs and memory in proportion to the GPUs (the baseline)",
-    .make = Make,
+    .make = MakeProportional,
     .proportional_share_only = true,
     .reads_until_full = true,
 });

@@ -254,14 +254,14 @@ void TuneMechanism::Record(ClusterLedger& ledger) {
 
 namespace {
 
-std::unique_ptr<Mechanism> Make(const MechanismOptions& options) {
+std::unique_ptr<Mechanism> MakeTune(const MechanismOptions& options) {
   return std::make_unique<TuneMechanism>(options.tune_sort_by_demand);
 }
 
-const MechanismRegistrar kRegistrar({
+const MechanismRegistrar kTuneRegistrar({
     .name = "tune",
     .summary = "ideal demand where it fits, else the share (Synergy-TUNE)",
-    .make = Make,
+    .make = MakeTune,
     .reads_until_full = true,
 });
 

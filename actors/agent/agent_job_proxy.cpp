@@ -10,11 +10,11 @@
 namespace troupe {
 namespace {
 
-using Self = agent_job_actor::stateful_pointer<AgentJobProxyState>;
+using ProxySelf = agent_job_actor::stateful_pointer<AgentJobProxyState>;
 using agent_wire::AgentJobMachine;
 using agent_wire::MachineOutput;
 
-void Fail(Self self, const std::string& why) {
+void Fail(ProxySelf self, const std::string& why) {
   AgentJobProxyState& st = self->state;
   spdlog::warn("agent job {} ({}): {}; the job fails", st.machine->facts().job_id, st.link->peer(),
                why);
@@ -23,7 +23,7 @@ void Fail(Self self, const std::string& why) {
 }
 
 // Carries out what the machine decided; `round` and `start_s` name the lease a timer is for.
-void Apply(Self self, MachineOutput out, int64_t round, double start_s) {
+void Apply(ProxySelf self, MachineOutput out, int64_t round, double start_s) {
   AgentJobProxyState& st = self->state;
   for (agent::Envelope& frame : out.to_agent) st.link->Send(std::move(frame));
   if (out.report) {
@@ -52,7 +52,7 @@ void Apply(Self self, MachineOutput out, int64_t round, double start_s) {
 
 }  // namespace
 
-agent_job_actor::behavior_type AgentJobProxy(Self self, agent_wire::AgentJobFacts facts,
+agent_job_actor::behavior_type AgentJobProxy(ProxySelf self, agent_wire::AgentJobFacts facts,
                                              std::shared_ptr<agent_wire::AgentLink> link,
                                              ActorContext ctx) {
   AgentJobProxyState& st = self->state;

@@ -13,16 +13,16 @@ namespace troupe {
 namespace {
 
 namespace so = scheduling::oasis;
-using Self = caf::stateful_actor<OasisSchedulerState>;
+using OasisSelf = caf::stateful_actor<OasisSchedulerState>;
 constexpr double kLeaseSlack = 1e-6;  // as the workers': later than this is late
 
-void Violation(Self* self, int t, int job, const std::string& what) {
+void Violation(OasisSelf* self, int t, int job, const std::string& what) {
   self->state.records.violations.push_back("slot " + std::to_string(t) + " job " +
                                            std::to_string(job) + ": " + what);
 }
 
 // Offers slot t's arrivals to the policy; spawns a job actor per admitted job.
-void Arrivals(Self* self, int t) {
+void Arrivals(OasisSelf* self, int t) {
   OasisSchedulerState& st = self->state;
   while (st.next_arrival < st.jobs.size() && st.jobs[st.next_arrival].arrival <= t) {
     const int i = static_cast<int>(st.next_arrival++);
@@ -70,7 +70,7 @@ OasisLease MakeLease(int64_t job, const so::SlotPlan& plan, double slot_s, doubl
   return lease;
 }
 
-void Finish(Self* self) {
+void Finish(OasisSelf* self) {
   OasisSchedulerState& st = self->state;
   if (const auto* oasis = dynamic_cast<const so::OasisPolicy*>(st.policy.get())) {
     st.records.released_worker_slots = oasis->released_worker_slots();
@@ -89,7 +89,7 @@ void Finish(Self* self) {
   self->quit();
 }
 
-void RunSlot(Self* self, int t) {
+void RunSlot(OasisSelf* self, int t) {
   OasisSchedulerState& st = self->state;
   if (t >= st.cluster.slots) {
     Finish(self);
@@ -138,7 +138,7 @@ void RunSlot(Self* self, int t) {
 
 // The job's worker-slots reached W_i but mini-batches are left (its NICs were slower than the
 // model assumes): it is behind its plan, and its remaining work counts again in worker-slots.
-void Behind(Self* self, const OasisSlotReport& r) {
+void Behind(OasisSelf* self, const OasisSlotReport& r) {
   OasisSchedulerState& st = self->state;
   OasisJobRow& row = st.records.jobs[r.job];
   so::JobProgress& p = st.progress[r.job];
@@ -159,7 +159,7 @@ void Behind(Self* self, const OasisSlotReport& r) {
   p.work = p.done + std::max(1, static_cast<int>(std::ceil(left / per_worker_slot)));
 }
 
-void Report(Self* self, const OasisSlotReport& r) {
+void Report(OasisSelf* self, const OasisSlotReport& r) {
   OasisSchedulerState& st = self->state;
   OasisJobRow& row = st.records.jobs[r.job];
   so::JobProgress& p = st.progress[r.job];
@@ -193,7 +193,7 @@ void Report(Self* self, const OasisSlotReport& r) {
 
 }  // namespace
 
-caf::behavior OasisSchedulerActor(Self* self, so::Cluster cluster, std::vector<so::Job> jobs,
+caf::behavior OasisSchedulerActor(OasisSelf* self, so::Cluster cluster, std::vector<so::Job> jobs,
                                   std::shared_ptr<so::OnlinePolicy> policy,
                                   std::shared_ptr<std::promise<OasisRecords>> handover,
                                   OasisLinks links, RunClock clock, Telemetry* telemetry) {

@@ -7,9 +7,9 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<CollectorState>;
+using CollectorSelf = caf::stateful_actor<CollectorState>;
 
-void HandOver(Self* self) {
+void HandOver(CollectorSelf* self) {
   CollectorState& st = self->state;
   if (st.handed_over) return;
   st.handed_over = true;
@@ -18,7 +18,7 @@ void HandOver(Self* self) {
   self->quit();
 }
 
-void MaybeDone(Self* self) {
+void MaybeDone(CollectorSelf* self) {
   const PsRecords& r = self->state.records;
   const auto n = static_cast<size_t>(self->state.nodes);
   if (r.shard_finals.size() == n && r.trainer_finals.size() == n) HandOver(self);

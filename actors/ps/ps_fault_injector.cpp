@@ -10,19 +10,19 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<PsFaultInjectorState>;
+using PsInjectorSelf = caf::stateful_actor<PsFaultInjectorState>;
 
 std::string NodeName(int32_t node) { return "ps:" + std::to_string(node); }
 
-void Record(Self* self, int32_t node, const FaultEvent& e, const std::string& event, int64_t count,
-            std::string detail) {
+void Record(PsInjectorSelf* self, int32_t node, const FaultEvent& e, const std::string& event,
+            int64_t count, std::string detail) {
   PsFaultInjectorState& st = self->state;
   Tell(self, st.setup.telemetry, st.setup.collector,
        PsFaultRecord{st.setup.clock.Now(self), node, FaultKindName(e.kind), event, -1, count,
                      std::move(detail)});
 }
 
-void Crash(Self* self, const FaultEvent& e, int32_t node) {
+void Crash(PsInjectorSelf* self, const FaultEvent& e, int32_t node) {
   PsFaultInjectorState& st = self->state;
   if (st.down[node]) return;  // already down: overlapping crashes are one
   st.down[node] = true;
@@ -37,7 +37,7 @@ void Crash(Self* self, const FaultEvent& e, int32_t node) {
                  "to the run"});
 }
 
-void Restart(Self* self, const FaultEvent& e, int32_t node) {
+void Restart(PsInjectorSelf* self, const FaultEvent& e, int32_t node) {
   PsFaultInjectorState& st = self->state;
   const PsOptions& o = st.setup.options;
   const std::string dir =
@@ -80,7 +80,7 @@ void Restart(Self* self, const FaultEvent& e, int32_t node) {
 
 // Brings node m back once its restart is due and its killed incarnation has terminated: until
 // then that incarnation may still be in a handler, writing the SSD-PS folder recovery reads.
-void MaybeRestart(Self* self, int32_t node) {
+void MaybeRestart(PsInjectorSelf* self, int32_t node) {
   PsFaultInjectorState& st = self->state;
   if (!st.down[node] || !st.gone[node] || st.restart[node] < 0) return;
   const FaultEvent& e = st.setup.plan.events[st.restart[node]];
@@ -88,7 +88,7 @@ void MaybeRestart(Self* self, int32_t node) {
   Restart(self, e, node);
 }
 
-void OnDown(Self* self, const caf::down_msg& down) {
+void OnDown(PsInjectorSelf* self, const caf::down_msg& down) {
   PsFaultInjectorState& st = self->state;
   for (size_t m = 0; m < st.setup.shards.size(); ++m) {
     if (!st.down[m] || st.setup.shards[m].address() != down.source) continue;
@@ -97,7 +97,7 @@ void OnDown(Self* self, const caf::down_msg& down) {
   }
 }
 
-void OnTimer(Self* self, const PsFaultTimer& t) {
+void OnTimer(PsInjectorSelf* self, const PsFaultTimer& t) {
   PsFaultInjectorState& st = self->state;
   const FaultEvent& e = st.setup.plan.events[t.index];
   switch (e.kind) {

@@ -14,22 +14,23 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<PsRemoteSupervisorState>;
+using SupervisorSelf = caf::stateful_actor<PsRemoteSupervisorState>;
 
 std::string NodeName(int32_t node) { return "ps:" + std::to_string(node); }
 
-void Record(Self* self, int32_t node, const std::string& event, int64_t count, std::string detail) {
+void Record(SupervisorSelf* self, int32_t node, const std::string& event, int64_t count,
+            std::string detail) {
   PsRemoteSupervisorState& st = self->state;
   Tell(self, st.setup.telemetry, st.setup.collector,
        PsFaultRecord{st.setup.clock.Now(self), node, "crash", event, -1, count, std::move(detail)});
 }
 
-void Fail(Self* self, std::string why) {
+void Fail(SupervisorSelf* self, std::string why) {
   PsRemoteSupervisorState& st = self->state;
   Tell(self, st.setup.telemetry, st.setup.collector, PsFailure{std::move(why)});
 }
 
-void Restarted(Self* self, int32_t node, PsShardSpawned& spawned) {
+void Restarted(SupervisorSelf* self, int32_t node, PsShardSpawned& spawned) {
   PsRemoteSupervisorState& st = self->state;
   if (!spawned.error.empty()) return Fail(self, spawned.error);
   const std::string& host = st.setup.hosts[static_cast<size_t>(node)];
@@ -53,7 +54,7 @@ void Restarted(Self* self, int32_t node, PsShardSpawned& spawned) {
 // ordinary actor: the actor system's shutdown waits for every detached actor to be destroyed, and
 // once a detached supervisor was still referenced after its run (by what is not known: it talks
 // to remote nodes through the middleman), so the shutdown waited for ever.
-void Reconnect(Self* self, int32_t node, const std::string& host) {
+void Reconnect(SupervisorSelf* self, int32_t node, const std::string& host) {
   const caf::actor supervisor = caf::actor_cast<caf::actor>(self);
   Telemetry* telemetry = self->state.setup.telemetry;
   self->spawn<caf::detached>(
@@ -67,7 +68,7 @@ void Reconnect(Self* self, int32_t node, const std::string& host) {
       });
 }
 
-void Restart(Self* self, int32_t node, const std::string& reason) {
+void Restart(SupervisorSelf* self, int32_t node, const std::string& reason) {
   PsRemoteSupervisorState& st = self->state;
   const std::string& host = st.setup.hosts[static_cast<size_t>(node)];
   const std::vector<std::string>& feeds = st.setup.feed_hosts;
@@ -84,7 +85,8 @@ void Restart(Self* self, int32_t node, const std::string& reason) {
 
 // The node is back (`remote`), or did not come back (`error`): it hosts the shard's next
 // incarnation, which recovers from the node's SSD-PS.
-void NodeBack(Self* self, int32_t node, const caf::actor& remote, const std::string& error) {
+void NodeBack(SupervisorSelf* self, int32_t node, const caf::actor& remote,
+              const std::string& error) {
   PsRemoteSupervisorState& st = self->state;
   const std::string& host = st.setup.hosts[static_cast<size_t>(node)];
   if (!error.empty()) {

@@ -9,11 +9,11 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<ShardState>;
+using ShardSelf = caf::stateful_actor<ShardState>;
 
 std::string NodeName(const ShardState& st) { return "ps:" + std::to_string(st.setup.shard); }
 
-void Record(Self* self, const std::string& fault, const std::string& event, int64_t step,
+void Record(ShardSelf* self, const std::string& fault, const std::string& event, int64_t step,
             int64_t count, std::string detail) {
   ShardState& st = self->state;
   Tell(self, st.setup.telemetry, st.setup.collector,
@@ -21,7 +21,7 @@ void Record(Self* self, const std::string& fault, const std::string& event, int6
                      std::move(detail)});
 }
 
-void Fail(Self* self, const std::string& why) {
+void Fail(ShardSelf* self, const std::string& why) {
   ShardState& st = self->state;
   if (st.failed) return;
   st.failed = true;
@@ -29,7 +29,7 @@ void Fail(Self* self, const std::string& why) {
 }
 
 // Sets the core's write fault switch to what the disk windows say for now.
-void SetDisk(Self* self) {
+void SetDisk(ShardSelf* self) {
   ShardState& st = self->state;
   const int error = st.setup.faults.DiskErrorAt(st.setup.clock.Now(self));
   if (error != 0) {
@@ -40,7 +40,7 @@ void SetDisk(Self* self) {
 }
 
 // Occupies the SSD with `bytes` of work for `step`; returns when that work ends.
-double UseSsd(Self* self, int64_t bytes, int64_t step) {
+double UseSsd(ShardSelf* self, int64_t bytes, int64_t step) {
   ShardState& st = self->state;
   const double start = std::max(st.setup.clock.Now(self), st.ssd_free_s);
   const double rate = st.setup.options.rates.ssd_bytes_per_s * st.setup.faults.SlowFactorAt(start);
@@ -53,7 +53,7 @@ double UseSsd(Self* self, int64_t bytes, int64_t step) {
 double RetryDelay(int32_t attempt) { return std::min(0.1, 1e-3 * std::pow(2.0, attempt)); }
 
 // After a core operation: if its writes failed, the shard blocks and schedules a retry.
-void CheckWrites(Self* self) {
+void CheckWrites(ShardSelf* self) {
   ShardState& st = self->state;
   if (st.blocked || !st.setup.core->blocked()) return;
   st.blocked = true;
@@ -68,7 +68,7 @@ void CheckWrites(Self* self) {
 }
 
 // Handles the waiting prepares in (step, node) order while HBM-PS has room.
-void HandlePrepares(Self* self) {
+void HandlePrepares(ShardSelf* self) {
   ShardState& st = self->state;
   while (!st.failed && !st.blocked) {
     const auto it = st.prepares.find({st.next_step, st.next_node});
@@ -100,7 +100,7 @@ void HandlePrepares(Self* self) {
   }
 }
 
-void AnswerPull(Self* self, const caf::actor& to, const PsPull& pull) {
+void AnswerPull(ShardSelf* self, const caf::actor& to, const PsPull& pull) {
   ShardState& st = self->state;
   paramserver::RowBatch rows;
   if (auto s = st.setup.core->Pull(pull.keys, &rows); !s.ok()) return Fail(self, s.message());
@@ -109,7 +109,7 @@ void AnswerPull(Self* self, const caf::actor& to, const PsPull& pull) {
               std::move(rows.values)});
 }
 
-void Finish(Self* self) {
+void Finish(ShardSelf* self) {
   ShardState& st = self->state;
   if (st.done) return;
   st.finishing = true;
@@ -150,7 +150,7 @@ void Finish(Self* self) {
 }
 
 // Answers the pulls that step `applied` unblocked, prepares what now fits, finishes at the end.
-void AfterApply(Self* self) {
+void AfterApply(ShardSelf* self) {
   ShardState& st = self->state;
   if (st.failed || st.blocked) return;
   if (const auto it = st.pulls.find(st.applied + 1); it != st.pulls.end()) {
@@ -161,7 +161,7 @@ void AfterApply(Self* self) {
   if (!st.failed && !st.blocked && st.applied + 1 == st.setup.options.batches) Finish(self);
 }
 
-void ApplyStep(Self* self, int64_t step) {
+void ApplyStep(ShardSelf* self, int64_t step) {
   ShardState& st = self->state;
   std::map<int32_t, PsPush> parts = std::move(st.pushes[step]);
   st.pushes.erase(step);
@@ -195,7 +195,7 @@ void ApplyStep(Self* self, int64_t step) {
 // Applies every step whose N pushes are in and whose N prepares are handled, in step order. (A
 // push normally follows its prepare; after a restart the trainers' re-sent pushes may overtake
 // the partitioners' re-sent prepares when they live in other processes or threads.)
-void TryApply(Self* self) {
+void TryApply(ShardSelf* self) {
   ShardState& st = self->state;
   while (!st.failed && !st.blocked && !st.done) {
     const auto it = st.pushes.find(st.applied + 1);
@@ -208,7 +208,7 @@ void TryApply(Self* self) {
   }
 }
 
-void RetryWrites(Self* self, int32_t attempt) {
+void RetryWrites(ShardSelf* self, int32_t attempt) {
   ShardState& st = self->state;
   if (st.failed || !st.blocked) return;
   SetDisk(self);

@@ -9,9 +9,9 @@
 namespace troupe {
 namespace {
 
-using Self = caf::stateful_actor<TrainerState>;
+using TrainerSelf = caf::stateful_actor<TrainerState>;
 
-void TryStart(Self* self) {
+void TryStart(TrainerSelf* self) {
   TrainerState& st = self->state;
   if (st.busy || st.trainers.empty() || st.step >= st.options.batches) return;
   const auto it = st.inbox.find(st.step);
@@ -46,7 +46,7 @@ TrainerInbox& InboxOf(TrainerState& st, int64_t step) {
   return box;
 }
 
-void Record(Self* self, int32_t shard, const std::string& event, int64_t step, int64_t count,
+void Record(TrainerSelf* self, int32_t shard, const std::string& event, int64_t step, int64_t count,
             std::string detail) {
   TrainerState& st = self->state;
   Tell(self, st.telemetry, st.collector,
@@ -54,7 +54,7 @@ void Record(Self* self, int32_t shard, const std::string& event, int64_t step, i
 }
 
 // Shard m came back, recovered up to `recovered`: re-send what it lost.
-void OnRestart(Self* self, PsShardRestarted& r) {
+void OnRestart(TrainerSelf* self, PsShardRestarted& r) {
   TrainerState& st = self->state;
   TrainerShardView& v = st.shards[r.shard];
   v.actor = std::move(r.actor);
@@ -85,7 +85,7 @@ void OnRestart(Self* self, PsShardRestarted& r) {
   v.repull = st.busy && st.step > r.recovered_step && !v.rows_in;
 }
 
-void OnDown(Self* self, const caf::down_msg& down) {
+void OnDown(TrainerSelf* self, const caf::down_msg& down) {
   if (down.reason == caf::exit_reason::normal) return;  // a shard that finished
   for (TrainerShardView& v : self->state.shards) {
     if (v.actor && v.actor.address() == down.source) v.up = false;
@@ -114,7 +114,7 @@ void Model(TrainerState& st) {
   rep.net_bytes = 2 * remote * row_bytes + static_cast<int64_t>(allreduce_bytes);
 }
 
-void TryAllReduce(Self* self) {
+void TryAllReduce(TrainerSelf* self) {
   TrainerState& st = self->state;
   if (!st.computed) return;
   const auto it = st.exchanges.find(st.step);
@@ -151,7 +151,7 @@ void TryAllReduce(Self* self) {
          st.clock.Now(self) + st.report.allreduce_s, PsStepDone{st.step});
 }
 
-void Compute(Self* self) {
+void Compute(TrainerSelf* self) {
   TrainerState& st = self->state;
   const int dim = st.options.model.dim;
   paramserver::RowBatch gathered;
@@ -186,7 +186,7 @@ void Compute(Self* self) {
   TryAllReduce(self);
 }
 
-void EndStep(Self* self) {
+void EndStep(TrainerSelf* self) {
   TrainerState& st = self->state;
   st.report.end_s = st.clock.Now(self);
   Tell(self, st.telemetry, st.collector, st.report);

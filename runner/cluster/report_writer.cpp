@@ -158,19 +158,22 @@ Status StageCsv(const std::string& out_dir, const std::string& name, const char*
 }  // namespace
 
 std::string JobsCsv(const std::vector<JobRecord>& jobs) {
-  std::string out = std::string(kJobsCsvHeader) + "\n";
+  std::string out(kJobsCsvHeader);
+  out += '\n';
   for (const JobRecord* j : ById(jobs)) AppendJobRow(*j, false, nullptr, nullptr, &out);
   return out;
 }
 
 std::string RoundsCsv(const std::vector<RoundRecord>& rounds) {
-  std::string out = std::string(kRoundsCsvHeader) + "\n";
+  std::string out(kRoundsCsvHeader);
+  out += '\n';
   for (const RoundRecord& r : rounds) AppendRoundRow(r, &out);
   return out;
 }
 
 std::string LeasesCsv(const std::vector<LeaseRecord>& leases) {
-  std::string out = std::string(kLeasesCsvHeader) + "\n";
+  std::string out(kLeasesCsvHeader);
+  out += '\n';
   for (const LeaseRecord& l : leases) {
     std::string gpu_ids;
     for (int32_t g : l.gpu_ids) {
@@ -185,7 +188,8 @@ std::string LeasesCsv(const std::vector<LeaseRecord>& leases) {
 }
 
 std::string FaultsCsv(const std::vector<FaultRecord>& faults) {
-  std::string out = std::string(kFaultsCsvHeader) + "\n";
+  std::string out(kFaultsCsvHeader);
+  out += '\n';
   for (const FaultRecord& f : faults) {
     out += Seconds(f.at_s) + "," + CsvField(f.fault) + "," + CsvField(f.effect) + "," +
            Seconds(f.recovered_s) + "\n";

@@ -29,7 +29,8 @@ std::string Fixed(double x, int decimals) {
 }  // namespace
 
 std::string PsBatchesCsv(const std::vector<PsBatchRecord>& batches) {
-  std::string out = std::string(kPsBatchesCsvHeader) + "\n";
+  std::string out(kPsBatchesCsvHeader);
+  out += '\n';
   for (const PsBatchRecord& b : batches) {
     const std::string fields[] = {I(b.batch),
                                   G(b.loss),
@@ -66,7 +67,8 @@ std::string PsBatchesCsv(const std::vector<PsBatchRecord>& batches) {
 }
 
 std::string PsFaultsCsv(const std::vector<PsFaultRecord>& faults) {
-  std::string out = std::string(kPsFaultsCsvHeader) + "\n";
+  std::string out(kPsFaultsCsvHeader);
+  out += '\n';
   for (const PsFaultRecord& r : faults) {
     std::string detail = "\"";  // quoted: details hold commas
     for (const char c : r.detail) detail += c == '"' ? std::string("\"\"") : std::string(1, c);

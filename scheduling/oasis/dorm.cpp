@@ -6,15 +6,12 @@
 #include <cmath>
 #include <memory>
 
+#include "scheduling/oasis/glpk_problem.hpp"
+
 namespace troupe::scheduling::oasis {
 namespace {
 
 constexpr double kPsPenalty = 1e-6;
-
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-using Problem = std::unique_ptr<glp_prob, ProblemDeleter>;
 
 // Sparse matrix entries, index 0 unused as GLPK wants.
 struct Entries {
@@ -110,7 +107,7 @@ DormTargets SolveDormSlot(const PoolTotals& totals, const std::vector<const Job*
     out.status = "optimal";
     return out;
   }
-  Problem problem(glp_create_prob());
+  GlpkProblem problem(glp_create_prob());
   glp_prob* p = problem.get();
   glp_set_obj_dir(p, GLP_MAX);
   AddColumns(p, totals, jobs, caps, options.fairness, &out);

@@ -8,15 +8,9 @@
 namespace troupe::scheduling::oasis {
 namespace {
 
-constexpr double kEps = 1e-9;
-
 // ceil(x) that ignores rounding noise just above an integer.
 int64_t CeilTolerant(double x) {
-  return static_cast<int64_t>(std::ceil(x - kEps * std::max(1.0, std::abs(x))));
-}
-
-bool Fits(double used, double capacity) {
-  return used <= capacity + kEps * std::max(1.0, capacity);
+  return static_cast<int64_t>(std::ceil(x - kResourceTolerance * std::max(1.0, std::abs(x))));
 }
 
 std::string Where(const char* what, int slot, int machine, Resource r) {
@@ -59,7 +53,7 @@ std::string CheckCapacities(const Cluster& cluster, const Job& job, const SlotPl
     for (int r = 0; r < kResources; ++r) {
       const auto res = static_cast<Resource>(r);
       const double used = before.worker(s.slot, p.machine, res) + p.count * job.worker[r];
-      if (!Fits(used, cluster.workers[p.machine].capacity[r])) {
+      if (!FitsCapacity(used, cluster.workers[p.machine].capacity[r])) {
         return Where("(4) worker", s.slot, p.machine, res);
       }
     }
@@ -68,7 +62,7 @@ std::string CheckCapacities(const Cluster& cluster, const Job& job, const SlotPl
     for (int r = 0; r < kResources; ++r) {
       const auto res = static_cast<Resource>(r);
       const double used = before.ps(s.slot, p.machine, res) + p.count * job.ps[r];
-      if (!Fits(used, cluster.ps[p.machine].capacity[r])) {
+      if (!FitsCapacity(used, cluster.ps[p.machine].capacity[r])) {
         return Where("(5) PS", s.slot, p.machine, res);
       }
     }
@@ -192,7 +186,7 @@ int Room(const ResourceVector& capacity, const double* used, const ResourceVecto
   for (int r = 0; r < kResources; ++r) {
     if (demand[r] <= 0) continue;
     const double free = capacity[r] - used[r];
-    room = std::min(room, std::floor(free / demand[r] + kEps));
+    room = std::min(room, std::floor(free / demand[r] + kResourceTolerance));
   }
   return std::max(0, static_cast<int>(room));
 }
@@ -206,13 +200,14 @@ std::string CheckPlan(const Cluster& cluster, const Job& job, const Plan& plan,
     const std::string at = " in slot " + std::to_string(s.slot);
     if (workers > job.chunks) return "(3) more workers than data chunks" + at;
     if (ps > workers) return "(7) more parameter servers than workers" + at;
-    if (!Fits(job.worker_bandwidth() * workers, job.ps_bandwidth() * ps)) {
+    if (!FitsCapacity(job.worker_bandwidth() * workers, job.ps_bandwidth() * ps)) {
       return "(6) PS bandwidth below worker bandwidth" + at;
     }
     if (std::string e = CheckCapacities(cluster, job, s, before); !e.empty()) return e;
   }
   const double trained = plan.WorkerSlots() * cluster.slot_s / job.StepSeconds();
-  if (plan.WorkerSlots() < job.WorkerSlots(cluster.slot_s) || !Fits(job.Minibatches(), trained)) {
+  if (plan.WorkerSlots() < job.WorkerSlots(cluster.slot_s) ||
+      !FitsCapacity(job.Minibatches(), trained)) {
     return "(2) too few worker-slots for E N M mini-batches";
   }
   return "";

@@ -28,6 +28,13 @@ std::string_view ResourceName(Resource r);
 
 // One amount per resource type, indexed by static_cast<int>(Resource).
 using ResourceVector = std::array<double, kResources>;
+
+// Resource checks ignore rounding noise up to this share of a quantity (or of 1, if larger).
+inline constexpr double kResourceTolerance = 1e-9;
+// used <= capacity, up to that noise.
+inline bool FitsCapacity(double used, double capacity) {
+  return used <= capacity + kResourceTolerance * (capacity > 1.0 ? capacity : 1.0);
+}
 inline double At(const ResourceVector& v, Resource r) { return v[static_cast<int>(r)]; }
 
 struct Machine {

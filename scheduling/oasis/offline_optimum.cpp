@@ -7,14 +7,11 @@
 #include <memory>
 #include <numeric>
 
+#include "scheduling/oasis/glpk_problem.hpp"
 #include "scheduling/oasis/oasis.hpp"
 
 namespace troupe::scheduling::oasis {
 namespace {
-
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
 
 // Columns of one job: u[t - a], y[t - a][h], z[t - a][k] (GLPK column numbers, from 1).
 struct JobColumns {
@@ -46,7 +43,7 @@ class Builder {
 
   const Cluster& cluster_;
   const std::vector<Job>& jobs_;
-  std::unique_ptr<glp_prob, ProblemDeleter> problem_;
+  GlpkProblem problem_;
   std::vector<int> entry_row_, entry_col_;
   std::vector<double> entry_value_;
 };
@@ -258,7 +255,7 @@ OfflineResult SolveOffline(const Cluster& cluster, const std::vector<Job>& jobs,
   result.admitted.assign(jobs.size(), false);
   result.plans.assign(jobs.size(), {});
   std::vector<JobColumns> columns;
-  std::unique_ptr<glp_prob, ProblemDeleter> problem(Builder(cluster, jobs).Build(&columns));
+  GlpkProblem problem(Builder(cluster, jobs).Build(&columns));
   if (!problem) {
     result.solved = true;
     result.status = "optimal";

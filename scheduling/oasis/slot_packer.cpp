@@ -5,11 +5,9 @@
 namespace troupe::scheduling::oasis {
 namespace {
 
-constexpr double kEps = 1e-9;
-
 bool Fits(const double* free, const ResourceVector& demand) {
   for (int r = 0; r < kResources; ++r) {
-    if (demand[r] > free[r] + kEps * std::max(1.0, demand[r])) return false;
+    if (demand[r] > free[r] + kResourceTolerance * std::max(1.0, demand[r])) return false;
   }
   return true;
 }

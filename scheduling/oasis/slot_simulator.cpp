@@ -7,12 +7,6 @@
 namespace troupe::scheduling::oasis {
 namespace {
 
-constexpr double kEps = 1e-9;
-
-bool Fits(double used, double capacity) {
-  return used <= capacity + kEps * std::max(1.0, capacity);
-}
-
 // "" if the placements are valid and fit on top of `used`.
 std::string CheckPlacements(const std::vector<Machine>& machines, const ResourceVector& demand,
                             const std::vector<Placement>& list, const std::vector<double>& used,
@@ -26,7 +20,7 @@ std::string CheckPlacements(const std::vector<Machine>& machines, const Resource
     for (int r = 0; r < kResources; ++r) {
       const double total =
           used[static_cast<size_t>(p.machine) * kResources + r] + p.count * demand[r];
-      if (!Fits(total, machines[p.machine].capacity[r])) {
+      if (!FitsCapacity(total, machines[p.machine].capacity[r])) {
         return std::string(kind) + " capacity exceeded on machine " + std::to_string(p.machine) +
                ", " + std::string(ResourceName(static_cast<Resource>(r)));
       }
@@ -92,7 +86,7 @@ std::string CheckSlot(const Cluster& cluster, const Job& job, int t, const SlotP
   const int ps = s.PsCount();
   if (workers > job.chunks) return "(3) more workers than data chunks";
   if (ps > workers) return "(7) more parameter servers than workers";
-  if (!Fits(job.worker_bandwidth() * workers, job.ps_bandwidth() * ps)) {
+  if (!FitsCapacity(job.worker_bandwidth() * workers, job.ps_bandwidth() * ps)) {
     return "(6) PS bandwidth below worker bandwidth";
   }
   if (auto e = CheckPlacements(cluster.workers, job.worker, s.workers, worker_used, "(4) worker");
