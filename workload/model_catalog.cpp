@@ -75,16 +75,15 @@ Status ParseOptionalColumns(const CsvLine& line, const int* col, std::string_vie
   static_assert(std::size(fields) == std::size(kOptionalModelColumns));
   for (size_t i = 0; i < std::size(kOptionalModelColumns); ++i) {
     if (col[i] < 0) continue;
-    Status status = ParseDoubleField(line.fields[col[i]], file, line.number,
-                                     kOptionalModelColumns[i], fields[i]);
-    if (status.ok() && *fields[i] < 0) {
-      status = FieldError(file, line.number, kOptionalModelColumns[i], "must not be negative");
+    RETURN_IF_ERROR(ParseDoubleField(line.fields[col[i]], file, line.number,
+                                     kOptionalModelColumns[i], fields[i]));
+    if (*fields[i] < 0) {
+      return FieldError(file, line.number, kOptionalModelColumns[i], "must not be negative");
     }
-    if (status.ok() && i == kCommOverlapColumn && *fields[i] > 1) {
-      status = FieldError(file, line.number, kOptionalModelColumns[i],
-                          "must be at most 1, got " + std::string(line.fields[col[i]]));
+    if (i == kCommOverlapColumn && *fields[i] > 1) {
+      return FieldError(file, line.number, kOptionalModelColumns[i],
+                        "must be at most 1, got " + std::string(line.fields[col[i]]));
     }
-    if (!status.ok()) return status;
   }
   model->gradient_bytes = gradient_mb * kBytesPerMb;
   return Status::Ok();

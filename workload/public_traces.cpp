@@ -195,21 +195,16 @@ Status RowReader::ReadPaiTimes(const CsvLine& line, TimedRow* row, bool* keep) {
 Status RowReader::ReadPaiTask(const CsvLine& line, TimedRow* row, bool* keep) {
   std::string_view plan_gpu = Field(line, 3);
   double percent = 0, instances = 0;
-  Status status = plan_gpu.empty()
-                      ? Status::Ok()
-                      : ParseDoubleField(plan_gpu, file, line.number, Column(3), &percent);
-  if (status.ok()) {
-    status = CheckFieldRange(percent, 0, 100.0 * kMaxTraceJobGpus, plan_gpu, file, line.number,
-                             Column(3));
+  if (!plan_gpu.empty()) {
+    RETURN_IF_ERROR(ParseDoubleField(plan_gpu, file, line.number, Column(3), &percent));
   }
-  if (status.ok()) {
-    status = ParseDoubleField(Field(line, 2), file, line.number, Column(2), &instances);
-  }
-  if (status.ok() && (instances != std::floor(instances) || instances < 1)) {
+  RETURN_IF_ERROR(CheckFieldRange(percent, 0, 100.0 * kMaxTraceJobGpus, plan_gpu, file, line.number,
+                                  Column(3)));
+  RETURN_IF_ERROR(ParseDoubleField(Field(line, 2), file, line.number, Column(2), &instances));
+  if (instances != std::floor(instances) || instances < 1) {
     return FieldError(file, line.number, Column(2),
                       "not a whole number >= 1: " + Quoted(Field(line, 2)));
   }
-  if (!status.ok()) return status;
   if (percent == 0) {  // a CPU task (a parameter server, say)
     *keep = false;
     return Status::Ok();
