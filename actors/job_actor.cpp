@@ -97,8 +97,26 @@ void ArmAttemptEnd(JobSelf self, double start_s, double end_s) {
           .round = st.lease.assembly.round(), .lease_start_s = start_s, .server = kAttemptEnded});
 }
 
+// The loss of a lease no grant of which reached the job (LeaseLost.rounds_stood): the rounds its
+// last lease stood since then are credited first, as the grant would have had them credited. A
+// lease that stood into this round runs in it again, on its parts, from the round's start — the
+// lease that the loss then cuts as any other; cut at that start, it never ran (a server dead
+// when the round began grants nothing).
+void CreditBeforeLoss(JobSelf self, const LeaseLost& lost) {
+  JobActorState& st = self->state;
+  LeaseAssembly& lease = st.lease.assembly;
+  if (lost.lease_start_s <= lease.start_s() || st.offer.iterations < 0) return;
+  CreditStoodRounds(st, lost.rounds_stood);
+  if (lost.stood && st.ctx.clock.Now(self) > lost.lease_start_s) {
+    lease.Restand(lost.round, lost.lease_start_s, lost.lease_start_s + st.offer.lease_s,
+                  std::move(st.offer.parts));
+  }
+  st.offer.iterations = -1;
+}
+
 void OnLeaseLost(JobSelf self, const LeaseLost& lost) {
   JobActorState& st = self->state;
+  if (lost.rounds_stood > 0 || lost.stood) CreditBeforeLoss(self, lost);
   const LeaseAssembly& lease = st.lease.assembly;
   if (lost.lease_start_s > lease.start_s())
     return ReportLeaseNeverGranted(self, lost.round, lost.lease_start_s);
@@ -302,6 +320,7 @@ emulated_job_actor::behavior_type JobActor(JobSelf self, JobSpec spec,
   if (st.account.iterations_left < 0) st.account.iterations_left = spec.iterations;
   st.checkpoints = std::move(start.checkpoints);
   st.commit_at_grant = start.commit_at_grant && !start.compute;
+  st.offers_standing = start.offers_standing && !start.compute;
   st.compute = std::move(start.compute);
   if (st.compute) {
     // PlanRun checked every model of the catalogue against the sizing.
@@ -373,7 +392,9 @@ emulated_job_actor::behavior_type JobActor(JobSelf self, JobSpec spec,
           st.lease.timer_fired = true;  // the report waits for the workers' last steps
           return;
         }
-        Report(self, RunLease(st));
+        JobProgress progress = RunLease(st);
+        if (st.offers_standing) OfferToStand(st, &progress);
+        Report(self, std::move(progress));
       },
       [=](const PartStarted& started) { OnPartStarted(self, started); },
       [=](PartDone& done) { OnPartDone(self, done); },

@@ -61,6 +61,9 @@ struct JobStart {
   // lease is granted and sends its report to arrive at the lease end — one timed message a
   // lease instead of a timer and a report. The records are the same.
   bool commit_at_grant = false;
+  // Emulated with faults that standing leases survive (runner/cluster/cluster_run.cpp): the job
+  // commits at each lease's end as under faults, and its report offers to keep the lease.
+  bool offers_standing = false;
   // faults.recovery: checkpoints and restarts at a cost (docs/faults.md, "Recovery"); none: a
   // checkpoint at every lease's end, free, and restarts free.
   std::shared_ptr<const RecoveryPlan> recovery;
@@ -90,6 +93,10 @@ struct StandingOffer {
   int64_t iterations = -1;  // -1: no offer
   int32_t gpus = 0;
   double lease_s = 0;
+  // With offers_standing: the seconds of one iteration (faults.recovery credits each round
+  // stood from the cadence) and the lease's parts, which a standing lease cut runs on again.
+  double iteration_s = 0;
+  std::vector<LeasePart> parts;
 };
 
 struct JobActorState {
@@ -99,6 +106,7 @@ struct JobActorState {
   scheduler_actor scheduler;
   caf::actor checkpoints;
   bool commit_at_grant = false;
+  bool offers_standing = false;  // JobStart::offers_standing
   ActorContext ctx;
   JobCheckpoint account;  // the committed state: what a checkpoint holds
   JobLease lease;

@@ -106,6 +106,24 @@ void CommitSpan(JobActorState& st, const LeaseSpan& span, int32_t gpus, int64_t 
   Note(st, d);
 }
 
+// faults.recovery: each round stood as RunLease commits a lease, from the cadence. Its costs
+// were in the round's report, which the scheduler made: they are the job's, not unreported.
+void CreditStoodRoundsFromCadence(JobActorState& st, int32_t rounds) {
+  const StandingOffer& offer = st.offer;
+  JobCheckpoint& account = st.account;
+  for (int32_t round = 0; round < rounds && !account.finished; ++round) {
+    const scheduling::StoodRound r = scheduling::CreditStoodRound(
+        st.costs, &account.cadence, account.iterations_left, offer.iteration_s, offer.lease_s);
+    account.iterations_left = r.iterations_left;
+    account.recovery += r.costs;
+    st.unsaved_short_gpu_s = st.costs.interval_s <= 0 ? 0 : ShortAfter(st, r.span, offer.gpus);
+    account.at_s += offer.lease_s;
+    account.finished = r.finished;
+    ++account.rounds_run;
+    account.gpu_seconds += offer.gpus * offer.lease_s;
+  }
+}
+
 }  // namespace
 
 bool Runnable(const JobActorState& st) {
@@ -154,7 +172,13 @@ JobProgress RunLease(JobActorState& st) {
   LeaseSpan span;
   if (st.recovery) span = RunSpan(st.costs, st.account.cadence, lease_s);
   const int64_t possible = iterations_in(st.recovery ? span.train_s : lease_s);
-  st.offer = StandingOffer{possible, p.gpus, lease_s};
+  st.offer.iterations = possible;
+  st.offer.gpus = p.gpus;
+  st.offer.lease_s = lease_s;
+  if (!st.compute) {
+    st.offer.iteration_s =
+        scheduling::IterationSeconds(st.profile->iter_time_s, p.speedup, assembly.network_s());
+  }
   JobCheckpoint& account = st.account;
   p.iterations_done = std::min(possible, account.iterations_left);
   if (st.compute && st.compute->log) st.compute->log->Add(MeasuredOf(st, p, lease_s, possible));
@@ -182,6 +206,7 @@ void CreditStoodRounds(JobActorState& st, int32_t rounds) {
   const StandingOffer& offer = st.offer;
   if (rounds <= 0 || offer.iterations < 0) return;
   JobCheckpoint& account = st.account;
+  if (st.recovery) return CreditStoodRoundsFromCadence(st, rounds);
   // As the scheduler credited them, round by round (scheduling/lease_credit.hpp).
   const scheduling::StoodCredit credit =
       scheduling::CreditStood(account.iterations_left, offer.iterations, rounds);
@@ -190,6 +215,18 @@ void CreditStoodRounds(JobActorState& st, int32_t rounds) {
   account.rounds_run += rounds;
   account.gpu_seconds += offer.gpus * offer.lease_s * rounds;
   account.at_s += offer.lease_s * rounds;  // the rounds stood follow the lease directly
+}
+
+void OfferToStand(JobActorState& st, JobProgress* p) {
+  if (!p->ran || p->finished || st.offer.iterations < 0 || p->gpus != st.spec.gpus) return;
+  p->standing_iterations = st.offer.iterations;
+  st.offer.parts = p->parts;
+  if (st.recovery) {
+    p->standing_cadence = StandingCadence{.iteration_s = st.offer.iteration_s,
+                                          .interval_s = st.costs.interval_s,
+                                          .write_s = st.costs.write_s,
+                                          .cadence = st.account.cadence};
+  }
 }
 
 void LoseSinceCheckpoint(JobActorState& st, double held_s, bool interrupted, JobProgress* p) {

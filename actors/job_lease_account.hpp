@@ -18,8 +18,12 @@ bool Runnable(const JobActorState& st);
 JobProgress ReportOf(const JobActorState& st, int64_t round, double lease_start_s);
 // Runs the assembled lease to its end and commits its work; sets the job's standing offer.
 JobProgress RunLease(JobActorState& st);
-// Credits `rounds` rounds stood since the last report at the rate it offered.
+// Credits `rounds` rounds stood since the last report at the rate it offered (under
+// faults.recovery round by round from the checkpoint cadence, as the scheduler credited them).
 void CreditStoodRounds(JobActorState& st, int32_t rounds);
+// With offers_standing: the report `p` of a lease that ran on all of the job's GPUs offers to
+// keep it (JobProgress.standing_iterations, standing_cadence); the job keeps the lease's parts.
+void OfferToStand(JobActorState& st, JobProgress* p);
 
 // faults.recovery (checkpoint_cadence.hpp). A failure `held_s` into the running lease: what its
 // checkpoints saved is kept, the training since the last one is lost, the job rolls back to it

@@ -27,10 +27,11 @@ class JobSpawner {
   JobSpawner() = default;
   // `checkpoints`: the checkpoint store in runs with faults, else none. `compute`: real compute
   // for every job, none for the emulated throughput. `commit_at_grant`: the run is emulated and
-  // has no faults (JobStart::commit_at_grant).
+  // has no faults (JobStart::commit_at_grant). `offers_standing`: it is emulated with faults that
+  // standing leases survive (JobStart::offers_standing).
   JobSpawner(std::shared_ptr<const ModelCatalog> catalog, RunClock clock, Telemetry* telemetry,
              caf::actor checkpoints, std::shared_ptr<const JobCompute> compute,
-             bool commit_at_grant);
+             bool commit_at_grant, bool offers_standing = false);
 
   // Spawns the job's actor as `parent`'s child, reporting to `scheduler`; it starts from `from`
   // (a restart) or, when null, from nothing.
@@ -49,6 +50,7 @@ class JobSpawner {
   caf::actor checkpoints_;
   std::shared_ptr<const JobCompute> compute_;
   bool commit_at_grant_ = false;
+  bool offers_standing_ = false;
   std::shared_ptr<const RecoveryPlan> recovery_;
 };
 

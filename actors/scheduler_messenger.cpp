@@ -52,6 +52,12 @@ class Messenger final : public scheduling::SchedulerOutput {
     SchedulerState& st = self_->state;
     Tell(self_, st.telemetry, HandleOf(job_id), LeaseLost{round, lease_start_s, server});
   }
+  void LoseLeaseAfterStanding(int64_t job_id, int64_t round, double lease_start_s, int32_t server,
+                              int32_t rounds_stood, bool stood) override {
+    SchedulerState& st = self_->state;
+    Tell(self_, st.telemetry, HandleOf(job_id),
+         LeaseLost{round, lease_start_s, server, rounds_stood, stood});
+  }
 
   void QueryProgress(int64_t job_id, int64_t round, double lease_start_s) override {
     SchedulerState& st = self_->state;

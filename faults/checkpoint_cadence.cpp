@@ -40,56 +40,6 @@ CheckpointCosts CostsFor(const RecoveryPlan& plan, double gradient_bytes, int32_
   return c;
 }
 
-LeaseSpan RunSpan(const CheckpointCosts& costs, const CheckpointCadence& in, double span_s) {
-  LeaseSpan out;
-  CheckpointCadence& s = out.after;
-  s = in;
-  double left = std::max(0.0, span_s);
-  const double restart = std::min(left, s.restart_left_s);
-  out.restart_s = restart;
-  s.restart_left_s -= restart;
-  left -= restart;
-  if (costs.interval_s <= 0) {  // every_lease: the checkpoint at the lease's end is the caller's
-    out.train_s = left;
-    s.unsaved_train_s += left;
-    return out;
-  }
-  // The cut of a write carried in from an earlier span was before this one.
-  double cut_train_s = s.writing_left_s > 0 ? 0 : -1;
-  while (left > 0) {
-    if (s.writing_left_s > 0) {
-      const double w = std::min(left, s.writing_left_s);
-      out.checkpoint_s += w;
-      s.writing_left_s -= w;
-      left -= w;
-      if (s.writing_left_s > 0) break;
-      s.writing_left_s = 0;
-      s.unsaved_train_s = 0;  // training paused while it wrote: nothing since the cut
-      ++out.checkpoints;
-      out.cut_train_s = cut_train_s;
-      continue;
-    }
-    const double until_cut = costs.interval_s - s.unsaved_train_s;
-    if (until_cut > left) {
-      out.train_s += left;
-      s.unsaved_train_s += left;
-      break;
-    }
-    out.train_s += until_cut;
-    left -= until_cut;
-    s.unsaved_train_s = costs.interval_s;
-    cut_train_s = out.train_s;
-    if (costs.write_s > 0) {
-      s.writing_left_s = costs.write_s;
-    } else {  // a free checkpoint counts at once
-      s.unsaved_train_s = 0;
-      ++out.checkpoints;
-      out.cut_train_s = cut_train_s;
-    }
-  }
-  return out;
-}
-
 Status CheckRecovery(const config::Faults& faults, const std::string& faults_where) {
   if (!faults.has_recovery()) return Status::Ok();
   const config::Recovery& r = faults.recovery();

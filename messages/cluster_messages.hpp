@@ -118,10 +118,15 @@ struct LeaseLost {
   int64_t round = 0;
   double lease_start_s = 0;
   int32_t server = 0;
+  // With standing leases: the rounds the job's previous lease stood since its last grant, which
+  // the lease's grants tell it (LeaseGrant.rounds_stood) — credited first by a job that no grant
+  // of this lease reached — and whether that lease stood into this one (cut from its start).
+  int32_t rounds_stood = 0;
+  bool stood = false;
 };
 template <class Inspector>
 auto inspect(Inspector& f, LeaseLost& x) {
-  return f(x.round, x.lease_start_s, x.server);
+  return f(x.round, x.lease_start_s, x.server, x.rounds_stood, x.stood);
 }
 
 // A job's checkpoint on shared storage, written at the end of each lease it ran or lost (Synergy

@@ -59,6 +59,21 @@ auto inspect(Inspector& f, LeasePart& x) {
   return f(x.server, x.gpu_ids, x.cpus, x.memory_gb);
 }
 
+// faults.recovery: what a job's offer to keep its lease adds, so that the scheduler credits each
+// round the lease stands as the job would (scheduling/lease_credit.hpp, CreditStoodRound): the
+// seconds of one iteration at the lease's share, its checkpoint costs, and its cadence after the
+// lease.
+struct StandingCadence {
+  double iteration_s = 0;  // 0: none (a job without faults.recovery)
+  double interval_s = 0;
+  double write_s = 0;
+  CheckpointCadence cadence;
+};
+template <class Inspector>
+auto inspect(Inspector& f, StandingCadence& x) {
+  return f(x.iteration_s, x.interval_s, x.write_s, x.cadence);
+}
+
 // A job's report at the end of a lease.
 struct JobProgress {
   int64_t job_id = 0;
@@ -81,6 +96,7 @@ struct JobProgress {
   // The job's offer to keep this lease (-1: none): the iterations it makes in each further round
   // of the same length and share, with nothing to do per round (the standing leases above).
   int64_t standing_iterations = -1;
+  StandingCadence standing_cadence;  // with an offer, under faults.recovery
   // faults.recovery: the costs since the job's last report, and whether a failure rolled the job
   // back to its last checkpoint (iterations_left is then that checkpoint's, not the books').
   JobRecovery recovery;
@@ -90,7 +106,7 @@ template <class Inspector>
 auto inspect(Inspector& f, JobProgress& x) {
   return f(x.job_id, x.round, x.ran, x.iterations_done, x.iterations_left, x.finished, x.gpus,
            x.cpus, x.memory_gb, x.speedup, x.parts, x.lease_start_s, x.wasted_gpu_s,
-           x.for_round_end, x.standing_iterations, x.recovery, x.rolled_back);
+           x.for_round_end, x.standing_iterations, x.standing_cadence, x.recovery, x.rolled_back);
 }
 
 }  // namespace troupe

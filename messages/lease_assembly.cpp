@@ -72,4 +72,13 @@ void LeaseAssembly::StartOver(int64_t round, double start_s, double end_s, int32
   scheduler_ = std::move(scheduler);
 }
 
+void LeaseAssembly::Restand(int64_t round, double start_s, double end_s,
+                            std::vector<LeasePart> parts) {
+  round_ = round;
+  start_s_ = start_s;
+  end_s_ = end_s;
+  parts_ = std::move(parts);
+  ended_ = false;
+}
+
 }  // namespace troupe

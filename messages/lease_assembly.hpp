@@ -55,6 +55,9 @@ class LeaseAssembly {
   // or a loss before any grant came). Add calls it for a grant of a later lease.
   void StartOver(int64_t round, double start_s, double end_s, int32_t parts,
                  scheduler_actor scheduler);
+  // The lease stood into the round that starts at start_s (LeaseLost.rounds_stood): the same
+  // parts, every one heard, running from start_s to end_s and not ended.
+  void Restand(int64_t round, double start_s, double end_s, std::vector<LeasePart> parts);
   // Where the lease's report goes from now on (a restarted scheduler asked for it).
   void set_scheduler(scheduler_actor scheduler) { scheduler_ = std::move(scheduler); }
 

@@ -131,7 +131,7 @@ void ClusterScheduler::ServerDown(int32_t server, double now_s) {
     // Several servers of the job at one instant (a switch): it restarts once, on as many spares.
     const int64_t id = placement.job_id;
     if (!ReletAt(st, id, now_s)) {
-      st.out->LoseLease(id, st.round, LeaseStartOf(st, id), server);
+      LoseLeaseOn(st, id, server);
       if (!ReletOnSpare(st, placement, server, now_s)) ReletSmaller(st, placement, server, now_s);
     } else if (LeaseStartOf(st, id) != now_s || !ReletOnSpare(st, placement, server, now_s)) {
       // Relet smaller at this instant, or no spare for this server: the relet lease is lost too.

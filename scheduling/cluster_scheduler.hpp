@@ -139,6 +139,10 @@ class SchedulerOutput {
   virtual void LeaseRound(int32_t server, ServerRound&& round) = 0;
   // The job's lease of `round` lost `server`: it reports at once.
   virtual void LoseLease(int64_t job_id, int64_t round, double lease_start_s, int32_t server) = 0;
+  // The same with standing leases under faults, when the job's last lease stood rounds_stood
+  // rounds since its last grant, and into this one if `stood` (LeaseLost.rounds_stood, stood).
+  virtual void LoseLeaseAfterStanding(int64_t job_id, int64_t round, double lease_start_s,
+                                      int32_t server, int32_t rounds_stood, bool stood) = 0;
   // The job's report of `round` is missing: it is asked again.
   virtual void QueryProgress(int64_t job_id, int64_t round, double lease_start_s) = 0;
   // The job finished (record.end_s set) or failed (record.failure set); its actor, if

@@ -92,8 +92,17 @@ LeaseFate LeaseStands(EngineState& st, TrackedJob& job, const JobPlacement& plac
 // Keeps what the job's report offers for a further round of its lease (a report the job sent).
 void NoteStandingOffer(EngineState& st, TrackedJob& job, const JobProgress& progress);
 // Takes the round's filed reports and the reports of its standing leases, in the order the jobs
-// would have sent them all.
+// would have sent them all. Under faults, where the granted leases' reports come after the
+// timer, the standing ones still due are taken among those (TakeAmongStanding).
 void TakeRoundReports(EngineState& st);
+// Under faults, after the round's timer: a granted lease's report `p`, with the standing reports
+// that the jobs would have sent before it; after the last granted one, the rest.
+void TakeAmongStanding(EngineState& st, TrackedJob* job, const JobProgress& p);
+// A failure of `server` cuts the job's lease of the round in flight: the job is told
+// (LeaseLost), with the rounds its last lease stood since its last grant (LeaseLost.rounds_stood:
+// the lease's grants may never reach it); a lease standing into this round is no longer credited
+// at the round's close.
+void LoseLeaseOn(EngineState& st, int64_t job_id, int32_t server);
 
 // Tells every server that hears of the round its share of the round's placements: grants, and
 // the parts that stand (cluster_scheduler_leases.cpp). Returns the reports the round awaits: one

@@ -153,7 +153,10 @@ void RecordFailed(EngineState& st, TrackedJob& job, const std::string& reason) {
 
 void OnProgress(EngineState& st, const JobProgress& p) {
   auto it = st.jobs.find(p.job_id);
-  OnProgressOf(st, it == st.jobs.end() ? nullptr : &it->second, p);
+  TrackedJob* job = it == st.jobs.end() ? nullptr : &it->second;
+  // Under faults, after the round's timer: standing reports wait to be taken among these.
+  if (st.standing_next < st.standing_closing.size()) return TakeAmongStanding(st, job, p);
+  OnProgressOf(st, job, p);
 }
 
 void OnProgressOf(EngineState& st, TrackedJob* job, const JobProgress& p) {

@@ -4,8 +4,14 @@
 // progress reads nothing else). The scheduler credits each round stood at the offered rate, as
 // the job's own report would have, and takes those reports in the order the jobs would have sent
 // them; a report after which the job goes on under a constant key (FIFO) it takes as the lease
-// stands: nothing that report changes is read before the round closes (a run with standing
-// leases has no faults), and a round's lease reads the job's entry anyway.
+// stands: nothing that report changes is read before the round closes, and a round's lease reads
+// the job's entry anyway.
+// Under faults (options.report_grace_s > 0) a failure may cut a lease mid-round, so every
+// standing report waits for the round's close: a standing lease cut is dropped from the round's
+// and the job is told the rounds it stood before (LoseLeaseOn); the granted leases' reports come
+// after the timer, and the standing ones are taken among them. Under faults.recovery a round's
+// credit is what its checkpoints and restarts leave of it, from the job's cadence
+// (CreditStoodRound), as the job's own account credits it.
 #include <algorithm>
 #include <climits>
 
@@ -60,6 +66,9 @@ uint64_t ReportKeyOf(const TrackedJob* job) {
   return job == nullptr ? LeaseHeld::kNever : job->lease.report_key;
 }
 
+// Failures may cut a lease mid-round: the run has faults.
+bool LeasesMayBeCut(const EngineState& st) { return st.options.report_grace_s > 0; }
+
 // The report of a round the job's lease stood: what RunLease commits at the offered rate.
 JobProgress StandingReport(EngineState& st, const TrackedJob& job, const LeaseHeld& held) {
   const int64_t left = job.view.iterations_left;
@@ -80,10 +89,21 @@ JobProgress StandingReport(EngineState& st, const TrackedJob& job, const LeaseHe
       p.memory_gb += part.memory_gb;
     }
   }
-  const StoodCredit credit = CreditStood(left, held.offered_iterations, 1);
-  p.iterations_done = credit.iterations_done;
-  p.iterations_left = credit.iterations_left;
-  p.finished = credit.finished;
+  auto books = st.options.recovery ? st.standing_books.find(job.view.id) : st.standing_books.end();
+  if (books != st.standing_books.end()) {
+    EngineState::StandingBooks& b = books->second;
+    const StoodRound round =
+        CreditStoodRound(b.costs, &b.cadence, left, b.iteration_s, held.lease_s);
+    p.iterations_done = round.iterations_done;
+    p.iterations_left = round.iterations_left;
+    p.finished = round.finished;
+    p.recovery = round.costs;
+  } else {
+    const StoodCredit credit = CreditStood(left, held.offered_iterations, 1);
+    p.iterations_done = credit.iterations_done;
+    p.iterations_left = credit.iterations_left;
+    p.finished = credit.finished;
+  }
   p.standing_iterations = held.offered_iterations;
   p.for_round_end = true;
   return p;
@@ -123,12 +143,14 @@ LeaseFate LeaseStands(EngineState& st, TrackedJob& job, const scheduling::JobPla
                       held.lease_s == st.current.end_s - st.current.start_s &&
                       SameShapes(st, job, held.parts, placement.parts);
   if (!stands) {
-    *rounds_stood = held.rounds_stood;
-    held.rounds_stood = 0;
+    // Until the round's end (or its next lease) it remembers the rounds this grant tells: a
+    // failure that keeps every grant of it from the job tells them instead (LoseLeaseOn).
+    *rounds_stood = std::max(0, held.rounds_stood);
+    held.rounds_stood = -*rounds_stood;
     held.parts = placement.parts;
     return LeaseFate::kGranted;
   }
-  ++held.rounds_stood;
+  held.rounds_stood = std::max(0, held.rounds_stood) + 1;
   // Where its parts are now (it may have moved); SameShapes said the counts agree.
   if (held.parts.size() == 1) {
     held.parts[0] = placement.parts[0];  // most jobs: one part, no vector's assignment
@@ -136,7 +158,7 @@ LeaseFate LeaseStands(EngineState& st, TrackedJob& job, const scheduling::JobPla
     held.parts = placement.parts;
   }
   const StoodCredit credit = CreditStood(job.view.iterations_left, held.offered_iterations, 1);
-  if (st.policy->constant_key && !credit.finished) {
+  if (st.policy->constant_key && !credit.finished && !LeasesMayBeCut(st)) {
     // Most rounds of most jobs: the report would add nothing but the run (it lists no parts and
     // wastes nothing), so it is not built.
     held.offer_round = static_cast<int32_t>(st.round);
@@ -152,9 +174,100 @@ LeaseFate LeaseStands(EngineState& st, TrackedJob& job, const scheduling::JobPla
 void NoteStandingOffer(EngineState& st, TrackedJob& job, const JobProgress& p) {
   if (!st.options.standing_leases || !job.lease.held()) return;
   LeaseHeld& held = job.lease;
-  held.offered_iterations = p.ran && !p.finished ? p.standing_iterations : -1;
+  // A lease relet mid-round (a spare, or smaller) was shorter than a round: no offer for one.
+  const bool whole_round = p.lease_start_s == st.current.start_s;
+  held.offered_iterations = p.ran && !p.finished && whole_round ? p.standing_iterations : -1;
   held.offer_round = static_cast<int32_t>(p.round);
   held.lease_s = st.current.end_s - st.current.start_s;
+  if (st.options.recovery && held.offered_iterations >= 0) {
+    const StandingCadence& c = p.standing_cadence;
+    if (c.iteration_s <= 0) {
+      held.offered_iterations = -1;  // nothing to credit a round from
+      return;
+    }
+    st.standing_books[p.job_id] = EngineState::StandingBooks{
+        .costs = CheckpointCosts{.interval_s = c.interval_s, .write_s = c.write_s},
+        .cadence = c.cadence,
+        .iteration_s = c.iteration_s};
+  }
+}
+
+namespace {
+
+// The standing reports still due, taken up to (not including) report key `key`.
+void TakeStandingBefore(EngineState& st, uint64_t key) {
+  std::vector<EngineState::StandingTurn>& closing = st.standing_closing;
+  while (!st.ended && st.standing_next < closing.size() &&
+         closing[st.standing_next].report_key < key) {
+    // Twice as far ahead as elsewhere: a standing report is short, its entry's lines many.
+    if (st.standing_next + 2 * kPrefetchAhead < closing.size()) {
+      PrefetchForStandingReport(closing[st.standing_next + 2 * kPrefetchAhead].job);
+    }
+    TakeStandingRound(st, *closing[st.standing_next++].job);
+  }
+}
+
+// Under faults: reports of granted leases are still to come after the round's timer.
+bool GrantedReportsDue(const EngineState& st) {
+  const size_t standing_due = st.standing_closing.size() - st.standing_next;
+  return LeasesMayBeCut(st) && st.awaiting_reports > static_cast<int32_t>(standing_due);
+}
+
+// The closing round's standing reports are all taken.
+void EndStandingTurns(EngineState& st) {
+  st.standing_closing.clear();
+  st.standing_next = 0;
+}
+
+// Drops the job's standing turn of the round in flight, not taken yet, if it has one.
+bool DropStandingTurn(EngineState& st, const TrackedJob& job) {
+  const auto of_job = [&job](const EngineState::StandingTurn& t) { return t.job == &job; };
+  auto it = std::find_if(st.round_standing.begin(), st.round_standing.end(), of_job);
+  if (it != st.round_standing.end()) {
+    st.round_standing.erase(it);
+    return true;
+  }
+  auto pending = st.standing_closing.begin() + static_cast<std::ptrdiff_t>(st.standing_next);
+  it = std::find_if(pending, st.standing_closing.end(), of_job);
+  if (it == st.standing_closing.end()) return false;
+  st.standing_closing.erase(it);
+  return true;
+}
+
+}  // namespace
+
+void TakeAmongStanding(EngineState& st, TrackedJob* job, const JobProgress& p) {
+  if (job != nullptr && p.round == st.round) TakeStandingBefore(st, job->lease.report_key);
+  if (st.ended) return;
+  OnProgressOf(st, job, p);
+  if (!GrantedReportsDue(st)) {
+    TakeStandingBefore(st, UINT64_MAX);
+    EndStandingTurns(st);
+  }
+}
+
+void LoseLeaseOn(EngineState& st, int64_t job_id, int32_t server) {
+  const double start_s = LeaseStartOf(st, job_id);
+  auto it = st.jobs.find(job_id);
+  if (st.options.standing_leases && it != st.jobs.end()) {
+    TrackedJob& job = it->second;
+    LeaseHeld& held = job.lease;
+    // Stood into this round (its report of the last round offered; not taken yet this round).
+    if (held.rounds_stood > 0 && held.offer_round == st.round - 1 && DropStandingTurn(st, job)) {
+      const int32_t stood_before = held.rounds_stood - 1;
+      held.rounds_stood = 0;  // the job credits them now, not at its next grant
+      held.offered_iterations = -1;
+      st.out->LoseLeaseAfterStanding(job_id, st.round, start_s, server, stood_before, true);
+      return;
+    }
+    if (held.rounds_stood < 0) {  // granted this round, telling the job of rounds stood
+      const int32_t told = -held.rounds_stood;
+      held.rounds_stood = 0;
+      st.out->LoseLeaseAfterStanding(job_id, st.round, start_s, server, told, false);
+      return;
+    }
+  }
+  st.out->LoseLease(job_id, st.round, start_s, server);
 }
 
 void TakeRoundReports(EngineState& st) {
@@ -162,32 +275,24 @@ void TakeRoundReports(EngineState& st) {
   reports.swap(st.filed_reports);
   SortByReportKey(st.round_standing, st.setup.servers.size(), &st.standing_closing);
   st.round_standing.clear();  // the next round's fill it
-  size_t next = 0;
-  const auto take_standing_before = [&](uint64_t key) {
-    while (!st.ended && next < st.standing_closing.size() &&
-           st.standing_closing[next].report_key < key) {
-      // Twice as far ahead as elsewhere: a standing report is short, its entry's lines many.
-      if (next + 2 * kPrefetchAhead < st.standing_closing.size()) {
-        PrefetchForStandingReport(st.standing_closing[next + 2 * kPrefetchAhead].job);
-      }
-      TakeStandingRound(st, *st.standing_closing[next++].job);
-    }
-  };
+  st.standing_next = 0;
   for (const JobProgress& p : reports) {
     auto it = st.jobs.find(p.job_id);  // looked up once for its place and its report
     TrackedJob* job = it == st.jobs.end() ? nullptr : &it->second;
-    take_standing_before(ReportKeyOf(job));
+    TakeStandingBefore(st, ReportKeyOf(job));
     if (st.ended) break;
     // Jobs leave `jobs` only once the round closed (no report awaited): `job` is still theirs
-    // unless that happened, and then OnProgress looks again (and drops it as stray).
+    // unless that happened, and then it is looked up again (and dropped as stray).
     if (st.awaiting_reports == 0) {
-      OnProgress(st, p);
-    } else {
-      OnProgressOf(st, job, p);
+      it = st.jobs.find(p.job_id);
+      job = it == st.jobs.end() ? nullptr : &it->second;
     }
+    OnProgressOf(st, job, p);
   }
-  take_standing_before(UINT64_MAX);
-  st.standing_closing.clear();
+  if (!GrantedReportsDue(st)) {  // else the rest among them (TakeAmongStanding)
+    TakeStandingBefore(st, UINT64_MAX);
+    EndStandingTurns(st);
+  }
   reports.clear();
   if (st.filed_reports.empty()) st.filed_reports.swap(reports);  // its storage
 }

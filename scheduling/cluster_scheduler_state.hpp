@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "messages/job_progress.hpp"
+#include "messages/lease_span.hpp"
 #include "messages/records.hpp"
 #include "scheduling/cluster_ledger.hpp"
 #include "scheduling/cluster_scheduler.hpp"
@@ -50,7 +51,8 @@ struct LeaseHeld {
   double lease_s = 0;               // the length of the round offered for
   uint64_t report_key = kNever;     // this round: where its report falls among the round's
   int32_t offer_round = -1;         // the round whose report offered to keep it
-  int32_t rounds_stood = 0;         // since its last grant: the next grant tells the job
+  // Since its last grant: the next grant tells the job; -k: its grant of this round told k.
+  int32_t rounds_stood = 0;
 
   // Leased at least once (and not done: it leaves with the job).
   bool held() const { return report_key != kNever; }
@@ -144,6 +146,18 @@ struct EngineState {
     TrackedJob* job;
   };
   std::vector<StandingTurn> round_standing, standing_closing;
+  // Under faults (options.report_grace_s > 0) the granted leases' reports arrive after the
+  // round's timer, one by one: the closing round's standing reports from standing_next on are
+  // taken among them, each where its job would have sent it (TakeAmongStanding).
+  size_t standing_next = 0;
+  // options.recovery: each offering job's books (JobProgress.standing_cadence), from which a
+  // round its lease stands is credited as the job credits it (CreditStoodRound). Kept apart.
+  struct StandingBooks {
+    CheckpointCosts costs;
+    CheckpointCadence cadence;
+    double iteration_s = 0;
+  };
+  absl::flat_hash_map<int64_t, StandingBooks> standing_books;
   bool round_timer_fired = true;
   std::vector<int64_t> round_jobs;  // jobs leased this round
   // The round's placements, until the next round is planned: whose parts a lost server held.

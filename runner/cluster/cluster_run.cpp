@@ -1,5 +1,6 @@
 #include "runner/cluster/cluster_run.hpp"
 
+#include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/scoped_actor.hpp>
@@ -158,6 +159,21 @@ bool CommitsAtGrant(const RunPlan& plan) {
          !plan.replay_job_failures;
 }
 
+// Emulated with faults whose every event is a server's crash (declared, drawn by a failure model,
+// replayed from a failure trace), under faults.recovery or not: a failure cuts a standing lease
+// as it cuts a granted one (JobStart::offers_standing). Not with anything that restarts a job or
+// the scheduler from the checkpoint store (which a standing lease leaves behind), loses or slows
+// messages, slows servers, or relets a lease mid-round (spares, continue_smaller).
+bool StandsUnderFaults(const RunPlan& plan) {
+  if (!plan.runtime.emulated || plan.faults.empty() || plan.replay_job_failures) return false;
+  if (plan.scheduler.spare_servers > 0 || plan.scheduler.continue_smaller_fraction > 0) {
+    return false;
+  }
+  return std::all_of(plan.faults.events.begin(), plan.faults.events.end(), [](const FaultEvent& e) {
+    return e.kind == FaultKind::kCrash && e.target.kind == EndpointKind::kServer;
+  });
+}
+
 // The actors around the scheduler: metrics, checkpoint store, workload, profiler.
 ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
                             std::vector<server_actor> servers,
@@ -179,8 +195,9 @@ ClusterHandles SpawnCluster(ActorRuntime& runtime, const RunPlan& plan,
         std::make_shared<const JobCompute>(JobCompute{plan.compute, plan.measured_leases, fabric});
   }
   // Without faults the workload sends jobs without actors; the scheduler spawns them this way.
-  cluster.jobs = JobSpawner(plan.catalog, runtime.clock(), runtime.telemetry(), cluster.checkpoints,
-                            compute, CommitsAtGrant(plan));
+  cluster.jobs =
+      JobSpawner(plan.catalog, runtime.clock(), runtime.telemetry(), cluster.checkpoints, compute,
+                 CommitsAtGrant(plan), StandsUnderFaults(plan) && !plan.scheduler.lease_log);
   cluster.jobs.set_recovery(plan.recovery);
   cluster.workload = sys.spawn(WorkloadActor, plan.source, plan.catalog,
                                ActorContext{runtime.clock(), runtime.telemetry()},
@@ -312,7 +329,8 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
   caf::actor injector = cluster.injector;
   SchedulerOptions scheduler_options = plan.scheduler;
   // The lease log lists every round's parts as the servers granted them: every lease is granted.
-  scheduler_options.standing_leases = CommitsAtGrant(plan) && !plan.scheduler.lease_log;
+  scheduler_options.standing_leases =
+      (CommitsAtGrant(plan) || StandsUnderFaults(plan)) && !plan.scheduler.lease_log;
   scheduler_actor scheduler =
       runtime.system().spawn(SchedulerActor, std::move(scheduler_options), std::move(cluster),
                              runtime.clock(), runtime.telemetry());

@@ -46,6 +46,12 @@ class RecordingOutput final : public SchedulerOutput {
     Log("lost " + std::to_string(job_id));
     lost.push_back({job_id, round, server});
   }
+  void LoseLeaseAfterStanding(int64_t job_id, int64_t round, double, int32_t server,
+                              int32_t rounds_stood, bool stood) override {
+    Log("lost " + std::to_string(job_id) + " after " + std::to_string(rounds_stood) +
+        (stood ? " stood" : ""));
+    lost.push_back({job_id, round, server});
+  }
   void QueryProgress(int64_t job_id, int64_t, double) override {
     Log("query " + std::to_string(job_id));
     queried.push_back(job_id);
