@@ -53,11 +53,18 @@ summaries::ClusterRunSummary Comparable(summaries::ClusterRunSummary s) {
 
 // Runs `config` (with its faults block) with standing leases and with every lease granted, and
 // compares the records; the standing run sends at most `share` of the other's messages.
+// `config` is the config's text, or with `repo_config` a config file of the repository.
+// `sets` are overrides of both runs.
 void ExpectSameRecordsAsEveryLeaseGranted(const std::string& name, const std::string& config,
-                                          double share) {
+                                          double share, bool repo_config = false,
+                                          const std::vector<std::string>& sets = {}) {
   const std::string standing = FreshDir(name + "-standing"), granted = FreshDir(name + "-granted");
-  const RunResult with = RunConfigText(config, {"run.out_dir=" + standing});
-  const RunResult without = RunConfigText(config, {"run.out_dir=" + granted, "run.lease_log=true"});
+  const auto run = [&](std::vector<std::string> more) {
+    more.insert(more.end(), sets.begin(), sets.end());
+    return repo_config ? RunRepoConfig(config, more) : RunConfigText(config, more);
+  };
+  const RunResult with = run({"run.out_dir=" + standing});
+  const RunResult without = run({"run.out_dir=" + granted, "run.lease_log=true"});
   ASSERT_GT(with.summary.jobs_finished(), 30) << name;
   ASSERT_GT(with.summary.faults_injected(), 0) << name;
   EXPECT_GT(with.summary.wasted_gpu_hours(), 0) << name << ": no failure cut a running lease";
@@ -108,6 +115,13 @@ TEST(StandingLeasesUnderFaults, ServerCrashesMidRoundGiveTheSameRecords) {
       0.95);
   ExpectSameRecordsAsEveryLeaseGranted(
       "crashes-plain", SmallCluster("fifo") + "faults { " + kDeclaredCrashes + " }\n", 0.5);
+}
+
+TEST(StandingLeasesUnderFaults, AFailureTraceGivesTheSameRecords) {
+  // 16 servers of 8 GPUs, the servers' failures replayed from the repository's sample trace.
+  ExpectSameRecordsAsEveryLeaseGranted(
+      "failure-trace", "configs/failure-trace.textproto", 0.1, true,
+      {"faults.failure_trace=" + SourcePath("configs/failure-trace-example.csv")});
 }
 
 }  // namespace
