@@ -25,6 +25,7 @@ build: deps configure
 MECHANISMS ?= proportional,greedy,tune,opt
 # Builds only the troupe binary (not the tests or benchmarks).
 run: deps configure
+	@test -x $(BUILD)/apps/troupe || echo "make run: building troupe, about 3.5 minutes the first time on 2 idle cores"
 	cmake --build $(BUILD) -j $(JOBS) --target troupe
 	./$(BUILD)/apps/troupe sweep $(CONFIG) --over scheduler.mechanism=$(MECHANISMS) \
 	  --set run.lease_log=true --out $(OUT)
@@ -32,6 +33,7 @@ run: deps configure
 
 # Builds what the tests run (the troupe binary and the two test programs), not the benchmarks.
 test: deps configure
+	@test -x $(BUILD)/tests/troupe_integration_tests || echo "make test: building troupe and the tests, about 10 minutes the first time on 2 idle cores"
 	cmake --build $(BUILD) -j $(JOBS) --target troupe troupe_unit_tests troupe_integration_tests
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
