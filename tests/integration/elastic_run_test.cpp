@@ -12,19 +12,27 @@
 namespace troupe::testing {
 namespace {
 
+// One res18 job of `gpus` GPUs (3,450 s alone) on `servers` 4-GPU servers, its trace in a fresh
+// folder `name`, under the faults block `faults`.
+RunResult RunOneJob(const std::string& name, int servers, int gpus, const std::string& faults,
+                    bool lease_log = false) {
+  const std::string trace = FreshDir(name) + "/trace.csv";
+  WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450," +
+                       std::to_string(gpus) + "\n");
+  return RunConfigText("cluster { servers { name: \"s\" count: " + std::to_string(servers) +
+                       " gpus: 4 cpus: 16 memory_gb: 200 } }\n"
+                       "workload { trace_file: \"" +
+                       trace + "\" }\n" + (lease_log ? "run { lease_log: true }\n" : "") +
+                       "faults { " + faults + " }\n");
+}
+
 // One 8-GPU job on two 4-GPU servers; server 1 dies 100 s into the first round, back at 700 s.
 RunResult RunGangJob(const std::string& on_loss) {
-  const std::string trace = FreshDir("elastic") + "/trace.csv";
-  WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450,8\n");
-  return RunConfigText(
-      "cluster { servers { name: \"s\" count: 2 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
-      "workload { trace_file: \"" +
-      trace +
-      "\" }\n"
-      "run { lease_log: true }\n"
-      "faults { fault { kind: crash target: \"server:1\" at_s: 100 duration_s: 600 }\n"
-      "  recovery { restart_s: 60 " +
-      on_loss + " } }\n");
+  return RunOneJob("elastic", 2, 8,
+                   "fault { kind: crash target: \"server:1\" at_s: 100 duration_s: 600 }\n"
+                   "  recovery { restart_s: 60 " +
+                       on_loss + " }",
+                   /*lease_log=*/true);
 }
 
 // GPUs the job held in each round, by server.
@@ -67,17 +75,11 @@ TEST(ElasticRun, BelowTheFractionTheJobWaitsAsWithoutIt) {
 TEST(ElasticRun, ServersLostAtOneInstantLeaveTheJobOnTheServerItStillHolds) {
   // A 12-GPU job on three 4-GPU servers; a switch takes servers 0 and 1 at 100 s until 700 s.
   const auto run = [](const std::string& on_loss) {
-    const std::string trace = FreshDir("elastic-switch") + "/trace.csv";
-    WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450,12\n");
-    return RunConfigText(
-        "cluster { servers { name: \"s\" count: 3 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
-        "workload { trace_file: \"" +
-        trace +
-        "\" }\n"
-        "run { lease_log: true }\n"
-        "faults { fault { kind: crash target: \"server:0-1\" at_s: 100 duration_s: 600 }\n"
-        "  recovery { restart_s: 60 " +
-        on_loss + " } }\n");
+    return RunOneJob("elastic-switch", 3, 12,
+                     "fault { kind: crash target: \"server:0-1\" at_s: 100 duration_s: 600 }\n"
+                     "  recovery { restart_s: 60 " +
+                         on_loss + " }",
+                     /*lease_log=*/true);
   };
   const RunResult smaller = run("on_server_loss: continue_smaller min_size_fraction: 0.3");
   const RunResult wait = run("");
@@ -93,16 +95,11 @@ TEST(ElasticRun, ServersLostAtOneInstantLeaveTheJobOnTheServerItStillHolds) {
 TEST(ElasticRun, AFailureOfTheSmallerLeaseWastesOnlyTheGpusThatTrained) {
   // Server 0 dies 10 s in: 10 s of the 8-GPU lease are lost, and the job goes on at once on
   // server 1's 4 GPUs; server 1 dies at 290 s: what those 4 GPUs trained since is lost.
-  const std::string trace = FreshDir("elastic-wasted") + "/trace.csv";
-  WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450,8\n");
-  const RunResult r = RunConfigText(
-      "cluster { servers { name: \"s\" count: 2 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
-      "workload { trace_file: \"" +
-      trace +
-      "\" }\n"
-      "faults { fault { kind: crash target: \"server:0\" at_s: 10 duration_s: 600 }\n"
+  const RunResult r = RunOneJob(
+      "elastic-wasted", 2, 8,
+      "fault { kind: crash target: \"server:0\" at_s: 10 duration_s: 600 }\n"
       "  fault { kind: crash target: \"server:1\" at_s: 290 duration_s: 600 }\n"
-      "  recovery { restart_s: 60 on_server_loss: continue_smaller min_size_fraction: 0.5 } }\n");
+      "  recovery { restart_s: 60 on_server_loss: continue_smaller min_size_fraction: 0.5 }");
   ASSERT_EQ(r.jobs.size(), 1u);
   ASSERT_EQ(r.job_recovery.size(), 1u);
   const JobRecovery& costs = r.job_recovery[0].costs;
@@ -113,17 +110,11 @@ TEST(ElasticRun, AFailureOfTheSmallerLeaseWastesOnlyTheGpusThatTrained) {
 
 // A 12-GPU job on three 4-GPU servers, fraction 0.3, under `faults` (and restarts of 60 s).
 RunResult RunTwelveGpuJob(const std::string& name, const std::string& faults) {
-  const std::string trace = FreshDir(name) + "/trace.csv";
-  WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450,12\n");
-  return RunConfigText(
-      "cluster { servers { name: \"s\" count: 3 gpus: 4 cpus: 16 memory_gb: 200 } }\n"
-      "workload { trace_file: \"" +
-      trace +
-      "\" }\n"
-      "faults { " +
+  return RunOneJob(
+      name, 3, 12,
       faults +
-      "\n  recovery { checkpoint: fixed_interval checkpoint_interval_s: 150 restart_s: 60\n"
-      "    on_server_loss: continue_smaller min_size_fraction: 0.3 } }\n");
+          "\n  recovery { checkpoint: fixed_interval checkpoint_interval_s: 150 "
+          "restart_s: 60\n    on_server_loss: continue_smaller min_size_fraction: 0.3 }");
 }
 
 TEST(ElasticRun, TheSummaryCountsASmallerLeaseAtTheGpusItHeld) {
