@@ -87,22 +87,14 @@ template <class IterationsIn>
 void CommitSpan(JobActorState& st, const LeaseSpan& span, int32_t gpus, int64_t left_before,
                 IterationsIn iterations_in) {
   JobCheckpoint& account = st.account;
-  CheckpointCadence& cadence = account.cadence;
-  cadence = span.after;
   const int32_t short_gpus = ShortGpus(st, gpus);
   JobRecovery d{.checkpoints = span.checkpoints,
                 .checkpoint_s = span.checkpoint_s,
                 .restart_s = span.restart_s,
                 .unheld_checkpoint_gpu_s = short_gpus * span.checkpoint_s,
                 .unheld_restart_gpu_s = short_gpus * span.restart_s};
-  if (st.costs.interval_s <= 0) {  // every_lease: the lease's end is a checkpoint, free
-    cadence.saved_iterations_left = account.iterations_left;
-    cadence.unsaved_train_s = 0;
-    ++d.checkpoints;
-  } else if (span.cut_train_s >= 0) {
-    cadence.saved_iterations_left =
-        left_before - std::min(left_before, iterations_in(span.cut_train_s));
-  }
+  scheduling::SaveAfterSpan(st.costs, span, left_before, account.iterations_left, iterations_in,
+                            &account.cadence, &d.checkpoints);
   Note(st, d);
 }
 

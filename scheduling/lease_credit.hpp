@@ -51,6 +51,25 @@ inline StoodCredit CreditStood(int64_t iterations_left, int64_t offered_iteratio
   return StoodCredit{done, iterations_left - done, done == iterations_left};
 }
 
+// faults.recovery: what a lease that ran `span` saved, into *cadence (set to span.after first)
+// and *checkpoints. Under every_lease (costs.interval_s <= 0) the lease's end is a checkpoint,
+// free: `left_after` iterations are saved. Otherwise the span's last checkpoint saved what its
+// training before the cut made, `iterations_at(span.cut_train_s)` of the `left_before`.
+template <class IterationsAt>
+void SaveAfterSpan(const CheckpointCosts& costs, const LeaseSpan& span, int64_t left_before,
+                   int64_t left_after, IterationsAt iterations_at, CheckpointCadence* cadence,
+                   int32_t* checkpoints) {
+  *cadence = span.after;
+  if (costs.interval_s <= 0) {
+    cadence->saved_iterations_left = left_after;
+    cadence->unsaved_train_s = 0;
+    ++*checkpoints;
+  } else if (span.cut_train_s >= 0) {
+    cadence->saved_iterations_left =
+        left_before - std::min(left_before, iterations_at(span.cut_train_s));
+  }
+}
+
 // faults.recovery: one round a standing lease stood, as a lease of lease_s on all of the job's
 // GPUs commits it (JobActor's RunLease): the round first pays restarts and checkpoint writes
 // from `cadence` (RunSpan), trains the rest at iteration_s seconds an iteration, and its
@@ -69,18 +88,13 @@ inline StoodRound CreditStoodRound(const CheckpointCosts& costs, CheckpointCaden
   r.iterations_done = std::min(IterationsAt(r.span.train_s, iteration_s), iterations_left);
   r.iterations_left = iterations_left - r.iterations_done;
   r.finished = r.iterations_left == 0;
-  *cadence = r.span.after;
   r.costs = JobRecovery{.checkpoints = r.span.checkpoints,
                         .checkpoint_s = r.span.checkpoint_s,
                         .restart_s = r.span.restart_s};
-  if (costs.interval_s <= 0) {  // every_lease: the lease's end is a checkpoint, free
-    cadence->saved_iterations_left = r.iterations_left;
-    cadence->unsaved_train_s = 0;
-    ++r.costs.checkpoints;
-  } else if (r.span.cut_train_s >= 0) {
-    cadence->saved_iterations_left =
-        iterations_left - std::min(iterations_left, IterationsAt(r.span.cut_train_s, iteration_s));
-  }
+  SaveAfterSpan(
+      costs, r.span, iterations_left, r.iterations_left,
+      [iteration_s](double s) { return IterationsAt(s, iteration_s); }, cadence,
+      &r.costs.checkpoints);
   return r;
 }
 
