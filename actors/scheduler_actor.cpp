@@ -99,6 +99,7 @@ scheduler_actor_impl::behavior_type SchedulerActor(Self* self, SchedulerOptions 
         scheduling::ClusterScheduler& engine = *self->state.engine;
         if (engine.ended()) return;
         if (round == kWakeUp) return scheduler_detail::BeginRound(self, at_s);
+        if (round == scheduler_detail::kPlanDeferred) return engine.PlanRound(at_s);
         if (round != engine.round()) return;
         engine.OnRoundTimer();
       },

@@ -19,6 +19,7 @@ namespace troupe::scheduler_detail {
 using Self = scheduler_actor_impl::stateful_base<SchedulerState>;
 
 inline constexpr int64_t kWakeUp = -1;  // a round timer that starts a round instead of ending one
+inline constexpr int64_t kPlanDeferred = -2;  // a round timer that plans a round put off
 
 // The engine's decisions as this actor's messages.
 std::unique_ptr<scheduling::SchedulerOutput> MakeMessenger(Self* self);

@@ -93,6 +93,14 @@ class Messenger final : public scheduling::SchedulerOutput {
     TellAt(self_, st.telemetry, st.clock, self_, at_s, round_end_atom::value, kWakeUp, at_s);
   }
 
+  void PlanAtInstantEnd(double start_s) override {
+    SchedulerState& st = self_->state;
+    // A timer due now: delivered after every message this instant's events sent (the emulated
+    // clock), or at once on the wall clock.
+    TellAt(self_, st.telemetry, st.clock, self_, start_s, round_end_atom::value, kPlanDeferred,
+           start_s);
+  }
+
   void EndRoundAt(int64_t round, double at_s) override {
     SchedulerState& st = self_->state;
     TellAt(self_, st.telemetry, st.clock, self_, at_s, round_end_atom::value, round, at_s);

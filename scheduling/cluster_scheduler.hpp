@@ -160,6 +160,9 @@ class SchedulerOutput {
   virtual void RecordJobRecovery(JobRecoveryBatch&& /*jobs*/) {}
   // Timers: BeginRound(at_s) then; OnRoundTimer at the round's end; OnGrace after delay_s.
   virtual void WakeAt(double at_s) = 0;
+  // PlanRound(start_s) again once everything due at this instant has been delivered: a server
+  // is due back at the round's start, and its return (ServerUp) is among those messages.
+  virtual void PlanAtInstantEnd(double start_s) = 0;
   virtual void EndRoundAt(int64_t round, double at_s) = 0;
   virtual void GraceAfter(int64_t round, double delay_s) = 0;
   // The round closed: the next starts at start_s (BeginRound).
@@ -190,7 +193,9 @@ class ClusterScheduler {
   std::vector<ProfileAsk> Admit(std::vector<Arrival>& arrivals, double next_arrival_s);
   void ApplyProfiles(ProfileBatch& batch);
   // Plans and leases the round starting at start_s (or sleeps until the next arrival, or ends).
-  // A start not after the last one planned plans nothing (a late answer's second copy).
+  // A start not after the last one planned plans nothing (a late answer's second copy). While a
+  // down server is due back at start_s it defers once (SchedulerOutput::PlanAtInstantEnd): a
+  // repair at a round's start joins that round whatever order the instant's messages come in.
   void PlanRound(double start_s);
   // A report sent for the round's end (JobProgress.for_round_end) before the round's timer is
   // filed until then: true when it was filed, false when it is to be taken now (OnProgress).

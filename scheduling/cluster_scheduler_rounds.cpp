@@ -21,6 +21,12 @@ bool MeasuredJobsDone(const EngineState& st) {
   return all_arrived && st.measured_ended == st.measured_arrived;
 }
 
+// A down server comes back at start_s: its ServerUp is due at this instant.
+bool RepairDueAt(const EngineState& st, double start_s) {
+  return std::find(st.server_back_at_s.begin(), st.server_back_at_s.end(), start_s) !=
+         st.server_back_at_s.end();
+}
+
 // Nothing to run: sleep until the round in which the next job arrives, or end the run.
 void Idle(EngineState& st, double start_s) {
   if (st.next_arrival_s < 0) return EndRun(st, "all jobs finished");
@@ -72,6 +78,12 @@ void PlanRound(EngineState& st, double start_s) {
   // A round's arrivals are asked for again when their answer is late, and both answers may come
   // (the workload's at-least-once retry): the second plans nothing, for a round is planned once.
   if (start_s <= st.planned_start_s) return;
+  // Granted leases' reports come after the repair at their round's end; a round whose leases all
+  // stand closes on its timer alone and would be planned before it.
+  if (st.deferred_start_s != start_s && RepairDueAt(st, start_s)) {
+    st.deferred_start_s = start_s;
+    return st.out->PlanAtInstantEnd(start_s);
+  }
   st.planned_start_s = start_s;
   FailJobsThatNoLongerFit(st);
   st.mechanism->Recycle(std::move(st.round_placements));  // the last round's storage

@@ -125,6 +125,7 @@ struct EngineState {
   // The round in flight, and the start of the last round planned (or slept through: Idle).
   int64_t round = -1;
   double planned_start_s = -1;
+  double deferred_start_s = -1;  // a plan put off to the end of its instant (a repair due then)
   RoundRecord current;
   std::vector<LeaseRecord> round_leases;  // with lease_log
   int32_t awaiting_reports = 0;

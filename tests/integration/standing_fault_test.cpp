@@ -117,6 +117,18 @@ TEST(StandingLeasesUnderFaults, ServerCrashesMidRoundGiveTheSameRecords) {
       "crashes-plain", SmallCluster("fifo") + "faults { " + kDeclaredCrashes + " }\n", 0.5);
 }
 
+TEST(StandingLeasesUnderFaults, RepairsAtARoundsStartGiveTheSameRecords) {
+  // Each server comes back at the very instant a round starts (10800, 21800 and 32100 s), some
+  // in rounds where every lease stands: the round closes on its timer alone, and must still be
+  // planned with the repaired server, as the reports of granted leases let it.
+  const std::string crashes =
+      "fault { kind: crash target: \"server:1\" at_s: 7250 duration_s: 3550 } "
+      "fault { kind: crash target: \"server:2\" at_s: 20010 duration_s: 1790 } "
+      "fault { kind: crash target: \"server:3\" at_s: 30100 duration_s: 2000 }\n";
+  ExpectSameRecordsAsEveryLeaseGranted("repairs-at-round-start",
+                                       SmallCluster("fifo") + "faults { " + crashes + " }\n", 0.5);
+}
+
 TEST(StandingLeasesUnderFaults, AFailureTraceGivesTheSameRecords) {
   // 16 servers of 8 GPUs, the servers' failures replayed from the repository's sample trace.
   ExpectSameRecordsAsEveryLeaseGranted(

@@ -53,6 +53,62 @@ TEST(ClusterSchedulerFaults, ADeadServersLeasesAreLostAndItsGpusLeaveThePlanUnti
   EXPECT_TRUE(cluster.out.ended.empty());
 }
 
+// A server due back at a round's start: the plan waits for the end of that instant, when its
+// return (sent at that instant) has been heard, whichever of the instant's messages came first.
+TEST(ClusterSchedulerFaults, APlanWaitsOnceForAServerDueBackAtItsStart) {
+  EmulatedCluster cluster(Fifo(), Servers(2, 2));
+  cluster.Submit(0, 2, 3000, 0);
+  cluster.Submit(1, 2, 3000, 0);
+  cluster.StartAt(0);
+  const int32_t dead = ServerOf(cluster.out, 1);
+  ASSERT_GE(dead, 0);
+  cluster.engine().ServerDown(dead);
+  cluster.engine().ServerNotice(dead, 300);  // back when the next round starts
+  cluster.LoseLeaseOf(1);
+  cluster.CloseRound();
+  ASSERT_EQ(cluster.out.start_at, 300);
+  cluster.StartAt(300);
+  EXPECT_EQ(cluster.out.deferred_plan, 300);
+  EXPECT_TRUE(cluster.out.leases.empty()) << "planned before the repair was heard";
+  EXPECT_FALSE(cluster.out.round_end.has_value());
+  cluster.engine().ServerUp(dead);
+  cluster.engine().PlanRound(300);
+  EXPECT_EQ(cluster.out.Granted().size(), 2u) << "the repaired server joins the round";
+  cluster.engine().PlanRound(300);  // a second copy plans nothing
+  EXPECT_EQ(cluster.out.Granted().size(), 2u);
+}
+
+TEST(ClusterSchedulerFaults, APlanPutOffOnceGoesOnWithoutARepairThatDidNotCome) {
+  EmulatedCluster cluster(Fifo(), Servers(2, 2));
+  cluster.Submit(0, 2, 3000, 0);
+  cluster.Submit(1, 2, 3000, 0);
+  cluster.StartAt(0);
+  const int32_t dead = ServerOf(cluster.out, 1);
+  ASSERT_GE(dead, 0);
+  cluster.engine().ServerDown(dead);
+  cluster.engine().ServerNotice(dead, 300);
+  cluster.LoseLeaseOf(1);
+  cluster.CloseRound();
+  cluster.StartAt(300);
+  ASSERT_EQ(cluster.out.deferred_plan, 300);
+  cluster.engine().PlanRound(300);  // its return was delayed (a link fault): no waiting again
+  EXPECT_EQ(cluster.out.Granted().size(), 1u);
+  EXPECT_TRUE(cluster.out.round_end.has_value());
+}
+
+TEST(ClusterSchedulerFaults, ARepairPutOffByASecondCrashDoesNotHoldThePlan) {
+  EmulatedCluster cluster(Fifo(), Servers(2, 2));
+  cluster.Submit(0, 2, 3000, 0);
+  cluster.StartAt(0);
+  cluster.engine().ServerDown(1);
+  cluster.engine().ServerNotice(1, 300);
+  cluster.engine().ServerNotice(1, 900);  // a second crash moved its return
+  cluster.CloseRound();
+  cluster.StartAt(300);
+  EXPECT_FALSE(cluster.out.deferred_plan.has_value());
+  EXPECT_EQ(cluster.out.Granted().size(), 1u);
+}
+
 TEST(ClusterSchedulerFaults, AServerLostForGoodFailsTheJobsThatNoLongerFit) {
   EmulatedCluster cluster(Fifo(), Servers(2, 2));
   cluster.Submit(0, 4, 3000, 0);  // a gang over both servers

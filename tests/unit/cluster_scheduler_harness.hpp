@@ -76,6 +76,10 @@ class RecordingOutput final : public SchedulerOutput {
     Log("wake " + std::to_string(at_s));
     wake_at = at_s;
   }
+  void PlanAtInstantEnd(double start_s) override {
+    Log("plan later " + std::to_string(start_s));
+    deferred_plan = start_s;
+  }
   void EndRoundAt(int64_t round, double at_s) override {
     Log("timer " + std::to_string(round));
     round_end = std::make_pair(round, at_s);
@@ -110,6 +114,7 @@ class RecordingOutput final : public SchedulerOutput {
   std::vector<LinkBatch> link_logs;
   JobNetworkBatch job_network;
   std::optional<double> wake_at, start_at;
+  std::optional<double> deferred_plan;  // PlanAtInstantEnd's
   std::optional<std::pair<int64_t, double>> round_end, grace;
   std::optional<RunEnd> run_end;
 
@@ -161,6 +166,7 @@ class EmulatedCluster {
     out.round_end.reset();
     out.start_at.reset();
     out.wake_at.reset();
+    out.deferred_plan.reset();
     lost_this_round_.clear();
     if (engine_.BeginRound(start_s) != ClusterScheduler::RoundStart::kPullArrivals) return;
     std::vector<Arrival> batch;
