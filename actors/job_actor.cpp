@@ -114,24 +114,20 @@ void CreditBeforeLoss(JobSelf self, const LeaseLost& lost) {
   st.offer.iterations = -1;
 }
 
-void OnLeaseLost(JobSelf self, const LeaseLost& lost) {
+// The lease in flight was cut at cut_s (a server lost, or the trace's attempt ended): the GPU
+// time it held since its start is lost, and the report says so.
+void ReportLeaseCut(JobSelf self, double cut_s, bool attempt_ended) {
   JobActorState& st = self->state;
-  if (lost.rounds_stood > 0 || lost.stood) CreditBeforeLoss(self, lost);
   const LeaseAssembly& lease = st.lease.assembly;
-  if (lost.lease_start_s > lease.start_s())
-    return ReportLeaseNeverGranted(self, lost.round, lost.lease_start_s);
-  if (lost.lease_start_s != lease.start_s() || lease.ended()) return;
   JobProgress p = ReportOf(st, lease.round(), lease.start_s());
-  if (Runnable(st)) {  // it was running: the GPU time since the lease start is lost
-    const double now_s = st.ctx.clock.Now(self);
-    const double held_s = std::clamp(now_s - lease.start_s(), 0.0, lease.end_s() - lease.start_s());
-    NoteAttemptHeld(st, held_s, lost.server == kAttemptEnded);
+  if (Runnable(st)) {
+    const double held_s = std::clamp(cut_s - lease.start_s(), 0.0, lease.end_s() - lease.start_s());
+    NoteAttemptHeld(st, held_s, attempt_ended);
     if (st.recovery) {  // everything since the last checkpoint is lost, not only this lease
       // A server's failure interrupts the job only within the lease, as the failure's record
       // counts it (interruptions.csv): not at its first instant, when a second server lost at
       // the failure's instant cuts the lease relet at it (docs/faults.md "Recovery").
-      const bool interrupted =
-          lost.server == kAttemptEnded || (now_s > lease.start_s() && now_s < lease.end_s());
+      const bool interrupted = attempt_ended || (cut_s > lease.start_s() && cut_s < lease.end_s());
       LoseSinceCheckpoint(st, held_s, interrupted, &p);
     } else {
       p.wasted_gpu_s = st.spec.gpus * held_s;
@@ -139,6 +135,29 @@ void OnLeaseLost(JobSelf self, const LeaseLost& lost) {
     }
   }
   Report(self, std::move(p));
+}
+
+void OnLeaseLost(JobSelf self, const LeaseLost& lost) {
+  JobActorState& st = self->state;
+  if (lost.rounds_stood > 0 || lost.stood) CreditBeforeLoss(self, lost);
+  const LeaseAssembly& lease = st.lease.assembly;
+  if (lost.lease_start_s > lease.start_s())
+    return ReportLeaseNeverGranted(self, lost.round, lost.lease_start_s);
+  if (lost.lease_start_s != lease.start_s() || lease.ended()) return;
+  ReportLeaseCut(self, st.ctx.clock.Now(self), lost.server == kAttemptEnded);
+}
+
+// A grant of a lease that starts within the one in flight is a relet (a spare, or smaller) after
+// a failure cut that one; the scheduler sends the loss first, but a late message (a `delay`
+// fault) may bring it after: the lease in flight is cut at the relet's start, as the loss would
+// have cut it, and the loss, when it comes, finds it over.
+void CutLeaseReplacedBy(JobSelf self, const LeaseGrant& grant) {
+  const LeaseAssembly& lease = self->state.lease.assembly;
+  if (lease.ended() || !lease.complete() || grant.start_s <= lease.start_s() ||
+      grant.start_s >= lease.end_s()) {
+    return;
+  }
+  ReportLeaseCut(self, grant.start_s, false);
 }
 
 void OnProgressQuery(JobSelf self, const ProgressQuery& q) {
@@ -354,6 +373,7 @@ emulated_job_actor::behavior_type JobActor(JobSelf self, JobSpec spec,
         // The grant's parts move into the assembly; what is read of it after is kept here.
         const int32_t server_index = grant.server, rounds_stood = grant.rounds_stood;
         const double start_s = grant.start_s, end_s = grant.end_s;
+        CutLeaseReplacedBy(self, grant);
         if (st.lease.assembly.Add(std::move(grant)) != LeaseAssembly::Outcome::kAdded) return;
         if (st.lease.assembly.start_s() != lease_before_s) {  // a newer lease
           CreditStoodRounds(st, rounds_stood);

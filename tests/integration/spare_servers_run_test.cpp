@@ -15,7 +15,8 @@ namespace troupe::testing {
 namespace {
 
 // One 8-GPU job on three 4-GPU servers; server 1 dies 100 s into the first round, back at 700 s.
-RunResult RunGangJob(int spares) {
+// `faults` are more faults.
+RunResult RunGangJob(int spares, const std::string& faults = "") {
   const std::string trace = FreshDir("spares") + "/trace.csv";
   WriteFile(trace, "job_id,model,arrival_s,duration_s,gpus\n0,res18,0,3450,8\n");
   return RunConfigText(
@@ -24,9 +25,8 @@ RunResult RunGangJob(int spares) {
       trace +
       "\" }\n"
       "run { lease_log: true }\n"
-      "faults { fault { kind: crash target: \"server:1\" at_s: 100 duration_s: 600 }\n"
-      "  recovery { restart_s: 60 spare_servers: " +
-      std::to_string(spares) + " } }\n");
+      "faults { fault { kind: crash target: \"server:1\" at_s: 100 duration_s: 600 }\n" +
+      faults + "  recovery { restart_s: 60 spare_servers: " + std::to_string(spares) + " } }\n");
 }
 
 TEST(SpareServersRun, AJobRestartsAtOnceOnTheSpareAndEndsSooner) {
@@ -75,6 +75,24 @@ TEST(SpareServersRun, NoServerIsOverCapacityAndTwoRunsWriteTheSameRecords) {
     EXPECT_EQ(a.jobs[i].wasted_gpu_s, b.jobs[i].wasted_gpu_s);
   }
   EXPECT_EQ(a.leases.size(), b.leases.size());
+}
+
+// The scheduler tells the job of the loss before it relets the lease on the spare, but the loss
+// comes straight from the scheduler and the relet through the spare's server: a late message can
+// bring the relet first. The lease it replaces is still cut at the failure, and costs the same.
+TEST(SpareServersRun, ALossThatComesAfterTheReletStillCostsTheLeaseItCut) {
+  const RunResult prompt = RunGangJob(1);
+  const RunResult late = RunGangJob(
+      1, "fault { kind: delay target: \"scheduler->job\" at_s: 0 duration_s: 3000 delay_s: 5 }\n");
+  ASSERT_EQ(prompt.jobs.size(), 1u);
+  ASSERT_EQ(late.jobs.size(), 1u);
+  EXPECT_EQ(prompt.jobs[0].wasted_gpu_s, 8 * 100) << "the lease cut after 100 s of 8 GPUs";
+  EXPECT_EQ(late.jobs[0].wasted_gpu_s, prompt.jobs[0].wasted_gpu_s);
+  EXPECT_EQ(late.jobs[0].end_s, prompt.jobs[0].end_s);
+  ASSERT_EQ(late.job_recovery.size(), 1u);
+  EXPECT_EQ(late.job_recovery[0].costs.interruptions, 1);
+  EXPECT_EQ(late.job_recovery[0].costs.lost_s, prompt.job_recovery[0].costs.lost_s);
+  EXPECT_EQ(late.job_recovery[0].costs.restart_s, prompt.job_recovery[0].costs.restart_s);
 }
 
 TEST(SpareServersRun, SparesThatLeaveNoServerToPlaceOnAreRefused) {
