@@ -315,6 +315,13 @@ void FlowSharing::Remove(FlowId id) {
   s.free_ids.push_back(id);
 }
 
+void FlowSharing::SetCapacity(int32_t link, double capacity) {
+  Impl& s = *impl_;
+  if (s.link[static_cast<size_t>(link)].capacity == capacity) return;
+  s.link[static_cast<size_t>(link)].capacity = capacity;
+  s.dirty_links.push_back(link);
+}
+
 void FlowSharing::Update() {
   Impl& s = *impl_;
   s.CollectComponents();

@@ -6,10 +6,10 @@
 //
 // Contract: flows are added and removed between calls to Update, which recomputes the rates of
 // the flows that share a link, directly or through other flows, with one that was added or
-// removed since the last Update (its connected component), and no others: the rates a change
-// cannot reach stay as they were. Rates are exact max-min rates up to floating-point rounding and
-// the same for the same sequence of calls (no hashing order, no clock). A flow that crosses no
-// link has an infinite rate. Ids are reused after Remove.
+// removed, or whose capacity was set, since the last Update (its connected component), and no
+// others: the rates a change cannot reach stay as they were. Rates are exact max-min rates up to
+// floating-point rounding and the same for the same sequence of calls (no hashing order, no clock).
+// A flow that crosses no link has an infinite rate. Ids are reused after Remove.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,8 @@ class FlowSharing {
   // A flow over `links` (indices into capacities) with a weight > 0.
   FlowId Add(std::span<const int32_t> links, double weight = 1);
   void Remove(FlowId flow);
+  // Link `link` has `capacity` (> 0) from the next Update on, which re-shares its component.
+  void SetCapacity(int32_t link, double capacity);
   // Recomputes the rates of the components changed since the last Update.
   void Update();
 

@@ -36,6 +36,11 @@ Status CheckComponent(const config::StragglerComponent& c, const std::string& wh
   }
   if (rates > 1)
     return InvalidField(where, fmt::format("{} has {} rates; give one", c.component(), rates));
+  if (c.component() == "link" && !c.has_mtbf_h()) {
+    return InvalidField(where,
+                        "a link's rate is mtbf_h (hours between slow episodes of one rack's "
+                        "uplink); per_gpu_hour and per_server_hour are for gpu and host");
+  }
   if (c.has_mtbf_h() && !(c.mtbf_h() > 0)) return InvalidField(where + ".mtbf_h", "must be > 0");
   if (c.factor_min() > c.factor_max()) {
     return InvalidField(where + ".factor_min", fmt::format("{:g} is above factor_max {:g}",
@@ -44,27 +49,33 @@ Status CheckComponent(const config::StragglerComponent& c, const std::string& wh
   return Status::Ok();
 }
 
-// The run-wide rules of one component: `link` needs a fabric, and is not supported with one yet.
+// The run-wide rules of one component: `link` needs the emulated fabric.
 Status CheckComponentRun(const config::RunConfig& cfg, const std::string& where,
                          const std::string& component) {
   if (component != "link") return Status::Ok();
   if (!cfg.has_fabric()) {
     return InvalidField(where, "a link straggler slows a rack's uplink, and the run has no fabric");
   }
-  return InvalidField(
-      where,
-      "link stragglers are not supported yet: the fabric's links keep their capacity "
-      "for the whole run (slow a gpu or host instead)");
+  if (cfg.run().mode() == config::real) {
+    return InvalidField(where,
+                        "a link straggler slows the emulated fabric; a real run's links keep "
+                        "their capacity (slow a gpu or host instead)");
+  }
+  return Status::Ok();
 }
 
-// Every server's episodes of one component, drawn on the component's own stream.
+// Every server's episodes of one component (every rack's, for links), drawn on the component's
+// own stream.
 Status DrawComponent(const config::StragglerComponent& c, const config::Stragglers& block,
                      uint64_t seed, const FaultUniverse& u, size_t* drawn,
                      std::vector<StragglerEpisode>* out) {
   const int kind = StragglerComponentIndex(c.component());
   Rng rng(seed + static_cast<uint64_t>(kind + 1) * 0x9e3779b97f4a7c15ull);
-  for (int64_t s = 0; s < u.servers; ++s) {
-    const double gpus = u.gpus_of_server.empty() ? 8 : u.gpus_of_server[static_cast<size_t>(s)];
+  const int64_t owners = kind == kLinkComponent ? RacksOf(u) : u.servers;
+  for (int64_t s = 0; s < owners; ++s) {
+    const double gpus = kind == kLinkComponent || u.gpus_of_server.empty()
+                            ? 8
+                            : u.gpus_of_server[static_cast<size_t>(s)];
     const double per_s = EpisodesPerHour(c, gpus) / 3600;
     if (!(per_s > 0)) continue;
     for (double t = block.start_s() + rng.Exponential(per_s); t < block.end_s();
@@ -136,7 +147,47 @@ void AppendServerFaults(const StragglerEpisode* first, const StragglerEpisode* l
   }
 }
 
+enum class Drawn { kAll, kServers, kLinks };
+
+bool IsDrawn(Drawn which, int component) {
+  return which == Drawn::kAll || (which == Drawn::kLinks) == (component == kLinkComponent);
+}
+
+Status DrawSome(const config::Stragglers& stragglers, uint64_t run_seed,
+                const FaultUniverse& universe, Drawn which, std::vector<StragglerEpisode>* out) {
+  const uint64_t seed =
+      (stragglers.seed() != 0 ? stragglers.seed() : run_seed) ^ 0x737472616767ull;  // "stragg"
+  size_t drawn = 0;
+  for (const config::StragglerComponent& c : stragglers.component()) {
+    if (!IsDrawn(which, StragglerComponentIndex(c.component()))) continue;
+    RETURN_IF_ERROR(DrawComponent(c, stragglers, seed, universe, &drawn, out));
+  }
+  return Status::Ok();
+}
+
+// The drawn and traced episodes of `which`.
+Status EpisodesOf(const config::Stragglers& stragglers, uint64_t run_seed,
+                  const FaultUniverse& universe, Drawn which,
+                  std::vector<StragglerEpisode>* episodes) {
+  RETURN_IF_ERROR(DrawSome(stragglers, run_seed, universe, which, episodes));
+  if (stragglers.trace().empty()) return Status::Ok();
+  std::vector<StragglerEpisode> traced;
+  if (Status s = ReadStragglerTrace(stragglers.trace(), universe, &traced); !s.ok()) {
+    return Status::InvalidInput("faults.stragglers.trace: " + s.message());
+  }
+  for (const StragglerEpisode& e : traced) {
+    if (IsDrawn(which, e.component)) episodes->push_back(e);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+int64_t RacksOf(const FaultUniverse& universe) {
+  int64_t racks = 0;
+  for (int32_t rack : universe.rack_of_server) racks = std::max<int64_t>(racks, rack + 1);
+  return racks;
+}
 
 Status CheckStragglers(const config::Stragglers& stragglers, const std::string& where) {
   if (stragglers.component_size() == 0 && stragglers.trace().empty()) {
@@ -188,13 +239,7 @@ double EpisodesPerHour(const config::StragglerComponent& c, double gpus) {
 
 Status DrawStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
                       const FaultUniverse& universe, std::vector<StragglerEpisode>* out) {
-  const uint64_t seed =
-      (stragglers.seed() != 0 ? stragglers.seed() : run_seed) ^ 0x737472616767ull;  // "stragg"
-  size_t drawn = 0;
-  for (const config::StragglerComponent& c : stragglers.component()) {
-    RETURN_IF_ERROR(DrawComponent(c, stragglers, seed, universe, &drawn, out));
-  }
-  return Status::Ok();
+  return DrawSome(stragglers, run_seed, universe, Drawn::kAll, out);
 }
 
 std::vector<FaultEvent> SlowFaultsOf(std::vector<StragglerEpisode> episodes) {
@@ -216,13 +261,22 @@ std::vector<FaultEvent> SlowFaultsOf(std::vector<StragglerEpisode> episodes) {
 Status PlanStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
                       const FaultUniverse& universe, std::vector<FaultEvent>* out) {
   std::vector<StragglerEpisode> episodes;
-  RETURN_IF_ERROR(DrawStragglers(stragglers, run_seed, universe, &episodes));
-  if (!stragglers.trace().empty()) {
-    if (Status s = ReadStragglerTrace(stragglers.trace(), universe, &episodes); !s.ok()) {
-      return Status::InvalidInput("faults.stragglers.trace: " + s.message());
-    }
-  }
+  RETURN_IF_ERROR(EpisodesOf(stragglers, run_seed, universe, Drawn::kServers, &episodes));
   for (FaultEvent& e : SlowFaultsOf(std::move(episodes))) out->push_back(std::move(e));
+  return Status::Ok();
+}
+
+Status PlanLinkStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
+                          const FaultUniverse& universe, std::vector<LinkStretch>* out) {
+  std::vector<StragglerEpisode> episodes;
+  RETURN_IF_ERROR(EpisodesOf(stragglers, run_seed, universe, Drawn::kLinks, &episodes));
+  // The same merge as a server's: a rack's uplink stands where the server would.
+  for (const FaultEvent& e : SlowFaultsOf(std::move(episodes))) {
+    out->push_back({.rack = static_cast<int32_t>(e.target.first),
+                    .from_s = e.at_s,
+                    .to_s = e.EndS(),
+                    .factor = e.factor});
+  }
   return Status::Ok();
 }
 

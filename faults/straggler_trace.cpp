@@ -41,13 +41,20 @@ Status ParseComponent(std::string_view text, std::string_view name, int64_t line
     return FieldError(name, line, "component",
                       fmt::format("unknown component '{}' (gpu, host, link)", text));
   }
-  if (text == "link") {
-    return FieldError(name, line, "component",
-                      "link stragglers are not supported yet: the fabric's links keep their "
-                      "capacity for the whole run");
-  }
   *out = static_cast<int>(known - kStragglerComponents.begin());
   return Status::Ok();
+}
+
+// A link row's `server` column names the rack whose uplink slows, by index.
+Status ParseTraceRack(std::string_view text, std::string_view name, int64_t line,
+                      const FaultUniverse& u, int64_t* rack) {
+  RETURN_IF_ERROR(ParseInt64Field(text, name, line, "server", rack));
+  const int64_t racks = RacksOf(u);
+  if (*rack >= 0 && *rack < racks) return Status::Ok();
+  const std::string why =
+      racks == 0 ? "a link row slows a rack's uplink (server: the rack), and the run has no fabric"
+                 : fmt::format("rack {} is not in the fabric (racks 0..{})", *rack, racks - 1);
+  return FieldError(name, line, "server", why);
 }
 
 Status ParseRow(const CsvLine& line, const std::array<int, 5>& columns, std::string_view name,
@@ -60,7 +67,11 @@ Status ParseRow(const CsvLine& line, const std::array<int, 5>& columns, std::str
   RETURN_IF_ERROR(ParseDoubleField(field(kTime), name, n, "time_s", &row->start_s));
   RETURN_IF_ERROR(CheckFieldRange(row->start_s, 0, kMaxSeconds, field(kTime), name, n, "time_s"));
   RETURN_IF_ERROR(ParseComponent(field(kComponent), name, n, &row->component));
-  RETURN_IF_ERROR(ParseTraceServer(field(kServer), name, n, u, "slow", &row->server));
+  if (row->component == kLinkComponent) {
+    RETURN_IF_ERROR(ParseTraceRack(field(kServer), name, n, u, &row->server));
+  } else {
+    RETURN_IF_ERROR(ParseTraceServer(field(kServer), name, n, u, "slow", &row->server));
+  }
   RETURN_IF_ERROR(ParseDoubleField(field(kDuration), name, n, "duration_s", &row->duration_s));
   RETURN_IF_ERROR(
       CheckFieldRange(row->duration_s, 0, kMaxSeconds, field(kDuration), name, n, "duration_s"));

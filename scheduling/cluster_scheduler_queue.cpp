@@ -196,6 +196,8 @@ bool HeadIsWholeOrder(EngineState& st, double start_s,
 }
 
 std::vector<scheduling::JobPlacement> PlacePolicyOrder(EngineState& st, double start_s) {
+  // The round's link capacities (slow links), before a placement scores candidates on them.
+  if (st.fabric) st.fabric->AtTime(start_s);
   // A mechanism stops reading once the GPUs are full: a long queue offers it the head only.
   const size_t head = std::max<size_t>(4 * static_cast<size_t>(st.ledger->total_gpus()), 64);
   const auto queued = static_cast<size_t>(st.queued);

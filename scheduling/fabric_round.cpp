@@ -41,6 +41,7 @@ struct FabricRoundState {
   absl::node_hash_map<int64_t, JobFlows> active;
   int64_t plan = -1;
   bool flows_changed = false;                            // since the last Plan
+  bool capacities_changed = false;                       // by AtTime, since the last Plan
   std::vector<JobFlows*> placed;                         // by placement: the job's flows, or null
   std::vector<JobNetworkRound> figures;                  // by placement
   std::vector<double> link_bytes;                        // this round's, by link
@@ -68,7 +69,8 @@ bool SameParts(const std::vector<fabric::JobPart>& a, const std::vector<fabric::
 
 // The slowest of the job's flows were it alone: max-min among its own flows gives the flows of
 // the link with the least capacity per flow of the job exactly that, and no flow less.
-double SoloRate(const fabric::Topology& topology, const std::vector<std::vector<int32_t>>& routes) {
+double SoloRate(const std::vector<double>& capacities,
+                const std::vector<std::vector<int32_t>>& routes) {
   std::vector<std::pair<int32_t, int32_t>> crossings;  // (link, the job's flows on it)
   for (const std::vector<int32_t>& route : routes) {
     for (int32_t link : route) {
@@ -83,14 +85,14 @@ double SoloRate(const fabric::Topology& topology, const std::vector<std::vector<
   }
   double rate = std::numeric_limits<double>::infinity();
   for (const auto& [link, flows] : crossings) {
-    rate = std::min(rate, topology.link(link).capacity_bytes_per_s / flows);
+    rate = std::min(rate, capacities[static_cast<size_t>(link)] / flows);
   }
   return rate;
 }
 
-// The job's flows on `parts`: their routes, bytes, latency and its rate alone.
-void RouteParts(const FabricModel& model, JobFlows& job, std::vector<fabric::JobPart>&& parts,
-                const JobTraffic& traffic) {
+// The job's flows on `parts`: their routes, bytes, latency and its rate alone at `capacities`.
+void RouteParts(const FabricModel& model, const std::vector<double>& capacities, JobFlows& job,
+                std::vector<fabric::JobPart>&& parts, const JobTraffic& traffic) {
   job.routes.clear();
   job.parts = std::move(parts);
   job.gpus = 0;
@@ -103,7 +105,7 @@ void RouteParts(const FabricModel& model, JobFlows& job, std::vector<fabric::Job
     job.latency_s = std::max(job.latency_s, model.topology.LatencyS(from, to));
     job.routes.push_back(std::move(route));
   }
-  job.solo_rate = SoloRate(model.topology, job.routes);
+  job.solo_rate = SoloRate(capacities, job.routes);
   job.overlap = model.comm_overlap >= 0 ? model.comm_overlap : traffic.comm_overlap;
 }
 
@@ -112,7 +114,7 @@ void RouteFlows(FabricRoundState& st, const FabricModel& model, JobFlows& job,
                 std::vector<fabric::JobPart>&& parts, const JobTraffic& traffic) {
   for (fabric::FlowId f : job.flows) st.sharing.Remove(f);
   job.flows.clear();
-  RouteParts(model, job, std::move(parts), traffic);
+  RouteParts(model, st.capacities, job, std::move(parts), traffic);
   job.offset_s = -1;  // a new placement is shifted anew
   st.flows_changed = true;
 }
@@ -256,7 +258,7 @@ void PhasedFigures(FabricRoundState& st, const FabricModel& model, double round_
     return;
   }
   const std::vector<double> comm =
-      fabric::SimulatePhased(model.topology.Capacities(), jobs, {.horizon_s = round_s});
+      fabric::SimulatePhased(st.capacities, jobs, {.horizon_s = round_s});
   for (size_t k = 0; k < index.size(); ++k) {
     // As in ExposedSeconds: what compute cannot hide is waited for even alone.
     const JobFlows& job = *st.placed[index[k]];
@@ -284,12 +286,32 @@ void FabricRound::Track(int64_t job_id, const JobTraffic& traffic) {
 
 void FabricRound::Forget(int64_t job_id) { st_->traffic.erase(job_id); }
 
+void FabricRound::AtTime(double start_s) {
+  FabricRoundState& st = *st_;
+  const fabric::LinkSlowdowns& slowdowns = model_->slowdowns;
+  bool changed = false;
+  for (int32_t link : slowdowns.links()) {
+    const double capacity =
+        model_->topology.link(link).capacity_bytes_per_s * slowdowns.FactorAt(link, start_s);
+    double& now = st.capacities[static_cast<size_t>(link)];
+    if (capacity == now) continue;
+    now = capacity;
+    st.sharing.SetCapacity(link, capacity);
+    changed = true;
+  }
+  if (!changed) return;
+  st.capacities_changed = true;
+  for (auto& entry : st.active) {
+    entry.second.solo_rate = SoloRate(st.capacities, entry.second.routes);
+  }
+}
+
 const std::vector<JobNetworkRound>& FabricRound::Plan(const std::vector<JobPlacement>& placements,
                                                       const ComputeSeconds& compute_s,
                                                       double round_s) {
   FabricRoundState& st = *st_;
   ++st.plan;
-  st.flows_changed = false;
+  st.flows_changed = std::exchange(st.capacities_changed, false);
   UpdateFlows(st, *model_, placements, compute_s);
   st.figures.assign(placements.size(), JobNetworkRound{});
   st.sharing.Update();
@@ -343,7 +365,7 @@ fabric::CycleJob FabricRound::CycleOn(int64_t job_id, const PlacementParts& part
     return CycleOf(active->second, compute_s);
   }
   JobFlows job;
-  RouteParts(*model_, job, std::move(on), traffic->second);
+  RouteParts(*model_, st_->capacities, job, std::move(on), traffic->second);
   return CycleOf(job, compute_s);
 }
 

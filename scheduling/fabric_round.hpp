@@ -5,7 +5,9 @@
 // slowest flow's rate (fluid) or from its bursts meeting the others' (phased, fabric/phased.hpp).
 // A job inside one server crosses no link and is never looked at. Under LinkPriority::kGpuIntensity
 // a job's flows share links in proportion to its GPU intensity (docs/network.md, "Link
-// priority"), a weight that follows from its own placement and compute alone.
+// priority"), a weight that follows from its own placement and compute alone. A link slowed by
+// a straggler (FabricModel::slowdowns) has, in a round, its capacity times the factor in force at
+// the round's start; its flows are re-shared where that changes, as where the flows change.
 //
 // Contract: Plan gives each placement of the round the exposed communication seconds per
 // iteration it runs with (added to its compute: an iteration takes compute + network_s, never
@@ -26,6 +28,7 @@
 #include "fabric/collective.hpp"
 #include "fabric/flow_sharing.hpp"
 #include "fabric/interleave.hpp"
+#include "fabric/link_slowdowns.hpp"
 #include "fabric/topology.hpp"
 #include "messages/records.hpp"
 #include "scheduling/placement.hpp"
@@ -52,6 +55,9 @@ struct FabricModel {
   // (scheduling/interleave_scorer.hpp), and each round's jobs are time-shifted so their bursts
   // interleave (fabric/interleave.hpp). 0: neither.
   int32_t interleave_candidates = 0;
+  // Links slowed for stretches of the run (`link` stragglers); empty: every link keeps its
+  // capacity.
+  fabric::LinkSlowdowns slowdowns;
 };
 
 // Crux's GPU intensity of a job ("Crux: GPU-Efficient Communication Scheduling for Deep Learning
@@ -85,6 +91,10 @@ class FabricRound {
   void Track(int64_t job_id, const JobTraffic& traffic);
   void Forget(int64_t job_id);
 
+  // The links' capacities of a round that starts at start_s (FabricModel::slowdowns): CycleOn,
+  // capacities() and the next Plan see them. A job's communication alone is at these capacities.
+  void AtTime(double start_s);
+
   // Seconds one iteration of the placement's job computes at its share: how much communication
   // it can hide, and the phased model's gaps between bursts.
   using ComputeSeconds = std::function<double(size_t placement)>;
@@ -106,7 +116,7 @@ class FabricRound {
   fabric::CycleJob CycleOn(int64_t job_id, const PlacementParts& parts, double compute_s) const;
 
   const FabricModel& model() const { return *model_; }
-  const std::vector<double>& capacities() const;  // bytes per second, by link
+  const std::vector<double>& capacities() const;  // bytes per second, by link, as of AtTime
 
  private:
   std::shared_ptr<const FabricModel> model_;

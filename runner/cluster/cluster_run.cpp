@@ -246,7 +246,8 @@ void CollectResult(const RunPlan& plan, RunRecords records, const Telemetry& tel
   SummarizeFailures(result->servers_down, summary.makespan_s(), &summary);
   if (plan.scheduler.fabric) {
     SummarizeNetwork(
-        FabricOutput{&plan.scheduler.fabric->topology, &result->links, &result->job_network},
+        FabricOutput{&plan.scheduler.fabric->topology, &result->links, &result->job_network,
+                     &plan.scheduler.fabric->slowdowns},
         result->jobs, summary.makespan_s(), &summary);
   }
   if (network) {
@@ -370,7 +371,8 @@ Status ExecuteRun(RunPlan plan, const ExecuteOptions& options, RunResult* result
     RETURN_IF_ERROR(StageInterruptionsCsv(plan.out_dir, result->servers_down));
   }
   const FabricOutput fabric{plan.scheduler.fabric ? &plan.scheduler.fabric->topology : nullptr,
-                            &result->links, &result->job_network};
+                            &result->links, &result->job_network,
+                            plan.scheduler.fabric ? &plan.scheduler.fabric->slowdowns : nullptr};
   return WriteRunDirectory(plan.out_dir, result->summary, result->jobs, result->rounds,
                            plan.scheduler.lease_log ? &result->leases : nullptr,
                            plan.faults.empty() ? nullptr : &result->faults,

@@ -3,7 +3,9 @@
 #include <memory>
 #include <utility>
 
+#include "fabric/link_slowdowns.hpp"
 #include "fabric/topology.hpp"
+#include "faults/straggler_model.hpp"
 
 namespace troupe {
 
@@ -73,6 +75,42 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
   scheduler->fabric = std::move(model);
   scheduler->consolidate_racks = f.placement().rule() == config::consolidate;
   scheduler->consolidation_wait_s = f.placement().max_wait_s();
+  return Status::Ok();
+}
+
+Status PlanSlowLinks(const config::RunConfig& cfg, const std::string& config_name,
+                     const FaultUniverse& universe, SchedulerOptions* scheduler) {
+  if (!scheduler->fabric || !cfg.faults().has_stragglers()) return Status::Ok();
+  std::vector<LinkStretch> stretches;
+  if (Status s =
+          PlanLinkStragglers(cfg.faults().stragglers(), cfg.run().seed(), universe, &stretches);
+      !s.ok()) {
+    return Status::InvalidInput(config_name + ": " + s.message());
+  }
+  if (stretches.empty()) return Status::Ok();
+  if (cfg.run().mode() == config::real) {
+    return Status::InvalidInput(config_name +
+                                ": faults.stragglers.trace: a link episode slows the emulated "
+                                "fabric; a real run's links keep their capacity");
+  }
+  const fabric::Topology& topology = scheduler->fabric->topology;
+  // Each rack's uplink and downlink (the link above its top-of-rack switch).
+  std::vector<std::vector<int32_t>> uplinks(static_cast<size_t>(topology.racks()));
+  for (size_t l = 0; l < topology.links(); ++l) {
+    const fabric::Link& link = topology.link(static_cast<int32_t>(l));
+    if (link.level == fabric::LinkLevel::kRackUp || link.level == fabric::LinkLevel::kRackDown) {
+      uplinks[static_cast<size_t>(link.owner)].push_back(static_cast<int32_t>(l));
+    }
+  }
+  std::vector<fabric::LinkSlowdown> slowdowns;
+  for (const LinkStretch& s : stretches) {
+    for (int32_t link : uplinks[static_cast<size_t>(s.rack)]) {
+      slowdowns.push_back({.link = link, .from_s = s.from_s, .to_s = s.to_s, .factor = s.factor});
+    }
+  }
+  auto model = std::make_shared<scheduling::FabricModel>(*scheduler->fabric);
+  model->slowdowns = fabric::LinkSlowdowns(std::move(slowdowns));
+  scheduler->fabric = std::move(model);
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #include "actors/scheduler_actor.hpp"
 #include "base/status.hpp"
 #include "config/config.pb.h"
+#include "faults/fault_plan.hpp"
 #include "workload/model_catalog.hpp"
 
 namespace troupe {
@@ -19,5 +20,11 @@ namespace troupe {
 // "cpu", or the "nccl" collective), which the fabric actor cannot pace.
 Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, int32_t servers,
                   const ModelCatalog& catalog, SchedulerOptions* scheduler);
+
+// The `link` stragglers (faults/straggler_model.hpp) as the fabric's slow links: each stretch
+// slows its rack's uplink in both directions. Nothing without a fabric or without link episodes.
+// Refuses (InvalidInput, one line) link episodes in a real run, whose links keep their capacity.
+Status PlanSlowLinks(const config::RunConfig& cfg, const std::string& config_name,
+                     const FaultUniverse& universe, SchedulerOptions* scheduler);
 
 }  // namespace troupe

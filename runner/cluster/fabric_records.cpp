@@ -17,10 +17,16 @@ constexpr size_t kBusiestLinks = 5;
 
 double Gbps(double bytes_per_s) { return bytes_per_s * kBitsPerByte / 1e9; }
 
-// A link's utilisation over `seconds`.
-double Utilisation(const fabric::Topology& topology, int32_t link, double bytes, double seconds) {
-  const double capacity = topology.link(link).capacity_bytes_per_s;
+// A link's utilisation over `seconds` at `capacity` bytes per second.
+double Utilisation(double capacity, double bytes, double seconds) {
   return seconds > 0 && capacity > 0 ? bytes / (capacity * seconds) : 0;
+}
+
+// The link's capacity in the record's round.
+double RoundCapacity(const FabricOutput& fabric, const LinkRecord& r) {
+  const double capacity = fabric.topology->link(r.link).capacity_bytes_per_s;
+  if (fabric.slowdowns == nullptr || fabric.slowdowns->empty()) return capacity;
+  return capacity * fabric.slowdowns->FactorAt(r.link, r.start_s);
 }
 
 // `value` in fixed notation with `decimals` decimals. std::to_chars ignores the locale ("1.5" is
@@ -45,15 +51,14 @@ void AppendInt(int64_t value, std::string* out) {
 
 }  // namespace
 
-void AppendLinkRow(const fabric::Topology& topology, const LinkRecord& r, std::string* out) {
-  const double capacity = topology.link(r.link).capacity_bytes_per_s;
+void AppendLinkRow(const FabricOutput& fabric, const LinkRecord& r, std::string* out) {
+  const double capacity = RoundCapacity(fabric, r);
   AppendInt(r.round, out);
   *out += ',';
-  *out += topology.LinkName(r.link);
+  *out += fabric.topology->LinkName(r.link);
   for (const auto& [value, decimals] :
        {std::pair{r.start_s, 3}, std::pair{r.end_s, 3}, std::pair{Gbps(capacity), 3},
-        std::pair{r.bytes, 0},
-        std::pair{Utilisation(topology, r.link, r.bytes, r.end_s - r.start_s), 6}}) {
+        std::pair{r.bytes, 0}, std::pair{Utilisation(capacity, r.bytes, r.end_s - r.start_s), 6}}) {
     *out += ',';
     AppendFixed(value, decimals, out);
   }
@@ -94,12 +99,15 @@ void SummarizeNetwork(const FabricOutput& fabric, const std::vector<JobRecord>& 
   for (const LinkRecord& r : *fabric.links) {
     bytes[r.link] += r.bytes;
     peak[r.link] =
-        std::max(peak[r.link], Utilisation(topology, r.link, r.bytes, r.end_s - r.start_s));
+        std::max(peak[r.link], Utilisation(RoundCapacity(fabric, r), r.bytes, r.end_s - r.start_s));
   }
   std::vector<std::pair<double, int32_t>> by_load;  // (mean utilisation, link)
   for (size_t l = 0; l < bytes.size(); ++l) {
     const int32_t link = static_cast<int32_t>(l);
-    if (bytes[l] > 0) by_load.push_back({Utilisation(topology, link, bytes[l], makespan_s), link});
+    if (bytes[l] > 0) {
+      by_load.push_back(
+          {Utilisation(topology.link(link).capacity_bytes_per_s, bytes[l], makespan_s), link});
+    }
   }
   // Highest first; equal loads by link index, so the order never depends on the sort.
   std::sort(by_load.begin(), by_load.end(), [](const auto& a, const auto& b) {

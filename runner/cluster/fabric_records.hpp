@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/link_slowdowns.hpp"
 #include "fabric/topology.hpp"
 #include "messages/records.hpp"
 #include "messages/summary.pb.h"
@@ -20,10 +21,12 @@ struct FabricOutput {
   const fabric::Topology* topology = nullptr;
   const std::vector<LinkRecord>* links = nullptr;
   const std::vector<JobNetworkRecord>* jobs = nullptr;  // by job id
+  const fabric::LinkSlowdowns* slowdowns = nullptr;     // null: every link at its capacity
 };
 
-// One row of links.csv (kLinksCsvHeader), appended to `out`.
-void AppendLinkRow(const fabric::Topology& topology, const LinkRecord& record, std::string* out);
+// One row of links.csv (kLinksCsvHeader), appended to `out`: the capacity and utilisation are the
+// round's (a slow link's capacity times its factor at the round's start).
+void AppendLinkRow(const FabricOutput& fabric, const LinkRecord& record, std::string* out);
 
 // Fills summary->network from the fabric's job records (of the measured `jobs`) and its links'.
 void SummarizeNetwork(const FabricOutput& fabric, const std::vector<JobRecord>& jobs,

@@ -237,7 +237,7 @@ Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRun
     const std::vector<LinkRecord>& links = *fabric->links;
     RETURN_IF_ERROR(StageCsv(
         out_dir, "links.csv", kLinksCsvHeader, links.size(),
-        [&](size_t i, std::string* out) { AppendLinkRow(*fabric->topology, links[i], out); }));
+        [&](size_t i, std::string* out) { AppendLinkRow(*fabric, links[i], out); }));
   }
   std::vector<NamedFile> files = {{"summary.json", std::move(json)}};
   if (leases) files.push_back({"leases.csv", LeasesCsv(*leases)});

@@ -145,6 +145,82 @@ TEST(StragglerRun, StragglersCsvHoldsEachJobsJctWithAndWithoutThem) {
   EXPECT_NE(ReadFile(dir + "/with/faults.csv").find("(straggler:host)"), std::string::npos);
 }
 
+// 8 servers of 4 GPUs, two a rack (racks 0..3) whose uplinks carry half their servers' NICs;
+// jobs of 6 and 16 GPUs span servers and racks.
+constexpr char kSpanningJobs[] =
+    "job_id,model,arrival_s,iterations,gpus\n"
+    "0,gnmt,0,20000,6\n"
+    "1,transformer,0,20000,6\n"
+    "2,res50,0,20000,6\n"
+    "3,gnmt,300,10000,16\n"
+    "4,alexnet,600,20000,6\n";
+
+std::string FabricConfig(const std::string& dir, const std::string& faults) {
+  WriteFile(dir + "/trace.csv", kSpanningJobs);
+  return "cluster { servers { count: 8 gpus: 4 cpus: 12 memory_gb: 250 } }\n"
+         "workload { trace_file: \"" +
+         dir +
+         "/trace.csv\" }\n"
+         "fabric { servers_per_rack: 2 server_nic_gbps: 100 tor_oversubscription: 2 }\n"
+         "scheduler { policy: fifo mechanism: proportional round_s: 300 }\n"
+         "run { mode: emulated seed: 1 }\n" +
+         faults;
+}
+
+TEST(StragglerRun, TheWhatIfReplayWithSlowLinksIsTheRunConfiguredWithoutThem) {
+  const std::string dir = FreshDir("straggler-links");
+  WriteFile(dir + "/slow.csv",
+            "time_s,component,server,duration_s,factor\n3000,link,2,3000,0.2\n0,link,3,900,0.5\n");
+  const RunResult r = RunConfigText(FabricConfig(
+      dir,
+      "faults { stragglers { component { component: \"link\" mtbf_h: 1 factor_min: 0.1 "
+      "factor_max: 0.4 } trace: \"" +
+          dir + "/slow.csv\" what_if: true } }\n"));
+  const RunResult without = RunConfigText(FabricConfig(dir, ""));
+  ASSERT_EQ(r.jobs_without_stragglers.size(), 5u);
+  EXPECT_EQ(JobsCsv(r.jobs_without_stragglers), JobsCsv(without.jobs));
+  EXPECT_NE(JobsCsv(r.jobs), JobsCsv(without.jobs)) << "the slow links slowed something";
+  const summaries::StragglerSummary& s = r.summary.stragglers();
+  EXPECT_EQ(s.jobs_compared(), 5);
+  EXPECT_GT(s.jobs_slowed(), 0);
+  double total = 0, comm_with = 0, comm_without = 0;
+  for (const JobRecord& job : r.jobs) total += job.jct_s - Job(without.jobs, job.job_id).jct_s;
+  EXPECT_NEAR(s.jct_attributable_total_s(), total, 1e-6);
+  EXPECT_GT(total, 0);
+  for (const JobNetworkRecord& n : r.job_network) comm_with += n.comm_s;
+  for (const JobNetworkRecord& n : without.job_network) comm_without += n.comm_s;
+  EXPECT_GT(comm_with, comm_without) << "jobs crossing the slow uplinks communicate longer";
+}
+
+TEST(StragglerRun, LinksCsvShowsASlowUplinksCapacityForItsEpisodeOnly) {
+  const std::string dir = FreshDir("straggler-links-csv");
+  WriteFile(dir + "/slow.csv", "time_s,component,server,duration_s,factor\n3300,link,2,900,0.25\n");
+  WriteFile(dir + "/run.textproto",
+            FabricConfig(dir, "faults { stragglers { trace: \"slow.csv\" } }\n"));
+  ProcessResult p = RunTroupe({"run", dir + "/run.textproto", "--out", dir + "/out", "--quiet"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  // A rack's uplink: 2 x 100 Gb/s / 2 = 100 Gb/s. The 16-GPU job crosses racks 2 and 3 from
+  // 3000 s; rack 2's uplink is at 25 Gb/s in the rounds that start at 3300, 3600 and 3900.
+  std::istringstream links(ReadFile(dir + "/out/links.csv"));
+  std::string line;
+  std::getline(links, line);
+  int slowed = 0, full = 0;
+  while (std::getline(links, line)) {
+    std::vector<std::string> cell;
+    std::istringstream fields(line);
+    for (std::string c; std::getline(fields, c, ',');) cell.push_back(c);
+    ASSERT_EQ(cell.size(), 9u) << line;
+    if (cell[1] != "rack2.up" && cell[1] != "rack2.down") continue;
+    const double start_s = std::stod(cell[2]);
+    const bool in_episode = start_s >= 3300 && start_s < 4200;
+    EXPECT_EQ(cell[4], in_episode ? "25.000" : "100.000") << line;
+    (in_episode ? slowed : full) += 1;
+    EXPECT_LE(std::stod(cell[8]), std::stod(cell[4]) + 1e-3) << "never above its capacity";
+  }
+  EXPECT_EQ(slowed, 6) << "three rounds, both directions";
+  EXPECT_GT(full, 0);
+}
+
 TEST(StragglerRun, BadInputIsOneLineExitTwoAndWritesNothing) {
   const std::string dir = FreshDir("straggler-bad");
   WriteFile(dir + "/slow.csv", "time_s,component,server,duration_s,factor\n0,gpu,9,60,0.5\n");
@@ -163,6 +239,36 @@ TEST(StragglerRun, BadInputIsOneLineExitTwoAndWritesNothing) {
   };
   for (const auto& c : cases) {
     WriteFile(dir + "/run.textproto", FaultTestConfig() + "faults { " + c.faults + " }\n");
+    ProcessResult p = RunTroupe({"run", dir + "/run.textproto", "--out", dir + "/out"});
+    EXPECT_EQ(p.exit_code, 2) << p.err;
+    EXPECT_NE(p.err.find(c.expected), std::string::npos) << p.err;
+    EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << p.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out")) << "bad input left a run directory";
+  }
+}
+
+TEST(StragglerRun, ABadLinkEpisodeIsOneLineExitTwoAndWritesNothing) {
+  const std::string dir = FreshDir("straggler-bad-link");
+  WriteFile(dir + "/link0.csv", "time_s,component,server,duration_s,factor\n0,link,0,60,0.5\n");
+  WriteFile(dir + "/rack9.csv", "time_s,component,server,duration_s,factor\n0,link,9,60,0.5\n");
+  const std::string trace = "faults { stragglers { trace: \"";
+  const struct {
+    std::string config, expected;
+  } cases[] = {
+      {FaultTestConfig() + trace + "link0.csv\" } }\n",
+       "faults.stragglers.trace: " + dir +
+           "/link0.csv:2: column 'server': a link row slows a rack's uplink (server: the rack), "
+           "and the run has no fabric"},
+      {FabricConfig(dir, trace + "rack9.csv\" } }\n"),
+       "faults.stragglers.trace: " + dir +
+           "/rack9.csv:2: column 'server': rack 9 is not in the fabric (racks 0..3)"},
+      {FabricConfig(dir,
+                    "faults { stragglers { component { component: \"link\" "
+                    "per_gpu_hour: 0.01 } } }\n"),
+       "faults.stragglers.component[0]: a link's rate is mtbf_h"},
+  };
+  for (const auto& c : cases) {
+    WriteFile(dir + "/run.textproto", c.config);
     ProcessResult p = RunTroupe({"run", dir + "/run.textproto", "--out", dir + "/out"});
     EXPECT_EQ(p.exit_code, 2) << p.err;
     EXPECT_NE(p.err.find(c.expected), std::string::npos) << p.err;

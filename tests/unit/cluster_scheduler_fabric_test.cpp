@@ -153,6 +153,60 @@ TEST(ClusterSchedulerFabric, AStandingLeaseIsGrantedAnewWhenItsShareOfTheNetwork
   EXPECT_EQ(shared[0].rounds_stood, 1);
 }
 
+// Rack `rack`'s uplink and downlink in the model's topology.
+std::vector<int32_t> UplinksOf(const FabricModel& model, int32_t rack) {
+  std::vector<int32_t> links;
+  for (size_t l = 0; l < model.topology.links(); ++l) {
+    const fabric::Link& link = model.topology.link(static_cast<int32_t>(l));
+    const bool uplink =
+        link.level == fabric::LinkLevel::kRackUp || link.level == fabric::LinkLevel::kRackDown;
+    if (uplink && link.owner == rack) links.push_back(static_cast<int32_t>(l));
+  }
+  return links;
+}
+
+TEST(ClusterSchedulerFabric, ASlowUplinkSlowsTheAllReduceCrossingItForItsEpisodeOnly) {
+  // Two 8-GPU servers in racks of one: the 16-GPU job's two flows cross both racks' uplinks,
+  // each a quarter of a NIC (4:1). Rack 0's uplink runs at 0.25 of it over [300, 600).
+  ClusterSchedulerOptions options = WithFabric(2, 1);
+  auto model = std::make_shared<FabricModel>(*options.fabric);
+  const std::vector<int32_t> uplinks = UplinksOf(*model, 0);
+  ASSERT_EQ(uplinks.size(), 2u);
+  const double factor = 0.25;
+  std::vector<fabric::LinkSlowdown> stretches;
+  for (int32_t link : uplinks) stretches.push_back({link, 300, 600, factor});
+  model->slowdowns = fabric::LinkSlowdowns(std::move(stretches));
+  options.fabric = model;
+  EmulatedCluster cluster(options, Servers(2, 8));
+  cluster.Submit(0, 16, 1000000, 0, /*iter_time_s=*/1, kTraffic);
+  const double uplink = kNicBytesPerS / 4;
+  const double latency = 2 * 4e-6;  // two steps of NIC, uplink, downlink, NIC: 1 us each
+  const double normal = kGradientBytes / uplink + latency;
+  const double slowed = kGradientBytes / (factor * uplink) + latency;
+  const double expected[] = {normal, slowed, normal};
+  for (int round = 0; round < 3; ++round) {
+    cluster.StartAt(300.0 * round);
+    for (const Grant& g : GrantsOf(cluster.out, 0)) {
+      EXPECT_NEAR(g.network_s, expected[round], 1e-9) << "round " << round;
+    }
+    cluster.CloseRound();
+    ASSERT_EQ(cluster.out.link_logs.size(), static_cast<size_t>(round + 1));
+    for (const LinkRecord& link : cluster.out.link_logs.back().links) {
+      if (link.link != uplinks[0]) continue;
+      EXPECT_DOUBLE_EQ(link.rate_bytes_per_s, round == 1 ? factor * uplink : uplink);
+    }
+  }
+  cluster.engine().EndRun("test");
+  // The closed form: the slowed round's iterations each take S / U x (1 / f - 1) longer to
+  // communicate; alone on the fabric as it is, the job meets no contention.
+  const JobNetworkRecord* network = NetworkOf(cluster.out, 0);
+  ASSERT_NE(network, nullptr);
+  const double n_normal = std::floor(300 / (1 + normal)), n_slowed = std::floor(300 / (1 + slowed));
+  EXPECT_NEAR(network->comm_s, 2 * n_normal * normal + n_slowed * slowed, 1e-6);
+  EXPECT_NEAR(slowed - normal, kGradientBytes / uplink * (1 / factor - 1), 1e-12);
+  EXPECT_NEAR(network->contention_s, 0, 1e-9);
+}
+
 // A random mix of jobs, some spanning servers, on a fabric of two racks.
 std::vector<std::string> RunMix(uint64_t seed) {
   EmulatedCluster cluster(WithFabric(8, 4), Servers(8, 8));

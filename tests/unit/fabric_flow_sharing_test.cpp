@@ -125,6 +125,31 @@ TEST(FabricFlowSharing, UpdateRecomputesOnlyTheTouchedComponent) {
   EXPECT_EQ(sharing.last_update_flows(), 0u);
 }
 
+// A rack's uplink slowed (a link straggler): a lone cross-rack flow over NIC, uplink, downlink,
+// NIC gets the uplink's slowed capacity, and its full capacity once it is restored; only the
+// component of the link whose capacity was set is re-shared.
+TEST(FabricFlowSharing, ALinkSlowedByAFactorGivesItsFlowsThatShareUntilRestored) {
+  const double nic = 12.5e9, uplink = 12.5e9, factor = 0.3;
+  FlowSharing sharing({nic, uplink, uplink, nic, 10});
+  FlowId cross = sharing.Add(Links{0, 1, 2, 3});
+  FlowId other = sharing.Add(Links{4});
+  sharing.Update();
+  EXPECT_DOUBLE_EQ(sharing.Rate(cross), uplink);
+  sharing.SetCapacity(1, factor * uplink);
+  sharing.Update();
+  EXPECT_EQ(sharing.last_update_flows(), 1u) << "the other component is not re-shared";
+  EXPECT_DOUBLE_EQ(sharing.Rate(cross), factor * uplink);
+  EXPECT_DOUBLE_EQ(sharing.LinkLoad(1), factor * uplink);
+  EXPECT_DOUBLE_EQ(sharing.LinkLoad(0), factor * uplink);
+  EXPECT_DOUBLE_EQ(sharing.Rate(other), 10);
+  sharing.SetCapacity(1, uplink);
+  sharing.Update();
+  EXPECT_DOUBLE_EQ(sharing.Rate(cross), uplink);
+  sharing.SetCapacity(1, uplink);  // unchanged: nothing to re-share
+  sharing.Update();
+  EXPECT_EQ(sharing.last_update_flows(), 0u);
+}
+
 TEST(FabricFlowSharing, TheSameCallsGiveTheSameRatesBitForBit) {
   std::vector<double> capacities = {7, 3.5, 11, 2.25, 9};
   FlowSharing one(capacities), two(capacities);

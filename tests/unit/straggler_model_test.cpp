@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "faults/straggler_trace.hpp"
@@ -129,6 +130,9 @@ TEST(Stragglers, BadBlocksAreOneLineNamingTheField) {
        "faults.stragglers.component[1].component: host is listed twice"},
       {"component { component: \"host\" mtbf_h: 5 } start_s: 100 end_s: 100",
        "faults.stragglers.end_s: must be after start_s"},
+      {"component { component: \"link\" per_server_hour: 0.01 }",
+       "faults.stragglers.component[0]: a link's rate is mtbf_h (hours between slow episodes of "
+       "one rack's uplink); per_gpu_hour and per_server_hour are for gpu and host"},
   };
   for (const auto& c : cases) {
     Status s = CheckStragglers(Block(c.block), "faults.stragglers");
@@ -137,7 +141,68 @@ TEST(Stragglers, BadBlocksAreOneLineNamingTheField) {
   }
 }
 
+// 16 servers in racks of 4: the universe of a run with a fabric.
+FaultUniverse FourRacks() {
+  FaultUniverse u = Servers(16, 8);
+  for (int32_t s = 0; s < 16; ++s) u.rack_of_server.push_back(s / 4);
+  return u;
+}
+
+TEST(Stragglers, LinkEpisodesSlowRackUplinksAtTheirRateAndNeverTheServers) {
+  // 4 racks x 720 h / 100 h: 28.8 link episodes expected a seed; over 20 seeds within 3.3 sd.
+  const config::Stragglers block =
+      Block("component { component: \"link\" mtbf_h: 100 } end_s: 2592000");
+  double count = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    for (const StragglerEpisode& e : Draw(block, seed, FourRacks())) {
+      ++count;
+      EXPECT_EQ(e.component, kLinkComponent);
+      EXPECT_GE(e.server, 0);
+      EXPECT_LT(e.server, 4) << "a link episode names a rack";
+    }
+  }
+  EXPECT_NEAR(count, 20 * 28.8, 3.3 * std::sqrt(20 * 28.8));
+  EXPECT_TRUE(Planned(block, 1, FourRacks()).empty()) << "no server slows";
+  std::vector<LinkStretch> stretches;
+  ASSERT_TRUE(PlanLinkStragglers(block, 1, FourRacks(), &stretches).ok());
+  EXPECT_FALSE(stretches.empty());
+  // Adding a link component moves none of the gpu and host draws.
+  const std::string both =
+      std::string(kGpuAndHost) + " component { component: \"link\" mtbf_h: 100 }";
+  EXPECT_EQ(Described(Planned(Block(both), 7, FourRacks())),
+            Described(Planned(Block(kGpuAndHost), 7, FourRacks())));
+}
+
 constexpr char kHeader[] = "time_s,component,server,duration_s,factor\n";
+
+TEST(StragglerTrace, ALinkRowNamesARackAndOverlapsLeaveTheSlowestInForce) {
+  const std::string dir = ::testing::TempDir();
+  const std::string path = dir + "/links.csv";
+  FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(
+      (std::string(kHeader) + "100,link,3,300,0.5\n200,link,3,50,0.25\n0,host,15,9,0.5\n").c_str(),
+      f);
+  std::fclose(f);
+  config::Stragglers block;
+  block.set_trace(path);
+  std::vector<LinkStretch> stretches;
+  ASSERT_TRUE(PlanLinkStragglers(block, 1, FourRacks(), &stretches).ok());
+  ASSERT_EQ(stretches.size(), 3u);
+  const double expected[][3] = {{100, 200, 0.5}, {200, 250, 0.25}, {250, 400, 0.5}};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(stretches[i].rack, 3);
+    EXPECT_EQ(stretches[i].from_s, expected[i][0]);
+    EXPECT_EQ(stretches[i].to_s, expected[i][1]);
+    EXPECT_EQ(stretches[i].factor, expected[i][2]);
+  }
+  EXPECT_EQ(Described(Planned(block, 1, FourRacks())),
+            (std::vector<std::string>{"slow server:15 @0s +9s x0.5 (straggler:host)"}));
+  std::vector<StragglerEpisode> episodes;
+  Status s = ParseStragglerTrace(std::string(kHeader) + "0,link,4,60,0.5\n", "slow.csv",
+                                 FourRacks(), &episodes);
+  EXPECT_EQ(s.message(), "slow.csv:2: column 'server': rack 4 is not in the fabric (racks 0..3)");
+}
 
 TEST(StragglerTrace, RowsAreEpisodesInAnyColumnOrder) {
   std::vector<StragglerEpisode> episodes;
@@ -169,7 +234,9 @@ TEST(StragglerTrace, EveryBadRowIsOneLineNamingFileLineAndColumnAndAppendsNothin
       {"0,gpu,0,60,1.5\n", "slow.csv:2: column 'factor': must be in [0.001, 1], got 1.5"},
       {"0,gpu,0,60,slow\n", "slow.csv:2: column 'factor': "},
       {"0,fan,0,60,0.5\n", "slow.csv:2: column 'component': unknown component 'fan'"},
-      {"0,link,0,60,0.5\n", "slow.csv:2: column 'component': link stragglers are not supported"},
+      {"0,link,0,60,0.5\n",
+       "slow.csv:2: column 'server': a link row slows a rack's uplink (server: the rack), and the "
+       "run has no fabric"},
       {"0,gpu,0,60\n", "slow.csv:2: expected 5 columns, found 4"},
   };
   for (const auto& c : cases) {
