@@ -245,10 +245,9 @@ void CollectResult(const RunPlan& plan, RunRecords records, const Telemetry& tel
   result->servers_down = std::move(records.servers_down);
   SummarizeFailures(result->servers_down, summary.makespan_s(), &summary);
   if (plan.scheduler.fabric) {
-    SummarizeNetwork(
-        FabricOutput{&plan.scheduler.fabric->topology, &result->links, &result->job_network,
-                     &plan.scheduler.fabric->slowdowns},
-        result->jobs, summary.makespan_s(), &summary);
+    SummarizeNetwork(FabricOutput{&plan.scheduler.fabric->topology, &result->links,
+                                  &result->job_network, &plan.scheduler.fabric->slowdowns},
+                     result->jobs, summary.makespan_s(), &summary);
   }
   if (network) {
     const NetworkCounters c = network->counters();

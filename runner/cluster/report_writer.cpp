@@ -235,9 +235,9 @@ Status WriteRunDirectory(const std::string& out_dir, const summaries::ClusterRun
                [&rounds](size_t i, std::string* out) { AppendRoundRow(rounds[i], out); }));
   if (fabric) {
     const std::vector<LinkRecord>& links = *fabric->links;
-    RETURN_IF_ERROR(StageCsv(
-        out_dir, "links.csv", kLinksCsvHeader, links.size(),
-        [&](size_t i, std::string* out) { AppendLinkRow(*fabric, links[i], out); }));
+    RETURN_IF_ERROR(
+        StageCsv(out_dir, "links.csv", kLinksCsvHeader, links.size(),
+                 [&](size_t i, std::string* out) { AppendLinkRow(*fabric, links[i], out); }));
   }
   std::vector<NamedFile> files = {{"summary.json", std::move(json)}};
   if (leases) files.push_back({"leases.csv", LeasesCsv(*leases)});
