@@ -114,11 +114,18 @@ void Stop(FabricSelf* self, const FlowStop& stop) {
 }  // namespace
 
 caf::behavior FabricActor(FabricSelf* self, fabric::Topology topology, Telemetry* telemetry) {
+  return FabricActorOnClock(self, std::move(topology), telemetry,
+                            RunClock{.epoch = self->clock().now(), .time_scale = 1});
+}
+
+caf::behavior FabricActorOnClock(FabricSelf* self, fabric::Topology topology, Telemetry* telemetry,
+                                 RunClock clock) {
   FabricActorState& st = self->state;
   st.sharing = std::make_unique<fabric::FlowSharing>(topology.Capacities());
   st.topology = std::move(topology);
-  st.clock = RunClock{.epoch = self->clock().now(), .time_scale = 1};
+  st.clock = clock;
   st.telemetry = telemetry;
+  st.drained_to_s = Now(self);
   return {
       [=](const FlowStart& start) { Start(self, start); },
       [=](const FlowStop& stop) { Stop(self, stop); },

@@ -61,4 +61,10 @@ struct FabricActorState {
 caf::behavior FabricActor(caf::stateful_actor<FabricActorState>* self, fabric::Topology topology,
                           Telemetry* telemetry);
 
+// The same, timed on the run's clock: a flow's seconds are the run's (in a real run the wall
+// seconds times clock.time_scale), as for senders whose other durations are scaled too (the
+// parameter-server run's modelled stages, docs/paramserver.md).
+caf::behavior FabricActorOnClock(caf::stateful_actor<FabricActorState>* self,
+                                 fabric::Topology topology, Telemetry* telemetry, RunClock clock);
+
 }  // namespace troupe

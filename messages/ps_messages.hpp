@@ -143,10 +143,13 @@ auto inspect(Inspector& f, PsStepDone& x) {
 struct PsPeers {
   std::vector<caf::actor> trainers;  // by node
   caf::actor reader;                 // this trainer's node's reader
+  // The run's fabric actor (actors/fabric_actor.hpp; PS node m is fabric server m): the trainer's
+  // pulls, pushes and all-reduce between nodes cross it. Null without a fabric block.
+  caf::actor fabric;
 };
 template <class Inspector>
 auto inspect(Inspector& f, PsPeers& x) {
-  return f(x.trainers, x.reader);
+  return f(x.trainers, x.reader, x.fabric);
 }
 
 // Starts a reader.

@@ -4,12 +4,74 @@
 #include <caf/actor_cast.hpp>
 
 #include "actors/ps/feed_actors.hpp"
+#include "messages/fabric_messages.hpp"
 #include "runtime/counted_send.hpp"
 
 namespace troupe {
 namespace {
 
 using TrainerSelf = caf::stateful_actor<TrainerState>;
+
+void Compute(TrainerSelf* self);
+void EndStep(TrainerSelf* self);
+
+// A flow's key names its step and what it carries: the rows pulled from shard m (slot m), the
+// push to shard m (N + m) or the all-reduce (2N). Unique among the trainer's flows in flight.
+int64_t TrainerFlowSlots(const TrainerState& st) { return 2 * int64_t{st.options.nodes} + 1; }
+
+int64_t TrainerFlowKey(const TrainerState& st, int64_t slot) {
+  return st.step * TrainerFlowSlots(st) + slot;
+}
+
+double RowBytesToOrFrom(const TrainerState& st, int32_t shard) {
+  const int64_t row_bytes = kPsKeyBytes + 4 * int64_t{st.options.model.dim};
+  return static_cast<double>(static_cast<int64_t>(st.partition.keys[shard].size()) * row_bytes);
+}
+
+double AllReduceBytes(const TrainerState& st) {
+  const double n = st.options.nodes;
+  const double dense_bytes = 4.0 * static_cast<double>(st.model->dense_parameters().size());
+  return n > 1 ? 2 * (n - 1) / n * dense_bytes : 0;
+}
+
+void StartTrainerFlow(TrainerSelf* self, double at_s, int64_t slot, int32_t from, int32_t to,
+                      double bytes) {
+  TrainerState& st = self->state;
+  TellAt(
+      self, st.telemetry, st.clock, st.fabric, at_s,
+      FlowStart{
+          .key = TrainerFlowKey(st, slot), .from_server = from, .to_server = to, .bytes = bytes});
+}
+
+// With a fabric: the step ends once its all-reduce and every push are through.
+void MaybeEndPacedStep(TrainerSelf* self) {
+  TrainerState& st = self->state;
+  if (st.busy && !st.allreduce_out && st.pushes_out == 0) EndStep(self);
+}
+
+void OnTrainerFlowDone(TrainerSelf* self, const FlowDone& done) {
+  TrainerState& st = self->state;
+  const int32_t n = st.options.nodes;
+  if (!st.busy || done.key / TrainerFlowSlots(st) != st.step) return;
+  const auto slot = static_cast<int32_t>(done.key % TrainerFlowSlots(st));
+  if (slot < n) {  // a pull's rows are in
+    st.report.pull_s = std::max(st.report.pull_s, done.seconds);
+    if (++st.rows_in == n) Compute(self);
+    return;
+  }
+  if (slot < 2 * n) {  // a push's bytes are through: it reaches its shard now
+    const auto it = st.paced_pushes.find(slot - n);
+    if (it == st.paced_pushes.end()) return;
+    Tell(self, st.telemetry, it->second.first, std::move(it->second.second));
+    st.paced_pushes.erase(it);
+    st.report.push_s = std::max(st.report.push_s, done.seconds);
+    --st.pushes_out;
+  } else if (st.allreduce_out) {
+    st.report.allreduce_s = done.seconds;
+    st.allreduce_out = false;
+  }
+  MaybeEndPacedStep(self);
+}
 
 void TryStart(TrainerSelf* self) {
   TrainerState& st = self->state;
@@ -102,9 +164,7 @@ void Model(TrainerState& st) {
   }
   const int64_t row_bytes = kPsKeyBytes + 4 * int64_t{dim};
   const double gpus = st.options.gpus_per_node;
-  const double n = st.options.nodes;
-  const double dense_bytes = 4.0 * static_cast<double>(st.model->dense_parameters().size());
-  const double allreduce_bytes = n > 1 ? 2 * (n - 1) / n * dense_bytes : 0;
+  const double allreduce_bytes = AllReduceBytes(st);
   PsTrainerReport& rep = st.report;
   rep.pull_s = static_cast<double>(remote * row_bytes) / r.network_bytes_per_s;
   rep.gpu_s = st.model->StepSeconds(static_cast<int64_t>(st.batch.size()), rep.unique_keys,
@@ -147,6 +207,15 @@ void TryAllReduce(TrainerSelf* self) {
   st.exchanges.erase(it);
   st.report.loss = loss;
   st.computed = false;
+  if (st.fabric) {  // one ring flow to the next node carries this node's share of the exchange
+    const int32_t next = (st.node + 1) % st.options.nodes;
+    if (next != st.node) {
+      return StartTrainerFlow(self, st.clock.Now(self), 2 * int64_t{st.options.nodes}, st.node,
+                              next, AllReduceBytes(st));
+    }
+    st.allreduce_out = false;
+    return MaybeEndPacedStep(self);
+  }
   TellAt(self, st.telemetry, st.clock, caf::actor_cast<caf::actor>(self),
          st.clock.Now(self) + st.report.allreduce_s, PsStepDone{st.step});
 }
@@ -169,8 +238,14 @@ void Compute(TrainerSelf* self) {
                    ": the pulled rows do not cover the batch"});
     return;
   }
+  const double paced_pull_s = st.report.pull_s;  // with a fabric: the pull's flows, measured
   Model(st);
-  const double sent_s = st.clock.Now(self) + st.report.pull_s + st.report.gpu_s;
+  if (st.fabric) {  // the fabric times the transfers; push_s and allreduce_s as they go through
+    st.report.pull_s = paced_pull_s;
+    st.report.push_s = st.report.allreduce_s = 0;
+    st.allreduce_out = true;
+  }
+  const double sent_s = st.clock.Now(self) + (st.fabric ? 0 : st.report.pull_s) + st.report.gpu_s;
   for (const caf::actor& trainer : st.trainers) {
     TellAt(self, st.telemetry, st.clock, trainer, sent_s,
            PsExchange{st.step, st.node, g.loss, g.dense});
@@ -179,6 +254,12 @@ void Compute(TrainerSelf* self) {
     paramserver::RowBatch part = paramserver::SplitRows(g.embedding, st.partition, m, dim);
     PsPush push{st.step, st.node, std::move(part.keys), std::move(part.values), false};
     if (st.options.durable_updates) st.shards[m].retained[st.step] = push;
+    if (st.fabric && m != st.node) {  // leaves when its flow is through, to this incarnation
+      st.paced_pushes[m] = {st.shards[m].actor, std::move(push)};
+      ++st.pushes_out;
+      StartTrainerFlow(self, sent_s, st.options.nodes + m, st.node, m, RowBytesToOrFrom(st, m));
+      continue;
+    }
     TellAt(self, st.telemetry, st.clock, st.shards[m].actor, sent_s + st.report.push_s,
            std::move(push));
   }
@@ -231,6 +312,7 @@ caf::behavior TrainerActor(caf::stateful_actor<TrainerState>* self, int32_t node
       [=](PsPeers& peers) {
         self->state.trainers = std::move(peers.trainers);
         self->state.reader = std::move(peers.reader);
+        self->state.fabric = std::move(peers.fabric);
         TryStart(self);
       },
       [=](PsExamples& batch) {
@@ -266,6 +348,10 @@ caf::behavior TrainerActor(caf::stateful_actor<TrainerState>* self, int32_t node
         v.retained.erase(v.retained.begin(), v.retained.lower_bound(rows.step));
         v.rows_in = true;
         st.rows[rows.shard] = paramserver::RowBatch{std::move(rows.keys), std::move(rows.values)};
+        if (st.fabric && rows.shard != st.node) {  // in once their bytes crossed the fabric
+          return StartTrainerFlow(self, st.clock.Now(self), rows.shard, rows.shard, st.node,
+                                  RowBytesToOrFrom(st, rows.shard));
+        }
         if (++st.rows_in == st.options.nodes) Compute(self);
       },
       [=](PsShardRestarted& restarted) { OnRestart(self, restarted); },
@@ -277,6 +363,7 @@ caf::behavior TrainerActor(caf::stateful_actor<TrainerState>* self, int32_t node
       [=](const PsStepDone& done) {
         if (done.step == self->state.step) EndStep(self);
       },
+      [=](const FlowDone& done) { OnTrainerFlowDone(self, done); },
   };
 }
 

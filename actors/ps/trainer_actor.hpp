@@ -29,6 +29,16 @@
 // gpus * hbm_bytes_per_s); the exchange leaves at rows-arrived + pull_s + gpu_s; push_s = the
 // gradient rows to remote owners (same bytes as the pull), pushes leave after it; the all-reduce
 // (ring: 2 (N - 1) / N * 4 * dense parameters bytes) takes allreduce_s from the last exchange.
+//
+// With a fabric (PsPeers.fabric; docs/paramserver.md "Across the fabric"), the bytes between
+// nodes cross it instead of network_bytes_per_s: node n is fabric server n, and the trainer tells
+// the fabric FlowStart for each transfer between its server and another and waits for FlowDone:
+// the rows of a pull from shard m (m's server to n's, started when m's PsRows arrive; the rows
+// count as in when the flow is through), each push (n's server to m's, started when the GPU work
+// is done; the PsPush leaves when the flow is through) and the all-reduce (one ring flow to node
+// n + 1, started with the last exchange). The step ends once the all-reduce and every push are
+// through; pull_s, push_s and allreduce_s are then the longest such flow's seconds. Transfers
+// with the node's own shard cross no link and ask nothing.
 #pragma once
 
 #include <caf/event_based_actor.hpp>
@@ -36,6 +46,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "messages/ps_messages.hpp"
@@ -86,6 +97,12 @@ struct TrainerState {
   std::vector<paramserver::RowBatch> rows;  // pulled, by shard
   int32_t rows_in = 0;
   PsTrainerReport report;
+  // With a fabric: the current step's flows still out, and the pushes waiting for theirs (with
+  // the shard they were addressed to when computed).
+  caf::actor fabric;
+  int32_t pushes_out = 0;
+  bool allreduce_out = false;
+  std::map<int32_t, std::pair<caf::actor, PsPush>> paced_pushes;  // by shard
   static inline const char* name = "troupe.ps.trainer";
 };
 

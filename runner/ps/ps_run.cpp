@@ -10,6 +10,7 @@
 #include <future>
 #include <random>
 
+#include "actors/fabric_actor.hpp"
 #include "actors/ps/collector_actor.hpp"
 #include "actors/ps/feed_actors.hpp"
 #include "actors/ps/ps_fault_injector.hpp"
@@ -153,6 +154,25 @@ uint64_t DrawRunId() {
   return id == 0 ? 1 : id;
 }
 
+// The fabric over the PS nodes: node n is fabric server n.
+Status PlanPsFabric(const config::RunConfig& cfg, const std::string& config_name, PsPlan* plan) {
+  if (!cfg.has_fabric()) return Status::Ok();
+  const int32_t nodes = cfg.paramserver().nodes();
+  if (cfg.fabric().link_priority() != config::fair) {
+    return Status::InvalidInput(config_name +
+                                ": fabric.link_priority: a parameter-server run's fabric actor "
+                                "shares its links fairly; gpu_intensity is for cluster runs");
+  }
+  StatusOr<fabric::Topology> topology = fabric::Topology::Build(cfg.fabric(), nodes);
+  if (!topology.ok()) {
+    return Status::InvalidInput(config_name + ": " + topology.status().message() +
+                                " (PS node n is fabric server n; paramserver.nodes is " +
+                                std::to_string(nodes) + ")");
+  }
+  plan->fabric = std::make_shared<const fabric::Topology>(std::move(topology).value());
+  return Status::Ok();
+}
+
 struct Spawned {
   std::vector<caf::actor> all;
 };
@@ -168,6 +188,11 @@ Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
   const RunClock& clock = runtime.clock();
   caf::actor collector = sys.spawn(CollectorActor, o.nodes, std::move(handover), t);
   out->all.push_back(collector);
+  caf::actor fabric;  // with a fabric block: the pulls, pushes and all-reduce between nodes
+  if (plan.fabric) {
+    fabric = sys.spawn(FabricActorOnClock, *plan.fabric, t, clock);
+    out->all.push_back(fabric);
+  }
   std::vector<caf::actor> shards, trainers, readers, partitioners;
   if (!plan.hosts.empty()) {
     RETURN_IF_ERROR(SpawnRemoteShards(runtime, plan, collector, &shards));
@@ -217,7 +242,8 @@ Status SpawnRun(ActorRuntime& runtime, const PsPlan& plan,
             ShardSpawnOf(plan.paramserver, o, 0, collector, 0, clock.time_scale), plan.hosts,
             plan.trainer_hosts, shards, trainers, partitioners, readers, collector, clock, t}));
   }
-  for (int32_t n = 0; n < o.nodes; ++n) TellAnon(t, trainers[n], PsPeers{trainers, readers[n]});
+  for (int32_t n = 0; n < o.nodes; ++n)
+    TellAnon(t, trainers[n], PsPeers{trainers, readers[n], fabric});
   for (const caf::actor& reader : readers) TellAnon(t, reader, PsStart{o.batches});
   for (auto* group : {&shards, &trainers, &readers, &partitioners}) {
     out->all.insert(out->all.end(), group->begin(), group->end());
@@ -302,6 +328,7 @@ Status PlanPsRun(const config::RunConfig& cfg, const std::string& config_name, P
     plan->options.durable_updates = PlanCrashesPsNodes(plan->faults, p.nodes());
   }
   RETURN_IF_ERROR(PlanPsHosts(cfg, config_name, plan));
+  RETURN_IF_ERROR(PlanPsFabric(cfg, config_name, plan));
   if (!p.criteo_file().empty()) return ReadCriteo(p, config_name, plan);
   return Generate(p, config_name, plan);
 }

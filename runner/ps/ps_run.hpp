@@ -18,6 +18,11 @@
 // plan.faults; crash, slow and disk events on ps:N are played (ps_fault_injector.hpp,
 // shard_actor.hpp); the others do not concern a PS run. The result lists what they did
 // (PsRunResult::faults, faults.csv) and counts it in the summary; updates_lost must be 0.
+//
+// Fabric (the config's `fabric` block, docs/paramserver.md "Across the fabric"): PS node n is
+// fabric server n, so the fabric must hold exactly paramserver.nodes servers; a fabric that does
+// not, or that asks for link_priority gpu_intensity (the fabric actor shares fairly), is
+// InvalidInput naming the field. Without a fabric block nothing changes.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +32,7 @@
 
 #include "base/status.hpp"
 #include "config/config.pb.h"
+#include "fabric/topology.hpp"
 #include "faults/fault_plan.hpp"
 #include "messages/ps_messages.hpp"
 #include "messages/summary.pb.h"
@@ -59,6 +65,9 @@ struct PsPlan {
   // paramserver.trainer_hosts: node n's trainer, reader and partitioner live in the `troupe node`
   // at trainer_hosts[n] (ps_remote.hpp); empty: in this process.
   std::vector<std::string> trainer_hosts;
+  // The config's fabric block over the PS nodes (node n is fabric server n): the trainers' pulls,
+  // pushes and all-reduce between nodes cross it (trainer_actor.hpp). Null without one.
+  std::shared_ptr<const fabric::Topology> fabric;
 };
 
 // Precondition: ValidateConfig(cfg) is OK and cfg.has_paramserver().
