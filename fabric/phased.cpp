@@ -4,6 +4,11 @@
 // the last flow, and the burst is the transfer plus the tail. Between two events every rate is
 // constant, so the next event is the earliest of a compute end, a tail end and a flow's finish
 // (remaining bytes / rate); FlowSharing re-shares only the components an event touched.
+// A job that has done max_iterations goes on sending its bursts, uncounted, until every job has:
+// were it to fall silent, the jobs with longer iterations would have its links to themselves for
+// the rest of their count, and contention would depend on how iteration lengths compare. So that
+// a job of very short iterations beside one of long iterations does not make the run long, it
+// also ends once some job has done kOverrun x max_iterations and every job has counted one.
 //
 // Guards: negative or NaN times and sizes count as 0, a weight that is not positive as 1; a flow
 // with no bytes or no link is through at once (a flow crossing no link has an infinite rate). A
@@ -26,6 +31,7 @@ namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 constexpr int64_t kMaxEvents = int64_t{1} << 24;
+constexpr int64_t kOverrun = 16;
 
 double NonNegative(double x) { return x > 0 ? x : 0; }  // NaN and negatives: 0
 double PositiveOr1(double x) { return x > 0 && std::isfinite(x) ? x : 1; }
@@ -42,8 +48,9 @@ struct JobState {
   double due_s = 0;  // when the compute or the tail ends
   double burst_start_s = 0;
   std::vector<ActiveFlow> flows;  // in the job's flow order
-  int32_t iterations = 0;
-  double comm_s = 0;  // summed over the completed iterations
+  int32_t iterations = 0;         // completed and counted, max_iterations at most
+  int64_t done = 0;               // completed, counted or not
+  double comm_s = 0;              // summed over the counted iterations
 };
 
 class Simulation {
@@ -59,10 +66,12 @@ class Simulation {
       state_[j].due_s = NonNegative(jobs_[j].offset_s) + NonNegative(jobs_[j].compute_s);
       if (max_iterations_ <= 0) state_[j].phase = Phase::kDone;
     }
+    counting_ = max_iterations_ > 0 ? jobs_.size() : 0;
+    uncounted_ = counting_;
   }
 
   void Run() {
-    while (events_ < kMaxEvents) {
+    while (events_ < kMaxEvents && counting_ > 0 && !(overrun_ && uncounted_ == 0)) {
       const double next_s = NextEventS();
       if (next_s == kNever || next_s > horizon_s_) return;
       RetireFlows(next_s);
@@ -129,15 +138,31 @@ class Simulation {
         s.due_s = now_s_ + NonNegative(job.latency_s);
         continue;  // not an event of its own: the last flow's finish was
       } else if (s.phase == Phase::kTail && s.due_s <= now_s_) {
-        s.comm_s += now_s_ - s.burst_start_s;
-        ++s.iterations;
-        s.phase = s.iterations >= max_iterations_ ? Phase::kDone : Phase::kCompute;
-        s.due_s = now_s_ + NonNegative(job.compute_s);
+        EndIteration(job, s);
       } else {
         return;
       }
       ++events_;
     }
+  }
+
+  // Counts the burst just ended while the job is short of max_iterations; then the job computes
+  // again, or, once counted out, stops if its bursts load no link (nobody would miss them).
+  void EndIteration(const PhasedJob& job, JobState& s) {
+    if (s.iterations < max_iterations_) {
+      s.comm_s += now_s_ - s.burst_start_s;
+      if (s.iterations == 0) --uncounted_;
+      if (++s.iterations == max_iterations_) --counting_;
+    }
+    overrun_ = overrun_ || ++s.done >= kOverrun * max_iterations_;
+    s.phase = s.iterations >= max_iterations_ && !LoadsLinks(job) ? Phase::kDone : Phase::kCompute;
+    s.due_s = now_s_ + NonNegative(job.compute_s);
+  }
+
+  static bool LoadsLinks(const PhasedJob& job) {
+    if (!(NonNegative(job.bytes_per_flow) > 0)) return false;
+    return std::any_of(job.flow_links.begin(), job.flow_links.end(),
+                       [](const std::vector<int32_t>& links) { return !links.empty(); });
   }
 
   void StartBurst(const PhasedJob& job, JobState& s) {
@@ -156,6 +181,9 @@ class Simulation {
   const double horizon_s_;
   const int32_t max_iterations_;
   std::vector<JobState> state_;
+  size_t counting_ = 0;   // jobs short of max_iterations
+  size_t uncounted_ = 0;  // jobs that have counted no iteration
+  bool overrun_ = false;  // some job has done kOverrun x max_iterations
   double now_s_ = 0;
   int64_t events_ = 0;
 };

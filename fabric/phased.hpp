@@ -6,10 +6,13 @@
 //
 // Contract: SimulatePhased runs the jobs' iterations from time 0 (each job's first compute starts
 // at its offset_s) as a fluid event simulation — the rates change only when a burst starts or
-// ends — until `horizon_s` or until every job has done max_iterations, and returns each job's
-// mean communication seconds per iteration (the burst's length, start to end, averaged over the
-// iterations completed; its solo value when it completed none). Deterministic: the same inputs
-// give the same outputs. Its cost grows with the bursts simulated, not with the horizon's length.
+// ends — until `horizon_s` or until every job has done max_iterations (a job that has goes on
+// sending, uncounted, so that the others meet its bursts the whole time; the run also ends once
+// one job has done 16 x max_iterations and every job has counted one), and returns each job's
+// mean communication seconds per iteration (the burst's length, start to end, averaged over its
+// first max_iterations completed; its solo value when it completed none). Deterministic: the same
+// inputs give the same outputs. Its cost grows with the bursts simulated, not with the horizon's
+// length.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +31,7 @@ struct PhasedJob {
 
 struct PhasedOptions {
   double horizon_s = 0;         // simulated time at most (0 or less: no limit but max_iterations)
-  int32_t max_iterations = 64;  // per job at most
+  int32_t max_iterations = 64;  // counted per job at most
 };
 
 // capacities: bytes per second by link index.

@@ -121,16 +121,39 @@ TEST(Phased, TheSameInputsGiveTheSameOutputs) {
 }
 
 // A sends 1 s after each 1 s of compute (bursts end at 2, 4, ..., 10); B's first burst starts
-// with A's sixth, at 11, and they share it: both end at 13. A is then done (six iterations) or
-// goes on out of step with B, which is alone from its second burst on.
+// with A's sixth, at 11, and they share it: both end at 13, and go on in step, every burst shared.
 std::vector<PhasedJob> LateContention() { return {OneLinkJob(1, 1), OneLinkJob(1, 1, 10)}; }
 
-TEST(Phased, MaxIterationsEndsEachJob) {
-  const std::vector<double> five = SimulatePhased({1 * kGB}, LateContention(), Iterations(5));
-  EXPECT_EQ(five, (std::vector<double>{1, 1}));  // A is done before B starts
+TEST(Phased, MaxIterationsCountsEachJobsFirstIterations) {
   const std::vector<double> six = SimulatePhased({1 * kGB}, LateContention(), Iterations(6));
   EXPECT_DOUBLE_EQ(six[0], 7.0 / 6);  // five solo bursts and one shared
-  EXPECT_DOUBLE_EQ(six[1], 7.0 / 6);  // one shared and five solo
+  EXPECT_DOUBLE_EQ(six[1], 2);        // six shared
+}
+
+TEST(Phased, AJobCountedOutStillSendsUntilEveryJobIsCounted) {
+  // A has done its five iterations before B starts, but its bursts still meet all of B's: were A
+  // to fall silent, B would have the link to itself and the contention would vanish.
+  const std::vector<double> five = SimulatePhased({1 * kGB}, LateContention(), Iterations(5));
+  EXPECT_EQ(five, (std::vector<double>{1, 2}));
+  // A sends without pause (no compute) beside B, which computes 7.5 s between bursts: every
+  // burst of B's shares the link with A's, at half of it, however few iterations are counted.
+  const std::vector<PhasedJob> jobs = {OneLinkJob(0, 1), OneLinkJob(7.5, 1)};
+  EXPECT_NEAR(SimulatePhased({1 * kGB}, jobs, Iterations(4))[1], 2, 1e-9);
+  EXPECT_NEAR(SimulatePhased({1 * kGB}, jobs, Iterations(64))[1], 2, 1e-9);
+}
+
+TEST(Phased, AJobSixteenTimesThroughItsCountEndsTheRunOnceEveryJobHasCountedOne) {
+  // A (1 ms iterations, alone on link 1) does 4 x 16 iterations in 64 ms. B sends 1 s after
+  // each 1 s of compute on link 0; C, from 2.5 s on, sends without pause beside it: C's first
+  // burst ends at 4, half a second before B's second, and the run ends there: B has counted
+  // only its first burst, alone. Went the run on to four of B's, C would slow the others.
+  PhasedJob fast = OneLinkJob(0, 0.001);
+  fast.flow_links = {{1}};
+  const std::vector<PhasedJob> jobs = {fast, OneLinkJob(1, 1), OneLinkJob(0, 1, 2.5)};
+  const std::vector<double> comm_s = SimulatePhased({1 * kGB, 1 * kGB}, jobs, Iterations(4));
+  EXPECT_NEAR(comm_s[0], 0.001, 1e-12);
+  EXPECT_NEAR(comm_s[1], 1, 1e-9);    // (A's many steps round B's and C's bytes)
+  EXPECT_NEAR(comm_s[2], 1.5, 1e-9);  // 0.5 s alone, then 0.5 GB at half the link
 }
 
 TEST(Phased, TheHorizonEndsTheRun) {
