@@ -9,12 +9,18 @@
 #              seeds 1-5 under TUNE
 #            crux: Crux's GPT-beside-BERT co-location (configs/crux-colocation.textproto) under
 #              fair sharing and under GPU-intensity priority, beside the paper's figures
+#            crux-utilisation: Crux's GPU-utilisation gains: a 96-GPU cluster like its testbed
+#              (configs/crux-96.textproto) filled by a random mix of GPT-, BERT- and ResNet-like
+#              jobs (and one of the catalogue's models) per seed, and the Philly replay on 512
+#              GPUs with 10 Gb/s NICs at 16:1, under fair sharing and GPU-intensity priority with
+#              fluid and phased traffic, beside the paper's 8.3-14.8% and up to 23%
 #            cassini: CASSINI's 24-server mix of every catalogue model (configs/cassini-24.textproto,
 #              phased traffic) under oblivious, consolidate and interleave placement, beside the
 #              paper's JCT gains
 #            all: every part
 #   OUT_DIR  where the runs and tables go (default runs/network; must not hold earlier runs)
-# Environment: TROUPE (the binary; default build/apps/troupe), SEEDS (default "1 2 3 4 5").
+# Environment: TROUPE (the binary; default build/apps/troupe), SEEDS (default "1 2 3 4 5"),
+#   MIX_SEEDS (crux-utilisation's job mixes; default "1 2 ... 10").
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,12 +28,14 @@ PART=${1:-}
 OUT=${2:-runs/network}
 TROUPE=${TROUPE:-build/apps/troupe}
 SEEDS=${SEEDS:-"1 2 3 4 5"}
+MIX_SEEDS=${MIX_SEEDS:-"1 2 3 4 5 6 7 8 9 10"}
 
 usage() {
-  echo "usage: scripts/reproduce-network.sh consolidation|crux|cassini|all [OUT_DIR]" >&2
+  echo "usage: scripts/reproduce-network.sh consolidation|crux|crux-utilisation|cassini|all" \
+    "[OUT_DIR]" >&2
   exit 2
 }
-case "$PART" in consolidation | crux | cassini | all) ;; *) usage ;; esac
+case "$PART" in consolidation | crux | crux-utilisation | cassini | all) ;; *) usage ;; esac
 if [ -e "$OUT" ]; then
   echo "reproduce-network.sh: $OUT exists; give a new folder" >&2
   exit 2
@@ -218,6 +226,178 @@ crux() {
   crux_table "$dir" "${settings[@]}"
 }
 
+# A job mix that fills the 96 GPUs of configs/crux-96.textproto, drawn from seed $1 into $3: each
+# job a model of $2 (comma-separated) and 8, 12, 16 or 24 GPUs (whole servers, or a server and a
+# half, so that some jobs share a server's NIC; the last one takes the 4 left when none fits), all
+# arriving at once in random order, with more iterations than the window holds.
+crux_mix() {
+  python3 - "$@" <<'PY'
+import random, sys
+seed, models, out = int(sys.argv[1]), sys.argv[2].split(","), sys.argv[3]
+rng = random.Random(seed)
+left, jobs = 96, []
+while left > 0:
+    gpus = rng.choice([g for g in (8, 12, 16, 24) if g <= left] or [left])
+    jobs.append((rng.choice(models), gpus))
+    left -= gpus
+with open(out, "w") as f:
+    f.write("job_id,model,arrival_s,iterations,gpus\n")
+    for i, (model, gpus) in enumerate(jobs):
+        f.write("%d,%s,0,100000000,%d\n" % (i, model, gpus))
+PY
+}
+
+# Crux's GPU utilisation of each run of the sweeps under $1: the GPU-seconds spent computing (a
+# job's leased seconds less its exposed communication, times its GPUs) over the GPU-seconds
+# leased; every job holds its GPUs the whole window, so this is Crux's U_T over 96 GPUs x T.
+# One table per mix and fabric: mean and sd over the seeds, and the gain over fair sharing.
+crux_util_table() {
+  python3 - "$1" <<'PY'
+import csv, glob, os, statistics, sys
+root = sys.argv[1]
+# The share computing, and what it would be were no job slowed by another's traffic (its
+# contention taken off its communication): the most any sharing of the links could reach.
+def computing(run):
+    held = busy = unslowed = 0.0
+    for r in csv.DictReader(open(os.path.join(run, "jobs.csv"))):
+        gpus = float(r["gpus"])
+        lease = float(r["gpu_seconds"]) / gpus
+        comm, contention = float(r["comm_s"] or 0), float(r["contention_s"] or 0)
+        held += gpus * lease
+        busy += gpus * (lease - comm)
+        # the same compute in less time: computing over computing plus the communication alone
+        unslowed += gpus * (lease - comm) / (lease - contention) * lease
+    return busy / held, unslowed / held
+cells = {}  # (mix, fabric) -> setting -> seed -> ((share, unslowed share), contention hours)
+for sweep in sorted(glob.glob(os.path.join(root, "*", "sweep.csv"))):
+    mix, fabric, seed = os.path.basename(os.path.dirname(sweep)).split("_")
+    for r in csv.DictReader(open(sweep)):
+        prio, traffic = r["fabric.link_priority"], r["fabric.traffic"]
+        ratio = "%g" % float(r["fabric.max_priority_ratio"])
+        if prio == "fair" and ratio != "16":
+            continue  # fair ignores the ratio: the same run
+        name = "%s, %s" % ("fair" if prio == "fair" else "gpu_intensity %s" % ratio, traffic)
+        run = os.path.join(os.path.dirname(sweep), r["run_dir"])
+        cells.setdefault((mix, fabric), {}).setdefault(name, {})[int(seed[4:])] = (
+            computing(run), float(r["contention_hours"]))
+def pct(v):
+    return "%+.1f%%" % (100 * v)
+for (mix, fabric), settings in sorted(cells.items()):
+    print()
+    print("%s mix, %s:" % (mix, fabric))
+    print("| setting | seeds | GPUs computing | gain over fair: mean | min | max |"
+          " contention (h) | with no contention |")
+    print("|---|---|---|---|---|---|---|---|")
+    order = sorted(settings, key=lambda n: (n.split(", ")[1], n != "fair, " + n.split(", ")[1], n))
+    for name in order:
+        by_seed = settings[name]
+        fair = settings["fair, " + name.split(", ")[1]]
+        seeds = sorted(by_seed)
+        shares = [by_seed[s][0][0] for s in seeds]
+        gains = [by_seed[s][0][0] / fair[s][0][0] - 1 for s in seeds]
+        bound = [by_seed[s][0][1] / fair[s][0][0] - 1 for s in seeds]
+        cells_ = ["", "", ""] if name.startswith("fair") else [
+            pct(statistics.mean(gains)), pct(min(gains)), pct(max(gains))]
+        print("| %s | %d | %.1f%% ± %.1f | %s | %.2f | %s |" % (
+            name, len(seeds), 100 * statistics.mean(shares), 100 * statistics.stdev(shares),
+            " | ".join(cells_), statistics.mean(by_seed[s][1] for s in seeds),
+            "" if not name.startswith("fair") else "%s (max %s)" % (
+                pct(statistics.mean(bound)), pct(max(bound)))))
+print()
+print("Crux (paper), 96-GPU testbed: +8.3% to +14.8%.")
+PY
+}
+
+# Philly runs $2... under $1: GPU-seconds computing over GPU-seconds held (every job finishes in
+# every run, so the compute is the same; what differs is the time held waiting on the network),
+# over all jobs and over those that crossed servers, and each's gain over fair sharing.
+philly_util_table() {
+  python3 - "$@" <<'PY'
+import csv, json, sys
+root, names = sys.argv[1], sys.argv[2:]
+print("| setting | mean JCT (h) | contention (h) | GPUs computing: all jobs | gain |"
+      " jobs crossing servers | gain | crossing, with no contention |")
+print("|---|---|---|---|---|---|---|---|")
+base = {}
+for name in names:
+    run = "%s/philly-%s" % (root, name)
+    s = json.load(open(run + "/summary.json"))
+    held = busy = xheld = xbusy = xunslowed = 0.0
+    for r in csv.DictReader(open(run + "/jobs.csv")):
+        if r["measured"] != "1":
+            continue
+        h = float(r["gpu_seconds"])
+        b = float(r["gpus"]) * float(r["ideal_duration_s"])
+        held, busy = held + h, busy + b
+        if float(r["comm_s"] or 0) > 0:
+            xheld, xbusy = xheld + h, xbusy + b
+            xunslowed += h - float(r["gpus"]) * float(r["contention_s"] or 0)
+    share, cross = busy / held, xbusy / xheld
+    fair = base.setdefault(name.split("-")[-1], (share, cross))
+    gain = lambda v, b: "" if name.startswith("fair") else "%+.2f%%" % (100 * (v / b - 1))
+    print("| %s | %.2f | %.1f | %.2f%% | %s | %.2f%% | %s | %s |" % (
+        name, s["jct_mean_s"] / 3600, s["network"]["contention_hours"], 100 * share,
+        gain(share, fair[0]), 100 * cross, gain(cross, fair[1]),
+        "%.2f%%" % (100 * xbusy / xunslowed) if name.startswith("fair") else ""))
+print()
+print("Crux (paper), production-trace simulation: up to +23%.")
+PY
+}
+
+crux_utilisation() {
+  local dir="$OUT/crux-utilisation"
+  mkdir -p "$dir"
+  # Two mixes: Crux's testbed models (configs/crux-96/: the GPT-like and BERT-like jobs of the
+  # co-location case, and ResNet-50) and the catalogue's ten models; two fabrics: non-blocking
+  # (a Clos without collisions) and racks at 4:1.
+  local mixes=("crux:gpt,bert,res50:"
+    "catalogue:alexnet,res18,res50,mobilenet,shufflenet,gnmt,transformer,lstm,m5,deepspeech:--set workload.models_dir=")
+  local fabrics=("1to1:--set fabric.tor_oversubscription=1"
+    "4to1:--set fabric.tor_oversubscription=4")
+  for mix in "${mixes[@]}"; do
+    local name=${mix%%:*} rest=${mix#*:}
+    local models=${rest%%:*} mix_flags=${rest#*:}
+    for seed in $MIX_SEEDS; do
+      crux_mix "$seed" "$models" "$dir/trace-$name-$seed.csv"
+      for fabric in "${fabrics[@]}"; do
+        # shellcheck disable=SC2086
+        "$TROUPE" sweep configs/crux-96.textproto --quiet --jobs 1 \
+          --out "$dir/${name}_${fabric%%:*}_seed$seed" \
+          --set workload.trace_file="$dir/trace-$name-$seed.csv" $mix_flags ${fabric#*:} \
+          --over fabric.link_priority=fair,gpu_intensity --over fabric.traffic=fluid,phased \
+          --over fabric.max_priority_ratio=16,1000 >/dev/null
+      done
+    done
+    echo "done: crux-utilisation $name mix"
+  done
+  echo
+  echo "Crux's 96-GPU testbed: 12 servers of 8 GPUs in 3 racks of 4, 25 Gb/s NICs"
+  echo "(configs/crux-96.textproto), a random mix filling it per seed ($MIX_SEEDS), FIFO +"
+  echo "proportional; GPU-seconds computing over GPU-seconds leased in a 2-hour window in which"
+  echo "every job runs:"
+  crux_util_table "$dir"
+  # Philly on 512 GPUs with scarce links (as the consolidation part), fair against priority.
+  local settings=("fair-fluid:--set fabric.link_priority=fair --set fabric.traffic=fluid"
+    "gpu_intensity-16-fluid:--set fabric.traffic=fluid"
+    "gpu_intensity-1000-fluid:--set fabric.traffic=fluid --set fabric.max_priority_ratio=1000"
+    "fair-phased:--set fabric.link_priority=fair --set fabric.traffic=phased"
+    "gpu_intensity-16-phased:--set fabric.traffic=phased"
+    "gpu_intensity-1000-phased:--set fabric.traffic=phased --set fabric.max_priority_ratio=1000")
+  local names=()
+  for entry in "${settings[@]}"; do
+    local name=${entry%%:*} flags=${entry#*:}
+    # shellcheck disable=SC2086
+    "$TROUPE" run configs/philly-512-fabric.textproto --quiet --out "$dir/philly-$name" \
+      --set fabric.server_nic_gbps=10 --set fabric.tor_oversubscription=16 \
+      --set fabric.link_priority=gpu_intensity $flags >/dev/null
+    names+=("$name")
+  done
+  echo
+  echo "Philly, 512 GPUs, 8 racks of 8 servers, 10 Gb/s NICs at 16:1, FIFO + proportional"
+  echo "(GPU-seconds computing over GPU-seconds held):"
+  philly_util_table "$dir" "${names[@]}"
+}
+
 # CASSINI's mix under each rule on the fabric $2 (a fixed trace, no randomness: one run each):
 # mean and p99 JCT over interleave's, as the paper reports its gains.
 cassini_table() {
@@ -268,10 +448,12 @@ cassini() {
 case "$PART" in
   consolidation) consolidation ;;
   crux) crux ;;
+  crux-utilisation) crux_utilisation ;;
   cassini) cassini ;;
   all)
     consolidation
     crux
+    crux_utilisation
     cassini
     ;;
 esac
