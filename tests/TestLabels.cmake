@@ -22,6 +22,7 @@ set(TROUPE_PROCESS_TEST_SOURCES
     network_plugin_test.cpp
     node_kill_test.cpp
     node_release_test.cpp
+    ps_fabric_real_test.cpp
     ps_remote_test.cpp
     real_compute_test.cpp
     real_mode_test.cpp
