@@ -4,9 +4,9 @@
 // over the route's bottleneck plus the route's latency when it is alone on its links, and never
 // less; pulls that share a rack's uplink share it (each gets half while both run); a one-node run
 // crosses no link, so even a crawling fabric leaves its every record as without one; a scarce
-// fabric slows the steps and leaves the arithmetic bit for bit alone; emulated runs with a fabric
-// are deterministic; a fabric that leaves a PS node out, or asks for weighted sharing, is refused
-// in one line naming the field.
+// fabric slows the steps and leaves the arithmetic bit for bit alone, a shard's crash included;
+// emulated runs with a fabric are deterministic; a fabric that leaves a PS node out, or asks for
+// weighted sharing, is refused in one line naming the field.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -137,6 +137,26 @@ TEST(PsFabric, AScarceFabricSlowsTheStepsAndLeavesTheArithmeticAlone) {
     EXPECT_EQ(with.result.batches[s].loss, without.result.batches[s].loss) << "step " << s;
   }
   EXPECT_EQ(paramserver::MaxAbsDifference(with.result.parameters, without.result.parameters), 0);
+}
+
+TEST(PsFabric, ACrashedShardOnAFabricLosesNoUpdate) {
+  // ps:1 crashes half way through a run whose pushes cross the fabric (a push whose flow ends
+  // after the crash goes to the dead incarnation and is re-sent to the next, as without one).
+  const std::vector<std::string> fabric = {"paramserver.batches=20", "fabric.servers_per_rack=2",
+                                           "fabric.server_nic_gbps=10"};
+  const PsRun clean = RunPs(kSmallPsConfig, fabric);
+  ASSERT_TRUE(clean.status.ok()) << clean.status.message();
+  ASSERT_FALSE(clean.result.batches.empty());
+  const double half = 0.5 * clean.result.batches.back().end_s;
+  const PsRun crashed =
+      RunPs(std::string(kSmallPsConfig) + "faults { fault { kind: crash target: \"ps:1\" at_s: " +
+                std::to_string(half) + " duration_s: " + std::to_string(0.1 * half) + " } }",
+            fabric);
+  ASSERT_TRUE(crashed.status.ok()) << crashed.status.message();
+  EXPECT_EQ(crashed.result.summary.crashes(), 1);
+  EXPECT_EQ(crashed.result.summary.restarts(), 1);
+  EXPECT_EQ(crashed.result.summary.updates_lost(), 0);
+  EXPECT_EQ(paramserver::MaxAbsDifference(clean.result.parameters, crashed.result.parameters), 0);
 }
 
 TEST(PsFabric, AnEmulatedRunWithAFabricIsDeterministic) {
