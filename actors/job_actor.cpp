@@ -91,10 +91,16 @@ void ArmAttemptEnd(JobSelf self, double start_s, double end_s) {
   const double left_s = st.spec.crashed_attempts_s[st.attempt] - st.attempt_held_s;
   const double crash_s = start_s + std::max(0.0, left_s);
   if (crash_s >= end_s) return;
-  TellAt(
-      self, st.ctx, self, crash_s,
-      LeaseLost{
-          .round = st.lease.assembly.round(), .lease_start_s = start_s, .server = kAttemptEnded});
+  TellAt(self, st.ctx, self, crash_s,
+         LeaseLost{.round = st.lease.assembly.round(),
+                   .lease_start_s = start_s,
+                   .server = kAttemptEnded,
+                   .at_s = crash_s});
+}
+
+// When the loss cut the lease: the failure's instant it carries, else now.
+double CutInstant(JobSelf self, const LeaseLost& lost) {
+  return lost.at_s >= 0 ? lost.at_s : self->state.ctx.clock.Now(self);
 }
 
 // The loss of a lease no grant of which reached the job (LeaseLost.rounds_stood): the rounds its
@@ -107,7 +113,7 @@ void CreditBeforeLoss(JobSelf self, const LeaseLost& lost) {
   LeaseAssembly& lease = st.lease.assembly;
   if (lost.lease_start_s <= lease.start_s() || st.offer.iterations < 0) return;
   CreditStoodRounds(st, lost.rounds_stood);
-  if (lost.stood && st.ctx.clock.Now(self) > lost.lease_start_s) {
+  if (lost.stood && CutInstant(self, lost) > lost.lease_start_s) {
     lease.Restand(lost.round, lost.lease_start_s, lost.lease_start_s + st.offer.lease_s,
                   std::move(st.offer.parts));
   }
@@ -144,7 +150,7 @@ void OnLeaseLost(JobSelf self, const LeaseLost& lost) {
   if (lost.lease_start_s > lease.start_s())
     return ReportLeaseNeverGranted(self, lost.round, lost.lease_start_s);
   if (lost.lease_start_s != lease.start_s() || lease.ended()) return;
-  ReportLeaseCut(self, st.ctx.clock.Now(self), lost.server == kAttemptEnded);
+  ReportLeaseCut(self, CutInstant(self, lost), lost.server == kAttemptEnded);
 }
 
 // A grant of a lease that starts within the one in flight is a relet (a spare, or smaller) after

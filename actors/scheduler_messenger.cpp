@@ -50,13 +50,22 @@ class Messenger final : public scheduling::SchedulerOutput {
 
   void LoseLease(int64_t job_id, int64_t round, double lease_start_s, int32_t server) override {
     SchedulerState& st = self_->state;
-    Tell(self_, st.telemetry, HandleOf(job_id), LeaseLost{round, lease_start_s, server});
+    Tell(self_, st.telemetry, HandleOf(job_id),
+         LeaseLost{.round = round,
+                   .lease_start_s = lease_start_s,
+                   .server = server,
+                   .at_s = st.clock.Now(self_)});
   }
   void LoseLeaseAfterStanding(int64_t job_id, int64_t round, double lease_start_s, int32_t server,
                               int32_t rounds_stood, bool stood) override {
     SchedulerState& st = self_->state;
     Tell(self_, st.telemetry, HandleOf(job_id),
-         LeaseLost{round, lease_start_s, server, rounds_stood, stood});
+         LeaseLost{.round = round,
+                   .lease_start_s = lease_start_s,
+                   .server = server,
+                   .rounds_stood = rounds_stood,
+                   .stood = stood,
+                   .at_s = st.clock.Now(self_)});
   }
 
   void QueryProgress(int64_t job_id, int64_t round, double lease_start_s) override {

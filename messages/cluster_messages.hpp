@@ -123,10 +123,13 @@ struct LeaseLost {
   // of this lease reached — and whether that lease stood into this one (cut from its start).
   int32_t rounds_stood = 0;
   bool stood = false;
+  // When the lease was cut (the failure's instant, as the scheduler heard it): a loss that comes
+  // late (a `delay` fault) costs what it cut, not what ran until it came. -1: when it comes.
+  double at_s = -1;
 };
 template <class Inspector>
 auto inspect(Inspector& f, LeaseLost& x) {
-  return f(x.round, x.lease_start_s, x.server, x.rounds_stood, x.stood);
+  return f(x.round, x.lease_start_s, x.server, x.rounds_stood, x.stood, x.at_s);
 }
 
 // A job's checkpoint on shared storage, written at the end of each lease it ran or lost (Synergy
