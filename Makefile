@@ -7,7 +7,7 @@ OUT ?= runs/mechanisms
 CMAKE_FLAGS ?=
 PREFIX ?= $(HOME)/.local
 
-.PHONY: deps configure build run test test-asan pgo bench bench-growth bench-million bench-targets \
+.PHONY: deps configure build run test test-asan test-tsan pgo bench bench-growth bench-million bench-targets \
   fuzz format install clean
 
 deps:
@@ -47,6 +47,12 @@ test-asan: deps
 	  -DTROUPE_CUDA=OFF -DTROUPE_BENCHMARKS=OFF $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target troupe troupe_unit_tests troupe_integration_tests
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+# Under ThreadSanitizer, in build-tsan/: the process tests (the real mode on the wall clock, runs
+# across processes), the slow ones aside. It builds CAF 0.17.6 with ThreadSanitizer first, once
+# (scripts/tsan.sh says why).
+test-tsan: deps
+	JOBS=$(JOBS) ./scripts/tsan.sh
 
 # troupe in PREFIX/bin (default ~/.local/bin), its configs and plotting scripts in
 # PREFIX/share/troupe: `troupe run` and `troupe report` then work from any folder.

@@ -118,6 +118,8 @@ TEST(AgentRun, TwoPythonAgentsAndAnEmulatedJobFinishUnderTune) {
                 "agents { secret_file: \"" +
                 dir + "/secret\" expected_jobs: 2 port_file: \"" + dir +
                 "/port\" heartbeat_s: 0.2 read_timeout_s: 3 registration_timeout_s: 30 }\n");
+  // Before the thread that spawns troupe: setenv beside a posix_spawn reading environ is a race.
+  setenv("TROUPE_AGENT_CACHE", (dir + "/pycache").c_str(), 1);
   auto troupe = std::async(std::launch::async, [&] {
     return RunTroupe({"run", dir + "/run.textproto", "--quiet"});
   });
@@ -130,7 +132,6 @@ TEST(AgentRun, TwoPythonAgentsAndAnEmulatedJobFinishUnderTune) {
                                      "--step-s",      "0.001",
                                      "--seed",        std::to_string(i)};
     if (i == 0) argv.insert(argv.end(), {"--model", "res18"});  // the other: measured profile
-    setenv("TROUPE_AGENT_CACHE", (dir + "/pycache").c_str(), 1);
     agents.push_back(SpawnWithLogs(argv, dir + "/agent" + std::to_string(i) + ".out",
                                    dir + "/agent" + std::to_string(i) + ".err"));
   }

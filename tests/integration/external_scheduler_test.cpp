@@ -95,10 +95,11 @@ std::string RunWithScheduler(const std::string& dir, std::vector<std::string> ar
             Config(cluster, dir + "/external", "mechanism_name: \"external\" ") +
                 "external_scheduler { secret_file: \"" + dir + "/secret\" port_file: \"" + dir +
                 "/port\" connect_timeout_s: 30 answer_timeout_s: 30 }\n");
+  // Before the thread that spawns troupe: setenv beside a posix_spawn reading environ is a race.
+  setenv("TROUPE_AGENT_CACHE", (dir + "/pycache").c_str(), 1);
   auto troupe = std::async(std::launch::async, [&] {
     return RunTroupe({"run", dir + "/external.textproto", "--quiet"});
   });
-  setenv("TROUPE_AGENT_CACHE", (dir + "/pycache").c_str(), 1);
   argv.insert(argv.end(), {"--port-file", dir + "/port", "--secret-file", dir + "/secret"});
   const pid_t scheduler = SpawnWithLogs(argv, dir + "/scheduler.out", dir + "/scheduler.err");
   EXPECT_EQ(WaitForExit(scheduler), 0) << ReadFile(dir + "/scheduler.err");
