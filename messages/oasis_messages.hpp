@@ -57,7 +57,8 @@ auto inspect(Inspector& f, OasisLease& x) {
 // from fabric server `from` to `to` (-1: no fabric; the PS machine's NIC carries it). The link
 // domains on its route book it in turn, each at the earliest start >= at_s that fits on its own
 // links; `hop` is the domain holding it, pass_start_s where the pass began (when a pass ends where
-// it began, every link has it booked at that start). `id` names its bookings.
+// it began, every link has it booked at that start). `id` names its bookings. A transfer that
+// has not agreed within a few passes takes its domains' locks (in domain order) and books alone.
 struct OasisRoute {
   int32_t from = -1;
   int32_t to = -1;
@@ -65,10 +66,13 @@ struct OasisRoute {
   int32_t hop = 0;
   double at_s = 0;
   double pass_start_s = 0;
+  int32_t passes = 0;    // booking passes begun
+  int32_t locks = -1;    // -1: unlocked; else how many of its domains' locks it holds
+  bool release = false;  // a lock holder's notice to one of its domains: booked, unlock
 };
 template <class Inspector>
 auto inspect(Inspector& f, OasisRoute& x) {
-  return f(x.from, x.to, x.id, x.hop, x.at_s, x.pass_start_s);
+  return f(x.from, x.to, x.id, x.hop, x.at_s, x.pass_start_s, x.passes, x.locks, x.release);
 }
 
 // Train mini-batches [from, to) of the job's sequence (epoch-major: position p is in chunk

@@ -1,6 +1,8 @@
 #include "actors/oasis/oasis_fabric.hpp"
 
 #include <algorithm>
+#include <deque>
+#include <variant>
 
 #include "runtime/counted_send.hpp"
 
@@ -9,6 +11,11 @@ namespace {
 
 using DomainSelf = caf::stateful_actor<OasisFabricState>;
 constexpr double kBytesPerGb = 1e9 / 8;
+// Passes a transfer makes before it takes its domains' locks. Transfers booking at once, as when
+// a real run behind the wall clock delivers many together, can push each other's starts back pass
+// after pass without end; alone (locked), a transfer's passes end. Emulated runs agree within a
+// few passes (at most 9 measured, docs/oasis.md), so they never lock.
+constexpr int32_t kPassesUnlocked = 16;
 
 int32_t DomainOf(const fabric::Topology& t, const fabric::Link& link) {
   switch (link.level) {
@@ -38,13 +45,54 @@ void Deliver(DomainSelf* self, OasisParams& p, double at_s) {
   TellAt(self, self->state.telemetry, self->state.clock, worker, at_s, std::move(p));
 }
 
+template <class Transfer>
+void Hop(DomainSelf* self, Transfer& x);
+
+void Replay(DomainSelf* self, OasisFabricState::Held& m) {
+  std::visit([self](auto& x) { Hop(self, x); }, m);
+}
+
+// Unlocks this domain and replays, in order, what came while it was locked (a lock request
+// among them locks it again, and what follows it is held again).
+void Unlock(DomainSelf* self) {
+  OasisFabricState& st = self->state;
+  st.locked_by = -1;
+  std::deque<OasisFabricState::Held> held;
+  held.swap(st.held);
+  for (OasisFabricState::Held& m : held) Replay(self, m);
+}
+
+// Sends `x` on to domain `d` at once (its ready time has come).
+template <class Transfer>
+void HandOn(DomainSelf* self, Transfer& x, int32_t d) {
+  OasisFabricState& st = self->state;
+  const caf::actor next = st.fabric->domains[static_cast<size_t>(d)];
+  TellAt(self, st.telemetry, st.clock, next, x.ready_s, std::move(x));
+}
+
+// The domains of the route in lock order (by index), from the route's owners.
+void LockOrder(OasisFabricState& st) {
+  st.order = st.owners;
+  std::sort(st.order.begin(), st.order.end());
+  st.order.erase(std::unique(st.order.begin(), st.order.end()), st.order.end());
+}
+
 // Books this domain's part of transfer `x`'s route and hands it on: to the next domain, back to
-// the first for another pass, or, once every link has it at one start, to its receiver.
+// the first for another pass, or, once every link has it at one start, to its receiver. While
+// this domain is locked by another transfer, holds `x` until it is unlocked.
 template <class Transfer>
 void Hop(DomainSelf* self, Transfer& x) {
   OasisFabricState& st = self->state;
   const OasisFabric& f = *st.fabric;
   OasisRoute& r = x.route;
+  if (r.release) {
+    Unlock(self);
+    return;
+  }
+  if (st.locked_by >= 0 && st.locked_by != r.id) {
+    st.held.emplace_back(std::move(x));
+    return;
+  }
   st.route.clear();
   f.topology.Route(r.from, r.to, &st.route);
   const double sender = x.gbps * kBytesPerGb;
@@ -65,24 +113,53 @@ void Hop(DomainSelf* self, Transfer& x) {
     return;
   }
   const double seconds = x.gb * kBytesPerGb / rate;
+  if (r.locks >= 0) LockOrder(st);
+  if (r.locks >= 0 && static_cast<size_t>(r.locks) < st.order.size()) {  // taking the locks
+    st.locked_by = r.id;  // this is domain order[locks], and it was unlocked
+    ++r.locks;
+    // On to the next lock, or, holding them all, a pass alone from the first domain.
+    r.hop = 0;
+    const bool all = static_cast<size_t>(r.locks) == st.order.size();
+    HandOn(self, x, all ? st.owners.front() : st.order[static_cast<size_t>(r.locks)]);
+    return;
+  }
   st.mine.clear();
   for (int32_t l : st.route) {
     if (f.domain_of_link[static_cast<size_t>(l)] != st.index) continue;
     st.mine.push_back(&st.links[static_cast<size_t>(f.local_of_link[static_cast<size_t>(l)])]);
   }
   const double start = LinkCalendar::BookAll(st.mine, r.id, x.ready_s, r.at_s, seconds, rate);
-  if (r.hop == 0) r.pass_start_s = start;
+  if (r.hop == 0) {
+    r.pass_start_s = start;
+    ++r.passes;
+  }
   r.at_s = start;
   const bool last = static_cast<size_t>(r.hop) + 1 == st.owners.size();
   if (!last || start != r.pass_start_s) {
     r.hop = last ? 0 : r.hop + 1;
-    const caf::actor next = f.domains[static_cast<size_t>(st.owners[static_cast<size_t>(r.hop)])];
-    TellAt(self, st.telemetry, st.clock, next, x.ready_s, std::move(x));
+    if (last && r.locks < 0 && r.passes >= kPassesUnlocked) {  // take the locks, then pass alone
+      LockOrder(st);
+      r.locks = 0;
+      HandOn(self, x, st.order.front());
+      return;
+    }
+    HandOn(self, x, st.owners[static_cast<size_t>(r.hop)]);
     return;
   }
   // The model's own arithmetic when nothing queued or slowed it, bit for bit.
   const double end = start == x.ready_s && rate == sender ? x.nominal_s : start + seconds;
+  const bool locked = r.locks >= 0;
+  if (locked) {  // booked: its other domains unlock (this one below, once it is delivered)
+    r.release = true;
+    for (int32_t d : st.order) {
+      if (d == st.index) continue;
+      Transfer notice = x;
+      HandOn(self, notice, d);
+    }
+    r.release = false;
+  }
   Deliver(self, x, end + latency_s);
+  if (locked) Unlock(self);
 }
 
 }  // namespace

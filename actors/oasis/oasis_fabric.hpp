@@ -13,7 +13,13 @@
 // earliest start >= the one it is handed that fits on its own links (dropping what the transfer
 // had booked there before); when the last domain's start is the first's, every link has it at
 // that start; otherwise a new pass begins at the first with the later start. Starts only grow
-// and each domain's is the earliest that fits it, so the pass ends at the earliest common start.
+// and each domain's is the earliest that fits it, so for a transfer booked alone the passes end
+// at the earliest common start. Transfers booked at the same time can keep finding each other's
+// bookings where they just were and push each other's starts back without end; so a transfer
+// that has not agreed within 16 passes takes a lock on each domain of its route, in the order of
+// the domains' indices (no cycle of waits), and passes alone: a locked domain holds every other
+// transfer's message until the holder is booked and tells it, then takes them in order. Every
+// transfer's booking therefore ends. Emulated runs agree within fewer passes and never lock.
 //
 // Contract: every send goes through TellAt; deterministic in emulated mode. With room on every
 // link, the sender's rate within every capacity and no latency or delay, a transfer arrives
@@ -22,7 +28,9 @@
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <deque>
 #include <memory>
+#include <variant>
 #include <vector>
 
 #include "actors/oasis/oasis_nic.hpp"
@@ -56,10 +64,13 @@ void SpawnOasisFabric(caf::actor_system& system, const std::shared_ptr<OasisFabr
                       RunClock clock, Telemetry* telemetry);
 
 struct OasisFabricState {
+  using Held = std::variant<OasisGradient, OasisParams>;
   std::shared_ptr<const OasisFabric> fabric;
   int32_t index = 0;
   std::vector<LinkCalendar> links;  // by local index
-  std::vector<int32_t> route, owners;
+  int64_t locked_by = -1;           // the transfer holding this domain's lock, if any
+  std::deque<Held> held;            // what came for others while locked, in order
+  std::vector<int32_t> route, owners, order;
   std::vector<LinkCalendar*> mine;
   RunClock clock;
   Telemetry* telemetry = nullptr;
