@@ -18,19 +18,6 @@
 namespace troupe::testing {
 namespace {
 
-double RealPullBytes(const PsPlan& plan, int64_t step, int32_t from, int32_t to) {
-  const PsOptions& o = plan.options;
-  const auto b = static_cast<size_t>(o.batch_size);
-  const size_t first =
-      (static_cast<size_t>(step) * static_cast<size_t>(o.nodes) + static_cast<size_t>(to)) * b;
-  const std::vector<paramserver::Key> unique =
-      paramserver::UniqueKeys(std::span(*plan.train).subspan(first, b));
-  paramserver::Partition partition;
-  EXPECT_TRUE(paramserver::PartitionByNodeInto(unique, o.nodes, &partition).ok());
-  const double row_bytes = static_cast<double>(kPsKeyBytes + 4 * int64_t{o.model.dim});
-  return static_cast<double>(partition.keys[static_cast<size_t>(from)].size()) * row_bytes;
-}
-
 TEST(PsFabricReal, APullTakesTheWallSecondsItsBytesNeedAtItsShare) {
   const std::vector<std::string> sets = {"paramserver.nodes=2", "paramserver.batches=3",
                                          "fabric.server_nic_gbps=0.01"};
@@ -43,8 +30,7 @@ TEST(PsFabricReal, APullTakesTheWallSecondsItsBytesNeedAtItsShare) {
   ASSERT_EQ(run.result.batches.size(), 3u);
   const double nic = 0.01e9 / 8;
   for (int64_t s = 0; s < 3; ++s) {
-    const double alone =
-        std::max(RealPullBytes(run.plan, s, 1, 0), RealPullBytes(run.plan, s, 0, 1)) / nic;
+    const double alone = std::max(PullBytes(run.plan, s, 1, 0), PullBytes(run.plan, s, 0, 1)) / nic;
     const PsBatchRecord& b = run.result.batches[static_cast<size_t>(s)];
     EXPECT_GT(alone, 0.01) << "step " << s;
     EXPECT_GE(b.pull_s, alone) << "step " << s;

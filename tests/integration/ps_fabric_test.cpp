@@ -39,21 +39,6 @@ std::vector<std::string> With(std::vector<std::string> sets, const std::vector<s
   return sets;
 }
 
-// The bytes node `to` pulls from shard `from` in `step`: its batch's unique keys that `from`
-// owns, each a key and its dim weights.
-double PullBytes(const PsPlan& plan, int64_t step, int32_t from, int32_t to) {
-  const PsOptions& o = plan.options;
-  const auto b = static_cast<size_t>(o.batch_size);
-  const size_t first =
-      (static_cast<size_t>(step) * static_cast<size_t>(o.nodes) + static_cast<size_t>(to)) * b;
-  const std::vector<paramserver::Key> unique =
-      paramserver::UniqueKeys(std::span(*plan.train).subspan(first, b));
-  paramserver::Partition partition;
-  EXPECT_TRUE(paramserver::PartitionByNodeInto(unique, o.nodes, &partition).ok());
-  const double row_bytes = static_cast<double>(kPsKeyBytes + 4 * int64_t{o.model.dim});
-  return static_cast<double>(partition.keys[static_cast<size_t>(from)].size()) * row_bytes;
-}
-
 double BytesPerS(double gbps) { return gbps * 1e9 / 8; }
 
 TEST(PsFabric, APullAloneTakesItsBytesOverTheNicPlusTheRoutesLatency) {

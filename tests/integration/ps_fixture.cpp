@@ -1,9 +1,15 @@
 #include "tests/integration/ps_fixture.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <span>
+#include <vector>
 
 #include "config/config_loader.hpp"
 #include "config/config_validation.hpp"
+#include "paramserver/ctr_model.hpp"
+#include "paramserver/partitioner.hpp"
 
 namespace troupe::testing {
 
@@ -25,6 +31,19 @@ PsRun RunPs(const std::string& text, const std::vector<std::string>& sets) {
     run.status = ExecutePsRun(std::move(copy), ExecuteOptions{}, &run.result);
   }
   return run;
+}
+
+double PullBytes(const PsPlan& plan, int64_t step, int32_t from, int32_t to) {
+  const PsOptions& o = plan.options;
+  const auto b = static_cast<size_t>(o.batch_size);
+  const size_t first =
+      (static_cast<size_t>(step) * static_cast<size_t>(o.nodes) + static_cast<size_t>(to)) * b;
+  const std::vector<paramserver::Key> unique =
+      paramserver::UniqueKeys(std::span(*plan.train).subspan(first, b));
+  paramserver::Partition partition;
+  EXPECT_TRUE(paramserver::PartitionByNodeInto(unique, o.nodes, &partition).ok());
+  const double row_bytes = static_cast<double>(kPsKeyBytes + 4 * int64_t{o.model.dim});
+  return static_cast<double>(partition.keys[static_cast<size_t>(from)].size()) * row_bytes;
 }
 
 }  // namespace troupe::testing

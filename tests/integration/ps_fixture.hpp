@@ -1,6 +1,7 @@
 // What the parameter-server tests share: their small run and the way they run a config.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,9 @@ struct PsRun {
 // Parses `text`, applies `sets`, validates, plans and executes it. A run directory is written
 // only when `sets` name one (run.out_dir=...).
 PsRun RunPs(const std::string& text, const std::vector<std::string>& sets = {});
+
+// The bytes node `to` pulls from shard `from` in `step` of `plan`'s training data: its batch's
+// unique keys that `from` owns, each a key and its dim weights.
+double PullBytes(const PsPlan& plan, int64_t step, int32_t from, int32_t to);
 
 }  // namespace troupe::testing

@@ -28,6 +28,21 @@ int32_t ServerOf(const testing::RecordingOutput& out, int64_t job_id) {
   return -1;
 }
 
+// Two 2-GPU jobs on two 2-GPU servers; job 1's server dies in the first round, due back when the
+// next starts (300 s), and the round closes. Returns the server.
+int32_t LoseJob1sServerUntilTheNextRound(EmulatedCluster& cluster) {
+  cluster.Submit(0, 2, 3000, 0);
+  cluster.Submit(1, 2, 3000, 0);
+  cluster.StartAt(0);
+  const int32_t dead = ServerOf(cluster.out, 1);
+  if (dead < 0) return dead;
+  cluster.engine().ServerDown(dead);
+  cluster.engine().ServerNotice(dead, 300);
+  cluster.LoseLeaseOf(1);
+  cluster.CloseRound();
+  return dead;
+}
+
 TEST(ClusterSchedulerFaults, ADeadServersLeasesAreLostAndItsGpusLeaveThePlanUntilItIsBack) {
   EmulatedCluster cluster(Fifo(), Servers(2, 2));
   cluster.Submit(0, 2, 3000, 0);
@@ -57,15 +72,8 @@ TEST(ClusterSchedulerFaults, ADeadServersLeasesAreLostAndItsGpusLeaveThePlanUnti
 // return (sent at that instant) has been heard, whichever of the instant's messages came first.
 TEST(ClusterSchedulerFaults, APlanWaitsOnceForAServerDueBackAtItsStart) {
   EmulatedCluster cluster(Fifo(), Servers(2, 2));
-  cluster.Submit(0, 2, 3000, 0);
-  cluster.Submit(1, 2, 3000, 0);
-  cluster.StartAt(0);
-  const int32_t dead = ServerOf(cluster.out, 1);
+  const int32_t dead = LoseJob1sServerUntilTheNextRound(cluster);
   ASSERT_GE(dead, 0);
-  cluster.engine().ServerDown(dead);
-  cluster.engine().ServerNotice(dead, 300);  // back when the next round starts
-  cluster.LoseLeaseOf(1);
-  cluster.CloseRound();
   ASSERT_EQ(cluster.out.start_at, 300);
   cluster.StartAt(300);
   EXPECT_EQ(cluster.out.deferred_plan, 300);
@@ -80,15 +88,8 @@ TEST(ClusterSchedulerFaults, APlanWaitsOnceForAServerDueBackAtItsStart) {
 
 TEST(ClusterSchedulerFaults, APlanPutOffOnceGoesOnWithoutARepairThatDidNotCome) {
   EmulatedCluster cluster(Fifo(), Servers(2, 2));
-  cluster.Submit(0, 2, 3000, 0);
-  cluster.Submit(1, 2, 3000, 0);
-  cluster.StartAt(0);
-  const int32_t dead = ServerOf(cluster.out, 1);
+  const int32_t dead = LoseJob1sServerUntilTheNextRound(cluster);
   ASSERT_GE(dead, 0);
-  cluster.engine().ServerDown(dead);
-  cluster.engine().ServerNotice(dead, 300);
-  cluster.LoseLeaseOf(1);
-  cluster.CloseRound();
   cluster.StartAt(300);
   ASSERT_EQ(cluster.out.deferred_plan, 300);
   cluster.engine().PlanRound(300);  // its return was delayed (a link fault): no waiting again
