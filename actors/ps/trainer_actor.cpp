@@ -23,9 +23,11 @@ int64_t TrainerFlowKey(const TrainerState& st, int64_t slot) {
   return st.step * TrainerFlowSlots(st) + slot;
 }
 
+// A row on the wire: its key and its dim weights.
+int64_t RowBytes(const TrainerState& st) { return kPsKeyBytes + 4 * int64_t{st.options.model.dim}; }
+
 double RowBytesToOrFrom(const TrainerState& st, int32_t shard) {
-  const int64_t row_bytes = kPsKeyBytes + 4 * int64_t{st.options.model.dim};
-  return static_cast<double>(static_cast<int64_t>(st.partition.keys[shard].size()) * row_bytes);
+  return static_cast<double>(static_cast<int64_t>(st.partition.keys[shard].size()) * RowBytes(st));
 }
 
 double AllReduceBytes(const TrainerState& st) {
@@ -157,12 +159,11 @@ void OnDown(TrainerSelf* self, const caf::down_msg& down) {
 // The modelled durations of the step's pull, GPU work, push and all-reduce.
 void Model(TrainerState& st) {
   const PsRates& r = st.options.rates;
-  const int dim = st.options.model.dim;
   int64_t remote = 0;
   for (int32_t m = 0; m < st.options.nodes; ++m) {
     if (m != st.node) remote += static_cast<int64_t>(st.partition.keys[m].size());
   }
-  const int64_t row_bytes = kPsKeyBytes + 4 * int64_t{dim};
+  const int64_t row_bytes = RowBytes(st);
   const double gpus = st.options.gpus_per_node;
   const double allreduce_bytes = AllReduceBytes(st);
   PsTrainerReport& rep = st.report;

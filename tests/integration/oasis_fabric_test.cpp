@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -52,40 +53,14 @@ struct Transfer {
   double gb, gbps;  // nominal: gb / gbps seconds after 0
 };
 
-// Sends each transfer's gradient at virtual time 0 into the fabric; returns when each reached
-// its PS (here a recorder), in the order sent.
-std::vector<double> Arrivals(fabric::Topology topology, const std::vector<Transfer>& transfers) {
-  ActorRuntime runtime{RuntimeOptions{}};
-  auto fabric = std::make_shared<OasisFabric>(std::move(topology), 0, 0.0);
-  SpawnOasisFabric(runtime.system(), fabric, runtime.clock(), runtime.telemetry());
-  std::vector<double> at(transfers.size(), -1);
-  caf::actor ps = runtime.system().spawn([&at](caf::event_based_actor*) -> caf::behavior {
-    return {[&at](const OasisGradient& g) { at[static_cast<size_t>(g.chunk)] = g.at_s; }};
-  });
-  for (size_t i = 0; i < transfers.size(); ++i) {
-    const Transfer& x = transfers[i];
-    OasisGradient g;
-    g.chunk = static_cast<int64_t>(i);
-    g.gb = x.gb;
-    g.gbps = x.gbps;
-    g.nominal_s = x.gb / x.gbps;
-    g.ps = ps;
-    g.route = {x.from, x.to, static_cast<int64_t>(i) * 2, 0, 0, 0};
-    TellAnon(runtime.telemetry(), fabric->FirstDomain(x.from), std::move(g));
-  }
-  EXPECT_FALSE(runtime.Drive(nullptr));  // quiet once every transfer is in
-  // The domains hold each other's handles (the fabric's list): they end only when told to.
-  for (const caf::actor& d : fabric->domains) caf::anon_send_exit(d, caf::exit_reason::kill);
-  return at;
-}
-
 struct BoundedArrivals {
   std::vector<double> at;  // when each reached its PS; -1 if it did not
   uint64_t messages = 0;   // sent in all
+  bool quiet = false;      // the run ended with nothing left to do, not at the bound
 };
 
-// As Arrivals, but stops the run once more than `most` messages were sent (the transfers' passes
-// may not end) instead of running until it goes quiet.
+// Sends each transfer's gradient at virtual time 0 into the fabric, and runs until nothing is
+// left to do or more than `most` messages were sent (the transfers' passes may not end).
 BoundedArrivals ArrivalsWithin(fabric::Topology topology, const std::vector<Transfer>& transfers,
                                uint64_t most) {
   ActorRuntime runtime{RuntimeOptions{}};
@@ -108,12 +83,21 @@ BoundedArrivals ArrivalsWithin(fabric::Topology topology, const std::vector<Tran
     TellAnon(runtime.telemetry(), fabric->FirstDomain(x.from), std::move(g));
   }
   Telemetry* telemetry = runtime.telemetry();
-  runtime.Drive([telemetry, most] {
+  out.quiet = !runtime.Drive([telemetry, most] {
     if (telemetry->messages.load() > most) telemetry->done = true;
   });
   out.messages = telemetry->messages.load();
   for (const caf::actor& d : fabric->domains) caf::anon_send_exit(d, caf::exit_reason::kill);
   return out;
+}
+
+// Sends each transfer's gradient at virtual time 0 into the fabric; returns when each reached
+// its PS (here a recorder), in the order sent.
+std::vector<double> Arrivals(fabric::Topology topology, const std::vector<Transfer>& transfers) {
+  const BoundedArrivals got =
+      ArrivalsWithin(std::move(topology), transfers, std::numeric_limits<uint64_t>::max());
+  EXPECT_TRUE(got.quiet);  // quiet once every transfer is in
+  return got.at;
 }
 
 // Every transfer arrived, started no earlier than 0, and no link carried more than its capacity
