@@ -1,31 +1,71 @@
 #include "fabric/link_slowdowns.hpp"
 
 #include <algorithm>
-#include <tuple>
+#include <iterator>
+#include <map>
+#include <set>
 #include <utility>
 
 namespace troupe::fabric {
+namespace {
 
-LinkSlowdowns::LinkSlowdowns(std::vector<LinkSlowdown> stretches)
-    : stretches_(std::move(stretches)) {
-  std::sort(stretches_.begin(), stretches_.end(), [](const LinkSlowdown& a, const LinkSlowdown& b) {
-    return std::tie(a.link, a.from_s, a.to_s, a.factor) <
-           std::tie(b.link, b.from_s, b.to_s, b.factor);
-  });
-  for (const LinkSlowdown& s : stretches_) {
-    if (links_.empty() || links_.back() != s.link) links_.push_back(s.link);
+// One link's stretches, as the factor in force from each instant a stretch starts or ends: the
+// slowest of the stretches open there.
+std::vector<std::pair<double, double>> Timeline(const std::vector<LinkSlowdown>& stretches) {
+  std::map<double, std::vector<std::pair<bool, double>>> at;  // time -> (opens?, factor)
+  for (const LinkSlowdown& s : stretches) {
+    if (!(s.from_s < s.to_s)) continue;
+    at[s.from_s].push_back({true, s.factor});
+    at[s.to_s].push_back({false, s.factor});
+  }
+  std::multiset<double> open;
+  std::vector<std::pair<double, double>> timeline;
+  for (const auto& [t, changes] : at) {
+    for (const auto& [opens, factor] : changes) {
+      if (opens) {
+        open.insert(factor);
+      } else {
+        open.erase(open.find(factor));
+      }
+    }
+    timeline.push_back({t, open.empty() ? 1.0 : *open.begin()});
+  }
+  return timeline;
+}
+
+}  // namespace
+
+LinkSlowdowns::LinkSlowdowns(std::vector<LinkSlowdown> stretches) {
+  std::stable_sort(stretches.begin(), stretches.end(),
+                   [](const LinkSlowdown& a, const LinkSlowdown& b) { return a.link < b.link; });
+  for (auto first = stretches.begin(); first != stretches.end();) {
+    auto last = std::find_if(first, stretches.end(),
+                             [&](const LinkSlowdown& s) { return s.link != first->link; });
+    std::vector<Change> changes;
+    for (const auto& [t, factor] : Timeline({first, last})) {
+      const double before = changes.empty() ? 1.0 : changes.back().factor;
+      if (factor != before) changes.push_back({t, factor});
+    }
+    if (!changes.empty()) {
+      links_.push_back(first->link);
+      timelines_.push_back(std::move(changes));
+    }
+    first = last;
   }
 }
 
 double LinkSlowdowns::FactorAt(int32_t link, double t_s) const {
-  // The link's stretches that start by t_s; a link holds few, so they are scanned.
-  const auto first = std::lower_bound(stretches_.begin(), stretches_.end(), link,
-                                      [](const LinkSlowdown& s, int32_t l) { return s.link < l; });
-  double factor = 1;
-  for (auto it = first; it != stretches_.end() && it->link == link && it->from_s <= t_s; ++it) {
-    if (t_s < it->to_s) factor = std::min(factor, it->factor);
-  }
-  return factor;
+  const auto it = std::lower_bound(links_.begin(), links_.end(), link);
+  if (it == links_.end() || *it != link) return 1;
+  const std::vector<Change>& changes = timelines_[static_cast<size_t>(it - links_.begin())];
+  // The last change at or before t_s.
+  const auto next = std::upper_bound(changes.begin(), changes.end(), t_s,
+                                     [](double t, const Change& c) { return t < c.from_s; });
+  return next == changes.begin() ? 1 : std::prev(next)->factor;
+}
+
+double LinkSlowdowns::CapacityAt(const Topology& topology, int32_t link, double t_s) const {
+  return topology.link(link).capacity_bytes_per_s * FactorAt(link, t_s);
 }
 
 }  // namespace troupe::fabric

@@ -3,11 +3,14 @@
 // over [from_s, to_s).
 //
 // Contract: FactorAt is a pure lookup, 1 where no stretch of the link holds; where stretches of
-// one link overlap, the slowest holds (they do not compose). Built once, immutable.
+// one link overlap, the slowest holds (they do not compose). Built once, immutable; a lookup
+// costs a binary search over the link's changes, however many stretches the run drew.
 #pragma once
 
 #include <cstdint>
 #include <vector>
+
+#include "fabric/topology.hpp"
 
 namespace troupe::fabric {
 
@@ -23,15 +26,23 @@ class LinkSlowdowns {
   LinkSlowdowns() = default;
   explicit LinkSlowdowns(std::vector<LinkSlowdown> stretches);
 
-  bool empty() const { return stretches_.empty(); }
+  bool empty() const { return links_.empty(); }
   // Each link some stretch slows, once, ascending.
   const std::vector<int32_t>& links() const { return links_; }
   // The factor of `link`'s capacity at time t_s.
   double FactorAt(int32_t link, double t_s) const;
+  // `link`'s capacity in `topology` at time t_s, in bytes per second.
+  double CapacityAt(const Topology& topology, int32_t link, double t_s) const;
 
  private:
-  std::vector<LinkSlowdown> stretches_;  // by link, then from_s
+  // From `from_s` until the next change of the same link, the link runs at `factor`.
+  struct Change {
+    double from_s = 0;
+    double factor = 1;
+  };
   std::vector<int32_t> links_;
+  // timelines_[i]: links_[i]'s changes by time, each factor differing from the one before.
+  std::vector<std::vector<Change>> timelines_;
 };
 
 }  // namespace troupe::fabric

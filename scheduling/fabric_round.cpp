@@ -291,8 +291,7 @@ void FabricRound::AtTime(double start_s) {
   const fabric::LinkSlowdowns& slowdowns = model_->slowdowns;
   bool changed = false;
   for (int32_t link : slowdowns.links()) {
-    const double capacity =
-        model_->topology.link(link).capacity_bytes_per_s * slowdowns.FactorAt(link, start_s);
+    const double capacity = slowdowns.CapacityAt(model_->topology, link, start_s);
     double& now = st.capacities[static_cast<size_t>(link)];
     if (capacity == now) continue;
     now = capacity;

@@ -24,9 +24,8 @@ double Utilisation(double capacity, double bytes, double seconds) {
 
 // The link's capacity in the record's round.
 double RoundCapacity(const FabricOutput& fabric, const LinkRecord& r) {
-  const double capacity = fabric.topology->link(r.link).capacity_bytes_per_s;
-  if (fabric.slowdowns == nullptr || fabric.slowdowns->empty()) return capacity;
-  return capacity * fabric.slowdowns->FactorAt(r.link, r.start_s);
+  if (fabric.slowdowns == nullptr) return fabric.topology->link(r.link).capacity_bytes_per_s;
+  return fabric.slowdowns->CapacityAt(*fabric.topology, r.link, r.start_s);
 }
 
 // `value` in fixed notation with `decimals` decimals. std::to_chars ignores the locale ("1.5" is
