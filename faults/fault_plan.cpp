@@ -305,7 +305,8 @@ Status BuildFaultPlan(const config::Faults& faults, uint64_t run_seed,
   }
   // Slow episodes become slow faults, after every other kind: stragglers never move them.
   if (faults.has_stragglers()) {
-    RETURN_IF_ERROR(PlanStragglers(faults.stragglers(), run_seed, universe, &out->events));
+    RETURN_IF_ERROR(PlanStragglers(faults.stragglers(), run_seed, universe, &out->events,
+                                   &out->link_stretches));
   }
   std::stable_sort(out->events.begin(), out->events.end(),
                    [](const FaultEvent& a, const FaultEvent& b) { return a.at_s < b.at_s; });

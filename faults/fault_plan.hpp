@@ -84,8 +84,18 @@ struct FaultUniverse {
   std::vector<int32_t> rack_of_server = {};
 };
 
+// A rack's uplink (both directions) at `factor` of its capacity over [from_s, to_s): a `link`
+// straggler (faults/straggler_model.hpp), which the fabric applies.
+struct LinkStretch {
+  int32_t rack = 0;
+  double from_s = 0;
+  double to_s = 0;
+  double factor = 1;
+};
+
 struct FaultPlan {
-  std::vector<FaultEvent> events;  // sorted by at_s, stable
+  std::vector<FaultEvent> events;           // sorted by at_s, stable
+  std::vector<LinkStretch> link_stretches;  // by rack, then from_s; none overlapping its rack's
   double report_grace_s = 10;
   double heartbeat_s = 1;
 

@@ -147,36 +147,13 @@ void AppendServerFaults(const StragglerEpisode* first, const StragglerEpisode* l
   }
 }
 
-enum class Drawn { kAll, kServers, kLinks };
-
-bool IsDrawn(Drawn which, int component) {
-  return which == Drawn::kAll || (which == Drawn::kLinks) == (component == kLinkComponent);
-}
-
-Status DrawSome(const config::Stragglers& stragglers, uint64_t run_seed,
-                const FaultUniverse& universe, Drawn which, std::vector<StragglerEpisode>* out) {
-  const uint64_t seed =
-      (stragglers.seed() != 0 ? stragglers.seed() : run_seed) ^ 0x737472616767ull;  // "stragg"
-  size_t drawn = 0;
-  for (const config::StragglerComponent& c : stragglers.component()) {
-    if (!IsDrawn(which, StragglerComponentIndex(c.component()))) continue;
-    RETURN_IF_ERROR(DrawComponent(c, stragglers, seed, universe, &drawn, out));
-  }
-  return Status::Ok();
-}
-
-// The drawn and traced episodes of `which`.
+// The drawn and traced episodes of every component.
 Status EpisodesOf(const config::Stragglers& stragglers, uint64_t run_seed,
-                  const FaultUniverse& universe, Drawn which,
-                  std::vector<StragglerEpisode>* episodes) {
-  RETURN_IF_ERROR(DrawSome(stragglers, run_seed, universe, which, episodes));
+                  const FaultUniverse& universe, std::vector<StragglerEpisode>* episodes) {
+  RETURN_IF_ERROR(DrawStragglers(stragglers, run_seed, universe, episodes));
   if (stragglers.trace().empty()) return Status::Ok();
-  std::vector<StragglerEpisode> traced;
-  if (Status s = ReadStragglerTrace(stragglers.trace(), universe, &traced); !s.ok()) {
+  if (Status s = ReadStragglerTrace(stragglers.trace(), universe, episodes); !s.ok()) {
     return Status::InvalidInput("faults.stragglers.trace: " + s.message());
-  }
-  for (const StragglerEpisode& e : traced) {
-    if (IsDrawn(which, e.component)) episodes->push_back(e);
   }
   return Status::Ok();
 }
@@ -239,7 +216,13 @@ double EpisodesPerHour(const config::StragglerComponent& c, double gpus) {
 
 Status DrawStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
                       const FaultUniverse& universe, std::vector<StragglerEpisode>* out) {
-  return DrawSome(stragglers, run_seed, universe, Drawn::kAll, out);
+  const uint64_t seed =
+      (stragglers.seed() != 0 ? stragglers.seed() : run_seed) ^ 0x737472616767ull;  // "stragg"
+  size_t drawn = 0;
+  for (const config::StragglerComponent& c : stragglers.component()) {
+    RETURN_IF_ERROR(DrawComponent(c, stragglers, seed, universe, &drawn, out));
+  }
+  return Status::Ok();
 }
 
 std::vector<FaultEvent> SlowFaultsOf(std::vector<StragglerEpisode> episodes) {
@@ -259,23 +242,22 @@ std::vector<FaultEvent> SlowFaultsOf(std::vector<StragglerEpisode> episodes) {
 }
 
 Status PlanStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
-                      const FaultUniverse& universe, std::vector<FaultEvent>* out) {
+                      const FaultUniverse& universe, std::vector<FaultEvent>* server_faults,
+                      std::vector<LinkStretch>* link_stretches) {
   std::vector<StragglerEpisode> episodes;
-  RETURN_IF_ERROR(EpisodesOf(stragglers, run_seed, universe, Drawn::kServers, &episodes));
-  for (FaultEvent& e : SlowFaultsOf(std::move(episodes))) out->push_back(std::move(e));
-  return Status::Ok();
-}
-
-Status PlanLinkStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
-                          const FaultUniverse& universe, std::vector<LinkStretch>* out) {
-  std::vector<StragglerEpisode> episodes;
-  RETURN_IF_ERROR(EpisodesOf(stragglers, run_seed, universe, Drawn::kLinks, &episodes));
+  RETURN_IF_ERROR(EpisodesOf(stragglers, run_seed, universe, &episodes));
+  const auto links = std::stable_partition(
+      episodes.begin(), episodes.end(),
+      [](const StragglerEpisode& e) { return e.component != kLinkComponent; });
+  std::vector<StragglerEpisode> link_episodes(links, episodes.end());
+  episodes.erase(links, episodes.end());
+  for (FaultEvent& e : SlowFaultsOf(std::move(episodes))) server_faults->push_back(std::move(e));
   // The same merge as a server's: a rack's uplink stands where the server would.
-  for (const FaultEvent& e : SlowFaultsOf(std::move(episodes))) {
-    out->push_back({.rack = static_cast<int32_t>(e.target.first),
-                    .from_s = e.at_s,
-                    .to_s = e.EndS(),
-                    .factor = e.factor});
+  for (const FaultEvent& e : SlowFaultsOf(std::move(link_episodes))) {
+    link_stretches->push_back({.rack = static_cast<int32_t>(e.target.first),
+                               .from_s = e.at_s,
+                               .to_s = e.EndS(),
+                               .factor = e.factor});
   }
   return Status::Ok();
 }

@@ -66,21 +66,12 @@ Status DrawStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
 // slowest factor wins where episodes overlap), cause "straggler:COMPONENT" (of the slowest).
 std::vector<FaultEvent> SlowFaultsOf(std::vector<StragglerEpisode> episodes);
 
-// The drawn and the traced gpu and host episodes as slow faults, appended to `out`.
+// The drawn and the traced episodes, the trace read once: gpu and host episodes as slow faults
+// appended to `server_faults`, link episodes as stretches that never overlap on a rack (the
+// slowest holds), by rack then time, appended to `link_stretches`. At most a million episodes are
+// drawn, of every component together.
 Status PlanStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
-                      const FaultUniverse& universe, std::vector<FaultEvent>* out);
-
-// A rack's uplink (both directions) at `factor` of its capacity over [from_s, to_s).
-struct LinkStretch {
-  int32_t rack = 0;
-  double from_s = 0;
-  double to_s = 0;
-  double factor = 1;
-};
-
-// The drawn and the traced link episodes as stretches that never overlap on a rack (the slowest
-// holds), by rack then time, appended to `out`.
-Status PlanLinkStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
-                          const FaultUniverse& universe, std::vector<LinkStretch>* out);
+                      const FaultUniverse& universe, std::vector<FaultEvent>* server_faults,
+                      std::vector<LinkStretch>* link_stretches);
 
 }  // namespace troupe

@@ -5,7 +5,6 @@
 
 #include "fabric/link_slowdowns.hpp"
 #include "fabric/topology.hpp"
-#include "faults/straggler_model.hpp"
 
 namespace troupe {
 
@@ -79,15 +78,8 @@ Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, 
 }
 
 Status PlanSlowLinks(const config::RunConfig& cfg, const std::string& config_name,
-                     const FaultUniverse& universe, SchedulerOptions* scheduler) {
-  if (!scheduler->fabric || !cfg.faults().has_stragglers()) return Status::Ok();
-  std::vector<LinkStretch> stretches;
-  if (Status s =
-          PlanLinkStragglers(cfg.faults().stragglers(), cfg.run().seed(), universe, &stretches);
-      !s.ok()) {
-    return Status::InvalidInput(config_name + ": " + s.message());
-  }
-  if (stretches.empty()) return Status::Ok();
+                     const std::vector<LinkStretch>& stretches, SchedulerOptions* scheduler) {
+  if (!scheduler->fabric || stretches.empty()) return Status::Ok();
   if (cfg.run().mode() == config::real) {
     return Status::InvalidInput(config_name +
                                 ": faults.stragglers.trace: a link episode slows the emulated "

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "actors/scheduler_actor.hpp"
 #include "base/status.hpp"
@@ -21,10 +22,11 @@ namespace troupe {
 Status PlanFabric(const config::RunConfig& cfg, const std::string& config_name, int32_t servers,
                   const ModelCatalog& catalog, SchedulerOptions* scheduler);
 
-// The `link` stragglers (faults/straggler_model.hpp) as the fabric's slow links: each stretch
-// slows its rack's uplink in both directions. Nothing without a fabric or without link episodes.
-// Refuses (InvalidInput, one line) link episodes in a real run, whose links keep their capacity.
+// The `link` stragglers of the fault plan (FaultPlan::link_stretches) as the fabric's slow links:
+// each stretch slows its rack's uplink in both directions. Nothing without a fabric or without
+// link episodes. Refuses (InvalidInput, one line) link episodes in a real run, whose links keep
+// their capacity.
 Status PlanSlowLinks(const config::RunConfig& cfg, const std::string& config_name,
-                     const FaultUniverse& universe, SchedulerOptions* scheduler);
+                     const std::vector<LinkStretch>& stretches, SchedulerOptions* scheduler);
 
 }  // namespace troupe

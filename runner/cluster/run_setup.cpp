@@ -245,7 +245,7 @@ Status PlanFaults(const config::RunConfig& cfg, const std::string& config_name, 
   plan->job_ids = universe.job_ids;
   Status s = BuildFaultPlan(cfg.faults(), cfg.run().seed(), universe, &plan->faults);
   if (!s.ok()) return Status::InvalidInput(config_name + ": " + s.message());
-  RETURN_IF_ERROR(PlanSlowLinks(cfg, config_name, universe, &plan->scheduler));
+  RETURN_IF_ERROR(PlanSlowLinks(cfg, config_name, plan->faults.link_stretches, &plan->scheduler));
   for (const FaultEvent& e : plan->faults.events) {
     if (e.target.kind == EndpointKind::kPs) {
       return Status::InvalidInput(config_name + ": fault '" + e.Describe() +

@@ -45,7 +45,8 @@ std::vector<std::string> Described(const std::vector<FaultEvent>& faults) {
 std::vector<FaultEvent> Planned(const config::Stragglers& block, uint64_t seed,
                                 const FaultUniverse& u) {
   std::vector<FaultEvent> faults;
-  Status s = PlanStragglers(block, seed, u, &faults);
+  std::vector<LinkStretch> stretches;
+  Status s = PlanStragglers(block, seed, u, &faults, &stretches);
   EXPECT_TRUE(s.ok()) << s.message();
   return faults;
 }
@@ -163,14 +164,32 @@ TEST(Stragglers, LinkEpisodesSlowRackUplinksAtTheirRateAndNeverTheServers) {
   }
   EXPECT_NEAR(count, 20 * 28.8, 3.3 * std::sqrt(20 * 28.8));
   EXPECT_TRUE(Planned(block, 1, FourRacks()).empty()) << "no server slows";
+  std::vector<FaultEvent> faults;
   std::vector<LinkStretch> stretches;
-  ASSERT_TRUE(PlanLinkStragglers(block, 1, FourRacks(), &stretches).ok());
+  ASSERT_TRUE(PlanStragglers(block, 1, FourRacks(), &faults, &stretches).ok());
   EXPECT_FALSE(stretches.empty());
   // Adding a link component moves none of the gpu and host draws.
   const std::string both =
       std::string(kGpuAndHost) + " component { component: \"link\" mtbf_h: 100 }";
   EXPECT_EQ(Described(Planned(Block(both), 7, FourRacks())),
             Described(Planned(Block(kGpuAndHost), 7, FourRacks())));
+}
+
+TEST(Stragglers, AMillionEpisodesOfAllComponentsTogetherIsTheCap) {
+  // 128 GPUs x 5 an hour x 1000 h = 640,000 gpu episodes; 4 racks x 160 an hour x 1000 h =
+  // 640,000 link episodes: each alone fits under the cap, both together do not.
+  const std::string gpu = "component { component: \"gpu\" per_gpu_hour: 5 } end_s: 3600000";
+  const std::string link = "component { component: \"link\" mtbf_h: 0.00625 } end_s: 3600000";
+  const std::string both =
+      "component { component: \"gpu\" per_gpu_hour: 5 } "
+      "component { component: \"link\" mtbf_h: 0.00625 } end_s: 3600000";
+  std::vector<FaultEvent> faults;
+  std::vector<LinkStretch> stretches;
+  EXPECT_TRUE(PlanStragglers(Block(gpu), 1, FourRacks(), &faults, &stretches).ok());
+  EXPECT_TRUE(PlanStragglers(Block(link), 1, FourRacks(), &faults, &stretches).ok());
+  const Status s = PlanStragglers(Block(both), 1, FourRacks(), &faults, &stretches);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("more than 1000000 slow episodes"), std::string::npos) << s.message();
 }
 
 constexpr char kHeader[] = "time_s,component,server,duration_s,factor\n";
@@ -186,8 +205,9 @@ TEST(StragglerTrace, ALinkRowNamesARackAndOverlapsLeaveTheSlowestInForce) {
   std::fclose(f);
   config::Stragglers block;
   block.set_trace(path);
+  std::vector<FaultEvent> faults;
   std::vector<LinkStretch> stretches;
-  ASSERT_TRUE(PlanLinkStragglers(block, 1, FourRacks(), &stretches).ok());
+  ASSERT_TRUE(PlanStragglers(block, 1, FourRacks(), &faults, &stretches).ok());
   ASSERT_EQ(stretches.size(), 3u);
   const double expected[][3] = {{100, 200, 0.5}, {200, 250, 0.25}, {250, 400, 0.5}};
   for (size_t i = 0; i < 3; ++i) {
