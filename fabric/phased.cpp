@@ -11,7 +11,9 @@
 // also ends once some job has done kOverrun x max_iterations and every job has counted one.
 //
 // Guards: negative or NaN times and sizes count as 0, a weight that is not positive as 1; a flow
-// with no bytes or no link is through at once (a flow crossing no link has an infinite rate). A
+// with no bytes or no link is through at once (a flow crossing no link has an infinite rate); a
+// job with an infinite offset or compute never bursts, and one with an infinite latency bursts
+// once; the run waits for neither to count its iterations. A
 // step always retires the event that fixed its time, so time never stalls on rounding; and a run
 // stops after kMaxEvents (2^24) counted events — steps, compute ends, flow finishes, tail ends;
 // an iteration of F flows counts at most 2F + 4 — which only inputs whose iterations take no time
@@ -64,9 +66,12 @@ class Simulation {
         state_(jobs.size()) {
     for (size_t j = 0; j < jobs_.size(); ++j) {
       state_[j].due_s = NonNegative(jobs_[j].offset_s) + NonNegative(jobs_[j].compute_s);
-      if (max_iterations_ <= 0) state_[j].phase = Phase::kDone;
+      if (max_iterations_ <= 0 || !std::isfinite(state_[j].due_s)) {
+        state_[j].phase = Phase::kDone;  // it never bursts
+      } else if (std::isfinite(NonNegative(jobs_[j].latency_s))) {
+        ++counting_;
+      }  // else its first burst loads its links, and its tail never ends: nobody waits for it
     }
-    counting_ = max_iterations_ > 0 ? jobs_.size() : 0;
     uncounted_ = counting_;
   }
 

@@ -173,5 +173,21 @@ TEST(Phased, IterationsThatTakeNoTimeStillEnd) {
   EXPECT_EQ(comm_s, (std::vector<double>{0}));
 }
 
+TEST(Phased, AJobThatNeverEndsAnIterationIsNotWaitedFor) {
+  // B never finishes its first compute: it sends nothing, A's bursts have the link to
+  // themselves, B gets its solo burst, and the run ends when A has counted its own (it went on
+  // for 2^24 events, 1.2 s, waiting for B).
+  constexpr double kForever = std::numeric_limits<double>::infinity();
+  for (const PhasedJob& never : {OneLinkJob(kForever, 1), OneLinkJob(1, 1, kForever)}) {
+    EXPECT_EQ(SimulatePhased({1 * kGB}, {OneLinkJob(1, 1), never}, Iterations(4)),
+              (std::vector<double>{1, 1}));
+  }
+  // A tail without end: B's one transfer shares A's first burst (2 s, then three of 1 s), and
+  // no burst of B's ever ends, alone or not.
+  EXPECT_EQ(
+      SimulatePhased({1 * kGB}, {OneLinkJob(1, 1), OneLinkJob(1, 1, 0, kForever)}, Iterations(4)),
+      (std::vector<double>{1.25, kForever}));
+}
+
 }  // namespace
 }  // namespace troupe::fabric
