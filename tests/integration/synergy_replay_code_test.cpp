@@ -11,7 +11,8 @@
 // GREEDY skips them: every job must finish when Synergy's simulator finished it, under every
 // policy (FTF in Synergy's order) and mechanism. The single-GPU sequences of
 // synergy_replay_test.cpp are replayed here too with these mechanisms, LAS under GREEDY included
-// (Synergy's LAS leaves the GPUs of a job whose CPUs do not fit idle).
+// (Synergy's LAS leaves the GPUs of a job whose CPUs do not fit idle), and the starving FTF
+// sequence (ftf-starving-seed7) under GREEDY and TUNE.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -104,6 +105,9 @@ std::vector<Replay> AllReplays() {
         all.push_back(Replay{seed, 2, false, policy, mechanism});
       }
     }
+  }
+  for (const char* mechanism : {"greedy", "tune"}) {
+    all.push_back(Replay{"ftf-starving-seed7", 2, false, "ftf", mechanism});
   }
   return all;
 }
