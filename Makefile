@@ -40,7 +40,7 @@ test: deps configure
 # Each test is labelled unit, integration or process, and slow beside that when it takes long
 # (over 25 s under the sanitizers; tests/TestLabels.cmake says which is which): `ctest -L LABEL`
 # runs one kind. make test runs them all. Under AddressSanitizer + UndefinedBehaviorSanitizer, in a
-# second build folder, every test but the slow ones (18 of them, about half the sanitizer build's
+# second build folder, every test but the slow ones (25 of them, about half the sanitizer build's
 # test time).
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTROUPE_SANITIZE=ON \

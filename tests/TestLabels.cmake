@@ -50,7 +50,14 @@ set(TROUPE_SLOW_TESTS
     RemoteCompute.EveryPartRunsInTheProcessOfItsServerAndTheJctsAreTheEmulatedOnes
     RemoteCompute.SigkillOfANodeMidRunLosesItsLeasesAndEveryJobFinishesOnce
     StandingLeases.PreemptingPoliciesOnMultiGpuJobsGiveTheSameRecords
-    StarvationRun.OnALongQueueTheGuardActsAndEveryJobFinishes)
+    StandingLeasesUnderFaults.AFailureTraceGivesTheSameRecords
+    StarvationRun.OnALongQueueTheGuardActsAndEveryJobFinishes
+    # A value-parameterized test by its name without gtest's "  # GetParam() = ..." suffix.
+    Sequences/SynergyReplay.EveryJobFinishesWhenSynergysSimulatorFinishedIt/ftf_starving_seed7_ftf_proportional
+    Sequences/SynergyReplay.EveryJobFinishesWhenSynergysSimulatorFinishedIt/ftf_starving_seed7_ftf_greedy
+    Sequences/SynergyReplay.EveryJobFinishesWhenSynergysSimulatorFinishedIt/ftf_starving_seed7_ftf_tune
+    Sequences/SynergyCodeReplay.EveryJobFinishesWhenSynergysSimulatorFinishedIt/ftf_starving_seed7_ftf_greedy
+    Sequences/SynergyCodeReplay.EveryJobFinishesWhenSynergysSimulatorFinishedIt/ftf_starving_seed7_ftf_tune)
 
 # The suites of the process sources, read from their TEST, TEST_F and TEST_P lines.
 set(TROUPE_PROCESS_SUITES "")
@@ -75,7 +82,8 @@ function(troupe_label_tests target)
        "foreach(test IN LISTS ${target}_TESTS)\n"
        "  string(REGEX REPLACE \"^([^/]*/)?([A-Za-z0-9_]+)\\\\..*$\" \"\\\\2\" suite \"\${test}\")\n"
        "  list(FIND process_suites \"\${suite}\" process)\n"
-       "  list(FIND slow_tests \"\${test}\" slow)\n"
+       "  string(REGEX REPLACE \"  # GetParam\\\\(\\\\) = .*$\" \"\" bare \"\${test}\")\n"
+       "  list(FIND slow_tests \"\${bare}\" slow)\n"
        "  set(labels integration)\n"
        "  if(process GREATER -1)\n"
        "    set(labels process)\n"
