@@ -14,7 +14,7 @@ namespace {
 std::vector<std::pair<double, double>> Timeline(const std::vector<LinkSlowdown>& stretches) {
   std::map<double, std::vector<std::pair<bool, double>>> at;  // time -> (opens?, factor)
   for (const LinkSlowdown& s : stretches) {
-    if (!(s.from_s < s.to_s)) continue;
+    if (!(s.from_s < s.to_s) || !(s.factor < 1)) continue;  // no time, or not slower (or NaN)
     at[s.from_s].push_back({true, s.factor});
     at[s.to_s].push_back({false, s.factor});
   }

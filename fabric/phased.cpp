@@ -12,10 +12,10 @@
 //
 // Guards: negative or NaN times and sizes count as 0, a weight that is not positive as 1; a flow
 // with no bytes or no link is through at once (a flow crossing no link has an infinite rate); a
-// job with an infinite offset or compute never bursts, and one with an infinite latency bursts
-// once; the run waits for neither to count its iterations. A
-// step always retires the event that fixed its time, so time never stalls on rounding; and a run
-// stops after kMaxEvents (2^24) counted events — steps, compute ends, flow finishes, tail ends;
+// job with an infinite offset or compute never bursts, and one with an infinite latency or flow
+// size bursts once; the run waits for neither to count its iterations. A step always retires the
+// event that fixed its time, so time never stalls on rounding; and a run stops after kMaxEvents
+// (2^24) counted events — steps, compute ends, flow finishes, tail ends;
 // an iteration of F flows counts at most 2F + 4 — which only inputs whose iterations take no time
 // (or too little to move the clock) under a huge max_iterations reach; its means are then over the
 // iterations done by that point.
@@ -68,9 +68,10 @@ class Simulation {
       state_[j].due_s = NonNegative(jobs_[j].offset_s) + NonNegative(jobs_[j].compute_s);
       if (max_iterations_ <= 0 || !std::isfinite(state_[j].due_s)) {
         state_[j].phase = Phase::kDone;  // it never bursts
-      } else if (std::isfinite(NonNegative(jobs_[j].latency_s))) {
+      } else if (std::isfinite(NonNegative(jobs_[j].latency_s)) &&
+                 std::isfinite(NonNegative(jobs_[j].bytes_per_flow))) {
         ++counting_;
-      }  // else its first burst loads its links, and its tail never ends: nobody waits for it
+      }  // else its first burst loads its links and never ends: nobody waits for it
     }
     uncounted_ = counting_;
   }
@@ -186,7 +187,7 @@ class Simulation {
   const double horizon_s_;
   const int32_t max_iterations_;
   std::vector<JobState> state_;
-  size_t counting_ = 0;   // jobs short of max_iterations
+  size_t counting_ = 0;   // jobs short of max_iterations, of those whose iterations can end
   size_t uncounted_ = 0;  // jobs that have counted no iteration
   bool overrun_ = false;  // some job has done kOverrun x max_iterations
   double now_s_ = 0;

@@ -58,7 +58,8 @@ double EpisodesPerHour(const config::StragglerComponent& c, double gpus);
 // The racks of the universe (0 without a fabric).
 int64_t RacksOf(const FaultUniverse& universe);
 
-// Appends the episodes drawn over [start_s, end_s) to `out`.
+// Appends the episodes drawn over [start_s, end_s) to `out`. Rates that draw more than a million
+// episodes, of every component together, are refused (InvalidInput on faults.stragglers).
 Status DrawStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
                       const FaultUniverse& universe, std::vector<StragglerEpisode>* out);
 
@@ -68,8 +69,7 @@ std::vector<FaultEvent> SlowFaultsOf(std::vector<StragglerEpisode> episodes);
 
 // The drawn and the traced episodes, the trace read once: gpu and host episodes as slow faults
 // appended to `server_faults`, link episodes as stretches that never overlap on a rack (the
-// slowest holds), by rack then time, appended to `link_stretches`. At most a million episodes are
-// drawn, of every component together.
+// slowest holds), by rack then time, appended to `link_stretches`.
 Status PlanStragglers(const config::Stragglers& stragglers, uint64_t run_seed,
                       const FaultUniverse& universe, std::vector<FaultEvent>* server_faults,
                       std::vector<LinkStretch>* link_stretches);

@@ -4,8 +4,8 @@
 // (trace.csv) and the completion time Synergy's simulator gave every job under each policy and
 // mechanism (expected.csv), both written by scripts/compare-synergy.sh --test-data;
 // ftf-starving-seed7/ holds 1,000 jobs of seed 7 under FTF alone (`--seed 7 --jobs 1000
-// --servers 2 --policies ftf`), a queue so deep that jobs wait up to 950 h, and under GREEDY the
-// 1000-h starvation guard moves some ahead (without it the mean moves by 4 h). Each is
+// --servers 2 --policies ftf`), a queue so deep that JCTs reach 950 h (1,300 h under GREEDY,
+// where the 1000-h starvation guard moves some ahead: without it the mean moves by 4 h). Each is
 // replayed here on the same cluster (2 servers of 8 GPUs, 24 CPUs, 500 GB: small enough that the
 // queue, and so the policy, decides who runs) and every job must finish when Synergy's finished
 // it. This guards the policies' semantics — SRTF's remaining time at the expected speed-up, FTF

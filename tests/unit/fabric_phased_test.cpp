@@ -187,6 +187,9 @@ TEST(Phased, AJobThatNeverEndsAnIterationIsNotWaitedFor) {
   EXPECT_EQ(
       SimulatePhased({1 * kGB}, {OneLinkJob(1, 1), OneLinkJob(1, 1, 0, kForever)}, Iterations(4)),
       (std::vector<double>{1.25, kForever}));
+  // A flow without end: B's shares the link with every burst of A's, which takes 2 s.
+  EXPECT_EQ(SimulatePhased({1 * kGB}, {OneLinkJob(1, 1), OneLinkJob(1, kForever)}, Iterations(4)),
+            (std::vector<double>{2, kForever}));
 }
 
 }  // namespace
