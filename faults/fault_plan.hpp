@@ -4,10 +4,12 @@
 //
 // Contract: BuildFaultPlan is a pure function of the config, the seed, the run's shape and the
 // trace files it names; the same inputs give the same events in the same order (sorted by time,
-// then by declaration: declared, random, drawn, replayed, stragglers). Nothing here knows CAF: the
-// fault injector actor and the parameter-server run consume the plan. Bad input (an unknown kind, a
-// target that names no actor of the run, a probability outside [0, 1]) is an InvalidInput naming
-// the fault ("faults.fault[2].target: ..."), or, in a failure trace, its file and line.
+// then by declaration: declared, random, drawn, replayed, stragglers), and the `link` stragglers'
+// stretches of rack uplinks apart (link_stretches), which the fabric applies. Nothing here knows
+// CAF: the fault injector actor and the parameter-server run consume the plan. Bad input (an
+// unknown kind, a target that names no actor of the run, a probability outside [0, 1]) is an
+// InvalidInput naming the fault ("faults.fault[2].target: ..."), or, in a failure trace, its file
+// and line.
 #pragma once
 
 #include <cstdint>
