@@ -9,8 +9,8 @@
 namespace troupe::fabric {
 namespace {
 
-// One link's stretches, as the factor in force from each instant a stretch starts or ends: the
-// slowest of the stretches open there.
+// One link's stretches as (time, factor) changes: from each instant a stretch starts or ends where
+// the slowest stretch open changes, the factor of that stretch (1 when none is open).
 std::vector<std::pair<double, double>> Timeline(const std::vector<LinkSlowdown>& stretches) {
   std::map<double, std::vector<std::pair<bool, double>>> at;  // time -> (opens?, factor)
   for (const LinkSlowdown& s : stretches) {
@@ -28,7 +28,9 @@ std::vector<std::pair<double, double>> Timeline(const std::vector<LinkSlowdown>&
         open.erase(open.find(factor));
       }
     }
-    timeline.push_back({t, open.empty() ? 1.0 : *open.begin()});
+    const double factor = open.empty() ? 1.0 : *open.begin();
+    if (factor != (timeline.empty() ? 1.0 : timeline.back().second))
+      timeline.push_back({t, factor});
   }
   return timeline;
 }
@@ -42,10 +44,7 @@ LinkSlowdowns::LinkSlowdowns(std::vector<LinkSlowdown> stretches) {
     auto last = std::find_if(first, stretches.end(),
                              [&](const LinkSlowdown& s) { return s.link != first->link; });
     std::vector<Change> changes;
-    for (const auto& [t, factor] : Timeline({first, last})) {
-      const double before = changes.empty() ? 1.0 : changes.back().factor;
-      if (factor != before) changes.push_back({t, factor});
-    }
+    for (const auto& [t, factor] : Timeline({first, last})) changes.push_back({t, factor});
     if (!changes.empty()) {
       links_.push_back(first->link);
       timelines_.push_back(std::move(changes));

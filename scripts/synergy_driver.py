@@ -58,8 +58,9 @@ def skip_unread_copy():
     the round before (prev_round_jobs: `copy.deepcopy(self.running_jobs)`, their only use of
     `copy`). Only the deployment reads it (events/allocation_event.py, deploy_event.py,
     schedulers/callbacks.py); the simulation never does, and deep-copying every running job took
-    most of a simulation's time (without it a run is about 2.6x faster). The copy is made shallow: every job's completion time is
-    the same. SYNERGY_AS_IS=1 in the environment runs the simulator as it is."""
+    most of a simulation's time (without it a run is about 2.6x faster). The copy is made
+    shallow: every job's completion time is the same. SYNERGY_AS_IS=1 in the environment runs the
+    simulator as it is."""
     if os.environ.get("SYNERGY_AS_IS"):
         return
     import importlib
