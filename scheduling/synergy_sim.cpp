@@ -42,6 +42,7 @@ std::vector<JobPlacement> SynergySimMechanism::PlaceRound(
   }
   placed_.clear();
   on_server_.assign(ledger.server_count(), {});
+  index_.Reset(ledger);
   const RoundDemands demands(ledger);
   if (picked_first_) {
     std::vector<const SchedJob*> picked;
@@ -74,41 +75,39 @@ std::vector<JobPlacement> SynergySimMechanism::PlaceRound(
 void SynergySimMechanism::Place(const RoundDemands& demands, const SchedJob& sched_job,
                                 ClusterLedger& ledger) {
   const RoundDemands::Job job = demands.Prepare(sched_job);
-  PlacementParts parts = Fit(demands, job, &RoundDemands::Ideal, ledger);
+  PlacementParts parts = Fit(demands, job, kIdeal, ledger);
   if (parts.empty() && kind_ == Kind::kTune) {
-    parts = Fit(demands, job, &RoundDemands::Fallback, ledger);
+    parts = Fit(demands, job, kFallback, ledger);
     if (parts.empty()) {
       for (const auto& [server, gpus] : RoomServers(job.gpus, ledger)) {
         MakeRoom(demands, job, server, gpus, ledger);
       }
       // Synergy's simulator stops the run where even this fails; the job waits here instead.
-      parts = Fit(demands, job, &RoundDemands::Fallback, ledger);
+      parts = Fit(demands, job, kFallback, ledger);
     }
   }
   if (!parts.empty()) Commit(job, std::move(parts), ledger);
 }
 
 PlacementParts SynergySimMechanism::Fit(const RoundDemands& demands, const RoundDemands::Job& job,
-                                        DemandOf demand, const ClusterLedger& ledger) const {
+                                        const DemandLevel& level, const ClusterLedger& ledger) {
   const int32_t gpus = job.gpus;
-  if (gpus > 1) {
-    int32_t best = -1;
-    for (int32_t s = 0; s < ledger.server_count(); ++s) {
-      if (ledger.free(s).gpus < gpus) continue;
-      if (best >= 0 && ledger.free(s).gpus >= ledger.free(best).gpus) continue;
-      const AuxDemand d = (demands.*demand)(job, s, gpus);
-      if (FitsFree(ledger, s, d.cpus, d.memory_gb)) best = s;
-    }
-    if (best >= 0) {
-      const AuxDemand d = (demands.*demand)(job, best, gpus);
-      return {PlacementPart{best, gpus, d.cpus, d.memory_gb}};
-    }
+  const auto demand = [&](int32_t server, int32_t g) {
+    return (demands.*level.of)(job, server, g);
+  };
+  // One server holding all of D, fewest free GPUs first: for g = 1 also the first server the
+  // spread below would take the GPU on, so the index answers it whole.
+  const int32_t best = index_.Find(ledger, gpus, (demands.*level.bound)(job), demand);
+  if (best >= 0) {
+    const AuxDemand d = demand(best, gpus);
+    return {PlacementPart{best, gpus, d.cpus, d.memory_gb}};
   }
+  if (gpus == 1) return {};
   PlacementParts parts;
   int32_t left = gpus;
   for (int32_t s : FewestFreeFirst(ledger)) {
     if (left == 0) break;
-    const AuxDemand d = (demands.*demand)(job, s, gpus);
+    const AuxDemand d = demand(s, gpus);
     const double cpus = d.cpus / gpus, memory_gb = d.memory_gb / gpus;
     int32_t taken = 0;
     while (taken < ledger.free(s).gpus && taken < left &&
@@ -177,8 +176,10 @@ void SynergySimMechanism::MakeRoom(const RoundDemands& demands, const RoundDeman
   // its own share), the next peers are reverted too: at their shares all of them fit.
   while (reverted < peers.size() && !SharesFit(demands, peers, reverted, ledger)) ++reverted;
   for (size_t k = 0; k < reverted; ++k) {
-    for (const PlacementPart& p : placed_[peers[k]].placement.parts)
+    for (const PlacementPart& p : placed_[peers[k]].placement.parts) {
       ledger.Give(p.server, p.gpus, p.cpus, p.memory_gb);
+      index_.Update(ledger, p.server);
+    }
   }
   for (size_t k = 0; k < reverted; ++k) {
     Placed& peer = placed_[peers[k]];
@@ -187,6 +188,7 @@ void SynergySimMechanism::MakeRoom(const RoundDemands& demands, const RoundDeman
       p.cpus = share.cpus;
       p.memory_gb = share.memory_gb;
       ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
+      index_.Update(ledger, p.server);
     }
   }
 }
@@ -220,6 +222,7 @@ void SynergySimMechanism::Commit(const RoundDemands::Job& job, PlacementParts pa
   const auto index = static_cast<int32_t>(placed_.size());
   for (const PlacementPart& p : parts) {
     ledger.Take(p.server, p.gpus, p.cpus, p.memory_gb);
+    index_.Update(ledger, p.server);
     on_server_[p.server].push_back(index);
   }
   placed_.push_back(Placed{job, JobPlacement{job.id, std::move(parts), job.job}});

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "scheduling/demand.hpp"
+#include "scheduling/fit_index.hpp"
 #include "scheduling/mechanism.hpp"
 
 namespace troupe::scheduling {
@@ -44,16 +45,22 @@ class SynergySimMechanism : public Mechanism {
                                        ClusterLedger& ledger) override;
 
  private:
-  using DemandOf = AuxDemand (RoundDemands::*)(const RoundDemands::Job&, int32_t, int32_t) const;
+  // D at one level (ideal or fallback), and a bound at most D on every server.
+  struct DemandLevel {
+    AuxDemand (RoundDemands::*of)(const RoundDemands::Job&, int32_t, int32_t) const;
+    AuxDemand (RoundDemands::*bound)(const RoundDemands::Job&) const;
+  };
+  static constexpr DemandLevel kIdeal{&RoundDemands::Ideal, &RoundDemands::IdealBound};
+  static constexpr DemandLevel kFallback{&RoundDemands::Fallback, &RoundDemands::FallbackBound};
   struct Placed {
     RoundDemands::Job job;
     JobPlacement placement;
   };
 
   void Place(const RoundDemands& demands, const SchedJob& job, ClusterLedger& ledger);
-  // fit(D) above, D = (demands.*demand)(job, server, job's GPUs); empty where it does not fit.
-  PlacementParts Fit(const RoundDemands& demands, const RoundDemands::Job& job, DemandOf demand,
-                     const ClusterLedger& ledger) const;
+  // fit(D) above at `level`; empty where it does not fit.
+  PlacementParts Fit(const RoundDemands& demands, const RoundDemands::Job& job,
+                     const DemandLevel& level, const ClusterLedger& ledger);
   // The servers TUNE makes room on, with the GPUs of the job counted there.
   std::vector<std::pair<int32_t, int32_t>> RoomServers(int32_t gpus,
                                                        const ClusterLedger& ledger) const;
@@ -72,6 +79,7 @@ class SynergySimMechanism : public Mechanism {
   std::unique_ptr<Mechanism> paper_;  // `greedy` or `tune`, for what Synergy's code does not model
   std::vector<Placed> placed_;
   std::vector<std::vector<int32_t>> on_server_;  // per server: indices into placed_, in order
+  FitIndex index_;  // of the ledger, updated on every Take and Give this round
 };
 
 }  // namespace troupe::scheduling
