@@ -22,6 +22,8 @@ ClusterScheduler::ClusterScheduler(const ClusterSchedulerOptions& options, Clust
   st.mechanism_definition = &MechanismNamed(options.mechanism);
   st.mechanism = st.mechanism_definition->make(options.mechanism_options);
   st.options = options;
+  // A policy that does not read the guard's mark runs without the guard: no job is marked.
+  if (!st.policy->starving_first) st.options.order.starvation_s = 0;
   st.server_up.assign(setup.servers.size(), true);
   st.server_back_at_s.assign(setup.servers.size(), -1);
   MarkSpares(st);
@@ -41,8 +43,8 @@ ClusterScheduler::ClusterScheduler(const ClusterSchedulerOptions& options, Clust
   }
   st.setup = std::move(setup);
   st.out = output;
-  st.order = QueueOrder(*st.policy, options.order);
-  st.starvation = StarvationGuard(options.order.starvation_s);
+  st.order = QueueOrder(*st.policy, st.options.order);
+  st.starvation = StarvationGuard(st.options.order.starvation_s);
 }
 
 ClusterScheduler::~ClusterScheduler() = default;

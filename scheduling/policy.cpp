@@ -36,6 +36,7 @@ bool WaitedTooLong(double now_s, double starvation_s, double waiting_since_s) {
 void OrderJobs(const PolicyDefinition& policy, double now_s, std::vector<const SchedJob*>& jobs,
                const OrderOptions& options, size_t prefix) {
   const bool any_starving =
+      policy.starving_first &&
       std::any_of(jobs.begin(), jobs.end(), [](const SchedJob* j) { return j->starving; });
   // A constant key (FIFO): a queue kept in arrival order usually needs nothing done.
   if (policy.constant_key && !any_starving && std::is_sorted(jobs.begin(), jobs.end(), ByArrival)) {

@@ -11,7 +11,9 @@
 // Starvation guard, Synergy's simulator's priority bump: a job that, when a round is planned, has
 // waited longer than `starvation_s` since it last ran (or since it arrived) is marked
 // (MarkStarving, after the round is ordered) and from then on goes ahead of every unmarked job,
-// until it finishes; marked jobs keep the policy's order among themselves. 0 disables it.
+// until it finishes; marked jobs keep the policy's order among themselves. 0 disables it. A
+// policy may leave the mark unread (PolicyDefinition::starving_first): FIFO does, as Synergy's
+// simulator's FIFO sorts by arrival alone; the scheduler then runs without the guard.
 #pragma once
 
 #include <cstddef>
@@ -66,6 +68,11 @@ struct PolicyDefinition {
   // The key is the same for every job, so a queue already in arrival order is in the policy's
   // order (FIFO): ordering it is skipped. Only a shortcut; the order is the same either way.
   bool constant_key = false;
+  // Whether jobs the starvation guard marked go ahead of the rest. Synergy's simulator sorts its
+  // SRTF, LAS and FTF queues by the mark first and its FIFO queue by arrival alone
+  // (schedulers/*_synergy_new.py, `schedule`). When false, the order ignores the mark and the
+  // scheduler runs without the guard, whatever `starvation_s` says.
+  bool starving_first = true;
 };
 
 // Sorts `jobs` into the policy's order at virtual time now_s.

@@ -29,7 +29,7 @@ QueueOrder::QueueOrder(const PolicyDefinition& policy, const OrderOptions& optio
 void QueueOrder::File(const SchedJob& job) {
   assert(policy_ != nullptr);
   Filed f;
-  f.entry.not_starving = !job.starving;
+  f.entry.not_starving = !(job.starving && policy_->starving_first);
   f.entry.arrival_s = job.arrival_s;
   f.entry.id = job.id;
   f.entry.job = &job;

@@ -1,4 +1,6 @@
-// FIFO: arrival order. Every job has the same key, so arrival time (then id) decides.
+// FIFO: arrival order. Every job has the same key, so arrival time (then id) decides. The
+// starvation guard's mark is not read: a job that waited long never passes an older one, as in
+// Synergy's simulator (schedulers/fifo_synergy_new.py sorts by arrival time alone).
 #include "scheduling/policy_registry.hpp"
 
 namespace troupe::scheduling {
@@ -11,6 +13,7 @@ const PolicyRegistrar kRegistrar({
     .summary = "arrival order",
     .key = Key,
     .constant_key = true,
+    .starving_first = false,
 });
 
 }  // namespace

@@ -34,17 +34,22 @@ std::map<int64_t, double> Starts(const RunResult& r) {
   return starts;
 }
 
-// With a bound of two hours the guard sends long-waiting jobs ahead under every policy (FIFO too:
-// TUNE may leave a started job out of a round to fit an older one), every job still finishes once,
-// and the queue is long enough for the scheduler to keep it ordered between rounds (more than 4
-// heads of 64 jobs), where the guard is asked only for the jobs that became due.
+// With a bound of two hours the guard sends long-waiting jobs ahead under SRTF, LAS and FTF, every
+// job still finishes once, and the queue is long enough for the scheduler to keep it ordered
+// between rounds (more than 4 heads of 64 jobs), where the guard is asked only for the jobs that
+// became due. FIFO leaves the mark unread, as Synergy's simulator's FIFO does: the bound changes
+// nothing there, although TUNE may leave a started job out of a round to fit an older one.
 TEST(StarvationRun, OnALongQueueTheGuardActsAndEveryJobFinishes) {
-  for (const std::string policy : {"fifo", "las", "srtf"}) {
+  for (const std::string policy : {"fifo", "las", "srtf", "ftf"}) {
     const RunResult guarded = RunConfigText(Busy(policy, 7200));
     const RunResult unguarded = RunConfigText(Busy(policy, 0));
     ExpectAllFinished(guarded, policy);
     ExpectAllFinished(unguarded, policy);
-    EXPECT_NE(Starts(guarded), Starts(unguarded)) << policy << ": the guard changed nothing";
+    if (policy == "fifo") {
+      EXPECT_EQ(Starts(guarded), Starts(unguarded)) << "fifo read the guard's mark";
+    } else {
+      EXPECT_NE(Starts(guarded), Starts(unguarded)) << policy << ": the guard changed nothing";
+    }
     int32_t longest_queue = 0;
     for (const RoundRecord& round : guarded.rounds) {
       longest_queue = std::max(longest_queue, round.jobs_queued);

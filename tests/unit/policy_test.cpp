@@ -18,6 +18,7 @@
 
 #include "scheduling/mechanism_registry.hpp"
 #include "scheduling/policy_registry.hpp"
+#include "scheduling/queue_order.hpp"
 
 namespace troupe::scheduling {
 namespace {
@@ -266,6 +267,33 @@ TEST(StarvationGuard, MarkedJobsGoFirstInPolicyOrderForGood) {
   fresh.starving = false;
   MarkStarving(6000, 0, fresh);  // bound 0: the guard is off
   EXPECT_FALSE(fresh.starving);
+}
+
+// Synergy's simulator marks starving jobs under FIFO too but sorts its FIFO queue by arrival
+// alone: troupe's FIFO leaves the mark unread, in a sort and in a long queue's kept order alike,
+// while the other policies put a marked job first.
+TEST(StarvationGuard, FifoKeepsArrivalOrderOverTheMark) {
+  SchedJob older, marked;
+  older.id = 1;
+  older.iter_time_s = 1;
+  older.iterations_left = 10;
+  marked = older;
+  marked.id = 2;
+  marked.arrival_s = 50;
+  marked.starving = true;
+  EXPECT_FALSE(PolicyNamed("fifo").starving_first);
+  for (std::string_view p : {"fifo", "srtf", "las", "ftf"}) {
+    std::vector<const SchedJob*> jobs = {&marked, &older};
+    OrderJobs(PolicyNamed(p), 100, jobs);
+    QueueOrder kept(PolicyNamed(p));
+    kept.File(marked);
+    kept.File(older);
+    std::vector<const SchedJob*> head;
+    kept.Head(100, 2, head);
+    const int64_t first = p == "fifo" ? 1 : 2;
+    EXPECT_EQ(jobs[0]->id, first) << p;
+    EXPECT_EQ(head[0]->id, first) << p;
+  }
 }
 
 }  // namespace
