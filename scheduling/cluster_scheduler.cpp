@@ -22,7 +22,8 @@ ClusterScheduler::ClusterScheduler(const ClusterSchedulerOptions& options, Clust
   st.mechanism_definition = &MechanismNamed(options.mechanism);
   st.mechanism = st.mechanism_definition->make(options.mechanism_options);
   st.options = options;
-  // A policy that does not read the guard's mark runs without the guard: no job is marked.
+  // A policy that does not read the guard's mark runs without the guard: nothing tracks waits
+  // to no end, and no one (the records, an external scheduler) sees a mark the order ignores.
   if (!st.policy->starving_first) st.options.order.starvation_s = 0;
   st.server_up.assign(setup.servers.size(), true);
   st.server_back_at_s.assign(setup.servers.size(), -1);

@@ -82,6 +82,7 @@ struct TrackedJob {
 static_assert(sizeof(TrackedJob) <= 440, "a job's entry outgrows its 448-byte block");
 
 struct EngineState {
+  // As given, but for order.starvation_s: 0 under a policy that leaves the guard's mark unread.
   ClusterSchedulerOptions options;
   ClusterSetup setup;
   SchedulerOutput* out = nullptr;

@@ -1,7 +1,8 @@
 // Scheduling policies: the order in which queued jobs are offered GPUs each round.
 //
 // A policy is a key: each job's primary sort key, smaller first (PolicyDefinition::key). The
-// order is then: starving jobs first, the key, arrival time, job id — total and deterministic.
+// order is then: starving jobs first (unless the policy leaves the mark unread, as FIFO does),
+// the key, arrival time, job id — total and deterministic.
 // Policies register themselves by name (policy_registry.hpp); troupe's own (fifo, srtf, las,
 // ftf, in scheduling/policies/) are registered the same way a user's is.
 //

@@ -1,6 +1,6 @@
 // QueueOrder: the runnable jobs of a queue kept in a policy's order (OrderJobs' order: starving
-// first, then the policy's key, arrival, id) from round to round, so that a round reads the head
-// of a long queue without re-sorting all of it.
+// first where the policy reads the mark, then the policy's key, arrival, id) from round to round,
+// so that a round reads the head of a long queue without re-sorting all of it.
 //
 // A job's place changes only when something the policy reads of it changes: it ran (LAS's
 // attained service, SRTF's remaining work), its expected speed-up was re-estimated (SRTF, FTF) or

@@ -2,10 +2,9 @@
 """FIFO + GPU-proportional placement, written outside troupe (docs/external-scheduler.md).
 
 Places every round of a `troupe run` whose scheduler.mechanism is `external`, exactly as troupe's
-built-in `policy: fifo, mechanism: proportional` does: jobs in arrival order (starving jobs
-first), each consolidated on the best-fit server (the fewest free GPUs that hold it, lowest index
-first) or else spread over the fewest servers (most free GPUs first), with CPUs and memory in
-proportion to its GPUs; a job that does not fit is skipped and the next one tried. On a cluster
+built-in `policy: fifo, mechanism: proportional` does: jobs in arrival order, each consolidated
+on the best-fit server (the fewest free GPUs that hold it, lowest index first) or else spread
+over the fewest servers (most free GPUs first), with CPUs and memory in proportion to its GPUs; a job that does not fit is skipped and the next one tried. On a cluster
 of several GPU types a job tries its fastest type first. The run's jobs.csv is byte for byte the
 built-in one's. Prints one JSON line at the end.
 
@@ -26,8 +25,9 @@ import troupe_external  # noqa: E402
 
 
 def fifo(jobs):
-    """Arrival order; the starvation guard's marked jobs go first; ties by id."""
-    return sorted(jobs, key=lambda j: (not j.starving, j.arrival_s, j.id))
+    """Arrival order, ties by id. troupe marks no job starving under FIFO (its FIFO leaves the
+    starvation guard's mark unread), so the mark is not read here either."""
+    return sorted(jobs, key=lambda j: (j.arrival_s, j.id))
 
 
 def place_gpus(ledger, gpus, gpu_type=None):

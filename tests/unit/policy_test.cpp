@@ -290,6 +290,7 @@ TEST(StarvationGuard, FifoKeepsArrivalOrderOverTheMark) {
     kept.File(older);
     std::vector<const SchedJob*> head;
     kept.Head(100, 2, head);
+    ASSERT_EQ(head.size(), 2u) << p;
     const int64_t first = p == "fifo" ? 1 : 2;
     EXPECT_EQ(jobs[0]->id, first) << p;
     EXPECT_EQ(head[0]->id, first) << p;
