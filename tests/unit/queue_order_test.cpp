@@ -4,8 +4,9 @@
 // Contract checked here: after any sequence of filings, re-filings and removals, Head gives
 // exactly the first jobs OrderJobs gives for the same jobs, each with what a placement reads of it
 // as the job is now, under every registered policy (a user's too) and both FTF directions, with
-// starving jobs first where the policy reads the mark; StarvationGuard::Due gives exactly the tracked jobs MarkStarving would mark.
-// Jobs are drawn at random, with many equal keys, so ties matter.
+// starving jobs first where the policy reads the mark; StarvationGuard::Due gives exactly the
+// tracked jobs MarkStarving would mark. Jobs are drawn at random, with many equal keys, so ties
+// matter.
 #include "scheduling/queue_order.hpp"
 
 #include <gtest/gtest.h>
