@@ -6,8 +6,8 @@ built-in `policy: fifo, mechanism: proportional` does: jobs in arrival order, ea
 on the best-fit server (the fewest free GPUs that hold it, lowest index first) or else spread
 over the fewest servers (most free GPUs first), with CPUs and memory in proportion to its GPUs;
 a job that does not fit is skipped and the next one tried. On a cluster of several GPU types a
-job tries its fastest type first. The run's jobs.csv is byte for byte the
-built-in one's. Prints one JSON line at the end.
+job tries its fastest type first. The run's jobs.csv is byte for byte the built-in one's. Prints
+one JSON line at the end.
 
     scripts/external_fifo_proportional.py --port-file run.port --secret-file secret.txt
 """

@@ -273,13 +273,8 @@ TEST(StarvationGuard, MarkedJobsGoFirstInPolicyOrderForGood) {
 // alone: troupe's FIFO leaves the mark unread, in a sort and in a long queue's kept order alike,
 // while the other policies put a marked job first.
 TEST(StarvationGuard, FifoKeepsArrivalOrderOverTheMark) {
-  SchedJob older, marked;
-  older.id = 1;
-  older.iter_time_s = 1;
-  older.iterations_left = 10;
-  marked = older;
-  marked.id = 2;
-  marked.arrival_s = 50;
+  const SchedJob older = Job(1, 0);
+  SchedJob marked = Job(2, 50);
   marked.starving = true;
   EXPECT_FALSE(PolicyNamed("fifo").starving_first);
   for (std::string_view p : {"fifo", "srtf", "las", "ftf"}) {
